@@ -1,0 +1,5 @@
+export * from './auth/auth';
+export * from './http/errors';
+export * from './notifications/notifications';
+export * from './paging/paging';
+export * from './realtime/events';

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/**
+ * Every event the private per-user channel carries, by name, with its payload.
+ * Server code publishes only names listed here; the web hook subscribes by name.
+ */
+export const realtimeEvents = {
+  /** The credit balance changed (billing issue). */
+  CreditBalanceEvent: z.object({ totalCredit: z.number() }),
+  /** A new in-app notification for the user. */
+  NotificationEvent: z.object({
+    id: z.number().int(),
+    title: z.string(),
+    body: z.string(),
+    link: z.string().nullable(),
+    unread: z.number().int(),
+  }),
+  VerifyEmailUpsell: z.object({
+    checkListId: z.number().int(),
+    data: z.object({ valid: z.number(), unknown: z.number(), invalid: z.number() }),
+  }),
+  VerifyProgressDoneForUpsell: z.object({ status: z.boolean(), checkListId: z.number().int() }),
+  UpsellStart: z.object({ mailingListIds: z.array(z.number().int()), storageId: z.string() }),
+} as const;
+
+export type TRealtimeEventName = keyof typeof realtimeEvents;
+export type TRealtimePayload<E extends TRealtimeEventName> = z.infer<(typeof realtimeEvents)[E]>;
+export type TRealtimeMessage = { event: TRealtimeEventName; payload: unknown };
+
+/** Close codes the server uses on the realtime socket. */
+export const REALTIME_CLOSE = {
+  signedOut: 4401,
+  forbiddenOrigin: 4403,
+} as const;
+
+export const REALTIME_PATH = '/api/realtime';

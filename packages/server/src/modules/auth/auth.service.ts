@@ -1,0 +1,113 @@
+import type { TUserInformation } from '@sendwell/contracts';
+import type { TPlatform } from '../../platform/context';
+import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { tooManyRequests } from '../../platform/http-security';
+import { hashPassword, verifyPassword } from '../../platform/passwords';
+import { consumeRateLimit, resetRateLimit } from '../../platform/rate-limit';
+import { closeSessionSockets } from '../../platform/realtime';
+import { hashToken, randomToken } from '../../platform/tokens';
+import * as repository from './auth.repository';
+
+export const DEFAULT_FREE_PLAN_ID = 2;
+const RESET_LINK_TTL_MS = 60 * 60_000;
+
+export const FORGOT_PASSWORD_MESSAGE =
+  'If an account exists for that email, we have sent a link to reset its password. The link works for one hour.';
+export const INVALID_CREDENTIALS_MESSAGE = 'These credentials do not match our records.';
+
+export const getUserInformation = async (platform: TPlatform, userId: number): Promise<TUserInformation> => {
+  const row = await repository.findUserInformation(platform.db, userId);
+  if (!row) throw notFound();
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    free: row.plan_is_free,
+    plan: { id: row.plan_id, name: row.plan_name, isFree: row.plan_is_free },
+    time_zone: row.time_zone,
+  };
+};
+
+/**
+ * Checks a sign-in attempt against two limits: per IP (one machine guessing many
+ * accounts) and per email (many machines guessing one account). Both count before the
+ * password is checked, so a limited attempt costs no argon2 work.
+ */
+export const authenticate = async (
+  platform: TPlatform,
+  { email, password, ip }: { email: string; password: string; ip: string },
+): Promise<number> => {
+  const { config } = platform;
+  const emailKey = `login:email:${email.toLowerCase()}`;
+  for (const [key, limit] of [
+    [`login:ip:${ip}`, config.loginLimitPerIp],
+    [emailKey, config.loginLimitPerEmail],
+  ] as const) {
+    const result = await consumeRateLimit(platform.db, key, limit, config.loginLimitWindowSeconds);
+    if (!result.isAllowed) throw tooManyRequests(result.retryAfterSeconds);
+  }
+  const user = await repository.findUserByEmail(platform.db, email);
+  const isValid = await verifyPassword(user?.password_hash, password);
+  if (!user || !isValid) throw new HttpError(401, INVALID_CREDENTIALS_MESSAGE, 'INVALID_CREDENTIALS');
+  await resetRateLimit(platform.db, emailKey);
+  return user.id;
+};
+
+export const endSession = async (platform: TPlatform, sessionId: string) => {
+  await platform.db.transaction().execute(async (trx) => {
+    await repository.deleteSession(trx, Buffer.from(sessionId, 'hex'));
+    // Delivered at commit: every tab of this session, in any web process, is closed.
+    await closeSessionSockets(trx, sessionId);
+  });
+};
+
+export const createUser = async (
+  platform: TPlatform,
+  user: { name: string; email: string; password: string; planId?: number },
+) => {
+  const existing = await repository.findUserByEmail(platform.db, user.email);
+  if (existing) throw fieldError('email', 'The email has already been taken.');
+  return repository.insertUser(platform.db, {
+    name: user.name,
+    email: user.email.toLowerCase(),
+    passwordHash: await hashPassword(user.password),
+    planId: user.planId ?? DEFAULT_FREE_PLAN_ID,
+  });
+};
+
+/**
+ * Sends a reset link when the account exists, and answers the same either way so the
+ * form does not reveal which emails have accounts.
+ */
+export const requestPasswordReset = async (platform: TPlatform, email: string) => {
+  const user = await repository.findUserByEmail(platform.db, email);
+  if (!user) return;
+  const token = randomToken();
+  await repository.insertPasswordReset(platform.db, {
+    userId: user.id,
+    tokenHash: hashToken(token),
+    expiresAt: new Date(Date.now() + RESET_LINK_TTL_MS),
+  });
+  const link = `${publicUrl(platform)}/reset-password/${token}`;
+  await platform.mailer.send({
+    to: user.email,
+    subject: 'Reset your Sendwell password',
+    text: `Hello ${user.name},\n\nSomeone (we hope you) asked to reset the password of your Sendwell account.\nOpen this link within one hour to choose a new one:\n\n${link}\n\nIf it was not you, ignore this message; your password stays as it is.\n`,
+  });
+};
+
+export const resetPassword = async (platform: TPlatform, token: string, password: string) => {
+  const passwordHash = await hashPassword(password);
+  await platform.db.transaction().execute(async (trx) => {
+    const reset = await repository.findUsablePasswordResetForUpdate(trx, hashToken(token));
+    if (!reset) throw fieldError('token', 'This password reset link is invalid or has expired. Please request a new one.');
+    await repository.updatePasswordHash(trx, reset.user_id, passwordHash);
+    await repository.markPasswordResetsUsed(trx, reset.user_id);
+    // A new password signs out every device that knew the old one.
+    const sessions = await repository.deleteUserSessions(trx, reset.user_id);
+    for (const session of sessions) await closeSessionSockets(trx, session.id_hash.toString('hex'));
+  });
+};
+
+export const publicUrl = (platform: TPlatform) =>
+  platform.config.publicUrl ?? `http://localhost:${platform.config.port}`;

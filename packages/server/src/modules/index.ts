@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../platform/context';
+import type { TJobDefinition } from '../platform/queue';
+import { authRoutes } from './auth/auth.routes';
+import { notificationJobs } from './notifications/notifications.jobs';
+import { notificationRoutes } from './notifications/notifications.routes';
+import { systemJobs } from './system/system.jobs';
+import { systemRoutes } from './system/system.routes';
+
+/**
+ * Every domain plugs in here: its routes (mounted under /api) and its jobs. A new
+ * feature adds one line; app.ts and the worker never change for it.
+ */
+export type TModule = {
+  name: string;
+  routes?: FastifyPluginAsyncZod<{ platform: TPlatform }>;
+  jobs?: TJobDefinition[];
+};
+
+export const modules: TModule[] = [
+  { name: 'system', routes: systemRoutes, jobs: systemJobs as TJobDefinition[] },
+  { name: 'auth', routes: authRoutes },
+  { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
+];
+
+export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);

@@ -1,0 +1,55 @@
+import type { TNotificationPage, TNotificationPageQuery } from '@sendwell/contracts';
+import type { TPlatform } from '../../platform/context';
+import { paginate } from '../../platform/paging';
+import { deliverNotificationJob } from './notifications.jobs';
+import * as repository from './notifications.repository';
+
+export const listNotifications = async (
+  platform: TPlatform,
+  userId: number,
+  query: TNotificationPageQuery,
+): Promise<TNotificationPage> => {
+  let rows = repository.selectNotifications(platform.db, userId);
+  if (query.unread === '1') rows = rows.where('read_at', 'is', null);
+  const [page, unread] = await Promise.all([
+    paginate(rows, query, {
+      sortColumns: { created_at: 'created_at', title: 'title' },
+      searchColumns: ['title', 'body'],
+      tieBreaker: 'id',
+    }),
+    repository.countUnread(platform.db, userId),
+  ]);
+  return {
+    data: page.data.map((row) => ({
+      ...row,
+      read_at: row.read_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+    })),
+    meta: page.meta,
+    unread,
+  };
+};
+
+export const markNotificationsRead = async (platform: TPlatform, userId: number, ids: number[] | undefined) => {
+  await repository.markRead(platform.db, userId, ids);
+  return repository.countUnread(platform.db, userId);
+};
+
+/**
+ * Stores a notification and queues its delivery in one transaction: if the caller's
+ * change rolls back, nobody is told about it.
+ */
+export const notifyUser = async (
+  platform: TPlatform,
+  notification: { userId: number; title: string; body?: string; link?: string | null },
+) =>
+  platform.db.transaction().execute(async (trx) => {
+    const { id } = await repository.insertNotification(trx, {
+      userId: notification.userId,
+      title: notification.title,
+      body: notification.body ?? '',
+      link: notification.link ?? null,
+    });
+    await platform.queue.enqueue(deliverNotificationJob, { notificationId: id }, { executor: trx });
+    return id;
+  });

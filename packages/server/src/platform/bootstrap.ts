@@ -1,0 +1,70 @@
+import { pino } from 'pino';
+import { allJobs } from '../modules';
+import { hasWorker, type TConfig } from './config';
+import type { TPlatform } from './context';
+import { createDatabase, type TDatabase } from './db';
+import { startEmbeddedPostgres, type TEmbeddedPostgres } from './embedded-postgres';
+import { createMailer } from './mailer';
+import { migrate } from './migrations';
+import { startQueue } from './queue';
+import { loadSecrets } from './secrets';
+
+export type TOpenPlatform = {
+  platform: TPlatform;
+  database: TDatabase;
+  embedded: TEmbeddedPostgres | undefined;
+  /** Stops the queue, closes the pool and, if this process started it, PostgreSQL. */
+  close: () => Promise<void>;
+};
+
+/**
+ * Everything a Sendwell process needs before it serves or works: the database (embedded
+ * unless DATABASE_URL is set), migrations, the job queue and the shared pieces.
+ */
+export const openPlatform = async (config: TConfig, log = pino({ level: config.logLevel })): Promise<TOpenPlatform> => {
+  const embedded = config.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        port: config.embeddedPgPort,
+        database: 'sendwell',
+        log: (message) => log.debug({ component: 'postgres' }, message),
+      });
+  const url = config.databaseUrl ?? embedded!.url;
+  const database = createDatabase(url, {
+    poolSize: config.dbPoolSize,
+    onError: (error) => log.warn({ err: error }, 'idle database connection failed'),
+  });
+  try {
+    const applied = await migrate(database.pool);
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    const queue = await startQueue({
+      url,
+      jobs: allJobs,
+      isWorker: hasWorker(config.role),
+      onError: (error) => log.error({ err: error }, 'job queue error'),
+    });
+    const platform: TPlatform = {
+      config,
+      db: database.db,
+      queue,
+      secrets: loadSecrets(config.secretKey, config.dataDir),
+      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
+      log,
+    };
+    return {
+      platform,
+      database,
+      embedded,
+      close: async () => {
+        await queue.stop().catch((error) => log.warn({ err: error }, 'queue stop failed'));
+        await database.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await database.close();
+    await embedded?.stop();
+    throw error;
+  }
+};

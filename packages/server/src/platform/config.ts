@@ -1,0 +1,104 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+export const PROCESS_ROLES = ['all', 'web', 'worker'] as const;
+export type TProcessRole = (typeof PROCESS_ROLES)[number];
+
+const boolean = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => ['true', '1', 'yes'].includes(value));
+
+/**
+ * Every setting Sendwell reads from the environment. The README's configuration table
+ * lists the same names and defaults; keep them in step.
+ */
+const ZEnvironment = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  SENDWELL_ROLE: z.enum(PROCESS_ROLES).default('all'),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  PUBLIC_URL: z.string().url().optional(),
+  ALLOWED_ORIGINS: z.string().default(''),
+  SECRET_KEY: z.string().min(32).optional(),
+  TRUST_PROXY: boolean.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  LOGIN_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
+  LOGIN_LIMIT_PER_EMAIL: z.coerce.number().int().min(1).default(10),
+  LOGIN_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Sendwell <no-reply@localhost>'),
+  WEB_DIST_DIR: z.string().optional(),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type TConfig = {
+  port: number;
+  host: string;
+  role: TProcessRole;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  publicUrl: string | undefined;
+  allowedOrigins: string[];
+  secretKey: string | undefined;
+  trustProxy: boolean;
+  logLevel: string;
+  sessionTtlDays: number;
+  loginLimitPerIp: number;
+  loginLimitPerEmail: number;
+  loginLimitWindowSeconds: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  webDistDir: string;
+  dbPoolSize: number;
+};
+
+const roleFromArgs = (argv: readonly string[]): string | undefined => {
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg.startsWith('--role=')) return arg.slice('--role='.length);
+    if (arg === '--role') return argv[index + 1];
+  }
+  return undefined;
+};
+
+/**
+ * Reads the configuration once at start-up. A bad value stops the process with the
+ * variable's name, rather than surfacing later as a confusing failure.
+ */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = process.argv): TConfig => {
+  const role = roleFromArgs(argv);
+  const parsed = ZEnvironment.safeParse({ ...env, ...(role ? { SENDWELL_ROLE: role } : {}) });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    role: e.SENDWELL_ROLE,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    allowedOrigins: e.ALLOWED_ORIGINS.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    secretKey: e.SECRET_KEY,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    sessionTtlDays: e.SESSION_TTL_DAYS,
+    loginLimitPerIp: e.LOGIN_LIMIT_PER_IP,
+    loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
+    loginLimitWindowSeconds: e.LOGIN_LIMIT_WINDOW_SECONDS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../../web/dist', import.meta.url).pathname),
+    dbPoolSize: e.DB_POOL_SIZE,
+  };
+};
+
+export const hasWeb = (role: TProcessRole): boolean => role === 'all' || role === 'web';
+export const hasWorker = (role: TProcessRole): boolean => role === 'all' || role === 'worker';

@@ -1,0 +1,19 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { TConfig } from './config';
+import type { Db } from './db';
+import type { TMailer } from './mailer';
+import type { TQueue } from './queue';
+import type { TSecrets } from './secrets';
+
+/**
+ * What services and job handlers are given: the shared pieces of one process. Nothing
+ * here holds state another process needs (DESIGN §1).
+ */
+export type TPlatform = {
+  config: TConfig;
+  db: Db;
+  queue: TQueue;
+  secrets: TSecrets;
+  mailer: TMailer;
+  log: FastifyBaseLogger;
+};

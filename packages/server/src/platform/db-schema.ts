@@ -1,0 +1,76 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * The tables as Kysely sees them. Keep in step with `migrations/`.
+ * `Generated` columns are filled by the database; timestamps come back as Date.
+ */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export type PlansTable = {
+  id: Generated<number>;
+  name: string;
+  plan_name: string;
+  price_cents: Generated<number>;
+  is_free: Generated<boolean>;
+  tax_percent: ColumnType<string, string | number | undefined, string | number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type UsersTable = {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  password_hash: string;
+  plan_id: number;
+  time_zone: Generated<string>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type SessionsTable = {
+  id_hash: Buffer;
+  user_id: number;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: CreatedAt;
+  last_seen_at: Timestamp;
+  expires_at: Date;
+};
+
+export type PasswordResetsTable = {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: Buffer;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type RateLimitBucketsTable = {
+  key: string;
+  window_started_at: Date;
+  hits: number;
+};
+
+export type NotificationsTable = {
+  id: Generated<number>;
+  user_id: number;
+  title: string;
+  body: Generated<string>;
+  link: string | null;
+  read_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type Database = {
+  plans: PlansTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  password_resets: PasswordResetsTable;
+  rate_limit_buckets: RateLimitBucketsTable;
+  notifications: NotificationsTable;
+};

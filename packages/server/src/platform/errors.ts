@@ -1,0 +1,61 @@
+import type { TErrorBody, TValidationErrorBody } from '@sendwell/contracts';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+/** An error whose message is meant for the user, with the HTTP status it answers with. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A 422 with the spec's shape: field → messages; the web app toasts the first of each. */
+export class ValidationError extends Error {
+  constructor(readonly errors: Record<string, string[]>) {
+    super(Object.values(errors)[0]?.[0] ?? 'The given data was invalid.');
+  }
+}
+
+export const notFound = (what = 'Not found.') => new HttpError(404, what, 'NOT_FOUND');
+export const unauthenticated = () => new HttpError(401, 'Unauthenticated.', 'UNAUTHENTICATED');
+export const fieldError = (field: string, message: string) => new ValidationError({ [field]: [message] });
+
+const validationBody = (errors: Record<string, string[]>): TValidationErrorBody => ({
+  message: Object.values(errors)[0]?.[0] ?? 'The given data was invalid.',
+  errors,
+});
+
+/**
+ * One place that turns errors into answers: schema failures and ValidationError → 422,
+ * HttpError → its status with `{status: false, message}`, anything else → 500 with a
+ * message that leaks nothing, logged with the request id.
+ */
+export const handleError = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const errors: Record<string, string[]> = {};
+    for (const issue of error.validation) {
+      const field = issue.instancePath.replace(/^\//, '').replace(/\//g, '.') || '_';
+      errors[field] ??= [];
+      errors[field].push(issue.message ?? 'This field is invalid.');
+    }
+    return reply.code(422).send(validationBody(errors));
+  }
+  if (error instanceof ValidationError) return reply.code(422).send(validationBody(error.errors));
+  if (error instanceof HttpError) {
+    const body: TErrorBody = { status: false, message: error.message, ...(error.code ? { code: error.code } : {}) };
+    return reply.code(error.statusCode).send(body);
+  }
+  const statusCode = (error as FastifyError).statusCode;
+  if (statusCode && statusCode >= 400 && statusCode < 500) {
+    // Fastify's own client errors (bad JSON, body too large): their messages are safe to show.
+    return reply.code(statusCode).send({ status: false, message: error.message } satisfies TErrorBody);
+  }
+  request.log.error({ err: error }, 'request failed');
+  return reply
+    .code(500)
+    .send({ status: false, message: 'Something went wrong on our side. Please try again.' } satisfies TErrorBody);
+};

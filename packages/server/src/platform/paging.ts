@@ -1,0 +1,61 @@
+import { pageMeta, type TPaged, type TSortOrder } from '@sendwell/contracts';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Database } from './db-schema';
+import { ValidationError } from './errors';
+
+export type TPageParams = {
+  page: number;
+  per_page: number;
+  column: string;
+  order: TSortOrder;
+  search?: string | undefined;
+};
+
+type TPageOptions = {
+  /** Sort column as the API names it → SQL column. The allow-list: others are refused. */
+  sortColumns: Record<string, string>;
+  /** SQL columns matched case-insensitively by `search`. */
+  searchColumns: readonly string[];
+  /** Appended to every sort so equal values keep a stable order across pages. */
+  tieBreaker: string;
+};
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+/**
+ * The one helper behind every table: applies search, sort and OFFSET paging to a query
+ * already scoped to the user, and answers `{data, meta}`. OFFSET is right for screens
+ * (DESIGN §3); workers walking recipients use keyset queries instead.
+ */
+export const paginate = async <TB extends keyof Database, O>(
+  query: SelectQueryBuilder<Database, TB, O>,
+  params: TPageParams,
+  options: TPageOptions,
+): Promise<TPaged<O>> => {
+  const sortColumn = options.sortColumns[params.column];
+  if (!sortColumn) throw new ValidationError({ column: [`You cannot sort by ${params.column}.`] });
+
+  let filtered = query;
+  const search = params.search?.trim();
+  if (search && options.searchColumns.length > 0) {
+    const pattern = `%${escapeLike(search)}%`;
+    filtered = filtered.where((eb) =>
+      eb.or(options.searchColumns.map((column) => eb(sql.ref(column), 'ilike', pattern))),
+    );
+  }
+
+  const countQuery = filtered
+    .clearSelect()
+    .clearOrderBy()
+    .select(sql<string>`count(*)`.as('total'));
+  const direction = params.order === 'asc' ? sql`asc` : sql`desc`;
+  const rowsQuery = filtered
+    .orderBy(sql`${sql.ref(sortColumn)} ${direction}`)
+    .orderBy(sql`${sql.ref(options.tieBreaker)} ${direction}`)
+    .limit(params.per_page)
+    .offset((params.page - 1) * params.per_page);
+
+  const [countRow, data] = await Promise.all([countQuery.executeTakeFirst(), rowsQuery.execute()]);
+  const total = Number((countRow as { total?: string } | undefined)?.total ?? 0);
+  return { data: data as O[], meta: pageMeta(total, params.page, params.per_page) };
+};

@@ -1,0 +1,138 @@
+import { CSRF_HEADER } from '@sendwell/contracts';
+
+/** What the server sends with an error: `{message, errors}` for a 422, `{status: false, message, code?}` otherwise. */
+export type TApiErrorBody = {
+  message: string;
+  status?: boolean;
+  code?: string;
+  errors?: Record<string, string[]>;
+};
+
+/**
+ * The server answered, and the answer is a failure: a non-2xx status, or a 2xx whose body says
+ * `status: false` (the spec's soft failure). A network failure is not an ApiError; fetch's own
+ * TypeError passes through.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: TApiErrorBody;
+
+  constructor(status: number, body: TApiErrorBody) {
+    super(body.message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export type TQueryParams = Record<string, string | number | boolean | null | undefined>;
+
+/** Drops empty values so `?search=` and `?unread=undefined` never reach the server. */
+export const toSearchParams = (params: TQueryParams = {}): URLSearchParams => {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === '') continue;
+    search.set(key, String(value));
+  }
+  return search;
+};
+
+let csrfToken: Promise<string> | null = null;
+
+const fetchCsrfToken = async (): Promise<string> => {
+  const response = await fetch('/api/csrf', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  if (!response.ok) throw new ApiError(response.status, await readErrorBody(response));
+  const { token } = (await response.json()) as { token: string };
+  return token;
+};
+
+/** One token per tab, fetched on first use; a failed fetch is forgotten so the next call tries again. */
+const getCsrfToken = (): Promise<string> => {
+  csrfToken ??= fetchCsrfToken().catch((error: unknown) => {
+    csrfToken = null;
+    throw error;
+  });
+  return csrfToken;
+};
+
+/** The session changes on sign-in and sign-out, and the token is bound to it. */
+export const resetCsrfToken = (): void => {
+  csrfToken = null;
+};
+
+/** Fetch early so the first form submit does not wait for it. */
+export const prefetchCsrfToken = (): void => {
+  getCsrfToken().catch(() => {
+    // The next state-changing call fetches it again and reports the failure there.
+  });
+};
+
+const readBody = async (response: Response): Promise<unknown> => {
+  const text = await response.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
+
+const isErrorBody = (body: unknown): body is TApiErrorBody =>
+  typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string';
+
+/** A proxy's HTML error page or an empty body still becomes a sentence a person can read. */
+const readErrorBody = async (response: Response): Promise<TApiErrorBody> => {
+  const body = await readBody(response);
+  if (isErrorBody(body)) return body;
+  const reason = [response.status, response.statusText].filter(Boolean).join(' ');
+  return { status: false, message: `The server could not complete the request (${reason}).` };
+};
+
+type TMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+type TRequestOptions = {
+  params?: TQueryParams;
+  body?: unknown;
+  signal?: AbortSignal;
+};
+
+const send = async (method: TMethod, url: string, options: TRequestOptions, isRetry = false): Promise<Response> => {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET') headers[CSRF_HEADER] = await getCsrfToken();
+
+  const query = toSearchParams(options.params).toString();
+  const response = await fetch(query ? `${url}?${query}` : url, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
+
+  // The token expires with the session it was issued for; one fresh token settles it.
+  if (response.status === 403 && method !== 'GET' && !isRetry) {
+    const body = await readBody(response.clone());
+    if (isErrorBody(body) && body.code === 'CSRF') {
+      resetCsrfToken();
+      return send(method, url, options, true);
+    }
+  }
+  return response;
+};
+
+const request = async <T>(method: TMethod, url: string, options: TRequestOptions = {}): Promise<T> => {
+  const response = await send(method, url, options);
+  if (!response.ok) throw new ApiError(response.status, await readErrorBody(response));
+
+  const body = await readBody(response);
+  if (isErrorBody(body) && body.status === false) throw new ApiError(response.status, body);
+  return body as T;
+};
+
+export const api = {
+  get: <T>(url: string, params?: TQueryParams, signal?: AbortSignal) => request<T>('GET', url, { params, signal }),
+  post: <T>(url: string, body?: unknown) => request<T>('POST', url, { body: body ?? {} }),
+  put: <T>(url: string, body?: unknown) => request<T>('PUT', url, { body: body ?? {} }),
+  delete: <T>(url: string, body?: unknown) => request<T>('DELETE', url, { body }),
+};

@@ -1,0 +1,85 @@
+import {
+  IconAddressBook,
+  IconBan,
+  IconBell,
+  IconCalendarTime,
+  IconCoins,
+  IconCreditCard,
+  IconFlame,
+  IconHistory,
+  IconLayoutDashboard,
+  IconLifebuoy,
+  IconMailCheck,
+  IconRoute,
+  IconSend,
+  IconServer,
+  IconSettings,
+  IconTool,
+  type TablerIcon,
+} from '@tabler/icons-react';
+
+export type TNavigationLink = {
+  label: string;
+  path: string;
+  icon: TablerIcon;
+  /** Shown only once the screen exists; each issue that builds a screen flips its flag and adds the route. */
+  available: boolean;
+};
+
+export type TNavigationGroup = {
+  label: string;
+  icon: TablerIcon;
+  children: TNavigationLink[];
+};
+
+export type TNavigationEntry = TNavigationLink | TNavigationGroup;
+
+/** The whole product's navigation, in the order the navbar shows it. */
+export const navigation: TNavigationEntry[] = [
+  { label: 'Dashboard', path: '/', icon: IconLayoutDashboard, available: true },
+  { label: 'Send Email', path: '/send-email', icon: IconSend, available: false },
+  { label: 'Scheduled Emails', path: '/scheduled-mails', icon: IconCalendarTime, available: false },
+  { label: 'History', path: '/history', icon: IconHistory, available: false },
+  { label: 'Drip Campaigns', path: '/campaigns', icon: IconRoute, available: false },
+  { label: 'Mailing Lists', path: '/mailing-lists', icon: IconAddressBook, available: false },
+  { label: 'Suppression', path: '/suppression', icon: IconBan, available: false },
+  {
+    label: 'Tools',
+    icon: IconTool,
+    children: [
+      { label: 'Spam Test', path: '/tools/mail-testing', icon: IconFlame, available: false },
+      { label: 'Email Verification', path: '/tools/email-verification', icon: IconMailCheck, available: false },
+    ],
+  },
+  {
+    label: 'Settings',
+    icon: IconSettings,
+    children: [
+      { label: 'Sending Accounts', path: '/settings/accounts', icon: IconServer, available: false },
+      { label: 'Subscription', path: '/settings/subscription', icon: IconCreditCard, available: false },
+    ],
+  },
+  { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: false },
+  { label: 'Support', path: '/support', icon: IconLifebuoy, available: false },
+  { label: 'Notifications', path: '/notifications', icon: IconBell, available: true },
+];
+
+export const isNavigationGroup = (entry: TNavigationEntry): entry is TNavigationGroup => 'children' in entry;
+
+/** What the navbar shows: available links, and groups that still have an available child. */
+export const visibleNavigation = (entries: TNavigationEntry[] = navigation): TNavigationEntry[] =>
+  entries.flatMap((entry) => {
+    if (!isNavigationGroup(entry)) return entry.available ? [entry] : [];
+    const children = entry.children.filter((child) => child.available);
+    return children.length > 0 ? [{ ...entry, children }] : [];
+  });
+
+/** A link by its path, wherever it sits in the tree. */
+export const findNavigationLink = (path: string, entries: TNavigationEntry[] = navigation): TNavigationLink | null => {
+  for (const entry of entries) {
+    const links = isNavigationGroup(entry) ? entry.children : [entry];
+    const link = links.find((candidate) => candidate.path === path);
+    if (link) return link;
+  }
+  return null;
+};

@@ -1,0 +1,48 @@
+import type { TUserInformation } from '@sendwell/contracts';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
+import { ApiError, api } from './api';
+
+export const USER_QUERY_KEY = ['user'] as const;
+
+/** `null` means signed out; a 401 here is an answer, not a failure. */
+const fetchUser = async (signal: AbortSignal): Promise<TUserInformation | null> => {
+  try {
+    const { data } = await api.get<{ data: TUserInformation }>('/api/user-information', undefined, signal);
+    return data;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null;
+    throw error;
+  }
+};
+
+export const useUserQuery = () =>
+  useQuery({
+    queryKey: USER_QUERY_KEY,
+    queryFn: ({ signal }) => fetchUser(signal),
+    staleTime: Number.POSITIVE_INFINITY,
+    meta: { reportErrors: false },
+  });
+
+/** For screens inside the signed-in shell, where the route guard has already loaded the user. */
+export const useSignedInUser = (): TUserInformation => {
+  const { data } = useUserQuery();
+  if (!data) throw new Error('useSignedInUser is only for screens behind the sign-in guard.');
+  return data;
+};
+
+export const isSignedIn = (queryClient: QueryClient): boolean =>
+  Boolean(queryClient.getQueryData<TUserInformation | null>(USER_QUERY_KEY));
+
+/**
+ * Forget the user and everything fetched on their behalf, so the next person at this browser
+ * sees none of it. The route guard notices the `null` and sends the tab to /login.
+ */
+export const endSession = (queryClient: QueryClient): void => {
+  queryClient.setQueryData(USER_QUERY_KEY, null);
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== USER_QUERY_KEY[0] });
+};
+
+export const startSession = (queryClient: QueryClient, user: TUserInformation): void => {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== USER_QUERY_KEY[0] });
+  queryClient.setQueryData(USER_QUERY_KEY, user);
+};

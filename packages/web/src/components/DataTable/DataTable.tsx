@@ -1,0 +1,298 @@
+import {
+  ActionIcon,
+  Box,
+  Checkbox,
+  CloseButton,
+  Group,
+  NativeSelect,
+  Progress,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  VisuallyHidden,
+} from '@mantine/core';
+import { PAGE_SIZES, type TPaged } from '@sendwell/contracts';
+import { IconChevronRight, IconSearch } from '@tabler/icons-react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Fragment, type ReactNode, useEffect, useEffectEvent, useState } from 'react';
+import { api } from '../../app/api';
+import type { TDataTableColumn, TDataTableProps, TRowId } from './DataTable.types';
+import { DataTablePager } from './DataTablePager';
+import { SortableHeader } from './SortableHeader';
+import { useDataTableQuery } from './useDataTableQuery';
+import { useDelayedFlag } from './useDelayedFlag';
+
+const PAGE_SIZE_OPTIONS = PAGE_SIZES.map(String);
+
+/** Fast answers should not flash a progress bar; slow ones should not look frozen. */
+const LOADING_INDICATOR_DELAY_MS = 200;
+
+const renderCell = <Row,>(row: Row, column: TDataTableColumn<Row>): ReactNode => {
+  if (column.render) return column.render(row);
+  const value = (row as Record<string, unknown>)[column.key];
+  return value === null || value === undefined ? '' : String(value);
+};
+
+/**
+ * The one table every list screen uses: server-side paging, sorting and search with the spec's
+ * shared behaviour (§2 "All tables share paging", §9 page sizes and search rules). A failed fetch
+ * shows the empty state rather than an error dialog, as the spec asks.
+ */
+export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
+  queryKey,
+  url,
+  fetcher,
+  columns,
+  rowKey,
+  defaultSort,
+  defaultPerPage,
+  filters,
+  searchable = true,
+  searchDebounceMs,
+  selectable = false,
+  isRowSelectable,
+  onSelectionChange,
+  renderExpanded,
+  isRowExpandable,
+  toolbar,
+  emptyText = 'No data found.',
+  label,
+}: TDataTableProps<Row, Response>) => {
+  const table = useDataTableQuery({ defaultSort, defaultPerPage, filters, searchDebounceMs });
+
+  const query = useQuery({
+    queryKey: [...queryKey, table.params],
+    queryFn: ({ signal }) => {
+      if (fetcher) return fetcher(table.params, signal);
+      if (!url) throw new Error('DataTable needs a url or a fetcher.');
+      return api.get<Response>(url, table.params, signal);
+    },
+    placeholderData: keepPreviousData,
+    meta: { reportErrors: false },
+  });
+
+  const response = query.isError ? undefined : query.data;
+  const rows = response?.data ?? [];
+  const meta = response?.meta;
+  const lastPage = meta?.last_page ?? 1;
+  const isLoadingVisible = useDelayedFlag(query.isFetching, LOADING_INDICATOR_DELAY_MS);
+
+  // Rows deleted elsewhere can leave the table past its last page; show the last one that exists.
+  const { setPage } = table;
+  useEffect(() => {
+    if (meta && !query.isPlaceholderData && meta.total > 0 && table.page > meta.last_page) setPage(meta.last_page);
+  }, [meta, query.isPlaceholderData, table.page, setPage]);
+
+  const [selection, setSelection] = useState<{ viewKey: string; ids: TRowId[] }>({ viewKey: '', ids: [] });
+  const [expanded, setExpanded] = useState<{ viewKey: string; ids: TRowId[] }>({ viewKey: '', ids: [] });
+  const selectableIds = selectable
+    ? rows.filter((row) => isRowSelectable?.(row) ?? true).map((row) => rowKey(row))
+    : [];
+  // A selection belongs to the rows on screen: another page, search or refresh starts over.
+  const selectedIds =
+    selection.viewKey === table.viewKey ? selection.ids.filter((id) => selectableIds.includes(id)) : [];
+  const expandedIds = expanded.viewKey === table.viewKey ? expanded.ids : [];
+
+  // The array is new on every render; its signature changes only when the selection does.
+  const selectionSignature = selectedIds.join(',');
+  const notifySelection = useEffectEvent((_signature: string) => onSelectionChange?.(selectedIds));
+  useEffect(() => notifySelection(selectionSignature), [selectionSignature]);
+
+  const setSelected = (ids: TRowId[]) => setSelection({ viewKey: table.viewKey, ids });
+  const toggleRow = (id: TRowId) =>
+    setSelected(selectedIds.includes(id) ? selectedIds.filter((other) => other !== id) : [...selectedIds, id]);
+  const isAllSelected = selectableIds.length > 0 && selectedIds.length === selectableIds.length;
+  const toggleExpanded = (id: TRowId) =>
+    setExpanded({
+      viewKey: table.viewKey,
+      ids: expandedIds.includes(id) ? expandedIds.filter((other) => other !== id) : [...expandedIds, id],
+    });
+
+  const columnCount = columns.length + (selectable ? 1 : 0) + (renderExpanded ? 1 : 0);
+  const context = {
+    selectedIds,
+    clearSelection: () => setSelected([]),
+    response,
+    refetch: () => void query.refetch(),
+  };
+
+  return (
+    <Stack gap="sm">
+      {(toolbar || searchable) && (
+        <Group justify="space-between" align="flex-start" gap="sm">
+          <Group gap="xs">{typeof toolbar === 'function' ? toolbar(context) : toolbar}</Group>
+          {searchable && (
+            <TextInput
+              type="search"
+              placeholder="Search…"
+              aria-label="Search"
+              w={{ base: '100%', xs: 260 }}
+              leftSection={<IconSearch size={16} aria-hidden />}
+              value={table.searchText}
+              onChange={(event) => table.setSearchText(event.currentTarget.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') table.submitSearch();
+              }}
+              rightSection={
+                table.searchText ? (
+                  <CloseButton size="sm" aria-label="Clear search" onClick={() => table.setSearchText('')} />
+                ) : null
+              }
+              description={table.isSearchIncomplete ? 'Type at least 3 characters to search.' : undefined}
+              inputWrapperOrder={['label', 'input', 'description', 'error']}
+            />
+          )}
+        </Group>
+      )}
+
+      <Box pos="relative">
+        {isLoadingVisible && (
+          <Progress
+            value={100}
+            animated
+            size={3}
+            radius={0}
+            pos="absolute"
+            top={0}
+            left={0}
+            right={0}
+            style={{ zIndex: 1 }}
+            aria-label="Loading"
+          />
+        )}
+        <Box style={{ overflowX: 'auto' }}>
+          <Table
+            data-testid="data-table"
+            aria-label={label}
+            aria-busy={query.isFetching}
+            highlightOnHover
+            verticalSpacing="sm"
+            style={{ opacity: isLoadingVisible && query.isPlaceholderData ? 0.6 : 1, transition: 'opacity 150ms' }}
+          >
+            <Table.Thead>
+              <Table.Tr>
+                {renderExpanded && (
+                  <Table.Th w={40}>
+                    <VisuallyHidden>Details</VisuallyHidden>
+                  </Table.Th>
+                )}
+                {selectable && (
+                  <Table.Th w={40}>
+                    <Checkbox
+                      aria-label="Select all"
+                      checked={isAllSelected}
+                      indeterminate={selectedIds.length > 0 && !isAllSelected}
+                      disabled={selectableIds.length === 0}
+                      onChange={() => setSelected(isAllSelected ? [] : selectableIds)}
+                    />
+                  </Table.Th>
+                )}
+                {columns.map((column) =>
+                  column.sortable ? (
+                    <SortableHeader
+                      key={column.key}
+                      column={column.key}
+                      title={column.title}
+                      sort={table.sort}
+                      onSort={table.toggleSort}
+                      width={column.width}
+                    />
+                  ) : (
+                    <Table.Th key={column.key} w={column.width} ta={column.align}>
+                      {column.title}
+                    </Table.Th>
+                  ),
+                )}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.length === 0 && (
+                <Table.Tr>
+                  <Table.Td colSpan={columnCount}>
+                    <Text c="dimmed" ta="center" py="xl">
+                      {query.isPending ? (isLoadingVisible ? 'Loading…' : '\u00a0') : emptyText}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              )}
+              {rows.map((row) => {
+                const id = rowKey(row);
+                const isExpanded = expandedIds.includes(id);
+                const canExpand = renderExpanded && (isRowExpandable?.(row) ?? true);
+                const isSelected = selectedIds.includes(id);
+                return (
+                  <Fragment key={id}>
+                    <Table.Tr bg={isSelected ? 'var(--mantine-primary-color-light)' : undefined}>
+                      {renderExpanded && (
+                        <Table.Td>
+                          {canExpand && (
+                            <ActionIcon
+                              variant="subtle"
+                              color="gray"
+                              aria-label="Expand row"
+                              aria-expanded={isExpanded}
+                              onClick={() => toggleExpanded(id)}
+                            >
+                              <IconChevronRight
+                                size={16}
+                                aria-hidden
+                                style={{ transform: isExpanded ? 'rotate(90deg)' : undefined, transition: 'transform 150ms' }}
+                              />
+                            </ActionIcon>
+                          )}
+                        </Table.Td>
+                      )}
+                      {selectable && (
+                        <Table.Td>
+                          {selectableIds.includes(id) && (
+                            <Checkbox aria-label="Select row" checked={isSelected} onChange={() => toggleRow(id)} />
+                          )}
+                        </Table.Td>
+                      )}
+                      {columns.map((column) => (
+                        <Table.Td key={column.key} ta={column.align}>
+                          {renderCell(row, column)}
+                        </Table.Td>
+                      ))}
+                    </Table.Tr>
+                    {canExpand && isExpanded && (
+                      <Table.Tr>
+                        <Table.Td colSpan={columnCount} bg="var(--mantine-color-gray-0)">
+                          {renderExpanded(row)}
+                        </Table.Td>
+                      </Table.Tr>
+                    )}
+                  </Fragment>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Box>
+      </Box>
+
+      <Group justify="space-between" gap="sm">
+        <Group gap="md">
+          {(response || query.isError) && (
+            <Text size="sm" c="dimmed" aria-live="polite">
+              Displaying {rows.length} of {meta?.total ?? 0} entries.
+            </Text>
+          )}
+          <Group gap={6}>
+            <Text size="sm" c="dimmed" aria-hidden>
+              Rows per page
+            </Text>
+            <NativeSelect
+              aria-label="Rows per page"
+              size="xs"
+              data={PAGE_SIZE_OPTIONS}
+              value={String(table.perPage)}
+              onChange={(event) => table.setPerPage(Number(event.currentTarget.value))}
+            />
+          </Group>
+        </Group>
+        <DataTablePager page={table.page} lastPage={lastPage} onChange={table.setPage} />
+      </Group>
+    </Stack>
+  );
+};

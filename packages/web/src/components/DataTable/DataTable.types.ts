@@ -1,0 +1,54 @@
+import type { TPaged, TSortOrder } from '@sendwell/contracts';
+import type { QueryKey } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import type { TQueryParams } from '../../app/api';
+
+export type TRowId = string | number;
+
+export type TDataTableSort = { column: string; order: TSortOrder };
+
+export type TDataTableColumn<Row> = {
+  /** The field shown when there is no `render`, and the `column` sent to the server when sortable. */
+  key: string;
+  title: ReactNode;
+  sortable?: boolean;
+  render?: (row: Row) => ReactNode;
+  width?: number | string;
+  align?: 'left' | 'center' | 'right';
+};
+
+/** What a toolbar needs to act on the table: bulk actions read the selection, then clear it. */
+export type TDataTableContext<Row, Response extends TPaged<Row>> = {
+  selectedIds: TRowId[];
+  clearSelection: () => void;
+  response: Response | undefined;
+  refetch: () => void;
+};
+
+export type TDataTableProps<Row, Response extends TPaged<Row> = TPaged<Row>> = {
+  /** Prefix of the cache key; the page's query parameters are appended, so invalidating the prefix refreshes every page. */
+  queryKey: QueryKey;
+  /** A GET endpoint answering `{data, meta}`; or give `fetcher` instead. */
+  url?: string;
+  fetcher?: (params: TQueryParams, signal: AbortSignal) => Promise<Response>;
+  columns: TDataTableColumn<Row>[];
+  rowKey: (row: Row) => TRowId;
+  defaultSort?: TDataTableSort;
+  /** Used when the user has not chosen a size yet (localStorage `per_page`). */
+  defaultPerPage?: number;
+  /** Extra query parameters; changing them goes back to page 1. Empty values are not sent. */
+  filters?: TQueryParams;
+  searchable?: boolean;
+  searchDebounceMs?: number;
+  selectable?: boolean;
+  /** Rows that cannot be selected show no checkbox (for example suppressions that already have a status). */
+  isRowSelectable?: (row: Row) => boolean;
+  onSelectionChange?: (ids: TRowId[]) => void;
+  /** Rows get an expand toggle when this is given. */
+  renderExpanded?: (row: Row) => ReactNode;
+  isRowExpandable?: (row: Row) => boolean;
+  toolbar?: ReactNode | ((context: TDataTableContext<Row, Response>) => ReactNode);
+  emptyText?: ReactNode;
+  /** Accessible name of the table. */
+  label?: string;
+};

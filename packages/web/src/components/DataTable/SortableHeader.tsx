@@ -1,0 +1,27 @@
+import { Group, Table, UnstyledButton } from '@mantine/core';
+import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import type { TDataTableSort } from './DataTable.types';
+
+type TProps = {
+  column: string;
+  title: ReactNode;
+  sort: TDataTableSort | undefined;
+  onSort: (column: string) => void;
+  width?: number | string;
+};
+
+export const SortableHeader = ({ column, title, sort, onSort, width }: TProps) => {
+  const order = sort?.column === column ? sort.order : null;
+  const Arrow = order === 'asc' ? IconArrowUp : order === 'desc' ? IconArrowDown : IconArrowsSort;
+  return (
+    <Table.Th w={width} aria-sort={order === 'asc' ? 'ascending' : order === 'desc' ? 'descending' : 'none'}>
+      <UnstyledButton onClick={() => onSort(column)} fw={600} fz="sm">
+        <Group gap={4} wrap="nowrap">
+          {title}
+          <Arrow size={14} stroke={1.8} aria-hidden opacity={order ? 1 : 0.4} />
+        </Group>
+      </UnstyledButton>
+    </Table.Th>
+  );
+};
