@@ -37,6 +37,15 @@ const CONTENT_SECURITY_POLICY = [
 
 type TBuildOptions = { platform: TPlatform; hub: TRealtimeHub };
 
+export type TRouteEntry = { method: string; url: string; isPublic: boolean };
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with whether it answers without a session; the inventory test walks it. */
+    routeInventory: TRouteEntry[];
+  }
+}
+
 /**
  * The web role's HTTP server. Load order matters: cookies, then the security hooks that
  * read them, then the error handler and routes; static files come last so /api is never
@@ -50,6 +59,12 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     genReqId: () => randomToken().slice(0, 16),
     bodyLimit: 10 * 1024 * 1024,
   }).withTypeProvider<ZodTypeProvider>();
+  const routes: TRouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) routes.push({ method, url: route.url, isPublic: route.config?.public === true });
+  });
+  app.decorate('routeInventory', routes);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);

@@ -118,7 +118,8 @@ export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { plat
   app.decorateRequest('session', null);
 
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+    // No matched route: the not-found handler answers 404, and it reads nothing private.
+    if (!request.url.startsWith('/api/') || !request.routeOptions.url) return;
     const config = request.routeOptions.config;
     if (!SAFE_METHODS.has(request.method) && config.csrf !== false && !hasValidCsrfToken(platform, request)) {
       throw new HttpError(403, 'Your session has expired. Reload the page and try again.', 'CSRF');

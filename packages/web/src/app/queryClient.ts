@@ -1,8 +1,7 @@
-import { notifications } from '@mantine/notifications';
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { ApiError } from './api';
 import { isUnauthorized, showError } from './errors';
-import { endSession, isSignedIn } from './session';
+import { expireSession } from './session';
 
 export type TRequestMeta = {
   /** `false` when the screen shows the failure itself (tables show 'No data found.', forms show it inline). */
@@ -18,15 +17,7 @@ declare module '@tanstack/react-query' {
 
 const onError = (queryClient: QueryClient, error: unknown, meta: TRequestMeta | undefined): void => {
   if (isUnauthorized(error)) {
-    // A 401 while signed out is a wrong password or a guest page, not an expired session.
-    if (!isSignedIn(queryClient)) return;
-    endSession(queryClient);
-    notifications.show({
-      color: 'yellow',
-      title: 'Signed out',
-      message: 'Your session has ended. Please sign in again.',
-      position: 'top-center',
-    });
+    expireSession(queryClient);
     return;
   }
   if (meta?.reportErrors === false) return;
@@ -34,8 +25,7 @@ const onError = (queryClient: QueryClient, error: unknown, meta: TRequestMeta | 
 };
 
 /** The server has answered; asking again gives the same answer. Only a lost connection is worth a retry. */
-const shouldRetry = (failureCount: number, error: unknown): boolean =>
-  !(error instanceof ApiError) && failureCount < 2;
+const shouldRetry = (failureCount: number, error: unknown): boolean => !(error instanceof ApiError) && failureCount < 2;
 
 export const createQueryClient = (): QueryClient => {
   const queryClient: QueryClient = new QueryClient({

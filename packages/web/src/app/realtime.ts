@@ -1,9 +1,9 @@
 import {
   REALTIME_CLOSE,
   REALTIME_PATH,
+  realtimeEvents,
   type TRealtimeEventName,
   type TRealtimePayload,
-  realtimeEvents,
 } from '@sendwell/contracts';
 import { useEffect, useEffectEvent, useSyncExternalStore } from 'react';
 

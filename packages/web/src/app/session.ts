@@ -1,3 +1,4 @@
+import { notifications } from '@mantine/notifications';
 import type { TUserInformation } from '@sendwell/contracts';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { ApiError, api } from './api';
@@ -45,4 +46,17 @@ export const endSession = (queryClient: QueryClient): void => {
 export const startSession = (queryClient: QueryClient, user: TUserInformation): void => {
   queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== USER_QUERY_KEY[0] });
   queryClient.setQueryData(USER_QUERY_KEY, user);
+};
+
+/** The server says the session is gone (a 401, or the realtime socket closed with 4401). */
+export const expireSession = (queryClient: QueryClient): void => {
+  // A 401 while signed out is a wrong password or a guest page, not an expired session.
+  if (!isSignedIn(queryClient)) return;
+  endSession(queryClient);
+  notifications.show({
+    color: 'yellow',
+    title: 'Signed out',
+    message: 'Your session has ended. Please sign in again.',
+    position: 'top-center',
+  });
 };

@@ -237,7 +237,10 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                               <IconChevronRight
                                 size={16}
                                 aria-hidden
-                                style={{ transform: isExpanded ? 'rotate(90deg)' : undefined, transition: 'transform 150ms' }}
+                                style={{
+                                  transform: isExpanded ? 'rotate(90deg)' : undefined,
+                                  transition: 'transform 150ms',
+                                }}
                               />
                             </ActionIcon>
                           )}

@@ -1,5 +1,5 @@
 import { Group, Table, UnstyledButton } from '@mantine/core';
-import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowsSort, IconArrowUp } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import type { TDataTableSort } from './DataTable.types';
 

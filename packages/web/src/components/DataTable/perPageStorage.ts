@@ -21,4 +21,5 @@ export const storePerPage = (size: number): void => {
   }
 };
 
-export const initialPerPage = (defaultPerPage: number = DEFAULT_PER_PAGE): number => readStoredPerPage() ?? defaultPerPage;
+export const initialPerPage = (defaultPerPage: number = DEFAULT_PER_PAGE): number =>
+  readStoredPerPage() ?? defaultPerPage;

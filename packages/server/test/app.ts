@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app';
+import { createUser } from '../src/modules/auth/auth.service';
+import { openPlatform } from '../src/platform/bootstrap';
+import { loadConfig, type TConfig } from '../src/platform/config';
+import type { TPlatform } from '../src/platform/context';
+import { startRealtimeHub, type TRealtimeHub } from '../src/platform/realtime';
+import { createDatabaseFromTemplate } from './template';
+
+export const TEST_SECRET_KEY = 'test-secret-key-that-is-long-enough-0123456789';
+
+export type TTestApp = {
+  app: FastifyInstance;
+  platform: TPlatform;
+  hub: TRealtimeHub;
+  databaseUrl: string;
+  config: TConfig;
+  close: () => Promise<void>;
+};
+
+/** A fresh database copied from the run's migrated template. */
+export const createTestDatabase = async () => {
+  const name = `sendwell_test_${randomBytes(6).toString('hex')}`;
+  return createDatabaseFromTemplate(inject('pgAdminUrl'), name);
+};
+
+/**
+ * The real app on its own database: the same build as production, with the web role's
+ * realtime hub. `env` overrides configuration (e.g. `{SMTP_URL: …}`).
+ */
+export const startTestApp = async (env: Record<string, string> = {}): Promise<TTestApp> => {
+  const databaseUrl = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-test-data-'));
+  const config = loadConfig(
+    {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      SECRET_KEY: TEST_SECRET_KEY,
+      LOG_LEVEL: 'silent',
+      DB_POOL_SIZE: '5',
+      WEB_DIST_DIR: path.join(dataDir, 'no-web-build'),
+      ...env,
+    },
+    [],
+  );
+  const opened = await openPlatform(config, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const hub = await startRealtimeHub({ url: databaseUrl, log: opened.platform.log });
+  const app = await buildApp({ platform: opened.platform, hub });
+  await app.ready();
+  return {
+    app,
+    platform: opened.platform,
+    hub,
+    databaseUrl,
+    config,
+    close: async () => {
+      await app.close();
+      await hub.close();
+      await opened.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
+let userCounter = 0;
+
+/** A user with a unique email; password `secret123` unless given. */
+export const seedUser = async (
+  platform: TPlatform,
+  overrides: { email?: string; name?: string; password?: string; planId?: number } = {},
+) => {
+  userCounter += 1;
+  const email = overrides.email ?? `user${userCounter}-${randomBytes(3).toString('hex')}@example.com`;
+  const password = overrides.password ?? 'secret123';
+  const user = await createUser(platform, {
+    email,
+    name: overrides.name ?? `User ${userCounter}`,
+    password,
+    ...(overrides.planId ? { planId: overrides.planId } : {}),
+  });
+  return { ...user, password };
+};
+
+type TRequestOptions = { headers?: Record<string, string>; query?: Record<string, string> };
+
+/**
+ * A browser-like client over `app.inject`: keeps cookies, fetches and sends the CSRF
+ * token on state-changing requests, like the web app does.
+ */
+export const createAgent = (app: FastifyInstance) => {
+  const cookies = new Map<string, string>();
+  let csrfToken: string | undefined;
+
+  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  const remember = (response: LightMyRequestResponse) => {
+    for (const cookie of response.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
+      const isCleared = cookie.value === '' || (cookie.expires && cookie.expires.getTime() < Date.now());
+      if (isCleared) cookies.delete(cookie.name);
+      else cookies.set(cookie.name, cookie.value);
+    }
+    return response;
+  };
+
+  const request = async (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    body?: unknown,
+    options: TRequestOptions = {},
+  ) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (method !== 'GET' && csrfToken === undefined) {
+      const response = remember(await app.inject({ method: 'GET', url: '/api/csrf', headers: { cookie: cookieHeader() } }));
+      csrfToken = response.json().token;
+    }
+    if (method !== 'GET' && !('x-csrf-token' in headers)) headers['x-csrf-token'] = csrfToken!;
+    if (cookies.size > 0) headers.cookie = cookieHeader();
+    return remember(
+      await app.inject({
+        method,
+        url,
+        headers,
+        ...(options.query ? { query: options.query } : {}),
+        ...(body !== undefined ? { payload: body as object } : {}),
+      }),
+    );
+  };
+
+  return {
+    cookies,
+    get: (url: string, options?: TRequestOptions) => request('GET', url, undefined, options),
+    post: (url: string, body?: unknown, options?: TRequestOptions) => request('POST', url, body ?? {}, options),
+    put: (url: string, body?: unknown, options?: TRequestOptions) => request('PUT', url, body ?? {}, options),
+    delete: (url: string, options?: TRequestOptions) => request('DELETE', url, undefined, options),
+    signIn: async (email: string, password: string) => {
+      const response = await request('POST', '/api/login', { email, password });
+      if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.statusCode} ${response.body}`);
+      return response;
+    },
+  };
+};
+
+export type TAgent = ReturnType<typeof createAgent>;

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, startTestApp, type TTestApp } from './app';
+
+/**
+ * Routes that answer without a session. Adding one here is a security decision: the
+ * test fails until the route and this list agree.
+ */
+const PUBLIC_ROUTES = [
+  'GET /api/health',
+  'GET /api/csrf',
+  'POST /api/login',
+  'POST /api/logout',
+  'POST /api/forgot-password',
+  'POST /api/reset-password',
+  'GET /api/docs',
+].sort();
+
+let t: TTestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+const apiRoutes = () =>
+  t.app.routeInventory.filter((route) => route.url.startsWith('/api/') && !['HEAD', 'OPTIONS'].includes(route.method));
+
+describe('route inventory', () => {
+  it('has exactly the allow-listed public routes', () => {
+    const isPublic = apiRoutes()
+      .filter((route) => route.isPublic)
+      .map((route) => `${route.method} ${route.url}`)
+      .sort();
+    expect(isPublic).toEqual(PUBLIC_ROUTES);
+  });
+
+  it('answers 401 without a session on every other /api route, with a valid CSRF token', async () => {
+    const agent = createAgent(t.app);
+    const privateRoutes = apiRoutes().filter((route) => !route.isPublic);
+    expect(privateRoutes.length).toBeGreaterThan(3);
+    for (const route of privateRoutes) {
+      // Path parameters get a plausible id so the route itself is reached.
+      const url = route.url.replace(/:\w+/g, '1');
+      const method = route.method as 'GET' | 'POST' | 'PUT' | 'DELETE';
+      const response =
+        method === 'GET'
+          ? await agent.get(url)
+          : method === 'DELETE'
+            ? await agent.delete(url)
+            : method === 'PUT'
+              ? await agent.put(url, {})
+              : await agent.post(url, {});
+      expect({ route: `${route.method} ${route.url}`, status: response.statusCode }).toEqual({
+        route: `${route.method} ${route.url}`,
+        status: 401,
+      });
+      expect(response.body).not.toContain('"data"');
+    }
+  });
+
+  it('answers unknown /api paths with a JSON 404', async () => {
+    const response = await t.app.inject({ url: '/api/no-such-thing' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ status: false, message: 'Not found.' });
+  });
+
+  it('serves the OpenAPI document generated from the route schemas', async () => {
+    const response = await t.app.inject({ url: '/api/docs' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/login', '/api/notifications']));
+  });
+});

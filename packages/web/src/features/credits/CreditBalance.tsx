@@ -1,0 +1,22 @@
+import { Group, Text, Tooltip } from '@mantine/core';
+import { IconCoins } from '@tabler/icons-react';
+import { useCreditBalance } from './useCreditBalance';
+
+const formatCredits = new Intl.NumberFormat('en-US');
+
+export const CreditBalance = () => {
+  const balance = useCreditBalance();
+  return (
+    <Tooltip label={balance === null ? 'Your balance appears here once it is known' : 'Credits available'}>
+      <Group gap={6} wrap="nowrap" visibleFrom="xs">
+        <IconCoins size={18} stroke={1.6} aria-hidden />
+        <Text size="sm" c="dimmed">
+          Credits
+        </Text>
+        <Text size="sm" fw={600} data-testid="credit-balance">
+          {balance === null ? '—' : formatCredits.format(balance)}
+        </Text>
+      </Group>
+    </Tooltip>
+  );
+};
