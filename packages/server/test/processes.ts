@@ -1,0 +1,62 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+const SERVER_ROOT = path.resolve(import.meta.dirname, '..');
+
+export type TServerProcess = {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves when the output contains `text`. */
+  waitForOutput: (text: string | RegExp, timeoutMs?: number) => Promise<void>;
+  /** Sends SIGINT and resolves with the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+};
+
+/** Runs the real server entry point (`src/main.ts`) as its own process, as `npm start` does. */
+export const startServerProcess = (env: Record<string, string>, args: string[] = []): TServerProcess => {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(SERVER_ROOT, 'src/main.ts'), ...args], {
+    cwd: SERVER_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  return {
+    child,
+    output: () => output,
+    waitForOutput: (text, timeoutMs = 30_000) =>
+      new Promise<void>((resolve, reject) => {
+        const matches = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
+        if (matches()) return resolve();
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`process did not print ${text} within ${timeoutMs} ms. Output:\n${output.slice(-3000)}`));
+        }, timeoutMs);
+        const check = () => {
+          if (!matches()) return;
+          clearTimeout(timer);
+          listeners.delete(check);
+          resolve();
+        };
+        listeners.add(check);
+        child.once('exit', () => {
+          if (!matches()) {
+            clearTimeout(timer);
+            reject(new Error(`process exited before printing ${text}. Output:\n${output.slice(-3000)}`));
+          }
+        });
+      }),
+    stop: async (signal = 'SIGINT') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+};

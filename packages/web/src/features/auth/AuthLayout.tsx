@@ -1,0 +1,35 @@
+import { Box, Center, Paper, Stack, Text, Title } from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
+import type { ReactNode } from 'react';
+import { Brand } from '../../components/Brand';
+
+type TProps = {
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+};
+
+/** The signed-out pages: one card, no shell. */
+export const AuthLayout = ({ title, description, children }: TProps) => {
+  useDocumentTitle(`${title} · Sendwell`);
+  return (
+    <Center component="main" mih="100vh" p="md" bg="var(--mantine-color-gray-0)">
+      <Stack w="100%" maw={420} gap="lg">
+        <Center>
+          <Brand />
+        </Center>
+        <Paper withBorder shadow="sm" p="xl">
+          <Title order={1} fz="h3">
+            {title}
+          </Title>
+          {description && (
+            <Text c="dimmed" size="sm" mt={4}>
+              {description}
+            </Text>
+          )}
+          <Box mt="lg">{children}</Box>
+        </Paper>
+      </Stack>
+    </Center>
+  );
+};
