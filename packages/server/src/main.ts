@@ -8,8 +8,20 @@ import { startRealtimeHub, type TRealtimeHub } from './platform/realtime';
 process.removeAllListeners('SIGINT');
 process.removeAllListeners('SIGTERM');
 
-const config = loadConfig();
-const opened = await openPlatform(config);
+const fail = (error: unknown): never => {
+  // A start-up failure is for a person at a terminal: the message, not a stack.
+  console.error(`Sendwell could not start: ${(error as Error).message}`);
+  process.exit(1);
+};
+
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    return fail(error);
+  }
+})();
+const opened = await openPlatform(config).catch(fail);
 const { platform } = opened;
 const log = platform.log;
 

@@ -68,7 +68,7 @@ export const isNavigationGroup = (entry: TNavigationEntry): entry is TNavigation
 
 /** What the navbar shows: available links, and groups that still have an available child. */
 export const visibleNavigation = (entries: TNavigationEntry[] = navigation): TNavigationEntry[] =>
-  entries.flatMap((entry) => {
+  entries.flatMap((entry): TNavigationEntry[] => {
     if (!isNavigationGroup(entry)) return entry.available ? [entry] : [];
     const children = entry.children.filter((child) => child.available);
     return children.length > 0 ? [{ ...entry, children }] : [];

@@ -1,5 +1,5 @@
-import { useDocumentTitle } from '@mantine/hooks';
 import { Group, Stack, Text, Title } from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 
 type TProps = {

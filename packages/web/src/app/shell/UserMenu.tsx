@@ -29,11 +29,7 @@ export const UserMenu = () => {
           </Text>
         </Menu.Label>
         <Menu.Divider />
-        <Menu.Item
-          leftSection={<IconLogout size={16} />}
-          disabled={signOut.isPending}
-          onClick={() => signOut.mutate()}
-        >
+        <Menu.Item leftSection={<IconLogout size={16} />} disabled={signOut.isPending} onClick={() => signOut.mutate()}>
           Sign out
         </Menu.Item>
       </Menu.Dropdown>

@@ -28,7 +28,8 @@ export const ForgotPasswordPage = () => {
     forgotPassword.mutate(parsed.data, {
       onSuccess: ({ message }) => setSentMessage(message),
       onError: (failure) => {
-        if (failure instanceof ApiError && failure.status === 422) setError(fieldErrors(failure).email ?? failure.message);
+        if (failure instanceof ApiError && failure.status === 422)
+          setError(fieldErrors(failure).email ?? failure.message);
         else showError(failure);
       },
     });

@@ -13,7 +13,8 @@ import { endSession, startSession } from '../../app/session';
 export const useLogin = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (credentials: TLoginRequest) => api.post<{ status: true; data: TUserInformation }>('/api/login', credentials),
+    mutationFn: (credentials: TLoginRequest) =>
+      api.post<{ status: true; data: TUserInformation }>('/api/login', credentials),
     onSuccess: ({ data }) => {
       // The server issues a new session on sign-in, and the old token was bound to the old one.
       resetCsrfToken();

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
+
+let t: TTestApp;
+let alice: TAgent;
+let bob: TAgent;
+let aliceIds: number[];
+let bobId: number;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const aliceUser = await seedUser(t.platform);
+  const bobUser = await seedUser(t.platform);
+  // 45 notifications for Alice at distinct times, titles "Report 01" … "Report 45".
+  const rows = Array.from({ length: 45 }, (_, index) => ({
+    user_id: aliceUser.id,
+    title: `Report ${String(index + 1).padStart(2, '0')}`,
+    body: index % 9 === 0 ? 'bounce spike on 100% of a list' : 'all fine',
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, index)),
+  }));
+  aliceIds = (await t.platform.db.insertInto('notifications').values(rows).returning('id').execute()).map((r) => r.id);
+  bobId = (
+    await t.platform.db
+      .insertInto('notifications')
+      .values({ user_id: bobUser.id, title: 'Bob private', body: 'for Bob' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+  alice = createAgent(t.app);
+  await alice.signIn(aliceUser.email, aliceUser.password);
+  bob = createAgent(t.app);
+  await bob.signIn(bobUser.email, bobUser.password);
+});
+afterAll(async () => t?.close());
+
+describe('the shared table helper, on notifications', () => {
+  it('pages newest first by default with the spec’s meta', async () => {
+    const response = await alice.get('/api/notifications?page=3&per_page=20');
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.meta).toEqual({ current_page: 3, last_page: 3, from: 41, to: 45, total: 45, per_page: 20 });
+    expect(body.data.map((row: { title: string }) => row.title)).toEqual([
+      'Report 05',
+      'Report 04',
+      'Report 03',
+      'Report 02',
+      'Report 01',
+    ]);
+    expect(body.unread).toBe(45);
+  });
+
+  it('sorts by an allowed column in either order', async () => {
+    const ascending = (await alice.get('/api/notifications?column=title&order=asc&per_page=5')).json();
+    expect(ascending.data[0].title).toBe('Report 01');
+    const descending = (await alice.get('/api/notifications?column=title&order=desc&per_page=5')).json();
+    expect(descending.data[0].title).toBe('Report 45');
+  });
+
+  it('refuses a sort column that is not on the allow-list', async () => {
+    const response = await alice.get('/api/notifications?column=user_id');
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.column[0]).toBe('column must be one of created_at, title.');
+  });
+
+  it('refuses page sizes the tables do not offer', async () => {
+    const response = await alice.get('/api/notifications?per_page=1000');
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.per_page).toBeDefined();
+  });
+
+  it('searches case-insensitively, treating % and _ as plain characters', async () => {
+    const spike = (await alice.get('/api/notifications?search=BOUNCE&per_page=100')).json();
+    expect(spike.meta.total).toBe(5);
+    const percent = (await alice.get(`/api/notifications?search=${encodeURIComponent('100%')}`)).json();
+    expect(percent.meta.total).toBe(5);
+    const underscore = (await alice.get('/api/notifications?search=_')).json();
+    expect(underscore.meta.total).toBe(0);
+  });
+
+  it('answers an empty page past the end with null bounds', async () => {
+    const body = (await alice.get('/api/notifications?page=9')).json();
+    expect(body.data).toEqual([]);
+    expect(body.meta).toMatchObject({ current_page: 9, last_page: 3, from: null, to: null, total: 45 });
+  });
+
+  it('shows each user only their own rows (R12)', async () => {
+    const body = (await bob.get('/api/notifications')).json();
+    expect(body.meta.total).toBe(1);
+    expect(body.data[0].id).toBe(bobId);
+    const search = (await bob.get('/api/notifications?search=Report')).json();
+    expect(search.meta.total).toBe(0);
+  });
+});
+
+describe('marking notifications read', () => {
+  it('ignores ids of another user', async () => {
+    const response = await bob.post('/api/notifications/read', { ids: aliceIds.slice(0, 10) });
+    expect(response.json()).toEqual({ status: true, message: 'Marked as read.', unread: 1 });
+    expect((await alice.get('/api/notifications')).json().unread).toBe(45);
+  });
+
+  it('marks the given ids, then all', async () => {
+    expect((await alice.post('/api/notifications/read', { ids: aliceIds.slice(0, 3) })).json().unread).toBe(42);
+    const unreadOnly = (await alice.get('/api/notifications?unread=1&per_page=100')).json();
+    expect(unreadOnly.meta.total).toBe(42);
+    expect((await alice.post('/api/notifications/read', {})).json().unread).toBe(0);
+  });
+});

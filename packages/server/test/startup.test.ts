@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './cluster';
+import { startServerProcess } from './processes';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-start-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+const isPortOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+const signIn = async (port: number, email: string, password: string) => {
+  const csrf = await fetch(`http://127.0.0.1:${port}/api/csrf`);
+  const cookie = csrf.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+  const { token } = (await csrf.json()) as { token: string };
+  return fetch(`http://127.0.0.1:${port}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': token, cookie },
+    body: JSON.stringify({ email, password }),
+  });
+};
+
+describe('npm start with the embedded PostgreSQL', () => {
+  it('starts, stops cleanly on Ctrl-C (PostgreSQL too), and a second start reuses the data', async () => {
+    const port = await freePort();
+    const pgPort = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), HOST: '127.0.0.1' };
+
+    const first = startServerProcess(env);
+    await first.waitForOutput(`Sendwell is running at http://localhost:${port}`, 60_000);
+    expect(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
+    const health = await fetch(`http://127.0.0.1:${port}/api/health`);
+    expect(await health.json()).toEqual({ status: 'ok', db: 'ok', queue: 'ok' });
+
+    // The admin CLI joins the running cluster rather than starting a second one.
+    const admin = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/admin.ts', 'create-user', 'owner@example.com', '--password', 'secret123'],
+      { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, ...env }, encoding: 'utf8' },
+    );
+    expect(admin.stdout).toContain('Created user 1 <owner@example.com>.');
+    expect(admin.status).toBe(0);
+
+    expect(await first.stop('SIGINT')).toBe(0);
+    expect(first.output()).not.toMatch(/"level":(40|50|60)/);
+    expect(await isPortOpen(pgPort)).toBe(false);
+    expect(await isPortOpen(port)).toBe(false);
+
+    const second = startServerProcess(env);
+    try {
+      await second.waitForOutput('Sendwell is running at', 60_000);
+      expect(second.output()).not.toContain('migrations applied');
+      expect((await signIn(port, 'owner@example.com', 'secret123')).status).toBe(200);
+    } finally {
+      expect(await second.stop('SIGTERM')).toBe(0);
+    }
+    expect(await isPortOpen(pgPort)).toBe(false);
+  }, 120_000);
+});
+
+describe('process roles', () => {
+  it('refuses an unknown role with the variable named', async () => {
+    const process = startServerProcess({ SENDWELL_ROLE: 'mailer', DATA_DIR: dataDir });
+    await process.waitForOutput('SENDWELL_ROLE');
+    expect(await process.stop()).not.toBe(0);
+  });
+});
