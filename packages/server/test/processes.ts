@@ -12,9 +12,16 @@ export type TServerProcess = {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
-/** Runs the real server entry point (`src/main.ts`) as its own process, as `npm start` does. */
-export const startServerProcess = (env: Record<string, string>, args: string[] = []): TServerProcess => {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(SERVER_ROOT, 'src/main.ts'), ...args], {
+/**
+ * Runs the real server entry point (`src/main.ts`, or `entry`) as its own process, as
+ * `npm start` does.
+ */
+export const startServerProcess = (
+  env: Record<string, string>,
+  args: string[] = [],
+  entry = path.join(SERVER_ROOT, 'src/main.ts'),
+): TServerProcess => {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

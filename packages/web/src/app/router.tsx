@@ -1,32 +1,46 @@
+import { Center, Loader } from '@mantine/core';
 import { createBrowserRouter, type RouteObject } from 'react-router';
-import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage';
-import { LoginPage } from '../features/auth/LoginPage';
-import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
-import { HomePage } from '../features/home/HomePage';
-import { NotificationsPage } from '../features/notifications/NotificationsPage';
 import { RequireGuest, RequireUser } from './guards';
 import { AppLayout } from './shell/AppLayout';
 import { NotFoundPage } from './shell/NotFoundPage';
 import { RouteError } from './shell/RouteError';
 
+const PageLoading = () => (
+  <Center h="100vh">
+    <Loader aria-label="Loading" />
+  </Center>
+);
+
 /**
- * Screens live at the spec's paths. A new screen adds its route under the shell here and flips
- * its `available` flag in navigation.ts.
+ * Screens live at the spec's paths. A new screen adds its route here and flips its `available`
+ * flag in navigation.ts. Screens load on first visit, so the first page does not wait for all of them.
  */
 export const routes: RouteObject[] = [
   {
     errorElement: <RouteError />,
+    hydrateFallbackElement: <PageLoading />,
     children: [
       {
         path: '/login',
-        element: (
-          <RequireGuest>
-            <LoginPage />
-          </RequireGuest>
-        ),
+        lazy: async () => {
+          const { LoginPage } = await import('../features/auth/LoginPage');
+          return {
+            Component: () => (
+              <RequireGuest>
+                <LoginPage />
+              </RequireGuest>
+            ),
+          };
+        },
       },
-      { path: '/forgot-password', element: <ForgotPasswordPage /> },
-      { path: '/reset-password/:token', element: <ResetPasswordPage /> },
+      {
+        path: '/forgot-password',
+        lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }),
+      },
+      {
+        path: '/reset-password/:token',
+        lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }),
+      },
       {
         element: (
           <RequireUser>
@@ -37,8 +51,16 @@ export const routes: RouteObject[] = [
           {
             errorElement: <RouteError />,
             children: [
-              { index: true, element: <HomePage /> },
-              { path: 'notifications', element: <NotificationsPage /> },
+              {
+                index: true,
+                lazy: async () => ({ Component: (await import('../features/home/HomePage')).HomePage }),
+              },
+              {
+                path: 'notifications',
+                lazy: async () => ({
+                  Component: (await import('../features/notifications/NotificationsPage')).NotificationsPage,
+                }),
+              },
               { path: '*', element: <NotFoundPage /> },
             ],
           },

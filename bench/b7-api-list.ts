@@ -1,0 +1,127 @@
+/**
+ * B7: a session-authenticated paged list route under autocannon (-c 100), against bare
+ * Fastify serving the same page from memory on the same machine. Both servers run as
+ * their own processes; autocannon runs here.
+ */
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createDatabase } from '../packages/server/src/platform/db';
+import { hashPassword } from '../packages/server/src/platform/passwords';
+import { freePort, startTestCluster } from '../packages/server/test/cluster';
+import { startServerProcess, type TServerProcess } from '../packages/server/test/processes';
+import { median, type TFigure } from './figures';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PATH = '/api/notifications?page=2&per_page=20&column=created_at&order=desc';
+
+type TRun = { requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number };
+
+const hammer = async (url: string, headers: Record<string, string>): Promise<TRun> => {
+  const result = await autocannon({ url, connections: 100, duration: DURATION_SECONDS, headers });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+};
+
+const signIn = async (base: string, email: string, password: string) => {
+  const csrf = await fetch(`${base}/api/csrf`);
+  const csrfCookie = csrf.headers.getSetCookie().map((value) => value.split(';')[0]);
+  const { token } = (await csrf.json()) as { token: string };
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': token, cookie: csrfCookie.join('; ') },
+    body: JSON.stringify({ email, password }),
+  });
+  if (login.status !== 200) throw new Error(`sign-in failed: ${login.status}`);
+  return [...csrfCookie, ...login.headers.getSetCookie().map((value) => value.split(';')[0])].join('; ');
+};
+
+export const runB7 = async (): Promise<TFigure> => {
+  const cluster = await startTestCluster();
+  const processes: TServerProcess[] = [];
+  try {
+    const admin = new pg.Client({ connectionString: cluster.adminUrl });
+    await admin.connect();
+    await admin.query('create database sendwell_bench');
+    await admin.end();
+    const databaseUrl = cluster.adminUrl.replace(/\/[^/]*$/, '/sendwell_bench');
+
+    const port = await freePort();
+    const server = startServerProcess({
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SENDWELL_ROLE: 'web',
+      LOG_LEVEL: 'warn',
+      SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
+      DB_POOL_SIZE: '20',
+      WEB_DIST_DIR: '/nonexistent',
+    });
+    processes.push(server);
+    await server.waitForOutput('Sendwell is running at', 60_000);
+
+    const database = createDatabase(databaseUrl, { poolSize: 2 });
+    const user = await database.db
+      .insertInto('users')
+      .values({ name: 'Bench', email: 'bench@example.com', password_hash: await hashPassword('secret123'), plan_id: 2 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await database.db
+      .insertInto('notifications')
+      .values(
+        Array.from({ length: 1000 }, (_, index) => ({
+          user_id: user.id,
+          title: `Report ${index + 1}`,
+          body: 'all fine',
+          created_at: new Date(Date.UTC(2026, 0, 1, 0, index)),
+        })),
+      )
+      .execute();
+    await database.close();
+
+    const base = `http://127.0.0.1:${port}`;
+    const cookie = await signIn(base, 'bench@example.com', 'secret123');
+    const check = await fetch(`${base}${PATH}`, { headers: { cookie } });
+    if (check.status !== 200) throw new Error(`list route answered ${check.status}`);
+
+    const barePort = await freePort();
+    const reference = startBare(barePort);
+    processes.push(reference);
+    await reference.waitForOutput('bare fastify listening');
+
+    const ours: TRun[] = [];
+    const theirs: TRun[] = [];
+    await hammer(`${base}${PATH}`, { cookie }); // warm-up: JIT, pool, plans
+    for (let run = 0; run < RUNS; run++) {
+      ours.push(await hammer(`${base}${PATH}`, { cookie }));
+      theirs.push(await hammer(`http://127.0.0.1:${barePort}${PATH}`, {}));
+    }
+    const oursRps = median(ours.map((run) => run.requestsPerSecond));
+    const bareRps = median(theirs.map((run) => run.requestsPerSecond));
+    const p99 = median(ours.map((run) => run.p99));
+    const failures = ours.reduce((sum, run) => sum + run.errors + run.non2xx, 0);
+    return {
+      id: 'B7',
+      title: 'Authenticated paged list route (`GET /api/notifications`, 20 rows of 1,000) under autocannon -c 100',
+      anchor: 'Fastify ~98% of bare node http on hello-world',
+      goal: 'p99 < 100 ms at ≥ 1,000 req/s',
+      measured: `${Math.round(oursRps)} req/s, p50 ${median(ours.map((run) => run.p50))} ms, p99 ${p99} ms; bare Fastify (same page from memory) ${Math.round(bareRps)} req/s; ratio ${(oursRps / bareRps).toFixed(2)}`,
+      isGoalMet: p99 < 100 && oursRps >= 1000 && failures === 0,
+      runs: { ours, bare: theirs },
+    };
+  } finally {
+    for (const process of processes) await process.stop();
+    await cluster.stop();
+  }
+};
+
+const startBare = (port: number): TServerProcess => {
+  const entry = path.join(import.meta.dirname, 'bare-fastify.ts');
+  return startServerProcess({ PORT: String(port) }, [], entry);
+};

@@ -1,0 +1,15 @@
+export type TFigure = {
+  id: string;
+  title: string;
+  anchor: string;
+  goal: string;
+  measured: string;
+  isGoalMet: boolean;
+  runs: unknown;
+};
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};

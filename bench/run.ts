@@ -1,0 +1,51 @@
+/**
+ * `npm run bench [B7 …]`: runs the benchmarks, prints each figure beside its anchor and
+ * goal, and rewrites bench/RESULTS.md (the latest table, with machine and date) and
+ * bench/results/<id>.json (every run's numbers). Never part of `npm test`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runB7 } from './b7-api-list';
+import type { TFigure } from './figures';
+
+const benchmarks: Record<string, () => Promise<TFigure>> = { B7: runB7 };
+
+const wanted = process.argv.slice(2).map((id) => id.toUpperCase());
+const ids = wanted.length > 0 ? wanted : Object.keys(benchmarks);
+const resultsDir = path.join(import.meta.dirname, 'results');
+fs.mkdirSync(resultsDir, { recursive: true });
+
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+for (const id of ids) {
+  const benchmark = benchmarks[id];
+  if (!benchmark) throw new Error(`No benchmark ${id}. Known: ${Object.keys(benchmarks).join(', ')}`);
+  console.log(`\n${id}: running…`);
+  const figure = await benchmark();
+  const measuredAt = new Date().toISOString();
+  fs.writeFileSync(path.join(resultsDir, `${id}.json`), `${JSON.stringify({ ...figure, machine, measuredAt }, null, 2)}\n`);
+  console.log(`${id} ${figure.title}\n  measured: ${figure.measured}\n  anchor:   ${figure.anchor}\n  goal:     ${figure.goal} → ${figure.isGoalMet ? 'met' : 'NOT met'}`);
+}
+
+// The table is rebuilt from every stored result, so running one benchmark keeps the others.
+const rows = fs
+  .readdirSync(resultsDir)
+  .filter((file) => file.endsWith('.json'))
+  .sort()
+  .map((file) => JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8')) as TFigure & { machine: string; measuredAt: string });
+const table = [
+  '# Benchmark results',
+  '',
+  'Written by `npm run bench`; medians of several runs on a shared, noisy machine. Compare ratios, not absolutes.',
+  '',
+  '| # | figure | measured | anchor | goal | met | machine | date |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (row) =>
+      `| ${row.id} | ${row.title} | ${row.measured} | ${row.anchor} | ${row.goal} | ${row.isGoalMet ? 'yes' : 'no'} | ${row.machine} | ${row.measuredAt.slice(0, 10)} |`,
+  ),
+  '',
+];
+fs.writeFileSync(path.join(import.meta.dirname, 'RESULTS.md'), table.join('\n'));
+console.log('\nbench/RESULTS.md updated');
+process.exit(0);

@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort, startTestCluster } from '../../server/test/cluster';
+import { startServerProcess, type TServerProcess } from '../../server/test/processes';
+
+const SERVER_ROOT = path.resolve(import.meta.dirname, '../../server');
+export const E2E_USER = { email: 'owner@example.com', password: 'secret123', name: 'Olivia Owner' };
+
+/**
+ * Starts what a production install runs: a `web` process serving the built app and a
+ * separate `worker` process, both on one fresh database in the run's PostgreSQL
+ * (TEST_PG_ADMIN_URL from `npm test`, or one started here when run alone).
+ */
+export default async function globalSetup() {
+  const webDist = path.resolve(import.meta.dirname, '../dist/index.html');
+  if (!fs.existsSync(webDist)) throw new Error('Build the web app first: npm run build');
+
+  let stopCluster: (() => Promise<void>) | undefined;
+  let adminUrl = process.env.TEST_PG_ADMIN_URL;
+  if (!adminUrl) {
+    const cluster = await startTestCluster();
+    adminUrl = cluster.adminUrl;
+    stopCluster = cluster.stop;
+  }
+  const database = `sendwell_e2e_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${database}`);
+  await admin.end();
+  const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
+
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY: 'e2e-secret-key-that-is-long-enough-0123456789',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
+  const processes: TServerProcess[] = [];
+  const web = startServerProcess({ ...env, SENDWELL_ROLE: 'web' });
+  processes.push(web);
+  await web.waitForOutput('Sendwell is running at', 60_000);
+  const worker = startServerProcess({ ...env, SENDWELL_ROLE: 'worker', LOG_LEVEL: 'info' });
+  processes.push(worker);
+  await worker.waitForOutput('worker started', 60_000);
+
+  const created = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/admin.ts', 'create-user', E2E_USER.email, '--name', E2E_USER.name, '--password', E2E_USER.password],
+    { cwd: SERVER_ROOT, env: { ...process.env, ...env }, encoding: 'utf8' },
+  );
+  if (created.status !== 0) throw new Error(`create-user failed: ${created.stderr}`);
+
+  process.env.E2E_BASE_URL = `http://127.0.0.1:${port}`;
+  process.env.E2E_DATABASE_URL = databaseUrl;
+  process.env.E2E_ENV = JSON.stringify(env);
+
+  return async () => {
+    for (const child of processes) await child.stop();
+    await stopCluster?.();
+  };
+}

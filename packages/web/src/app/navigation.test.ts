@@ -1,0 +1,30 @@
+import { IconBell } from '@tabler/icons-react';
+import { describe, expect, it } from 'vitest';
+import { navigation, visibleNavigation } from './navigation';
+
+describe('visibleNavigation', () => {
+  it('shows only available links, and a group only while one of its links is available', () => {
+    const entries = visibleNavigation([
+      { label: 'Dashboard', path: '/', icon: IconBell, available: true },
+      { label: 'History', path: '/history', icon: IconBell, available: false },
+      {
+        label: 'Tools',
+        icon: IconBell,
+        children: [
+          { label: 'Spam Test', path: '/tools/mail-testing', icon: IconBell, available: true },
+          { label: 'Email Verification', path: '/tools/email-verification', icon: IconBell, available: false },
+        ],
+      },
+      { label: 'Settings', icon: IconBell, children: [{ label: 'Subscription', path: '/s', icon: IconBell, available: false }] },
+    ]);
+
+    expect(entries.map((entry) => entry.label)).toEqual(['Dashboard', 'Tools']);
+    expect(entries[1] && 'children' in entries[1] ? entries[1].children.map((child) => child.label) : []).toEqual([
+      'Spam Test',
+    ]);
+  });
+
+  it('offers today only the screens that exist', () => {
+    expect(visibleNavigation(navigation).map((entry) => entry.label)).toEqual(['Dashboard', 'Notifications']);
+  });
+});

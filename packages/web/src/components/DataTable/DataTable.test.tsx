@@ -1,0 +1,159 @@
+import { pageMeta } from '@sendwell/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { jsonResponse, renderWithApp, requestedUrls } from '../../test/render';
+import { DataTable } from './DataTable';
+import type { TDataTableColumn, TDataTableProps } from './DataTable.types';
+
+type TRow = { id: number; name: string };
+
+const columns: TDataTableColumn<TRow>[] = [{ key: 'name', title: 'Name', sortable: true }];
+
+/** A server holding `total` rows named "Row 1"…"Row N", paging them as asked. */
+const serveRows = (total: number) =>
+  vi.fn(async (input: RequestInfo | URL) => {
+    const url = new URL(String(input), 'http://localhost');
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const perPage = Number(url.searchParams.get('per_page') ?? 20);
+    const first = (page - 1) * perPage;
+    const count = Math.max(0, Math.min(perPage, total - first));
+    const data = Array.from({ length: count }, (_, index) => ({ id: first + index + 1, name: `Row ${first + index + 1}` }));
+    return jsonResponse({ data, meta: pageMeta(total, page, perPage) });
+  });
+
+const renderTable = (props: Partial<TDataTableProps<TRow>> = {}) =>
+  renderWithApp(
+    <DataTable<TRow> queryKey={['rows']} url="/api/rows" columns={columns} rowKey={(row) => row.id} {...props} />,
+  );
+
+const lastUrl = (fetchMock: ReturnType<typeof serveRows>) => requestedUrls(fetchMock).at(-1);
+
+describe('DataTable', () => {
+  let fetchMock: ReturnType<typeof serveRows>;
+
+  beforeEach(() => {
+    fetchMock = serveRows(42);
+    vi.stubGlobal('fetch', fetchMock);
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('shows the rows of the first page and how many of the total they are', async () => {
+    renderTable({ defaultPerPage: 10 });
+
+    expect(await screen.findByText('Displaying 10 of 42 entries.')).toBeTruthy();
+    expect(screen.getByText('Row 1')).toBeTruthy();
+    expect(lastUrl(fetchMock)?.searchParams.get('per_page')).toBe('10');
+  });
+
+  it('searches only once the box holds three characters, after the debounce', async () => {
+    renderTable({ searchDebounceMs: 20 });
+    await screen.findByText('Displaying 20 of 42 entries.');
+    const search = screen.getByRole('searchbox', { name: 'Search' });
+
+    fireEvent.change(search, { target: { value: 'ro' } });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(requestedUrls(fetchMock).some((url) => url.searchParams.has('search'))).toBe(false);
+
+    fireEvent.change(search, { target: { value: 'row' } });
+    await waitFor(() => expect(lastUrl(fetchMock)?.searchParams.get('search')).toBe('row'));
+    expect(lastUrl(fetchMock)?.searchParams.get('page')).toBe('1');
+  });
+
+  it('stores the chosen page size under per_page and starts from it next time', async () => {
+    const first = renderTable();
+    await screen.findByText('Displaying 20 of 42 entries.');
+
+    fireEvent.change(screen.getByRole('combobox', { name: 'Rows per page' }), { target: { value: '50' } });
+    await screen.findByText('Displaying 42 of 42 entries.');
+    expect(window.localStorage.getItem('per_page')).toBe('50');
+    first.unmount();
+
+    fetchMock.mockClear();
+    renderTable({ defaultPerPage: 10 });
+    await screen.findByText('Displaying 42 of 42 entries.');
+    expect(requestedUrls(fetchMock)[0]?.searchParams.get('per_page')).toBe('50');
+    expect((screen.getByRole('combobox', { name: 'Rows per page' }) as HTMLSelectElement).value).toBe('50');
+  });
+
+  it('ignores a stored page size the tables do not offer', async () => {
+    window.localStorage.setItem('per_page', '7');
+    renderTable({ defaultPerPage: 15 });
+
+    await screen.findByText('Displaying 15 of 42 entries.');
+    expect(lastUrl(fetchMock)?.searchParams.get('per_page')).toBe('15');
+  });
+
+  it('says No data found. when there are no rows', async () => {
+    vi.stubGlobal('fetch', serveRows(0));
+    renderTable();
+
+    expect(await screen.findByText('No data found.')).toBeTruthy();
+    expect(screen.getByText('Displaying 0 of 0 entries.')).toBeTruthy();
+  });
+
+  it('says No data found. when the fetch fails, without an error dialog', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse({ status: false, message: 'Database is down.' }, 500)),
+    );
+    renderTable();
+
+    expect(await screen.findByText('No data found.')).toBeTruthy();
+    expect(screen.queryByText('Error!')).toBeNull();
+    expect(screen.queryByText('Database is down.')).toBeNull();
+  });
+
+  it('pages with First, Prev, four numbers either side, Next and Last', async () => {
+    vi.stubGlobal('fetch', (fetchMock = serveRows(200)));
+    renderTable({ defaultPerPage: 10 });
+    await screen.findByText('Row 1');
+    const pager = screen.getByRole('navigation', { name: 'Pagination' });
+    const numbers = () =>
+      within(pager)
+        .getAllByRole('button')
+        .map((button) => button.textContent)
+        .filter((text) => /^\d+$/.test(text ?? ''));
+
+    expect(numbers()).toEqual(['1', '2', '3', '4', '5']);
+    expect(within(pager).getByRole('button', { name: 'First' }).hasAttribute('disabled')).toBe(true);
+    expect(within(pager).getByRole('button', { name: 'Prev' }).hasAttribute('disabled')).toBe(true);
+
+    fireEvent.click(within(pager).getByRole('button', { name: '5' }));
+    await screen.findByText('Row 41');
+    expect(numbers()).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(within(pager).getByRole('button', { name: '5' }).getAttribute('aria-current')).toBe('page');
+
+    fireEvent.click(within(pager).getByRole('button', { name: 'Last' }));
+    await screen.findByText('Row 191');
+    expect(numbers()).toEqual(['16', '17', '18', '19', '20']);
+    expect(within(pager).getByRole('button', { name: 'Next' }).hasAttribute('disabled')).toBe(true);
+    expect(lastUrl(fetchMock)?.searchParams.get('page')).toBe('20');
+  });
+
+  it('sorts by a header and goes back to the first page', async () => {
+    renderTable({ defaultPerPage: 10, defaultSort: { column: 'name', order: 'asc' } });
+    await screen.findByText('Row 1');
+    fireEvent.click(screen.getByRole('button', { name: '2' }));
+    await screen.findByText('Row 11');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Name' }));
+
+    await waitFor(() => expect(lastUrl(fetchMock)?.searchParams.get('order')).toBe('desc'));
+    expect(lastUrl(fetchMock)?.searchParams.get('page')).toBe('1');
+    expect(screen.getByRole('columnheader', { name: 'Name' }).getAttribute('aria-sort')).toBe('descending');
+  });
+
+  it('reports the selected rows, all of them from the header checkbox', async () => {
+    const onSelectionChange = vi.fn();
+    renderTable({ defaultPerPage: 5, selectable: true, onSelectionChange });
+    await screen.findByText('Row 1');
+
+    fireEvent.click(screen.getAllByRole('checkbox', { name: 'Select row' })[1] as HTMLElement);
+    await waitFor(() => expect(onSelectionChange).toHaveBeenLastCalledWith([2]));
+
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select all' }));
+    await waitFor(() => expect(onSelectionChange).toHaveBeenLastCalledWith([1, 2, 3, 4, 5]));
+  });
+});
