@@ -23,8 +23,13 @@ for (const id of ids) {
   console.log(`\n${id}: running…`);
   const figure = await benchmark();
   const measuredAt = new Date().toISOString();
-  fs.writeFileSync(path.join(resultsDir, `${id}.json`), `${JSON.stringify({ ...figure, machine, measuredAt }, null, 2)}\n`);
-  console.log(`${id} ${figure.title}\n  measured: ${figure.measured}\n  anchor:   ${figure.anchor}\n  goal:     ${figure.goal} → ${figure.isGoalMet ? 'met' : 'NOT met'}`);
+  fs.writeFileSync(
+    path.join(resultsDir, `${id}.json`),
+    `${JSON.stringify({ ...figure, machine, measuredAt }, null, 2)}\n`,
+  );
+  console.log(
+    `${id} ${figure.title}\n  measured: ${figure.measured}\n  anchor:   ${figure.anchor}\n  goal:     ${figure.goal} → ${figure.isGoalMet ? 'met' : 'NOT met'}`,
+  );
 }
 
 // The table is rebuilt from every stored result, so running one benchmark keeps the others.
@@ -32,7 +37,13 @@ const rows = fs
   .readdirSync(resultsDir)
   .filter((file) => file.endsWith('.json'))
   .sort()
-  .map((file) => JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8')) as TFigure & { machine: string; measuredAt: string });
+  .map(
+    (file) =>
+      JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8')) as TFigure & {
+        machine: string;
+        measuredAt: string;
+      },
+  );
 const table = [
   '# Benchmark results',
   '',

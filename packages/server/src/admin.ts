@@ -29,7 +29,8 @@ const findUserId = async (platform: TPlatform, email: string) => {
 
 const commands: Record<string, TCommand> = {
   'create-user': {
-    usage: 'create-user EMAIL [--name NAME] [--password PASSWORD] [--plan PLAN_ID]   (password: flag, SENDWELL_PASSWORD, or generated)',
+    usage:
+      'create-user EMAIL [--name NAME] [--password PASSWORD] [--plan PLAN_ID]   (password: flag, SENDWELL_PASSWORD, or generated)',
     run: async (platform, [email], flags) => {
       if (!email) throw new Error('Give the new user’s email.');
       const generated = !flags.password && !process.env.SENDWELL_PASSWORD;

@@ -14,7 +14,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { modules } from './modules';
 import type { TPlatform } from './platform/context';
-import { handleError, HttpError, notFound } from './platform/errors';
+import { HttpError, handleError, notFound } from './platform/errors';
 import { httpSecurity } from './platform/http-security';
 import type { TRealtimeHub } from './platform/realtime';
 import { randomToken } from './platform/tokens';

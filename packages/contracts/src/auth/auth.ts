@@ -3,7 +3,11 @@ import { z } from 'zod';
 export const PASSWORD_MIN_LENGTH = 6;
 export const DEFAULT_TIME_ZONE = 'America/New_York';
 
-const email = z.string().trim().toLowerCase().pipe(z.email({ message: 'Please enter a valid email address.' }));
+const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'Please enter a valid email address.' }));
 
 export const ZLoginRequest = z.object({
   email,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, pagedResponse } from '../paging/paging';
+import { pagedResponse, pageQuery } from '../paging/paging';
 
 export const ZNotification = z.object({
   id: z.number().int(),

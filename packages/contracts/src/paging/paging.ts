@@ -22,8 +22,7 @@ export const ZPageMeta = z.object({
 });
 export type TPageMeta = z.infer<typeof ZPageMeta>;
 
-export const pagedResponse = <T extends z.ZodType>(item: T) =>
-  z.object({ data: z.array(item), meta: ZPageMeta });
+export const pagedResponse = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: ZPageMeta });
 
 export type TPaged<T> = { data: T[]; meta: TPageMeta };
 
@@ -52,9 +51,7 @@ export const pageQuery = <C extends string>(options: PageQueryOptions<C>) =>
     column: z
       .enum(options.columns, { message: `column must be one of ${options.columns.join(', ')}.` })
       .default(options.defaultColumn),
-    order: z
-      .enum(['asc', 'desc'], { message: 'order must be asc or desc.' })
-      .default(options.defaultOrder),
+    order: z.enum(['asc', 'desc'], { message: 'order must be asc or desc.' }).default(options.defaultOrder),
     search: z.string().trim().max(200).optional(),
   });
 

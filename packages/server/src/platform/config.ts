@@ -4,7 +4,9 @@ import { z } from 'zod';
 export const PROCESS_ROLES = ['all', 'web', 'worker'] as const;
 export type TProcessRole = (typeof PROCESS_ROLES)[number];
 
-const boolean = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => ['true', '1', 'yes'].includes(value));
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => ['true', '1', 'yes'].includes(value));
 
 /**
  * Every setting Sendwell reads from the environment. The README's configuration table

@@ -17,7 +17,10 @@ export type TDatabase = {
   close: () => Promise<void>;
 };
 
-export const createDatabase = (url: string, { poolSize = 10, onError }: { poolSize?: number; onError?: (error: Error) => void } = {}): TDatabase => {
+export const createDatabase = (
+  url: string,
+  { poolSize = 10, onError }: { poolSize?: number; onError?: (error: Error) => void } = {},
+): TDatabase => {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
   // An idle client losing its server (PostgreSQL restarting) must not crash the process.
   pool.on('error', (error) => onError?.(error));

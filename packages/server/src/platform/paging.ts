@@ -44,10 +44,7 @@ export const paginate = async <TB extends keyof Database, O>(
     );
   }
 
-  const countQuery = filtered
-    .clearSelect()
-    .clearOrderBy()
-    .select(sql<string>`count(*)`.as('total'));
+  const countQuery = filtered.clearSelect().clearOrderBy().select(sql<string>`count(*)`.as('total'));
   const direction = params.order === 'asc' ? sql`asc` : sql`desc`;
   const rowsQuery = filtered
     .orderBy(sql`${sql.ref(sortColumn)} ${direction}`)

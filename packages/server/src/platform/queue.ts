@@ -86,7 +86,11 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
           async ([received]: Job<unknown>[]) => {
             if (!received) return;
             const data = job.schema.parse(received.data);
-            await job.handler(data, platform, { jobId: received.id, retryCount: received.retryCount, signal: received.signal });
+            await job.handler(data, platform, {
+              jobId: received.id,
+              retryCount: received.retryCount,
+              signal: received.signal,
+            });
           },
         );
         if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: 'UTC' });

@@ -100,7 +100,8 @@ export const resetPassword = async (platform: TPlatform, token: string, password
   const passwordHash = await hashPassword(password);
   await platform.db.transaction().execute(async (trx) => {
     const reset = await repository.findUsablePasswordResetForUpdate(trx, hashToken(token));
-    if (!reset) throw fieldError('token', 'This password reset link is invalid or has expired. Please request a new one.');
+    if (!reset)
+      throw fieldError('token', 'This password reset link is invalid or has expired. Please request a new one.');
     await repository.updatePasswordHash(trx, reset.user_id, passwordHash);
     await repository.markPasswordResetsUsed(trx, reset.user_id);
     // A new password signs out every device that knew the old one.

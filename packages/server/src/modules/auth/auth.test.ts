@@ -75,7 +75,10 @@ describe('sign in', () => {
     const first = sessionCookieOf(await agent.signIn(user.email, user.password))!.value;
     const second = sessionCookieOf(await agent.signIn(user.email, user.password))!.value;
     expect(second).not.toBe(first);
-    const stale = await t.app.inject({ url: '/api/user-information', headers: { cookie: `${SESSION_COOKIE}=${first}` } });
+    const stale = await t.app.inject({
+      url: '/api/user-information',
+      headers: { cookie: `${SESSION_COOKIE}=${first}` },
+    });
     expect(stale.statusCode).toBe(401);
   });
 
@@ -155,7 +158,11 @@ describe('CSRF', () => {
     const missing = await agent.post('/api/logout', {}, { headers: { 'x-csrf-token': '' } });
     expect(missing.statusCode).toBe(403);
     expect(missing.json()).toMatchObject({ status: false, code: 'CSRF' });
-    const forged = await agent.post('/api/notifications/read', {}, { headers: { 'x-csrf-token': 'forged-token-value' } });
+    const forged = await agent.post(
+      '/api/notifications/read',
+      {},
+      { headers: { 'x-csrf-token': 'forged-token-value' } },
+    );
     expect(forged.statusCode).toBe(403);
     // Still signed in: the refused logout did nothing.
     expect((await agent.get('/api/user-information')).statusCode).toBe(200);
@@ -166,7 +173,11 @@ describe('CSRF', () => {
     const second = createAgent(t.app);
     const token = (await first.get('/api/csrf')).json().token;
     await second.get('/api/csrf');
-    const response = await second.post('/api/forgot-password', { email: 'a@example.com' }, { headers: { 'x-csrf-token': token } });
+    const response = await second.post(
+      '/api/forgot-password',
+      { email: 'a@example.com' },
+      { headers: { 'x-csrf-token': token } },
+    );
     expect(response.statusCode).toBe(403);
   });
 });
@@ -179,7 +190,10 @@ describe('sign out', () => {
     const response = await agent.post('/api/logout');
     expect(response.json()).toEqual({ status: true, message: 'You have been signed out.' });
     expect((await agent.get('/api/user-information')).statusCode).toBe(401);
-    const replayed = await t.app.inject({ url: '/api/user-information', headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
+    const replayed = await t.app.inject({
+      url: '/api/user-information',
+      headers: { cookie: `${SESSION_COOKIE}=${cookie}` },
+    });
     expect(replayed.statusCode).toBe(401);
   });
 });

@@ -22,7 +22,11 @@ export const insertNotification = (
     .executeTakeFirstOrThrow();
 
 export const findNotification = (db: Executor, id: number) =>
-  db.selectFrom('notifications').select(['id', 'user_id', 'title', 'body', 'link']).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('notifications')
+    .select(['id', 'user_id', 'title', 'body', 'link'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** Uses the partial index on unread rows, so it stays cheap however many are read. */
 export const countUnread = async (db: Executor, userId: number): Promise<number> => {

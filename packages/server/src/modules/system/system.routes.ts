@@ -3,7 +3,11 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 
-const ZHealth = z.object({ status: z.enum(['ok', 'error']), db: z.enum(['ok', 'error']), queue: z.enum(['ok', 'error']) });
+const ZHealth = z.object({
+  status: z.enum(['ok', 'error']),
+  db: z.enum(['ok', 'error']),
+  queue: z.enum(['ok', 'error']),
+});
 
 export const systemRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   app.get(
