@@ -66,7 +66,15 @@ export type NotificationsTable = {
   updated_at: Timestamp;
 };
 
+export type NotificationCountersTable = {
+  user_id: number;
+  total: number;
+  unread: number;
+  updated_at: Timestamp;
+};
+
 export type Database = {
+  notification_counters: NotificationCountersTable;
   plans: PlansTable;
   users: UsersTable;
   sessions: SessionsTable;

@@ -18,6 +18,11 @@ type TPageOptions = {
   searchColumns: readonly string[];
   /** Appended to every sort so equal values keep a stable order across pages. */
   tieBreaker: string;
+  /**
+   * The total from a maintained counter, when the query is not narrowed by a search or
+   * filter; then no row is counted at all.
+   */
+  knownTotal?: number | undefined;
 };
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
@@ -37,6 +42,7 @@ export const paginate = async <TB extends keyof Database, O>(
 
   let filtered = query;
   const search = params.search?.trim();
+  const knownTotal = search ? undefined : options.knownTotal;
   if (search && options.searchColumns.length > 0) {
     const pattern = `%${escapeLike(search)}%`;
     filtered = filtered.where((eb) =>
@@ -44,15 +50,30 @@ export const paginate = async <TB extends keyof Database, O>(
     );
   }
 
-  const countQuery = filtered.clearSelect().clearOrderBy().select(sql<string>`count(*)`.as('total'));
   const direction = params.order === 'asc' ? sql`asc` : sql`desc`;
-  const rowsQuery = filtered
+  const pageQuery = filtered
     .orderBy(sql`${sql.ref(sortColumn)} ${direction}`)
     .orderBy(sql`${sql.ref(options.tieBreaker)} ${direction}`)
     .limit(params.per_page)
     .offset((params.page - 1) * params.per_page);
+  if (knownTotal !== undefined) {
+    return { data: (await pageQuery.execute()) as O[], meta: pageMeta(knownTotal, params.page, params.per_page) };
+  }
+  // Otherwise the total rides along with the page (one round trip, not two); only a page
+  // past the end, which has no rows to carry it, needs its own count.
+  const rows = (await pageQuery.select(sql<string>`count(*) over ()`.as('__total')).execute()) as (O & {
+    __total: string;
+  })[];
 
-  const [countRow, data] = await Promise.all([countQuery.executeTakeFirst(), rowsQuery.execute()]);
-  const total = Number((countRow as { total?: string } | undefined)?.total ?? 0);
-  return { data: data as O[], meta: pageMeta(total, params.page, params.per_page) };
+  let total: number;
+  if (rows.length > 0) {
+    total = Number(rows[0]!.__total);
+  } else if (params.page === 1) {
+    total = 0;
+  } else {
+    const countRow = await filtered.clearSelect().select(sql<string>`count(*)`.as('total')).executeTakeFirst();
+    total = Number((countRow as { total?: string } | undefined)?.total ?? 0);
+  }
+  const data = rows.map(({ __total: _total, ...row }) => row as O);
+  return { data, meta: pageMeta(total, params.page, params.per_page) };
 };

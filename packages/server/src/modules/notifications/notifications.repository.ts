@@ -28,16 +28,17 @@ export const findNotification = (db: Executor, id: number) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
-/** Uses the partial index on unread rows, so it stays cheap however many are read. */
-export const countUnread = async (db: Executor, userId: number): Promise<number> => {
+/** The maintained counts (a trigger keeps them), so no page view counts rows. */
+export const findCounters = async (db: Executor, userId: number): Promise<{ total: number; unread: number }> => {
   const row = await db
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.countAll<string>().as('unread'))
+    .selectFrom('notification_counters')
+    .select(['total', 'unread'])
     .where('user_id', '=', userId)
-    .where('read_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.unread);
+    .executeTakeFirst();
+  return row ?? { total: 0, unread: 0 };
 };
+
+export const countUnread = async (db: Executor, userId: number) => (await findCounters(db, userId)).unread;
 
 export const markRead = (db: Executor, userId: number, ids: number[] | undefined) => {
   let query = db

@@ -11,14 +11,14 @@ export const listNotifications = async (
 ): Promise<TNotificationPage> => {
   let rows = repository.selectNotifications(platform.db, userId);
   if (query.unread === '1') rows = rows.where('read_at', 'is', null);
-  const [page, unread] = await Promise.all([
-    paginate(rows, query, {
-      sortColumns: { created_at: 'created_at', title: 'title' },
-      searchColumns: ['title', 'body'],
-      tieBreaker: 'id',
-    }),
-    repository.countUnread(platform.db, userId),
-  ]);
+  const counters = await repository.findCounters(platform.db, userId);
+  const page = await paginate(rows, query, {
+    sortColumns: { created_at: 'created_at', title: 'title' },
+    searchColumns: ['title', 'body'],
+    tieBreaker: 'id',
+    knownTotal: query.search?.trim() ? undefined : query.unread === '1' ? counters.unread : counters.total,
+  });
+  const unread = counters.unread;
   return {
     data: page.data.map((row) => ({
       ...row,

@@ -106,3 +106,63 @@ describe('marking notifications read', () => {
     expect((await alice.post('/api/notifications/read', {})).json().unread).toBe(0);
   });
 });
+
+describe('maintained counters', () => {
+  it('equal a fresh count after random inserts, reads, unreads and deletes', async () => {
+    const users = [await seedUser(t.platform), await seedUser(t.platform)];
+    const db = t.platform.db;
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    for (let step = 0; step < 40; step++) {
+      const user = users[random(2)]!;
+      switch (random(4)) {
+        case 0:
+          await db
+            .insertInto('notifications')
+            .values(Array.from({ length: 1 + random(5) }, (_, i) => ({ user_id: user.id, title: `n${step}.${i}` })))
+            .execute();
+          break;
+        case 1:
+          await db
+            .updateTable('notifications')
+            .set({ read_at: new Date() })
+            .where('user_id', '=', user.id)
+            .where('id', '>', 0)
+            .where((eb) => eb(eb.fn('mod', ['id', eb.val(3)]), '=', random(3)))
+            .execute();
+          break;
+        case 2:
+          await db.updateTable('notifications').set({ read_at: null }).where('user_id', '=', user.id).execute();
+          break;
+        default:
+          await db
+            .deleteFrom('notifications')
+            .where('user_id', '=', user.id)
+            .where((eb) => eb(eb.fn('mod', ['id', eb.val(4)]), '=', random(4)))
+            .execute();
+      }
+    }
+    for (const user of users) {
+      const actual = await db
+        .selectFrom('notifications')
+        .select((eb) => [
+          eb.fn.countAll<string>().as('total'),
+          eb.fn.countAll<string>().filterWhere('read_at', 'is', null).as('unread'),
+        ])
+        .where('user_id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      const counters = await db
+        .selectFrom('notification_counters')
+        .select(['total', 'unread'])
+        .where('user_id', '=', user.id)
+        .executeTakeFirst();
+      expect(counters ?? { total: 0, unread: 0 }).toEqual({
+        total: Number(actual.total),
+        unread: Number(actual.unread),
+      });
+    }
+  });
+});
