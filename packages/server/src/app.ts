@@ -16,8 +16,9 @@ import { modules } from './modules';
 import type { TPlatform } from './platform/context';
 import { HttpError, handleError, notFound } from './platform/errors';
 import { httpSecurity } from './platform/http-security';
+import { registerMetrics } from './platform/metrics';
 import type { TRealtimeHub } from './platform/realtime';
-import { randomToken } from './platform/tokens';
+import { randomToken, safeEqual } from './platform/tokens';
 
 // The web app itself: React, Mantine's inline styles, our own WebSocket. User HTML
 // is only ever shown in sandboxed frames, which get their own stricter policy.
@@ -85,10 +86,20 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     else reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
   });
 
+  const metrics = registerMetrics(app, { queue: platform.queue, hub });
+
   await app.register(
     async (api) => {
       for (const module of modules) if (module.routes) await api.register(module.routes, { platform });
       api.get('/docs', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+      // For Prometheus, which holds no session: a bearer token, and nothing at all without one configured.
+      api.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+        const token = config.metricsToken;
+        const given = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
+        if (!token || !safeEqual(given, token)) throw notFound();
+        reply.header('content-type', metrics.registry.contentType);
+        return metrics.registry.metrics();
+      });
       api.get(
         REALTIME_PATH.replace(/^\/api/, ''),
         { websocket: true, schema: { hide: true }, preValidation: async (request) => checkOrigin(platform, request) },

@@ -13,6 +13,7 @@ const PUBLIC_ROUTES = [
   'POST /api/forgot-password',
   'POST /api/reset-password',
   'GET /api/docs',
+  'GET /api/metrics',
 ].sort();
 
 let t: TTestApp;

@@ -32,6 +32,7 @@ const ZEnvironment = z.object({
   MAIL_FROM: z.string().default('Sendwell <no-reply@localhost>'),
   WEB_DIST_DIR: z.string().optional(),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type TConfig = {
@@ -54,6 +55,7 @@ export type TConfig = {
   mailFrom: string;
   webDistDir: string;
   dbPoolSize: number;
+  metricsToken: string | undefined;
 };
 
 const roleFromArgs = (argv: readonly string[]): string | undefined => {
@@ -99,6 +101,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     mailFrom: e.MAIL_FROM,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../../web/dist', import.meta.url).pathname),
     dbPoolSize: e.DB_POOL_SIZE,
+    metricsToken: e.METRICS_TOKEN,
   };
 };
 
