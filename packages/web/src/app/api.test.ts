@@ -10,7 +10,9 @@ describe('api', () => {
 
   it('sends the CSRF token with state-changing requests only, fetching it once', async () => {
     const fetchMock = vi.fn(async (input: RequestInfo | URL, _init?: RequestInit) =>
-      String(input) === '/api/csrf' ? jsonResponse({ token: 'token-1' }) : jsonResponse({ status: true, message: 'ok' }),
+      String(input) === '/api/csrf'
+        ? jsonResponse({ token: 'token-1' })
+        : jsonResponse({ status: true, message: 'ok' }),
     );
     vi.stubGlobal('fetch', fetchMock);
 
@@ -21,9 +23,9 @@ describe('api', () => {
     const calls = fetchMock.mock.calls.map(([input, init]) => ({ url: String(input), init }));
     expect(calls.filter((call) => call.url === '/api/csrf')).toHaveLength(1);
     expect(headerOf(calls.find((call) => call.url === '/api/things')?.init, 'x-csrf-token')).toBeNull();
-    expect(calls.filter((call) => call.init?.method === 'POST').map((call) => headerOf(call.init, 'x-csrf-token'))).toEqual(
-      ['token-1', 'token-1'],
-    );
+    expect(
+      calls.filter((call) => call.init?.method === 'POST').map((call) => headerOf(call.init, 'x-csrf-token')),
+    ).toEqual(['token-1', 'token-1']);
   });
 
   it('fetches a fresh token and retries once when the server refuses the old one', async () => {

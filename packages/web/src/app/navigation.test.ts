@@ -15,7 +15,11 @@ describe('visibleNavigation', () => {
           { label: 'Email Verification', path: '/tools/email-verification', icon: IconBell, available: false },
         ],
       },
-      { label: 'Settings', icon: IconBell, children: [{ label: 'Subscription', path: '/s', icon: IconBell, available: false }] },
+      {
+        label: 'Settings',
+        icon: IconBell,
+        children: [{ label: 'Subscription', path: '/s', icon: IconBell, available: false }],
+      },
     ]);
 
     expect(entries.map((entry) => entry.label)).toEqual(['Dashboard', 'Tools']);

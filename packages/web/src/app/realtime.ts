@@ -42,6 +42,8 @@ const createRealtimeClient = () => {
   let state: TRealtimeState = 'closed';
   let socket: WebSocket | null = null;
   let options: TConnectOptions | null = null;
+  /** Kept through `pause`, so `resume` can reopen with the same callbacks. */
+  let pausedOptions: TConnectOptions | null = null;
   let attempt = 0;
   let hasOpened = false;
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -111,23 +113,43 @@ const createRealtimeClient = () => {
     if (options && !socket) open();
   };
 
+  const connect = (connectOptions: TConnectOptions) => {
+    options = connectOptions;
+    pausedOptions = null;
+    if (socket) return;
+    attempt = 0;
+    hasOpened = false;
+    window.addEventListener('online', onOnline);
+    open();
+  };
+
+  const close = () => {
+    options = null;
+    clearRetry();
+    window.removeEventListener('online', onOnline);
+    const current = socket;
+    socket = null;
+    current?.close(1000, 'Signed out');
+    setState('closed');
+  };
+
   return {
-    connect: (connectOptions: TConnectOptions) => {
-      options = connectOptions;
-      if (socket) return;
-      attempt = 0;
-      hasOpened = false;
-      window.addEventListener('online', onOnline);
-      open();
-    },
+    connect,
     disconnect: () => {
-      options = null;
-      clearRetry();
-      window.removeEventListener('online', onOnline);
-      const current = socket;
-      socket = null;
-      current?.close(1000, 'Signed out');
-      setState('closed');
+      pausedOptions = null;
+      close();
+    },
+    /**
+     * Signing out closes the socket from the server side (4401) while the sign-out request is
+     * still answering; closing it first keeps that from being taken for an expired session.
+     */
+    pause: () => {
+      pausedOptions = options;
+      close();
+    },
+    /** The sign-out failed: the session is still there, and so should the live updates be. */
+    resume: () => {
+      if (pausedOptions) connect(pausedOptions);
     },
     subscribe: <E extends TRealtimeEventName>(event: E, handler: (payload: TRealtimePayload<E>) => void) => {
       const listener = handler as TListener;

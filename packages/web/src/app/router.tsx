@@ -1,5 +1,5 @@
 import { Center, Loader } from '@mantine/core';
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { createBrowserRouter, Outlet, type RouteObject } from 'react-router';
 import { RequireGuest, RequireUser } from './guards';
 import { AppLayout } from './shell/AppLayout';
 import { NotFoundPage } from './shell/NotFoundPage';
@@ -21,17 +21,17 @@ export const routes: RouteObject[] = [
     hydrateFallbackElement: <PageLoading />,
     children: [
       {
-        path: '/login',
-        lazy: async () => {
-          const { LoginPage } = await import('../features/auth/LoginPage');
-          return {
-            Component: () => (
-              <RequireGuest>
-                <LoginPage />
-              </RequireGuest>
-            ),
-          };
-        },
+        element: (
+          <RequireGuest>
+            <Outlet />
+          </RequireGuest>
+        ),
+        children: [
+          {
+            path: '/login',
+            lazy: async () => ({ Component: (await import('../features/auth/LoginPage')).LoginPage }),
+          },
+        ],
       },
       {
         path: '/forgot-password',

@@ -1,5 +1,5 @@
-import { type RenderResult, render } from '@testing-library/react';
 import type { QueryClient } from '@tanstack/react-query';
+import { type RenderResult, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { MemoryRouter } from 'react-router';
 import { AppProviders } from '../app/providers';

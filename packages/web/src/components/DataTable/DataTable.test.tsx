@@ -17,7 +17,10 @@ const serveRows = (total: number) =>
     const perPage = Number(url.searchParams.get('per_page') ?? 20);
     const first = (page - 1) * perPage;
     const count = Math.max(0, Math.min(perPage, total - first));
-    const data = Array.from({ length: count }, (_, index) => ({ id: first + index + 1, name: `Row ${first + index + 1}` }));
+    const data = Array.from({ length: count }, (_, index) => ({
+      id: first + index + 1,
+      name: `Row ${first + index + 1}`,
+    }));
     return jsonResponse({ data, meta: pageMeta(total, page, perPage) });
   });
 
@@ -106,7 +109,8 @@ describe('DataTable', () => {
   });
 
   it('pages with First, Prev, four numbers either side, Next and Last', async () => {
-    vi.stubGlobal('fetch', (fetchMock = serveRows(200)));
+    fetchMock = serveRows(200);
+    vi.stubGlobal('fetch', fetchMock);
     renderTable({ defaultPerPage: 10 });
     await screen.findByText('Row 1');
     const pager = screen.getByRole('navigation', { name: 'Pagination' });

@@ -13,7 +13,7 @@ import {
   VisuallyHidden,
 } from '@mantine/core';
 import { PAGE_SIZES, type TPaged } from '@sendwell/contracts';
-import { IconChevronRight, IconSearch } from '@tabler/icons-react';
+import { IconChevronDown, IconChevronRight, IconSearch } from '@tabler/icons-react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Fragment, type ReactNode, useEffect, useEffectEvent, useState } from 'react';
 import { api } from '../../app/api';
@@ -23,7 +23,9 @@ import { SortableHeader } from './SortableHeader';
 import { useDataTableQuery } from './useDataTableQuery';
 import { useDelayedFlag } from './useDelayedFlag';
 
-const PAGE_SIZE_OPTIONS = PAGE_SIZES.map(String);
+/** A screen's own default (the spec's campaign member view uses 2) joins the standard sizes. */
+const pageSizeOptions = (current: number): string[] =>
+  [...new Set([...PAGE_SIZES, current])].sort((a, b) => a - b).map(String);
 
 /** Fast answers should not flash a progress bar; slow ones should not look frozen. */
 const LOADING_INDICATOR_DELAY_MS = 200;
@@ -89,7 +91,8 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
   const selectableIds = selectable
     ? rows.filter((row) => isRowSelectable?.(row) ?? true).map((row) => rowKey(row))
     : [];
-  // A selection belongs to the rows on screen: another page, search or refresh starts over.
+  // A selection belongs to the rows on screen: another page, sort, search or size starts over, and
+  // rows gone after a refetch drop out of it.
   const selectedIds =
     selection.viewKey === table.viewKey ? selection.ids.filter((id) => selectableIds.includes(id)) : [];
   const expandedIds = expanded.viewKey === table.viewKey ? expanded.ids : [];
@@ -136,7 +139,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
               }}
               rightSection={
                 table.searchText ? (
-                  <CloseButton size="sm" aria-label="Clear search" onClick={() => table.setSearchText('')} />
+                  <CloseButton size="sm" aria-label="Clear" onClick={() => table.setSearchText('')} />
                 ) : null
               }
               description={table.isSearchIncomplete ? 'Type at least 3 characters to search.' : undefined}
@@ -234,14 +237,11 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                               aria-expanded={isExpanded}
                               onClick={() => toggleExpanded(id)}
                             >
-                              <IconChevronRight
-                                size={16}
-                                aria-hidden
-                                style={{
-                                  transform: isExpanded ? 'rotate(90deg)' : undefined,
-                                  transition: 'transform 150ms',
-                                }}
-                              />
+                              {isExpanded ? (
+                                <IconChevronDown size={16} aria-hidden />
+                              ) : (
+                                <IconChevronRight size={16} aria-hidden />
+                              )}
                             </ActionIcon>
                           )}
                         </Table.Td>
@@ -288,7 +288,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
             <NativeSelect
               aria-label="Rows per page"
               size="xs"
-              data={PAGE_SIZE_OPTIONS}
+              data={pageSizeOptions(table.perPage)}
               value={String(table.perPage)}
               onChange={(event) => table.setPerPage(Number(event.currentTarget.value))}
             />

@@ -16,7 +16,8 @@ export const SortableHeader = ({ column, title, sort, onSort, width }: TProps) =
   const Arrow = order === 'asc' ? IconArrowUp : order === 'desc' ? IconArrowDown : IconArrowsSort;
   return (
     <Table.Th w={width} aria-sort={order === 'asc' ? 'ascending' : order === 'desc' ? 'descending' : 'none'}>
-      <UnstyledButton onClick={() => onSort(column)} fw={600} fz="sm">
+      {/* Full width, so a click anywhere in the header cell sorts, not only on the words. */}
+      <UnstyledButton onClick={() => onSort(column)} fw={600} fz="sm" w="100%">
         <Group gap={4} wrap="nowrap">
           {title}
           <Arrow size={14} stroke={1.8} aria-hidden opacity={order ? 1 : 0.4} />

@@ -54,6 +54,7 @@ export const ForgotPasswordPage = () => {
             name="email"
             autoComplete="email"
             required
+            withAsterisk={false}
             value={email}
             error={error}
             onChange={(event) => setEmail(event.currentTarget.value)}

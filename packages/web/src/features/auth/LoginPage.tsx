@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Stack, TextInput } from '@mantine/core';
 import { ZLoginRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
@@ -6,6 +6,7 @@ import { Link } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField, useAutofocus } from '../../app/forms';
+import { PasswordField } from '../../components/PasswordField';
 import { AuthLayout } from './AuthLayout';
 import { useLogin } from './auth.queries';
 
@@ -45,6 +46,7 @@ export const LoginPage = () => {
               {refusal}
             </Alert>
           )}
+          {/* Every field of these forms is required; the asterisk would only add noise and a stray ' *' to the label. */}
           <TextInput
             ref={emailRef}
             label="Email"
@@ -52,15 +54,17 @@ export const LoginPage = () => {
             name="email"
             autoComplete="email"
             required
+            withAsterisk={false}
             value={email}
             error={errors.email}
             onChange={(event) => setEmail(event.currentTarget.value)}
           />
-          <PasswordInput
+          <PasswordField
             label="Password"
             name="password"
             autoComplete="current-password"
             required
+            withAsterisk={false}
             value={password}
             error={errors.password}
             onChange={(event) => setPassword(event.currentTarget.value)}

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, PasswordInput, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { ZNewPassword } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
@@ -7,6 +7,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { useAutofocus } from '../../app/forms';
+import { PasswordField } from '../../components/PasswordField';
 import { AuthLayout } from './AuthLayout';
 import { useResetPassword } from './auth.queries';
 
@@ -65,21 +66,23 @@ export const ResetPasswordPage = () => {
               </Anchor>
             </Alert>
           )}
-          <PasswordInput
+          <PasswordField
             ref={passwordRef}
             label="New password"
             name="password"
             autoComplete="new-password"
             required
+            withAsterisk={false}
             value={password}
             error={errors.password}
             onChange={(event) => setPassword(event.currentTarget.value)}
           />
-          <PasswordInput
+          <PasswordField
             label="Confirm password"
             name="password_confirmation"
             autoComplete="new-password"
             required
+            withAsterisk={false}
             value={confirmation}
             error={errors.confirmation}
             onChange={(event) => setConfirmation(event.currentTarget.value)}

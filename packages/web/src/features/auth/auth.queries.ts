@@ -7,6 +7,8 @@ import type {
 } from '@sendwell/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, resetCsrfToken } from '../../app/api';
+import { isUnauthorized } from '../../app/errors';
+import { realtime } from '../../app/realtime';
 import { endSession, startSession } from '../../app/session';
 
 /** Signing in sets the user; the guest guard then moves the tab on to where it was going. */
@@ -29,9 +31,13 @@ export const useSignOut = () => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => api.post<TStatusMessage>('/api/logout'),
+    onMutate: () => realtime.pause(),
     onSuccess: () => {
       resetCsrfToken();
       endSession(queryClient);
+    },
+    onError: (error) => {
+      if (!isUnauthorized(error)) realtime.resume();
     },
   });
 };

@@ -37,8 +37,10 @@ export const NotificationBell = () => {
           size="lg"
           aria-label={unread > 0 ? `Notifications, ${unread} unread` : 'Notifications'}
           data-testid="notification-bell"
+          // The count badge sits over the button's corner; ActionIcon clips its content otherwise.
+          style={{ overflow: 'visible' }}
         >
-          <Indicator label={unread} maxValue={99} disabled={unread === 0} size={16} color="red" offset={2}>
+          <Indicator label={unread} maxValue={99} disabled={unread === 0} size={16} color="red" offset={1}>
             <IconBell size={22} stroke={1.6} />
           </Indicator>
         </ActionIcon>
