@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Two cores: more workers only queue on the CPU and on PostgreSQL.
+    maxWorkers: 2,
+    passWithNoTests: false,
     projects: [
       { test: { name: 'contracts', include: ['packages/contracts/src/**/*.test.ts'] } },
       {
@@ -11,8 +14,6 @@ export default defineConfig({
           globalSetup: ['packages/server/test/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          // Two cores: more workers only queue on the CPU and on PostgreSQL.
-          maxWorkers: 2,
         },
       },
       'packages/web/vitest.config.ts',

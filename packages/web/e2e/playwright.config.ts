@@ -13,7 +13,8 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: [['list']],
+  // JSON too, so `npm test` can count what ran (PLAYWRIGHT_JSON_OUTPUT_FILE says where).
+  reporter: [['list'], ['json']],
   outputDir: '../../../.tmp/e2e-results',
   use: {
     baseURL: process.env.E2E_BASE_URL,
