@@ -8,6 +8,11 @@ import { freePort } from './cluster';
 import { startServerProcess } from './processes';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-start-'));
+// A stand-in for the built web app, so the test does not depend on `npm run build`.
+const webDistDir = path.join(dataDir, 'web');
+fs.mkdirSync(path.join(webDistDir, 'assets'), { recursive: true });
+fs.writeFileSync(path.join(webDistDir, 'index.html'), '<!doctype html><title>Sendwell</title><div id="root"></div>');
+fs.writeFileSync(path.join(webDistDir, 'assets', 'app-abc123.js'), 'console.log(1)');
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 const isPortOpen = (port: number) =>
@@ -38,13 +43,27 @@ describe('npm start with the embedded PostgreSQL', () => {
   it('starts, stops cleanly on Ctrl-C (PostgreSQL too), and a second start reuses the data', async () => {
     const port = await freePort();
     const pgPort = await freePort();
-    const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), HOST: '127.0.0.1' };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      HOST: '127.0.0.1',
+      WEB_DIST_DIR: webDistDir,
+    };
 
     const first = startServerProcess(env);
     await first.waitForOutput(`Sendwell is running at http://localhost:${port}`, 60_000);
     expect(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
     const health = await fetch(`http://127.0.0.1:${port}/api/health`);
     expect(await health.json()).toEqual({ status: 'ok', db: 'ok', queue: 'ok' });
+
+    // The app shell answers every client-side route, under a CSP; fingerprinted assets are immutable.
+    const deepLink = await fetch(`http://127.0.0.1:${port}/mailing-lists/detail/1/2`);
+    expect(deepLink.status).toBe(200);
+    expect(await deepLink.text()).toContain('<div id="root">');
+    expect(deepLink.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const asset = await fetch(`http://127.0.0.1:${port}/assets/app-abc123.js`);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
 
     // The admin CLI joins the running cluster rather than starting a second one.
     const admin = spawnSync(
