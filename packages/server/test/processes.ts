@@ -8,8 +8,13 @@ export type TServerProcess = {
   output: () => string;
   /** Resolves when the output contains `text`. */
   waitForOutput: (text: string | RegExp, timeoutMs?: number) => Promise<void>;
-  /** Sends SIGINT and resolves with the exit code. */
+  /** Sends SIGINT (or `signal`) and resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+  /**
+   * Sends SIGINT to the whole process group, as a terminal's Ctrl-C does: the embedded
+   * PostgreSQL gets it too. Needs `{ ownGroup: true }` at start.
+   */
+  interruptGroup: () => Promise<number | null>;
 };
 
 /**
@@ -20,11 +25,13 @@ export const startServerProcess = (
   env: Record<string, string>,
   args: string[] = [],
   entry = path.join(SERVER_ROOT, 'src/main.ts'),
+  { ownGroup = false }: { ownGroup?: boolean } = {},
 ): TServerProcess => {
   const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
   });
   let output = '';
   const listeners = new Set<() => void>();
@@ -63,6 +70,11 @@ export const startServerProcess = (
       }),
     stop: async (signal = 'SIGINT') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+    interruptGroup: async () => {
+      if (!ownGroup) throw new Error('start the process with { ownGroup: true } to signal its group');
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGINT');
       return exited;
     },
   };

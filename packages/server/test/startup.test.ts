@@ -51,7 +51,7 @@ describe('npm start with the embedded PostgreSQL', () => {
       WEB_DIST_DIR: webDistDir,
     };
 
-    const first = startServerProcess(env);
+    const first = startServerProcess(env, [], undefined, { ownGroup: true });
     await first.waitForOutput(`Sendwell is running at http://localhost:${port}`, 60_000);
     expect(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
     const health = await fetch(`http://127.0.0.1:${port}/api/health`);
@@ -74,7 +74,7 @@ describe('npm start with the embedded PostgreSQL', () => {
     expect(admin.stdout).toContain('Created user 1 <owner@example.com>.');
     expect(admin.status).toBe(0);
 
-    expect(await first.stop('SIGINT')).toBe(0);
+    expect(await first.interruptGroup()).toBe(0);
     expect(first.output()).not.toMatch(/"level":(40|50|60)/);
     expect(await isPortOpen(pgPort)).toBe(false);
     expect(await isPortOpen(port)).toBe(false);

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { allJobs } from '../modules';
 import { hasWorker, type TConfig } from './config';
 import type { TPlatform } from './context';
-import { createDatabase, type TDatabase } from './db';
+import { createDatabase, isDatabaseShutdown, type TDatabase } from './db';
 import { startEmbeddedPostgres, type TEmbeddedPostgres } from './embedded-postgres';
 import { createMailer } from './mailer';
 import { migrate } from './migrations';
@@ -33,7 +33,10 @@ export const openPlatform = async (config: TConfig, log = pino({ level: config.l
   const url = config.databaseUrl ?? embedded!.url;
   const database = createDatabase(url, {
     poolSize: config.dbPoolSize,
-    onError: (error) => log.warn({ err: error }, 'idle database connection failed'),
+    onError: (error) =>
+      isDatabaseShutdown(error)
+        ? log.info('database is shutting down; idle connection closed')
+        : log.warn({ err: error }, 'idle database connection failed'),
   });
   try {
     const applied = await migrate(database.pool);
@@ -42,7 +45,10 @@ export const openPlatform = async (config: TConfig, log = pino({ level: config.l
       url,
       jobs: allJobs,
       isWorker: hasWorker(config.role),
-      onError: (error) => log.error({ err: error }, 'job queue error'),
+      onError: (error) =>
+        isDatabaseShutdown(error)
+          ? log.info('database is shutting down; job queue connection closed')
+          : log.error({ err: error }, 'job queue error'),
     });
     const platform: TPlatform = {
       config,

@@ -39,3 +39,11 @@ export const createDatabase = (
     },
   };
 };
+
+/**
+ * PostgreSQL closing our connections because it is shutting down (57P01 admin_shutdown,
+ * 57P02 crash_shutdown, 57P03 cannot_connect_now). On Ctrl-C the terminal signals the
+ * embedded server too, so these arrive during every ordinary stop: expected, not errors.
+ */
+export const isDatabaseShutdown = (error: unknown): boolean =>
+  ['57P01', '57P02', '57P03'].includes((error as { code?: string } | undefined)?.code ?? '');

@@ -2,7 +2,7 @@ import { REALTIME_CLOSE, realtimeEvents, type TRealtimeEventName, type TRealtime
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { WebSocket } from 'ws';
-import type { Executor } from './db';
+import { type Executor, isDatabaseShutdown } from './db';
 
 /**
  * Cross-process fan-out for the private per-user channel. Any process (web or worker)
@@ -93,7 +93,7 @@ export const startRealtimeHub = async ({
     });
     next.on('error', (error) => {
       listening = false;
-      log.warn({ err: error }, 'realtime listener lost its database connection');
+      if (!isDatabaseShutdown(error)) log.warn({ err: error }, 'realtime listener lost its database connection');
       next.end().catch(() => {});
       scheduleReconnect();
     });
