@@ -13,8 +13,11 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  // JSON too, so `npm test` can count what ran (PLAYWRIGHT_JSON_OUTPUT_FILE says where).
-  reporter: [['list'], ['json']],
+  // JSON too, so `npm test` can count what ran.
+  reporter: [
+    ['list'],
+    ['json', { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_FILE ?? '../../../.tmp/reports/playwright.json' }],
+  ],
   outputDir: '../../../.tmp/e2e-results',
   use: {
     baseURL: process.env.E2E_BASE_URL,
