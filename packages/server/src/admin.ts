@@ -111,7 +111,8 @@ if (!command || values.help) {
 
 // The admin CLI only enqueues; running jobs is the worker's business.
 const config = { ...loadConfig(process.env, []), role: 'web' as const };
-const opened = await openPlatform(config, pino({ level: 'warn' }));
+// Joins the running server's PostgreSQL, or starts it for the command's duration.
+const opened = await openPlatform(config, pino({ level: 'warn' }), { adoptOrphanDatabase: false });
 let exitCode = 0;
 try {
   await command.run(opened.platform, rest, values as Record<string, string | undefined>);

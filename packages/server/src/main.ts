@@ -33,7 +33,12 @@ if (hasWorker(config.role)) {
   log.info('worker started');
 }
 if (hasWeb(config.role)) {
-  hub = await startRealtimeHub({ url: opened.database.url, log });
+  hub = await startRealtimeHub({
+    url: opened.database.url,
+    log,
+    onSessionEnded: platform.sessionCache.evict,
+    onListeningChange: platform.sessionCache.setTrusted,
+  });
   app = await buildApp({ platform, hub });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -68,3 +73,5 @@ const stop = async (signal: string) => {
 };
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
+// The terminal closing: PostgreSQL runs in its own session and would be left behind.
+process.on('SIGHUP', () => void stop('SIGHUP'));

@@ -34,8 +34,12 @@ export const createTestDatabase = async () => {
  * The real app on its own database: the same build as production, with the web role's
  * realtime hub. `env` overrides configuration (e.g. `{SMTP_URL: …}`).
  */
-export const startTestApp = async (env: Record<string, string> = {}): Promise<TTestApp> => {
-  const databaseUrl = await createTestDatabase();
+export const startTestApp = async (
+  env: Record<string, string> = {},
+  { databaseUrl: existing }: { databaseUrl?: string } = {},
+): Promise<TTestApp> => {
+  // A second app on an existing database stands for a second web process.
+  const databaseUrl = existing ?? (await createTestDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-test-data-'));
   const config = loadConfig(
     {
@@ -50,7 +54,12 @@ export const startTestApp = async (env: Record<string, string> = {}): Promise<TT
     [],
   );
   const opened = await openPlatform(config, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
-  const hub = await startRealtimeHub({ url: databaseUrl, log: opened.platform.log });
+  const hub = await startRealtimeHub({
+    url: databaseUrl,
+    log: opened.platform.log,
+    onSessionEnded: opened.platform.sessionCache.evict,
+    onListeningChange: opened.platform.sessionCache.setTrusted,
+  });
   const app = await buildApp({ platform: opened.platform, hub });
   await app.ready();
   return {

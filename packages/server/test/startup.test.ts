@@ -74,7 +74,8 @@ describe('npm start with the embedded PostgreSQL', () => {
     expect(admin.stdout).toContain('Created user 1 <owner@example.com>.');
     expect(admin.status).toBe(0);
 
-    expect(await first.interruptGroup()).toBe(0);
+    const code = await first.interruptGroup();
+    expect(code, first.output().slice(-3000)).toBe(0);
     expect(first.output()).not.toMatch(/"level":(40|50|60)/);
     expect(await isPortOpen(pgPort)).toBe(false);
     expect(await isPortOpen(port)).toBe(false);
@@ -88,6 +89,37 @@ describe('npm start with the embedded PostgreSQL', () => {
       expect(await second.stop('SIGTERM')).toBe(0);
     }
     expect(await isPortOpen(pgPort)).toBe(false);
+  }, 120_000);
+});
+
+describe('after a crash', () => {
+  it('adopts the PostgreSQL a killed server left running, and stops it on the next Ctrl-C', async () => {
+    const crashDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-crash-'));
+    const port = await freePort();
+    const pgPort = await freePort();
+    const env = {
+      DATA_DIR: crashDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      HOST: '127.0.0.1',
+      WEB_DIST_DIR: webDistDir,
+    };
+    try {
+      const crashed = startServerProcess(env, [], undefined, { ownGroup: true });
+      await crashed.waitForOutput('Sendwell is running at', 60_000);
+      await crashed.stop('SIGKILL');
+      // PostgreSQL runs in its own session, so it outlives the killed server…
+      expect(await isPortOpen(pgPort)).toBe(true);
+
+      const next = startServerProcess(env, [], undefined, { ownGroup: true });
+      await next.waitForOutput('Sendwell is running at', 60_000);
+      expect(await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()).toMatchObject({ db: 'ok' });
+      // …and the next server takes it over, so its Ctrl-C stops it.
+      expect(await next.interruptGroup()).toBe(0);
+      expect(await isPortOpen(pgPort)).toBe(false);
+    } finally {
+      fs.rmSync(crashDir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

@@ -8,6 +8,7 @@ import { createMailer } from './mailer';
 import { migrate } from './migrations';
 import { startQueue } from './queue';
 import { loadSecrets } from './secrets';
+import { createSessionCache } from './session-cache';
 
 export type TOpenPlatform = {
   platform: TPlatform;
@@ -21,13 +22,18 @@ export type TOpenPlatform = {
  * Everything a Sendwell process needs before it serves or works: the database (embedded
  * unless DATABASE_URL is set), migrations, the job queue and the shared pieces.
  */
-export const openPlatform = async (config: TConfig, log = pino({ level: config.logLevel })): Promise<TOpenPlatform> => {
+export const openPlatform = async (
+  config: TConfig,
+  log = pino({ level: config.logLevel }),
+  { adoptOrphanDatabase = true }: { adoptOrphanDatabase?: boolean } = {},
+): Promise<TOpenPlatform> => {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres({
         dataDir: config.dataDir,
         port: config.embeddedPgPort,
         database: 'sendwell',
+        adoptOrphan: adoptOrphanDatabase,
         log: (message) => log.debug({ component: 'postgres' }, message),
       });
   const url = config.databaseUrl ?? embedded!.url;
@@ -56,6 +62,7 @@ export const openPlatform = async (config: TConfig, log = pino({ level: config.l
       queue,
       secrets: loadSecrets(config.secretKey, config.dataDir),
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
+      sessionCache: createSessionCache(),
       log,
     };
     return {

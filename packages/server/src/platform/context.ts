@@ -4,6 +4,7 @@ import type { Db } from './db';
 import type { TMailer } from './mailer';
 import type { TQueue } from './queue';
 import type { TSecrets } from './secrets';
+import type { TSessionCache } from './session-cache';
 
 /**
  * What services and job handlers are given: the shared pieces of one process. Nothing
@@ -15,5 +16,6 @@ export type TPlatform = {
   queue: TQueue;
   secrets: TSecrets;
   mailer: TMailer;
+  sessionCache: TSessionCache;
   log: FastifyBaseLogger;
 };

@@ -17,13 +17,32 @@ export type TDatabase = {
   close: () => Promise<void>;
 };
 
+/**
+ * A pg Client class that always has an 'error' listener. pg-pool listens for errors only
+ * while a client is idle; a checked-out client whose server goes away (PostgreSQL
+ * restarting or stopping) between two queries would emit 'error' to nobody, which Node
+ * turns into a process exit. The pool still discards the broken client when it returns.
+ * Used for our pool and handed to pg-boss's (`Client` is a pg.Pool option).
+ */
+export const guardedClient = (onError: (error: Error) => void): typeof pg.Client =>
+  class GuardedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      this.on('error', onError);
+    }
+  };
+
 export const createDatabase = (
   url: string,
-  { poolSize = 10, onError }: { poolSize?: number; onError?: (error: Error) => void } = {},
+  { poolSize = 10, onError = () => {} }: { poolSize?: number; onError?: (error: Error) => void } = {},
 ): TDatabase => {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
-  // An idle client losing its server (PostgreSQL restarting) must not crash the process.
-  pool.on('error', (error) => onError?.(error));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    idleTimeoutMillis: 30_000,
+    Client: guardedClient(onError),
+  });
+  pool.on('error', onError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

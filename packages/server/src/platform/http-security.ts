@@ -69,9 +69,12 @@ const hasValidCsrfToken = (platform: TPlatform, request: FastifyRequest): boolea
 export const findSession = async (platform: TPlatform, cookieValue: string | undefined): Promise<TSession | null> => {
   if (!cookieValue) return null;
   const idHash = hashToken(cookieValue);
+  const id = idHash.toString('hex');
+  const cachedUserId = platform.sessionCache.get(id);
+  if (cachedUserId !== undefined) return { id, userId: cachedUserId };
   const row = await platform.db
     .selectFrom('sessions')
-    .select(['user_id', 'last_seen_at'])
+    .select(['user_id', 'last_seen_at', 'expires_at'])
     .where('id_hash', '=', idHash)
     .where('expires_at', '>', new Date())
     .executeTakeFirst();
@@ -79,7 +82,8 @@ export const findSession = async (platform: TPlatform, cookieValue: string | und
   if (Date.now() - row.last_seen_at.getTime() > LAST_SEEN_RESOLUTION_MS) {
     await platform.db.updateTable('sessions').set({ last_seen_at: new Date() }).where('id_hash', '=', idHash).execute();
   }
-  return { id: idHash.toString('hex'), userId: row.user_id };
+  platform.sessionCache.set(id, row.user_id, row.expires_at);
+  return { id, userId: row.user_id };
 };
 
 /** Starts a fresh session (a new id every sign-in) and sets its cookie. */
@@ -92,6 +96,7 @@ export const startSession = async (
   const token = randomToken();
   const idHash = hashToken(token);
   const ttlSeconds = platform.config.sessionTtlDays * 86_400;
+  const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
   await platform.db
     .insertInto('sessions')
     .values({
@@ -99,10 +104,11 @@ export const startSession = async (
       user_id: userId,
       ip: request.ip,
       user_agent: request.headers['user-agent']?.slice(0, 500) ?? null,
-      expires_at: new Date(Date.now() + ttlSeconds * 1000),
+      expires_at: expiresAt,
     })
     .execute();
   reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, ttlSeconds));
+  platform.sessionCache.set(idHash.toString('hex'), userId, expiresAt);
   return { id: idHash.toString('hex'), userId };
 };
 

@@ -1,7 +1,7 @@
 import { fromKysely, type Job, PgBoss, type QueueOptions } from 'pg-boss';
 import type { z } from 'zod';
 import type { TPlatform } from './context';
-import type { Executor } from './db';
+import { type Executor, guardedClient } from './db';
 
 /** What a job handler gets besides its payload. */
 export type TJobContext = { jobId: string; retryCount: number; signal: AbortSignal };
@@ -58,6 +58,8 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
     schedule: isWorker,
     migrate: true,
     useListenNotify: isWorker,
+    // pg.Pool option, passed through by pg-boss: see guardedClient.
+    ...({ Client: guardedClient(onError) } as object),
   });
   boss.on('error', onError);
   await boss.start();

@@ -37,8 +37,12 @@ export const publishToUser = async <E extends TRealtimeEventName>(
   await notify(executor, { kind: 'event', userId, event, payload: checked });
 };
 
-/** Closes the sockets opened under a session, in whichever web process holds them (logout). */
-export const closeSessionSockets = (executor: Executor, sessionId: string) =>
+/**
+ * Tells every web process a session has ended (sign-out, new sign-in, password reset):
+ * they close its sockets and drop it from their session caches. Call it in the
+ * transaction that deletes the session, so it is announced only if the delete commits.
+ */
+export const announceSessionEnd = (executor: Executor, sessionId: string) =>
   notify(executor, { kind: 'session-closed', sessionId });
 
 type TConnection = { socket: WebSocket; sessionId: string };
@@ -57,9 +61,14 @@ export type TRealtimeHub = {
 export const startRealtimeHub = async ({
   url,
   log,
+  onSessionEnded,
+  onListeningChange,
 }: {
   url: string;
   log: { warn: (object: object, message: string) => void };
+  onSessionEnded?: (sessionId: string) => void;
+  /** Whether session-end announcements are reaching this process (the session cache relies on it). */
+  onListeningChange?: (isListening: boolean) => void;
 }): Promise<TRealtimeHub> => {
   const byUser = new Map<number, Set<TConnection>>();
   let client: pg.Client | undefined;
@@ -79,6 +88,7 @@ export const startRealtimeHub = async ({
       for (const connection of byUser.get(message.userId) ?? []) connection.socket.send(frame);
       return;
     }
+    onSessionEnded?.(message.sessionId);
     for (const connections of byUser.values()) {
       for (const connection of connections) {
         if (connection.sessionId === message.sessionId) connection.socket.close(REALTIME_CLOSE.signedOut, 'Signed out');
@@ -93,6 +103,7 @@ export const startRealtimeHub = async ({
     });
     next.on('error', (error) => {
       listening = false;
+      onListeningChange?.(false);
       if (!isDatabaseShutdown(error)) log.warn({ err: error }, 'realtime listener lost its database connection');
       next.end().catch(() => {});
       scheduleReconnect();
@@ -101,6 +112,7 @@ export const startRealtimeHub = async ({
     await next.query(`listen ${REALTIME_CHANNEL}`);
     client = next;
     listening = true;
+    onListeningChange?.(true);
     retryDelay = 250;
   };
 
@@ -134,6 +146,8 @@ export const startRealtimeHub = async ({
     isListening: () => listening,
     close: async () => {
       closed = true;
+      listening = false;
+      onListeningChange?.(false);
       for (const connections of byUser.values()) {
         for (const connection of connections) connection.socket.close(1001, 'Server shutting down');
       }

@@ -34,7 +34,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
       const userId = await auth.authenticate(platform, { ...request.body, ip: request.ip });
       // A session id known before sign-in (fixation) must not survive it.
       const previous = request.cookies[SESSION_COOKIE];
-      if (previous) await platform.db.deleteFrom('sessions').where('id_hash', '=', hashToken(previous)).execute();
+      if (previous) await auth.endSession(platform, hashToken(previous).toString('hex'));
       await startSession(platform, request, reply, userId);
       return { status: true as const, data: await auth.getUserInformation(platform, userId) };
     },

@@ -4,7 +4,7 @@ import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { tooManyRequests } from '../../platform/http-security';
 import { hashPassword, verifyPassword } from '../../platform/passwords';
 import { consumeRateLimit, resetRateLimit } from '../../platform/rate-limit';
-import { closeSessionSockets } from '../../platform/realtime';
+import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
 import * as repository from './auth.repository';
 
@@ -53,12 +53,14 @@ export const authenticate = async (
   return user.id;
 };
 
+/** Ends a session everywhere: the row, its open tabs, and every web process's cache. */
 export const endSession = async (platform: TPlatform, sessionId: string) => {
   await platform.db.transaction().execute(async (trx) => {
     await repository.deleteSession(trx, Buffer.from(sessionId, 'hex'));
-    // Delivered at commit: every tab of this session, in any web process, is closed.
-    await closeSessionSockets(trx, sessionId);
+    await announceSessionEnd(trx, sessionId);
   });
+  // Other processes hear it at commit; this one must not wait for its own notification.
+  platform.sessionCache.evict(sessionId);
 };
 
 export const createUser = async (
@@ -98,16 +100,19 @@ export const requestPasswordReset = async (platform: TPlatform, email: string) =
 
 export const resetPassword = async (platform: TPlatform, token: string, password: string) => {
   const passwordHash = await hashPassword(password);
-  await platform.db.transaction().execute(async (trx) => {
+  const endedSessions = await platform.db.transaction().execute(async (trx) => {
     const reset = await repository.findUsablePasswordResetForUpdate(trx, hashToken(token));
-    if (!reset)
+    if (!reset) {
       throw fieldError('token', 'This password reset link is invalid or has expired. Please request a new one.');
+    }
     await repository.updatePasswordHash(trx, reset.user_id, passwordHash);
     await repository.markPasswordResetsUsed(trx, reset.user_id);
     // A new password signs out every device that knew the old one.
     const sessions = await repository.deleteUserSessions(trx, reset.user_id);
-    for (const session of sessions) await closeSessionSockets(trx, session.id_hash.toString('hex'));
+    for (const session of sessions) await announceSessionEnd(trx, session.id_hash.toString('hex'));
+    return sessions;
   });
+  for (const session of endedSessions) platform.sessionCache.evict(session.id_hash.toString('hex'));
 };
 
 export const publicUrl = (platform: TPlatform) =>
