@@ -6,18 +6,14 @@ import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import { REALTIME_PATH } from '@sendwell/contracts';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { modules } from './modules';
 import type { TPlatform } from './platform/context';
 import { HttpError, handleError, notFound } from './platform/errors';
 import { httpSecurity } from './platform/http-security';
 import { registerMetrics } from './platform/metrics';
 import type { TRealtimeHub } from './platform/realtime';
+import { zodResponseSerializer } from './platform/serializer';
 import { randomToken, safeEqual } from './platform/tokens';
 
 // The web app itself: React, Mantine's inline styles, our own WebSocket. User HTML
@@ -67,7 +63,7 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
   });
   app.decorate('routeInventory', routes);
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(zodResponseSerializer);
   app.setErrorHandler(handleError);
 
   await app.register(fastifyCookie);
