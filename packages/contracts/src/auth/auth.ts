@@ -48,6 +48,8 @@ export const ZUserInformation = z.object({
   free: z.boolean(),
   plan: ZPlanSummary,
   time_zone: z.string(),
+  /** The balance when the page loads; `CreditBalanceEvent` keeps it current after. */
+  credit: z.object({ totalCredit: z.number().int(), usedCredit: z.number().int() }),
 });
 export type TUserInformation = z.infer<typeof ZUserInformation>;
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 export const realtimeEvents = {
   /** The credit balance changed (billing issue). */
-  CreditBalanceEvent: z.object({ totalCredit: z.number() }),
+  CreditBalanceEvent: z.object({ totalCredit: z.number(), usedCredit: z.number() }),
   /** A new in-app notification for the user. */
   NotificationEvent: z.object({
     id: z.number().int(),
