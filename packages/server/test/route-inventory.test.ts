@@ -14,6 +14,7 @@ const PUBLIC_ROUTES = [
   'POST /api/reset-password',
   'GET /api/docs',
   'GET /api/metrics',
+  'GET /api/packages',
 ].sort();
 
 let t: TTestApp;

@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../platform/context';
 import type { TJobDefinition } from '../platform/queue';
 import { authRoutes } from './auth/auth.routes';
+import { creditRoutes } from './credits/credits.routes';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
+import { planRoutes } from './plans/plans.routes';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
 
@@ -20,6 +22,8 @@ export type TModule = {
 export const modules: TModule[] = [
   { name: 'system', routes: systemRoutes, jobs: systemJobs as TJobDefinition[] },
   { name: 'auth', routes: authRoutes },
+  { name: 'plans', routes: planRoutes },
+  { name: 'credits', routes: creditRoutes },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];
 

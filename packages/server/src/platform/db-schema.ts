@@ -14,6 +14,11 @@ export type PlansTable = {
   price_cents: Generated<number>;
   is_free: Generated<boolean>;
   tax_percent: ColumnType<string, string | number | undefined, string | number>;
+  allows_scheduling: Generated<boolean>;
+  allows_accounts: Generated<boolean>;
+  monthly_credits: Generated<number>;
+  trial_credits: Generated<number>;
+  stripe_price_id: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
@@ -73,7 +78,27 @@ export type NotificationCountersTable = {
   updated_at: Timestamp;
 };
 
+export type CreditEntriesTable = {
+  id: Generated<number>;
+  user_id: number;
+  type: string;
+  quantity: number;
+  reference: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type CreditBalancesTable = {
+  user_id: number;
+  balance: Generated<number>;
+  used: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
 export type Database = {
+  credit_entries: CreditEntriesTable;
+  credit_balances: CreditBalancesTable;
   notification_counters: NotificationCountersTable;
   plans: PlansTable;
   users: UsersTable;

@@ -5,6 +5,7 @@ export const findUserInformation = (db: Executor, userId: number) =>
   db
     .selectFrom('users')
     .innerJoin('plans', 'plans.id', 'users.plan_id')
+    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id')
     .select([
       'users.id',
       'users.name',
@@ -13,6 +14,8 @@ export const findUserInformation = (db: Executor, userId: number) =>
       'plans.id as plan_id',
       'plans.name as plan_name',
       'plans.is_free as plan_is_free',
+      'credit_balances.balance',
+      'credit_balances.used',
     ])
     .where('users.id', '=', userId)
     .executeTakeFirst();

@@ -6,6 +6,8 @@ import { hashPassword, verifyPassword } from '../../platform/passwords';
 import { consumeRateLimit, resetRateLimit } from '../../platform/rate-limit';
 import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
+import { changeCredits } from '../credits/credits.service';
+import { findPlan } from '../plans/plans.repository';
 import * as repository from './auth.repository';
 
 export const DEFAULT_FREE_PLAN_ID = 2;
@@ -25,6 +27,7 @@ export const getUserInformation = async (platform: TPlatform, userId: number): P
     free: row.plan_is_free,
     plan: { id: row.plan_id, name: row.plan_name, isFree: row.plan_is_free },
     time_zone: row.time_zone,
+    credit: { totalCredit: row.balance ?? 0, usedCredit: row.used ?? 0 },
   };
 };
 
@@ -69,11 +72,27 @@ export const createUser = async (
 ) => {
   const existing = await repository.findUserByEmail(platform.db, user.email);
   if (existing) throw fieldError('email', 'The email has already been taken.');
-  return repository.insertUser(platform.db, {
-    name: user.name,
-    email: user.email.toLowerCase(),
-    passwordHash: await hashPassword(user.password),
-    planId: user.planId ?? DEFAULT_FREE_PLAN_ID,
+  const passwordHash = await hashPassword(user.password);
+  const planId = user.planId ?? DEFAULT_FREE_PLAN_ID;
+  return platform.db.transaction().execute(async (trx) => {
+    const plan = await findPlan(trx, planId);
+    if (!plan) throw fieldError('package_id', 'Please select package!');
+    const created = await repository.insertUser(trx, {
+      name: user.name,
+      email: user.email.toLowerCase(),
+      passwordHash,
+      planId,
+    });
+    // A new user starts with the plan's trial credits, in the same transaction.
+    if (plan.trial_credits > 0) {
+      await changeCredits(trx, {
+        userId: created.id,
+        type: 'trial',
+        quantity: plan.trial_credits,
+        reference: plan.name,
+      });
+    }
+    return created;
   });
 };
 

@@ -50,6 +50,7 @@ describe('sign in', () => {
       free: true,
       plan: { id: 2, name: 'Free', isFree: true },
       time_zone: 'America/New_York',
+      credit: { totalCredit: 300, usedCredit: 0 },
     });
   });
 

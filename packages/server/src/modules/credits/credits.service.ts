@@ -1,0 +1,101 @@
+import type { TCreditBalance, TCreditLogQuery, TCreditType } from '@sendwell/contracts';
+import { sql } from 'kysely';
+import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
+import { HttpError } from '../../platform/errors';
+import { paginate } from '../../platform/paging';
+import { publishToUser } from '../../platform/realtime';
+import * as repository from './credits.repository';
+
+/** The spec's wording when a balance cannot pay for the work (§8, insufficient credit). */
+export const INSUFFICIENT_CREDITS_MESSAGE = 'To complete this process; please buy credits.';
+
+export class InsufficientCreditsError extends HttpError {
+  constructor(
+    readonly needed: number,
+    readonly available: number,
+  ) {
+    super(402, INSUFFICIENT_CREDITS_MESSAGE, 'ERR_LIMIT');
+  }
+}
+
+type TChange = { userId: number; type: TCreditType; quantity: number; reference?: string | null };
+
+/**
+ * Records one change to a user's credits inside the caller's transaction: the balance
+ * moves, the entry is written, and the new balance is announced to the user's tabs when
+ * (and only if) the transaction commits. A charge the balance cannot cover throws
+ * InsufficientCreditsError and changes nothing.
+ */
+export const changeCredits = async (trx: Executor, change: TChange): Promise<TCreditBalance> => {
+  if (!Number.isInteger(change.quantity) || change.quantity === 0) {
+    throw new Error(`A credit change is a non-zero whole number, not ${change.quantity}.`);
+  }
+  const moved = await repository.moveBalance(trx, change.userId, change.type, change.quantity);
+  if (!moved) {
+    const { balance } = await repository.findBalance(trx, change.userId);
+    throw new InsufficientCreditsError(-change.quantity, balance);
+  }
+  await repository.insertEntry(trx, { ...change, reference: change.reference ?? null });
+  const balance = { totalCredit: moved.balance, usedCredit: moved.used };
+  await publishToUser(trx, change.userId, 'CreditBalanceEvent', balance);
+  return balance;
+};
+
+/** Pays for a piece of work: call it in the transaction that records the work. */
+export const chargeCredits = (
+  trx: Executor,
+  charge: { userId: number; type: TCreditType; amount: number; reference?: string | null },
+) => changeCredits(trx, { ...charge, quantity: -charge.amount });
+
+/** Gives back what failed work was charged, under the same type, so `used` drops again. */
+export const refundCredits = (
+  trx: Executor,
+  refund: { userId: number; type: TCreditType; amount: number; reference?: string | null },
+) => changeCredits(trx, { ...refund, quantity: refund.amount });
+
+/**
+ * Takes up to `amount` away without failing when the balance is smaller (a plan's
+ * monthly credits ending, an operator correcting): the balance stops at zero.
+ */
+export const removeCredits = async (
+  trx: Executor,
+  removal: { userId: number; type: TCreditType; amount: number; reference?: string | null },
+): Promise<TCreditBalance> => {
+  const { balance, used } = await repository.findBalance(trx, removal.userId);
+  const quantity = -Math.min(balance, removal.amount);
+  if (quantity === 0) return { totalCredit: balance, usedCredit: used };
+  return changeCredits(trx, { ...removal, quantity });
+};
+
+export const getBalance = async (db: Executor, userId: number): Promise<TCreditBalance> => {
+  const { balance, used } = await repository.findBalance(db, userId);
+  return { totalCredit: balance, usedCredit: used };
+};
+
+/**
+ * Dates filter in the user's time zone: a bare day covers the whole day; a time is exact.
+ * `last_date` is inclusive either way.
+ */
+const localTime = (value: string, timeZone: string) => sql<Date>`(${value}::timestamp at time zone ${timeZone})`;
+
+export const listCreditLog = async (platform: TPlatform, userId: number, timeZone: string, query: TCreditLogQuery) => {
+  let rows = repository.selectEntries(platform.db, userId);
+  if (query.type) rows = rows.where('type', '=', query.type);
+  if (query.first_date) rows = rows.where('created_at', '>=', localTime(query.first_date, timeZone));
+  if (query.last_date) {
+    rows =
+      query.last_date.length === 10
+        ? rows.where('created_at', '<', sql<Date>`(${query.last_date}::date + 1)::timestamp at time zone ${timeZone}`)
+        : rows.where('created_at', '<=', localTime(query.last_date, timeZone));
+  }
+  const page = await paginate(rows, query, {
+    sortColumns: { created_at: 'created_at', type: 'type', quantity: 'quantity' },
+    searchColumns: ['type', 'reference'],
+    tieBreaker: 'id',
+  });
+  return {
+    data: page.data.map((row) => ({ ...row, type: row.type as TCreditType, created_at: row.created_at.toISOString() })),
+    meta: page.meta,
+  };
+};

@@ -1,0 +1,48 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { findPlanOfUser, listPlans } from './plans.repository';
+
+/** The spec's package: id, name, price, isFree, plan_name, tax; plus what the plan allows. */
+const ZPackage = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  price: z.number(),
+  isFree: z.boolean(),
+  plan_name: z.string(),
+  tax: z.number(),
+  allowsScheduling: z.boolean(),
+  allowsAccounts: z.boolean(),
+  monthlyCredits: z.number().int(),
+  trialCredits: z.number().int(),
+});
+
+export const planRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  // Public: the registration screen shows the plans before anyone has an account.
+  app.get(
+    '/packages',
+    { config: { public: true }, schema: { tags: ['plans'], response: { 200: z.object({ data: z.array(ZPackage) }) } } },
+    async () => ({
+      data: (await listPlans(platform.db)).map((plan) => ({
+        id: plan.id,
+        name: plan.name,
+        price: plan.price_cents / 100,
+        isFree: plan.is_free,
+        plan_name: plan.plan_name,
+        tax: Number(plan.tax_percent),
+        allowsScheduling: plan.allows_scheduling,
+        allowsAccounts: plan.allows_accounts,
+        monthlyCredits: plan.monthly_credits,
+        trialCredits: plan.trial_credits,
+      })),
+    }),
+  );
+
+  app.get(
+    '/scheduled-mails/check-schedule',
+    { schema: { tags: ['plans'], response: { 200: z.object({ createSchedule: z.boolean() }) } } },
+    async (request) => ({
+      createSchedule: (await findPlanOfUser(platform.db, request.session!.userId)).allows_scheduling,
+    }),
+  );
+};
