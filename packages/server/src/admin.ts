@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createUser } from './modules/auth/auth.service';
+import { changeCredits, removeCredits } from './modules/credits/credits.service';
 import { notifyUser } from './modules/notifications/notifications.service';
+import { findPlan, insertPlan, listPlans, setUserPlan, updatePlan } from './modules/plans/plans.repository';
 import { openPlatform } from './platform/bootstrap';
 import { loadConfig } from './platform/config';
 import type { TPlatform } from './platform/context';
@@ -12,9 +14,11 @@ import { hashPassword } from './platform/passwords';
  * Operator tasks from the command line: `npm run admin -- <command> …`. It joins the
  * running embedded PostgreSQL (or starts it, or uses DATABASE_URL), never the web app.
  */
+type TFlags = Record<string, string | undefined>;
+
 type TCommand = {
   usage: string;
-  run: (platform: TPlatform, positionals: string[], flags: Record<string, string | undefined>) => Promise<void>;
+  run: (platform: TPlatform, positionals: string[], flags: TFlags) => Promise<void>;
 };
 
 const findUserId = async (platform: TPlatform, email: string) => {
@@ -26,6 +30,37 @@ const findUserId = async (platform: TPlatform, email: string) => {
   if (!user) throw new Error(`No user with the email ${email}.`);
   return user.id;
 };
+
+const wholeNumber = (value: string | undefined, what: string, { min = 0 } = {}) => {
+  const number = Number(value);
+  if (value === undefined || !Number.isInteger(number) || number < min) {
+    throw new Error(`${what} must be a whole number${min > 0 ? ` of at least ${min}` : ''}.`);
+  }
+  return number;
+};
+
+const text = (flags: TFlags, name: string) => flags[name];
+
+/** Plan fields from flags, for create-plan and edit-plan; only the flags given. */
+const planChanges = (flags: TFlags) => ({
+  ...(text(flags, 'name') ? { name: text(flags, 'name')! } : {}),
+  ...(text(flags, 'plan-name') ? { plan_name: text(flags, 'plan-name')! } : {}),
+  ...(text(flags, 'price') !== undefined
+    ? { price_cents: Math.round(Number(text(flags, 'price')) * 100), is_free: Number(text(flags, 'price')) === 0 }
+    : {}),
+  ...(text(flags, 'monthly-credits') !== undefined
+    ? { monthly_credits: wholeNumber(text(flags, 'monthly-credits'), '--monthly-credits') }
+    : {}),
+  ...(text(flags, 'trial-credits') !== undefined
+    ? { trial_credits: wholeNumber(text(flags, 'trial-credits'), '--trial-credits') }
+    : {}),
+  ...(text(flags, 'scheduling') !== undefined ? { allows_scheduling: text(flags, 'scheduling') === 'yes' } : {}),
+  ...(text(flags, 'accounts') !== undefined ? { allows_accounts: text(flags, 'accounts') === 'yes' } : {}),
+  ...(text(flags, 'stripe-price') !== undefined ? { stripe_price_id: text(flags, 'stripe-price') || null } : {}),
+});
+
+const PLAN_FLAGS =
+  '[--name NAME] [--plan-name SLUG] [--price DOLLARS] [--monthly-credits N] [--trial-credits N] [--scheduling yes|no] [--accounts yes|no] [--stripe-price PRICE_ID]';
 
 const commands: Record<string, TCommand> = {
   'create-user': {
@@ -75,6 +110,89 @@ const commands: Record<string, TCommand> = {
       }
     },
   },
+  'grant-credits': {
+    usage: 'grant-credits EMAIL QUANTITY [--reference TEXT]   (a one-time-credit entry)',
+    run: async (platform, [email, quantity], flags) => {
+      const userId = await findUserId(platform, email ?? '');
+      const amount = wholeNumber(quantity, 'QUANTITY', { min: 1 });
+      const balance = await platform.db.transaction().execute((trx) =>
+        changeCredits(trx, {
+          userId,
+          type: 'one-time-credit',
+          quantity: amount,
+          reference: text(flags, 'reference') ?? 'operator',
+        }),
+      );
+      console.log(`Granted ${amount} credits to ${email}; balance ${balance.totalCredit}.`);
+    },
+  },
+  'remove-credits': {
+    usage: 'remove-credits EMAIL QUANTITY [--reference TEXT]   (a mon-balance-remove entry; stops at zero)',
+    run: async (platform, [email, quantity], flags) => {
+      const userId = await findUserId(platform, email ?? '');
+      const amount = wholeNumber(quantity, 'QUANTITY', { min: 1 });
+      const balance = await platform.db.transaction().execute((trx) =>
+        removeCredits(trx, {
+          userId,
+          type: 'mon-balance-remove',
+          amount,
+          reference: text(flags, 'reference') ?? 'operator',
+        }),
+      );
+      console.log(`Removed credits from ${email}; balance ${balance.totalCredit}.`);
+    },
+  },
+  'list-plans': {
+    usage: 'list-plans',
+    run: async (platform) => {
+      console.log('id\tname\tplan_name\tprice\tmonthly\ttrial\tscheduling\taccounts');
+      for (const plan of await listPlans(platform.db)) {
+        console.log(
+          [
+            plan.id,
+            plan.name,
+            plan.plan_name,
+            (plan.price_cents / 100).toFixed(2),
+            plan.monthly_credits,
+            plan.trial_credits,
+            plan.allows_scheduling ? 'yes' : 'no',
+            plan.allows_accounts ? 'yes' : 'no',
+          ].join('\t'),
+        );
+      }
+    },
+  },
+  'create-plan': {
+    usage: `create-plan --name NAME --plan-name SLUG --price DOLLARS ${PLAN_FLAGS.replace('[--name NAME] [--plan-name SLUG] [--price DOLLARS] ', '')}`,
+    run: async (platform, _positionals, flags) => {
+      const changes = planChanges(flags);
+      if (!changes.name || !changes.plan_name || changes.price_cents === undefined) {
+        throw new Error('Give at least --name, --plan-name and --price.');
+      }
+      const plan = await insertPlan(platform.db, { ...changes, name: changes.name, plan_name: changes.plan_name });
+      console.log(`Created plan ${plan.id} (${plan.name}).`);
+    },
+  },
+  'edit-plan': {
+    usage: `edit-plan PLAN_ID ${PLAN_FLAGS}`,
+    run: async (platform, [id], flags) => {
+      const changes = planChanges(flags);
+      if (Object.keys(changes).length === 0) throw new Error(`Say what to change: ${PLAN_FLAGS}`);
+      const plan = await updatePlan(platform.db, wholeNumber(id, 'PLAN_ID', { min: 1 }), changes);
+      if (!plan) throw new Error(`No plan with id ${id}.`);
+      console.log(`Updated plan ${plan.id} (${plan.name}).`);
+    },
+  },
+  'set-plan': {
+    usage: 'set-plan EMAIL PLAN_ID   (moves a user to a plan; runs paid plans without Stripe)',
+    run: async (platform, [email, planId]) => {
+      const userId = await findUserId(platform, email ?? '');
+      const plan = await findPlan(platform.db, wholeNumber(planId, 'PLAN_ID', { min: 1 }));
+      if (!plan) throw new Error(`No plan with id ${planId}. See: npm run admin -- list-plans`);
+      await setUserPlan(platform.db, userId, plan.id);
+      console.log(`${email} is now on ${plan.name}.`);
+    },
+  },
   notify: {
     usage: 'notify EMAIL TITLE [--body TEXT] [--link URL]   (delivered live by a worker)',
     run: async (platform, [email, title], flags) => {
@@ -91,17 +209,34 @@ const printUsage = () => {
   for (const command of Object.values(commands)) console.log(`  ${command.usage}`);
 };
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    password: { type: 'string' },
-    plan: { type: 'string' },
-    body: { type: 'string' },
-    link: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+const parseCommandLine = () => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        password: { type: 'string' },
+        plan: { type: 'string' },
+        body: { type: 'string' },
+        link: { type: 'string' },
+        reference: { type: 'string' },
+        'plan-name': { type: 'string' },
+        price: { type: 'string' },
+        'monthly-credits': { type: 'string' },
+        'trial-credits': { type: 'string' },
+        scheduling: { type: 'string' },
+        accounts: { type: 'string' },
+        'stripe-price': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    console.error(`Error: ${(error as Error).message}`);
+    printUsage();
+    process.exit(1);
+  }
+};
+const { positionals, values } = parseCommandLine();
 const [name, ...rest] = positionals;
 const command = name ? commands[name] : undefined;
 if (!command || values.help) {
@@ -115,7 +250,11 @@ const config = { ...loadConfig(process.env, []), role: 'web' as const };
 const opened = await openPlatform(config, pino({ level: 'warn' }), { adoptOrphanDatabase: false });
 let exitCode = 0;
 try {
-  await command.run(opened.platform, rest, values as Record<string, string | undefined>);
+  // --help is the only flag that is not text, and it never reaches a command.
+  const flags: TFlags = Object.fromEntries(
+    Object.entries(values).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
+  );
+  await command.run(opened.platform, rest, flags);
 } catch (error) {
   console.error(`Error: ${(error as Error).message}`);
   exitCode = 1;
