@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, pagedResponse } from '../paging/paging';
+import { pagedResponse, pageQuery } from '../paging/paging';
 
 /** The credit log's types (spec: drip-accounts-dashboard §3 credit log row). */
 export const CREDIT_TYPES = [

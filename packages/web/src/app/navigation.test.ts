@@ -29,6 +29,10 @@ describe('visibleNavigation', () => {
   });
 
   it('offers today only the screens that exist', () => {
-    expect(visibleNavigation(navigation).map((entry) => entry.label)).toEqual(['Dashboard', 'Notifications']);
+    expect(visibleNavigation(navigation).map((entry) => entry.label)).toEqual([
+      'Dashboard',
+      'Credit Log',
+      'Notifications',
+    ]);
   });
 });

@@ -59,7 +59,7 @@ export const navigation: TNavigationEntry[] = [
       { label: 'Subscription', path: '/settings/subscription', icon: IconCreditCard, available: false },
     ],
   },
-  { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: false },
+  { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: true },
   { label: 'Support', path: '/support', icon: IconLifebuoy, available: false },
   { label: 'Notifications', path: '/notifications', icon: IconBell, available: true },
 ];

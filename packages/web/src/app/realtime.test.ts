@@ -1,19 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeSocket, latestSocket, stubWebSocket } from '../test/realtime';
 import { realtime, reconnectDelay } from './realtime';
-
-/** Stands in for the browser's WebSocket; the test plays the server's part. */
-class FakeSocket {
-  static instances: FakeSocket[] = [];
-  onopen: (() => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: { code: number }) => void) | null = null;
-  close = vi.fn();
-  constructor(readonly url: string) {
-    FakeSocket.instances.push(this);
-  }
-}
-
-const latestSocket = () => FakeSocket.instances.at(-1) as FakeSocket;
 
 describe('realtime client', () => {
   const onSignedOut = vi.fn();
@@ -21,8 +8,7 @@ describe('realtime client', () => {
 
   beforeEach(() => {
     vi.useFakeTimers();
-    FakeSocket.instances = [];
-    vi.stubGlobal('WebSocket', FakeSocket);
+    stubWebSocket();
     realtime.connect({ onSignedOut, onReconnected });
   });
   afterEach(() => {
@@ -38,18 +24,20 @@ describe('realtime client', () => {
     latestSocket().onopen?.();
 
     latestSocket().onmessage?.({
-      data: JSON.stringify({ event: 'CreditBalanceEvent', payload: { totalCredit: 250 } }),
+      data: JSON.stringify({ event: 'CreditBalanceEvent', payload: { totalCredit: 250, usedCredit: 40 } }),
     });
     latestSocket().onmessage?.({
-      data: JSON.stringify({ event: 'CreditBalanceEvent', payload: { totalCredit: 'lots' } }),
+      data: JSON.stringify({ event: 'CreditBalanceEvent', payload: { totalCredit: 'lots', usedCredit: 40 } }),
     });
     latestSocket().onmessage?.({ data: 'not json' });
     unsubscribe();
-    latestSocket().onmessage?.({ data: JSON.stringify({ event: 'CreditBalanceEvent', payload: { totalCredit: 9 } }) });
+    latestSocket().onmessage?.({
+      data: JSON.stringify({ event: 'CreditBalanceEvent', payload: { totalCredit: 9, usedCredit: 40 } }),
+    });
 
     expect(FakeSocket.instances).toHaveLength(1);
     expect(latestSocket().url).toBe('ws://localhost:3000/api/realtime'.replace('localhost:3000', window.location.host));
-    expect(handler.mock.calls).toEqual([[{ totalCredit: 250 }]]);
+    expect(handler.mock.calls).toEqual([[{ totalCredit: 250, usedCredit: 40 }]]);
     expect(realtime.getState()).toBe('open');
   });
 

@@ -56,6 +56,10 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/home/HomePage')).HomePage }),
               },
               {
+                path: 'credit-log',
+                lazy: async () => ({ Component: (await import('../features/credits/CreditLogPage')).CreditLogPage }),
+              },
+              {
                 path: 'notifications',
                 lazy: async () => ({
                   Component: (await import('../features/notifications/NotificationsPage')).NotificationsPage,

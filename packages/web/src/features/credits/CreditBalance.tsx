@@ -1,8 +1,7 @@
 import { Group, Text, Tooltip } from '@mantine/core';
 import { IconCoins } from '@tabler/icons-react';
+import { formatCredits } from './credits.format';
 import { useCreditBalance } from './useCreditBalance';
-
-const formatCredits = new Intl.NumberFormat('en-US');
 
 export const CreditBalance = () => {
   const balance = useCreditBalance();
@@ -14,7 +13,7 @@ export const CreditBalance = () => {
           Credits
         </Text>
         <Text size="sm" fw={600} data-testid="credit-balance">
-          {balance === null ? '—' : formatCredits.format(balance)}
+          {balance === null ? '—' : formatCredits(balance.totalCredit)}
         </Text>
       </Group>
     </Tooltip>

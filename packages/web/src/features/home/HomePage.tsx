@@ -37,6 +37,12 @@ const steps: TStep[] = [
     action: 'Verify emails',
   },
   {
+    path: '/credit-log',
+    title: 'Keep track of your credits',
+    text: 'Verifications and spam tests are paid in credits; the credit log lists every change to your balance.',
+    action: 'Open the credit log',
+  },
+  {
     path: '/notifications',
     title: 'Keep up with notifications',
     text: 'Sendwell tells you here when imports, sends and verifications finish.',
