@@ -30,3 +30,13 @@ export const startTestCluster = async () => {
     },
   };
 };
+
+/**
+ * The run's PostgreSQL: the one `npm test` started (TEST_PG_ADMIN_URL), or a new one when
+ * a runner is used on its own. `stop` only stops a cluster started here.
+ */
+export const runClusterOrStart = async (): Promise<{ adminUrl: string; stop: () => Promise<void> }> => {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL;
+  if (adminUrl) return { adminUrl, stop: async () => {} };
+  return startTestCluster();
+};

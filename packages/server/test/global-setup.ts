@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startTestCluster } from './cluster';
+import { runClusterOrStart } from './cluster';
 import { prepareTemplate } from './template';
 
 declare module 'vitest' {
@@ -13,16 +13,8 @@ declare module 'vitest' {
  * running vitest alone starts one here instead.
  */
 export default async function setup(project: TestProject) {
-  let stop: (() => Promise<void>) | undefined;
-  let adminUrl = process.env.TEST_PG_ADMIN_URL;
-  if (!adminUrl) {
-    const cluster = await startTestCluster();
-    adminUrl = cluster.adminUrl;
-    stop = cluster.stop;
-  }
+  const { adminUrl, stop } = await runClusterOrStart();
   await prepareTemplate(adminUrl);
   project.provide('pgAdminUrl', adminUrl);
-  return async () => {
-    await stop?.();
-  };
+  return stop;
 }

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort, startTestCluster } from '../../server/test/cluster';
+import { freePort, runClusterOrStart } from '../../server/test/cluster';
 import { startServerProcess, type TServerProcess } from '../../server/test/processes';
+import { E2E_USER } from './support';
 
 const SERVER_ROOT = path.resolve(import.meta.dirname, '../../server');
-export const E2E_USER = { email: 'owner@example.com', password: 'secret123', name: 'Olivia Owner' };
 
 /**
  * Starts what a production install runs: a `web` process serving the built app and a
@@ -17,13 +17,7 @@ export default async function globalSetup() {
   const webDist = path.resolve(import.meta.dirname, '../dist/index.html');
   if (!fs.existsSync(webDist)) throw new Error('Build the web app first: npm run build');
 
-  let stopCluster: (() => Promise<void>) | undefined;
-  let adminUrl = process.env.TEST_PG_ADMIN_URL;
-  if (!adminUrl) {
-    const cluster = await startTestCluster();
-    adminUrl = cluster.adminUrl;
-    stopCluster = cluster.stop;
-  }
+  const { adminUrl, stop: stopCluster } = await runClusterOrStart();
   const database = `sendwell_e2e_${Date.now()}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -70,6 +64,6 @@ export default async function globalSetup() {
 
   return async () => {
     for (const child of processes) await child.stop();
-    await stopCluster?.();
+    await stopCluster();
   };
 }
