@@ -20,9 +20,9 @@ type TPageOptions = {
   tieBreaker: string;
   /**
    * The total from a maintained counter, when the query is not narrowed by a search or
-   * filter; then no row is counted at all.
+   * filter; then no row is counted at all. A promise is awaited alongside the page.
    */
-  knownTotal?: number | undefined;
+  knownTotal?: number | Promise<number> | undefined;
 };
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
@@ -57,7 +57,8 @@ export const paginate = async <TB extends keyof Database, O>(
     .limit(params.per_page)
     .offset((params.page - 1) * params.per_page);
   if (knownTotal !== undefined) {
-    return { data: (await pageQuery.execute()) as O[], meta: pageMeta(knownTotal, params.page, params.per_page) };
+    const [data, total] = await Promise.all([pageQuery.execute(), knownTotal]);
+    return { data: data as O[], meta: pageMeta(total, params.page, params.per_page) };
   }
   // Otherwise the total rides along with the page (one round trip, not two); only a page
   // past the end, which has no rows to carry it, needs its own count.

@@ -11,14 +11,18 @@ export const listNotifications = async (
 ): Promise<TNotificationPage> => {
   let rows = repository.selectNotifications(platform.db, userId);
   if (query.unread === '1') rows = rows.where('read_at', 'is', null);
-  const counters = await repository.findCounters(platform.db, userId);
-  const page = await paginate(rows, query, {
-    sortColumns: { created_at: 'created_at', title: 'title' },
-    searchColumns: ['title', 'body'],
-    tieBreaker: 'id',
-    knownTotal: query.search?.trim() ? undefined : query.unread === '1' ? counters.unread : counters.total,
-  });
-  const unread = counters.unread;
+  // The counters and the page do not depend on each other: one wait, not two.
+  const counters = repository.findCounters(platform.db, userId);
+  const isSearch = Boolean(query.search?.trim());
+  const [page, { unread }] = await Promise.all([
+    paginate(rows, query, {
+      sortColumns: { created_at: 'created_at', title: 'title' },
+      searchColumns: ['title', 'body'],
+      tieBreaker: 'id',
+      knownTotal: isSearch ? undefined : counters.then((known) => (query.unread === '1' ? known.unread : known.total)),
+    }),
+    counters,
+  ]);
   return {
     data: page.data.map((row) => ({
       ...row,
