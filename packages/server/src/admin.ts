@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { findUserByEmail, updatePasswordHash } from './modules/auth/auth.repository';
 import { createUser } from './modules/auth/auth.service';
 import { changeCredits, removeCredits } from './modules/credits/credits.service';
 import { notifyUser } from './modules/notifications/notifications.service';
@@ -22,11 +23,7 @@ type TCommand = {
 };
 
 const findUserId = async (platform: TPlatform, email: string) => {
-  const user = await platform.db
-    .selectFrom('users')
-    .select('id')
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .executeTakeFirst();
+  const user = await findUserByEmail(platform.db, email);
   if (!user) throw new Error(`No user with the email ${email}.`);
   return user.id;
 };
@@ -87,11 +84,7 @@ const commands: Record<string, TCommand> = {
       const password = (flags.password ?? process.env.SENDWELL_PASSWORD ?? '').trim();
       if (!email || password.length < 6) throw new Error('Give an email and a --password of at least 6 characters.');
       const userId = await findUserId(platform, email);
-      await platform.db
-        .updateTable('users')
-        .set({ password_hash: await hashPassword(password), updated_at: new Date() })
-        .where('id', '=', userId)
-        .execute();
+      await updatePasswordHash(platform.db, userId, await hashPassword(password));
       console.log(`Password changed for ${email}.`);
     },
   },
