@@ -2,13 +2,10 @@ import { SPENDING_CREDIT_TYPES, type TCreditType } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
 
-export const findBalance = async (db: Executor, userId: number) => {
-  const row = await db
-    .selectFrom('credit_balances')
-    .select(['balance', 'used'])
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row ?? { balance: 0, used: 0 };
+export const findBalance = async (db: Executor, userId: number, { forUpdate = false } = {}) => {
+  let query = db.selectFrom('credit_balances').select(['balance', 'used']).where('user_id', '=', userId);
+  if (forUpdate) query = query.forUpdate();
+  return (await query.executeTakeFirst()) ?? { balance: 0, used: 0 };
 };
 
 /**

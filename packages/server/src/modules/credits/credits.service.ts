@@ -62,7 +62,9 @@ export const removeCredits = async (
   trx: Executor,
   removal: { userId: number; type: TCreditType; amount: number; reference?: string | null },
 ): Promise<TCreditBalance> => {
-  const { balance, used } = await repository.findBalance(trx, removal.userId);
+  // Locked until the transaction ends, so a charge cannot shrink the balance between
+  // reading it and taking it (which would turn this removal into an insufficient-credits error).
+  const { balance, used } = await repository.findBalance(trx, removal.userId, { forUpdate: true });
   const quantity = -Math.min(balance, removal.amount);
   if (quantity === 0) return { totalCredit: balance, usedCredit: used };
   return changeCredits(trx, { ...removal, quantity });

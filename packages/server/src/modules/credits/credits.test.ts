@@ -214,3 +214,23 @@ describe('user information', () => {
     expect((await agent.get('/api/user-information')).json().data.credit).toEqual({ totalCredit: 120, usedCredit: 0 });
   });
 });
+
+describe('removals racing charges', () => {
+  it('stop at zero instead of failing when charges land at the same time', async () => {
+    const user = await userWithBalance(20);
+    const charges = Array.from({ length: 10 }, () =>
+      t.platform.db.transaction().execute((trx) => chargeCredits(trx, { userId: user.id, type: 'verify', amount: 1 })),
+    );
+    const removals = Array.from({ length: 5 }, () =>
+      t.platform.db
+        .transaction()
+        .execute((trx) => removeCredits(trx, { userId: user.id, type: 'mon-balance-remove', amount: 4 })),
+    );
+    const results = await Promise.allSettled([...charges, ...removals]);
+    const removalResults = results.slice(10);
+    expect(removalResults.every((result) => result.status === 'fulfilled')).toBe(true);
+    const { totalCredit } = await getBalance(t.platform.db, user.id);
+    expect(totalCredit).toBeGreaterThanOrEqual(0);
+    expect(await entrySum(user.id)).toBe(totalCredit);
+  });
+});
