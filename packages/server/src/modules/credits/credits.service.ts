@@ -76,20 +76,21 @@ export const getBalance = async (db: Executor, userId: number): Promise<TCreditB
 };
 
 /**
- * Dates filter in the user's time zone: a bare day covers the whole day; a time is exact.
- * `last_date` is inclusive either way.
+ * Dates filter in the user's time zone (read in the same query): a bare day covers the
+ * whole day; a time is exact. `last_date` is inclusive either way.
  */
-const localTime = (value: string, timeZone: string) => sql<Date>`(${value}::timestamp at time zone ${timeZone})`;
-
-export const listCreditLog = async (platform: TPlatform, userId: number, timeZone: string, query: TCreditLogQuery) => {
+export const listCreditLog = async (platform: TPlatform, userId: number, query: TCreditLogQuery) => {
+  const timeZone = sql<string>`(select time_zone from users where id = ${userId})`;
   let rows = repository.selectEntries(platform.db, userId);
   if (query.type) rows = rows.where('type', '=', query.type);
-  if (query.first_date) rows = rows.where('created_at', '>=', localTime(query.first_date, timeZone));
+  if (query.first_date) {
+    rows = rows.where('created_at', '>=', sql<Date>`(${query.first_date}::timestamp at time zone ${timeZone})`);
+  }
   if (query.last_date) {
     rows =
       query.last_date.length === 10
         ? rows.where('created_at', '<', sql<Date>`(${query.last_date}::date + 1)::timestamp at time zone ${timeZone}`)
-        : rows.where('created_at', '<=', localTime(query.last_date, timeZone));
+        : rows.where('created_at', '<=', sql<Date>`(${query.last_date}::timestamp at time zone ${timeZone})`);
   }
   const page = await paginate(rows, query, {
     sortColumns: { created_at: 'created_at', type: 'type', quantity: 'quantity' },

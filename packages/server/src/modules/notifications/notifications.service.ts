@@ -13,13 +13,13 @@ export const listNotifications = async (
   if (query.unread === '1') rows = rows.where('read_at', 'is', null);
   // The counters and the page do not depend on each other: one wait, not two.
   const counters = repository.findCounters(platform.db, userId);
-  const isSearch = Boolean(query.search?.trim());
   const [page, { unread }] = await Promise.all([
     paginate(rows, query, {
       sortColumns: { created_at: 'created_at', title: 'title' },
       searchColumns: ['title', 'body'],
       tieBreaker: 'id',
-      knownTotal: isSearch ? undefined : counters.then((known) => (query.unread === '1' ? known.unread : known.total)),
+      // Used only when there is no search (paginate counts the matches then).
+      knownTotal: counters.then((known) => (query.unread === '1' ? known.unread : known.total)),
     }),
     counters,
   ]);
