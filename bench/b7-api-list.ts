@@ -9,7 +9,7 @@ import pg from 'pg';
 import { createDatabase } from '../packages/server/src/platform/db';
 import { hashPassword } from '../packages/server/src/platform/passwords';
 import { freePort, startTestCluster } from '../packages/server/test/cluster';
-import { startServerProcess, type TServerProcess } from '../packages/server/test/processes';
+import { signInOverHttp, startServerProcess, type TServerProcess } from '../packages/server/test/processes';
 import { median, type TFigure } from './figures';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -27,19 +27,6 @@ const hammer = async (url: string, headers: Record<string, string>): Promise<TRu
     errors: result.errors,
     non2xx: result.non2xx,
   };
-};
-
-const signIn = async (base: string, email: string, password: string) => {
-  const csrf = await fetch(`${base}/api/csrf`);
-  const csrfCookie = csrf.headers.getSetCookie().map((value) => value.split(';')[0]);
-  const { token } = (await csrf.json()) as { token: string };
-  const login = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-csrf-token': token, cookie: csrfCookie.join('; ') },
-    body: JSON.stringify({ email, password }),
-  });
-  if (login.status !== 200) throw new Error(`sign-in failed: ${login.status}`);
-  return [...csrfCookie, ...login.headers.getSetCookie().map((value) => value.split(';')[0])].join('; ');
 };
 
 export const runB7 = async (): Promise<TFigure> => {
@@ -86,7 +73,8 @@ export const runB7 = async (): Promise<TFigure> => {
     await database.close();
 
     const base = `http://127.0.0.1:${port}`;
-    const cookie = await signIn(base, 'bench@example.com', 'secret123');
+    const { response: login, cookie } = await signInOverHttp(base, 'bench@example.com', 'secret123');
+    if (login.status !== 200) throw new Error(`sign-in failed: ${login.status}`);
     const check = await fetch(`${base}${PATH}`, { headers: { cookie } });
     if (check.status !== 200) throw new Error(`list route answered ${check.status}`);
 

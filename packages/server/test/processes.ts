@@ -79,3 +79,21 @@ export const startServerProcess = (
     },
   };
 };
+
+const cookiePairs = (response: Response) => response.headers.getSetCookie().map((value) => value.split(';')[0]!);
+
+/**
+ * Signs in over real HTTP, as a browser does: the CSRF token first, then the login.
+ * Answers the login response and the cookies to send on later requests.
+ */
+export const signInOverHttp = async (baseUrl: string, email: string, password: string) => {
+  const csrf = await fetch(`${baseUrl}/api/csrf`);
+  const csrfCookies = cookiePairs(csrf);
+  const { token } = (await csrf.json()) as { token: string };
+  const response = await fetch(`${baseUrl}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': token, cookie: csrfCookies.join('; ') },
+    body: JSON.stringify({ email, password }),
+  });
+  return { response, cookie: [...csrfCookies, ...cookiePairs(response)].join('; ') };
+};

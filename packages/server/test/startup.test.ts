@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from './cluster';
-import { startServerProcess } from './processes';
+import { signInOverHttp, startServerProcess } from './processes';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-start-'));
 // A stand-in for the built web app, so the test does not depend on `npm run build`.
@@ -24,20 +24,6 @@ const isPortOpen = (port: number) =>
     });
     socket.once('error', () => resolve(false));
   });
-
-const signIn = async (port: number, email: string, password: string) => {
-  const csrf = await fetch(`http://127.0.0.1:${port}/api/csrf`);
-  const cookie = csrf.headers
-    .getSetCookie()
-    .map((value) => value.split(';')[0])
-    .join('; ');
-  const { token } = (await csrf.json()) as { token: string };
-  return fetch(`http://127.0.0.1:${port}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-csrf-token': token, cookie },
-    body: JSON.stringify({ email, password }),
-  });
-};
 
 describe('npm start with the embedded PostgreSQL', () => {
   it('starts, stops cleanly on Ctrl-C (PostgreSQL too), and a second start reuses the data', async () => {
@@ -84,7 +70,8 @@ describe('npm start with the embedded PostgreSQL', () => {
     try {
       await second.waitForOutput('Sendwell is running at', 60_000);
       expect(second.output()).not.toContain('migrations applied');
-      expect((await signIn(port, 'owner@example.com', 'secret123')).status).toBe(200);
+      const { response } = await signInOverHttp(`http://127.0.0.1:${port}`, 'owner@example.com', 'secret123');
+      expect(response.status).toBe(200);
     } finally {
       expect(await second.stop('SIGTERM')).toBe(0);
     }
