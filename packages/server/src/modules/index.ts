@@ -2,10 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../platform/context';
 import type { TJobDefinition } from '../platform/queue';
 import { authRoutes } from './auth/auth.routes';
+import { billingRoutes } from './billing/billing.routes';
+import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
+import { registrationRoutes } from './registration/registration.routes';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
 
@@ -22,7 +25,10 @@ export type TModule = {
 export const modules: TModule[] = [
   { name: 'system', routes: systemRoutes, jobs: systemJobs as TJobDefinition[] },
   { name: 'auth', routes: authRoutes },
+  { name: 'registration', routes: registrationRoutes },
   { name: 'plans', routes: planRoutes },
+  { name: 'billing', routes: billingRoutes },
+  { name: 'contact', routes: contactRoutes },
   { name: 'credits', routes: creditRoutes },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { allJobs } from '../modules';
+import { createStripe } from '../providers/stripe';
 import { hasWorker, type TConfig } from './config';
 import type { TPlatform } from './context';
 import { createDatabase, isDatabaseShutdown, type TDatabase } from './db';
@@ -63,6 +64,7 @@ export const openPlatform = async (
       secrets: loadSecrets(config.secretKey, config.dataDir),
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
       sessionCache: createSessionCache(),
+      stripe: config.stripe ? createStripe(config.stripe) : null,
       log,
     };
     return {

@@ -33,6 +33,17 @@ const ZEnvironment = z.object({
   WEB_DIST_DIR: z.string().optional(),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   METRICS_TOKEN: z.string().min(16).optional(),
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_PUBLISHABLE_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_API_URL: z.string().url().optional(),
+  CURRENCY: z
+    .string()
+    .regex(/^[a-z]{3}$/)
+    .default('usd'),
+  CAPTCHA_COST: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  REGISTRATION_LIMIT_PER_IP: z.coerce.number().int().min(1).default(10),
+  SUPPORT_EMAIL: z.string().email().optional(),
 });
 
 export type TConfig = {
@@ -56,6 +67,20 @@ export type TConfig = {
   webDistDir: string;
   dbPoolSize: number;
   metricsToken: string | undefined;
+  stripe: TStripeConfig | null;
+  currency: string;
+  captchaCost: number;
+  registrationLimitPerIp: number;
+  supportEmail: string | undefined;
+};
+
+/** Present only when the operator configured Stripe; free plans work without it. */
+export type TStripeConfig = {
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string | undefined;
+  /** Another API base (a local contract fake in tests); Stripe's own when unset. */
+  apiUrl: URL | undefined;
 };
 
 const roleFromArgs = (argv: readonly string[]): string | undefined => {
@@ -65,6 +90,20 @@ const roleFromArgs = (argv: readonly string[]): string | undefined => {
     if (arg === '--role') return argv[index + 1];
   }
   return undefined;
+};
+
+const stripeConfig = (e: z.infer<typeof ZEnvironment>): TStripeConfig | null => {
+  if (!e.STRIPE_SECRET_KEY) return null;
+  // The card field needs the publishable key; a secret key alone would offer paid plans nobody can buy.
+  if (!e.STRIPE_PUBLISHABLE_KEY) {
+    throw new Error('Invalid configuration: STRIPE_PUBLISHABLE_KEY is required when STRIPE_SECRET_KEY is set');
+  }
+  return {
+    secretKey: e.STRIPE_SECRET_KEY,
+    publishableKey: e.STRIPE_PUBLISHABLE_KEY,
+    webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+    apiUrl: e.STRIPE_API_URL ? new URL(e.STRIPE_API_URL) : undefined,
+  };
 };
 
 /**
@@ -102,6 +141,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../../web/dist', import.meta.url).pathname),
     dbPoolSize: e.DB_POOL_SIZE,
     metricsToken: e.METRICS_TOKEN,
+    stripe: stripeConfig(e),
+    currency: e.CURRENCY,
+    captchaCost: e.CAPTCHA_COST,
+    registrationLimitPerIp: e.REGISTRATION_LIMIT_PER_IP,
+    supportEmail: e.SUPPORT_EMAIL,
   };
 };
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { TStripe } from '../providers/stripe';
 import type { TConfig } from './config';
 import type { Db } from './db';
 import type { TMailer } from './mailer';
@@ -17,5 +18,7 @@ export type TPlatform = {
   secrets: TSecrets;
   mailer: TMailer;
   sessionCache: TSessionCache;
+  /** Null when the operator has not configured Stripe. */
+  stripe: TStripe | null;
   log: FastifyBaseLogger;
 };

@@ -30,8 +30,25 @@ export type UsersTable = {
   password_hash: string;
   plan_id: number;
   time_zone: Generated<string>;
+  referred_by: string | null;
+  stripe_customer_id: string | null;
+  stripe_subscription_id: string | null;
+  subscription_status: string | null;
+  current_period_end: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+export type CaptchaSolutionsTable = {
+  nonce: string;
+  expires_at: Date;
+  created_at: CreatedAt;
+};
+
+export type StripeEventsTable = {
+  id: string;
+  type: string;
+  created_at: CreatedAt;
 };
 
 export type SessionsTable = {
@@ -97,6 +114,8 @@ export type CreditBalancesTable = {
 };
 
 export type Database = {
+  captcha_solutions: CaptchaSolutionsTable;
+  stripe_events: StripeEventsTable;
   credit_entries: CreditEntriesTable;
   credit_balances: CreditBalancesTable;
   notification_counters: NotificationCountersTable;

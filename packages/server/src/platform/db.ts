@@ -66,3 +66,9 @@ export const createDatabase = (
  */
 export const isDatabaseShutdown = (error: unknown): boolean =>
   ['57P01', '57P02', '57P03'].includes((error as { code?: string } | undefined)?.code ?? '');
+
+/** PostgreSQL refused a duplicate (23505), optionally on one named constraint or index. */
+export const isUniqueViolation = (error: unknown, constraint?: string): boolean =>
+  error instanceof Error &&
+  (error as { code?: string }).code === '23505' &&
+  (constraint === undefined || (error as { constraint?: string }).constraint === constraint);

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 
-export type TSystemMail = { to: string; subject: string; text: string; html?: string };
+export type TSystemMail = { to: string; subject: string; text: string; html?: string; replyTo?: string };
 
 export type TMailer = { send: (mail: TSystemMail) => Promise<void>; isConfigured: boolean };
 
@@ -21,7 +21,10 @@ export const createMailer = ({
     return {
       isConfigured: false,
       send: async (mail) => {
-        log.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'system mail (SMTP_URL not set, not sent)');
+        log.info(
+          { to: mail.to, replyTo: mail.replyTo, subject: mail.subject, text: mail.text },
+          'system mail (SMTP_URL not set, not sent)',
+        );
       },
     };
   }

@@ -9,6 +9,8 @@ export type TSecrets = {
   encryptionKey: Buffer;
   /** Signs public ids (tracking, unsubscribe links). */
   signingKey: Buffer;
+  /** Signs captcha challenges, so a solution can only answer one we issued. */
+  captchaKey: Buffer;
 };
 
 const derive = (master: Buffer, purpose: string): Buffer =>
@@ -41,5 +43,6 @@ export const loadSecrets = (secretKey: string | undefined, dataDir: string): TSe
     csrfKey: derive(master, 'csrf'),
     encryptionKey: derive(master, 'encryption'),
     signingKey: derive(master, 'signing'),
+    captchaKey: derive(master, 'captcha'),
   };
 };

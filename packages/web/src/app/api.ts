@@ -98,7 +98,9 @@ type TRequestOptions = {
 
 const send = async (method: TMethod, url: string, options: TRequestOptions, isRetry = false): Promise<Response> => {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const isForm = options.body instanceof FormData;
+  // A FormData body sets its own multipart boundary.
+  if (options.body !== undefined && !isForm) headers['Content-Type'] = 'application/json';
   if (method !== 'GET') headers[CSRF_HEADER] = await getCsrfToken();
 
   const query = toSearchParams(options.params).toString();
@@ -106,7 +108,7 @@ const send = async (method: TMethod, url: string, options: TRequestOptions, isRe
     method,
     headers,
     credentials: 'same-origin',
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.body === undefined ? undefined : isForm ? (options.body as FormData) : JSON.stringify(options.body),
     signal: options.signal,
   });
 
@@ -133,6 +135,8 @@ const request = async <T>(method: TMethod, url: string, options: TRequestOptions
 export const api = {
   get: <T>(url: string, params?: TQueryParams, signal?: AbortSignal) => request<T>('GET', url, { params, signal }),
   post: <T>(url: string, body?: unknown) => request<T>('POST', url, { body: body ?? {} }),
+  /** Multipart, for the calls the spec defines as forms (registration). */
+  postForm: <T>(url: string, form: FormData) => request<T>('POST', url, { body: form }),
   put: <T>(url: string, body?: unknown) => request<T>('PUT', url, { body: body ?? {} }),
   delete: <T>(url: string, body?: unknown) => request<T>('DELETE', url, { body }),
 };

@@ -29,7 +29,7 @@ export const findUserByEmail = (db: Executor, email: string) =>
 
 export const insertUser = (
   db: Executor,
-  user: { name: string; email: string; passwordHash: string; planId: number; timeZone?: string },
+  user: { name: string; email: string; passwordHash: string; planId: number; timeZone?: string; referredBy?: string },
 ) =>
   db
     .insertInto('users')
@@ -38,6 +38,7 @@ export const insertUser = (
       email: user.email,
       password_hash: user.passwordHash,
       plan_id: user.planId,
+      referred_by: user.referredBy ?? null,
       ...(user.timeZone ? { time_zone: user.timeZone } : {}),
     })
     .returning(['id', 'name', 'email'])

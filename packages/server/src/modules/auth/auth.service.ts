@@ -1,5 +1,6 @@
-import type { TUserInformation } from '@sendwell/contracts';
+import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, type TUserInformation } from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
+import { type Executor, isUniqueViolation } from '../../platform/db';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { tooManyRequests } from '../../platform/http-security';
 import { hashPassword, verifyPassword } from '../../platform/passwords';
@@ -10,11 +11,11 @@ import { changeCredits } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.repository';
 import * as repository from './auth.repository';
 
-export const DEFAULT_FREE_PLAN_ID = 2;
 const RESET_LINK_TTL_MS = 60 * 60_000;
 
 export const FORGOT_PASSWORD_MESSAGE =
   'If an account exists for that email, we have sent a link to reset its password. The link works for one hour.';
+export const EMAIL_TAKEN_MESSAGE = 'The email has already been taken.';
 export const INVALID_CREDENTIALS_MESSAGE = 'These credentials do not match our records.';
 
 export const getUserInformation = async (platform: TPlatform, userId: number): Promise<TUserInformation> => {
@@ -66,23 +67,38 @@ export const endSession = async (platform: TPlatform, sessionId: string) => {
   platform.sessionCache.evict(sessionId);
 };
 
+type TNewUser = { name: string; email: string; password: string; planId?: number; referredBy?: string };
+
+/**
+ * Creates an account with its plan's trial credits. `beforeCommit` runs inside the same
+ * transaction after the user row exists (registration takes payment there), so a failure
+ * in it leaves no user behind.
+ */
 export const createUser = async (
   platform: TPlatform,
-  user: { name: string; email: string; password: string; planId?: number },
+  user: TNewUser,
+  beforeCommit?: (trx: Executor, created: { id: number; name: string; email: string }) => Promise<void>,
 ) => {
   const existing = await repository.findUserByEmail(platform.db, user.email);
-  if (existing) throw fieldError('email', 'The email has already been taken.');
+  if (existing) throw fieldError('email', EMAIL_TAKEN_MESSAGE);
   const passwordHash = await hashPassword(user.password);
   const planId = user.planId ?? DEFAULT_FREE_PLAN_ID;
   return platform.db.transaction().execute(async (trx) => {
     const plan = await findPlan(trx, planId);
-    if (!plan) throw fieldError('package_id', 'Please select package!');
-    const created = await repository.insertUser(trx, {
-      name: user.name,
-      email: user.email.toLowerCase(),
-      passwordHash,
-      planId,
-    });
+    if (!plan) throw fieldError('package_id', REGISTRATION_MESSAGES.package);
+    const created = await repository
+      .insertUser(trx, {
+        name: user.name,
+        email: user.email.toLowerCase(),
+        passwordHash,
+        planId,
+        referredBy: user.referredBy,
+      })
+      .catch((error: unknown) => {
+        // Two sign-ups with one email at the same moment: the index decides, the loser hears why.
+        if (isUniqueViolation(error, 'users_email_key')) throw fieldError('email', EMAIL_TAKEN_MESSAGE);
+        throw error;
+      });
     // A new user starts with the plan's trial credits, in the same transaction.
     if (plan.trial_credits > 0) {
       await changeCredits(trx, {
@@ -92,6 +108,7 @@ export const createUser = async (
         reference: plan.name,
       });
     }
+    await beforeCommit?.(trx, created);
     return created;
   });
 };

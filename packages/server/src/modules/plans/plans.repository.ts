@@ -22,6 +22,9 @@ export const listPlans = (db: Executor) =>
 export const findPlan = (db: Executor, id: number) =>
   db.selectFrom('plans').select(PLAN_COLUMNS).where('id', '=', id).executeTakeFirst();
 
+export const findPlanByName = (db: Executor, planName: string) =>
+  db.selectFrom('plans').select(PLAN_COLUMNS).where('plan_name', '=', planName).executeTakeFirst();
+
 export const findPlanOfUser = (db: Executor, userId: number) =>
   db
     .selectFrom('plans')

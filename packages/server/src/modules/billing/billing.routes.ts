@@ -1,0 +1,108 @@
+import {
+  CREDIT_PACKS,
+  ZBillingOptions,
+  ZBuyCreditsRequest,
+  ZChangePlanRequest,
+  ZCreditBalance,
+  ZSubscriptionState,
+} from '@sendwell/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { HttpError, notFound } from '../../platform/errors';
+import { constructWebhookEvent } from '../../providers/stripe';
+import { getBalance } from '../credits/credits.service';
+import { buyCredits, changePlan, getSubscriptionState, handleStripeEvent } from './billing.service';
+
+/** Stripe's recommended window: a signed delivery older than this is refused as a replay. */
+const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  app.get(
+    '/billing/options',
+    { config: { public: true }, schema: { tags: ['billing'], response: { 200: ZBillingOptions } } },
+    async () => ({
+      stripePublishableKey: platform.config.stripe?.publishableKey ?? null,
+      creditPacks: CREDIT_PACKS.map((pack) => ({ ...pack })),
+    }),
+  );
+
+  app.get(
+    '/subscription',
+    { schema: { tags: ['billing'], response: { 200: z.object({ data: ZSubscriptionState }) } } },
+    async (request) => ({ data: await getSubscriptionState(platform.db, request.session!.userId) }),
+  );
+
+  app.post(
+    '/subscription/change',
+    {
+      config: { rateLimit: { name: 'plan-change', limit: 10, windowSeconds: 600, per: 'user' } },
+      schema: {
+        tags: ['billing'],
+        body: ZChangePlanRequest,
+        response: { 200: z.object({ status: z.literal(true), message: z.string(), data: ZSubscriptionState }) },
+      },
+    },
+    async (request) => {
+      const data = await changePlan(platform, request.session!.userId, request.body);
+      return { status: true as const, message: 'Your plan has been changed.', data };
+    },
+  );
+
+  app.post(
+    '/credits/purchase',
+    {
+      config: { rateLimit: { name: 'credit-purchase', limit: 10, windowSeconds: 600, per: 'user' } },
+      schema: {
+        tags: ['billing'],
+        body: ZBuyCreditsRequest,
+        response: { 200: z.object({ status: z.literal(true), message: z.string(), credit: ZCreditBalance }) },
+      },
+    },
+    async (request) => {
+      const userId = request.session!.userId;
+      await buyCredits(platform, userId, request.body);
+      return {
+        status: true as const,
+        message: `${request.body.credits.toLocaleString('en-US')} credits were added to your balance.`,
+        credit: await getBalance(platform.db, userId),
+      };
+    },
+  );
+
+  // Stripe signs the exact bytes it sent, so this route reads its body raw.
+  await app.register(async (webhooks) => {
+    webhooks.removeContentTypeParser('application/json');
+    webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+      done(null, body),
+    );
+    webhooks.post(
+      '/billing/stripe-webhook',
+      {
+        config: { public: true, csrf: false },
+        schema: {
+          tags: ['billing'],
+          response: { 200: z.object({ received: z.literal(true), duplicate: z.boolean() }) },
+        },
+      },
+      async (request) => {
+        const stripe = platform.stripe;
+        const secret = platform.config.stripe?.webhookSecret;
+        if (!stripe || !secret) throw notFound();
+        const signature = request.headers['stripe-signature'];
+        if (typeof signature !== 'string' || !Buffer.isBuffer(request.body)) {
+          throw new HttpError(400, 'The webhook is not signed.', 'BAD_SIGNATURE');
+        }
+        let event: ReturnType<typeof constructWebhookEvent>;
+        try {
+          event = constructWebhookEvent(stripe, request.body, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
+        } catch {
+          throw new HttpError(400, 'The webhook signature is invalid or too old.', 'BAD_SIGNATURE');
+        }
+        const outcome = await handleStripeEvent(platform, event);
+        request.log.info({ event: event.id, type: event.type, outcome }, 'Stripe event');
+        return { received: true as const, duplicate: outcome === 'duplicate' };
+      },
+    );
+  });
+};

@@ -1,0 +1,28 @@
+import { ZContactRequest, ZStatusMessage } from '@sendwell/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../../platform/context';
+
+/** The operator's address: SUPPORT_EMAIL, or the address Sendwell sends system mail from. */
+const supportAddress = (platform: TPlatform) =>
+  platform.config.supportEmail ?? platform.config.mailFrom.match(/<([^>]+)>/)?.[1] ?? platform.config.mailFrom;
+
+export const contactRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  // Visitors ask before they have an account, so this is public and limited per address.
+  app.post(
+    '/contact-us',
+    {
+      config: { public: true, rateLimit: { name: 'contact-us', limit: 5, windowSeconds: 3600, per: 'ip' } },
+      schema: { tags: ['contact'], body: ZContactRequest, response: { 200: ZStatusMessage } },
+    },
+    async (request) => {
+      const { name, email, subject, message } = request.body;
+      await platform.mailer.send({
+        to: supportAddress(platform),
+        replyTo: email,
+        subject: `[Contact] ${subject}`,
+        text: `${name} <${email}> wrote through the contact form${request.session ? ` (signed in as user ${request.session.userId})` : ''}:\n\n${message}\n`,
+      });
+      return { status: true, message: 'Thank you. We have your message and will answer by email.' };
+    },
+  );
+};
