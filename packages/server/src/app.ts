@@ -16,25 +16,33 @@ import type { TRealtimeHub } from './platform/realtime';
 import { zodResponseSerializer } from './platform/serializer';
 import { randomToken, safeEqual } from './platform/tokens';
 
-// The web app itself: React, Mantine's inline styles, our own WebSocket. User HTML
-// is only ever shown in sandboxed frames, which get their own stricter policy.
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob: https:",
-  "font-src 'self' data:",
-  "connect-src 'self' ws: wss:",
-  "frame-src 'self' blob:",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'self'",
-].join('; ');
+// The web app itself: React, Mantine's inline styles, our own WebSocket, the captcha's
+// proof-of-work workers (blob: URLs). With Stripe configured, its card field loads from
+// js.stripe.com in frames it owns. User HTML is only ever shown in sandboxed frames,
+// which get their own stricter policy.
+const contentSecurityPolicy = (withStripe: boolean) => {
+  const stripeScripts = withStripe ? ' https://js.stripe.com' : '';
+  const stripeFrames = withStripe ? ' https://js.stripe.com https://hooks.stripe.com' : '';
+  const stripeApi = withStripe ? ' https://api.stripe.com' : '';
+  return [
+    "default-src 'self'",
+    `script-src 'self'${stripeScripts}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob: https:",
+    "font-src 'self' data:",
+    `connect-src 'self' ws: wss:${stripeApi}`,
+    "worker-src 'self' blob:",
+    `frame-src 'self' blob:${stripeFrames}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+};
 
 type TBuildOptions = { platform: TPlatform; hub: TRealtimeHub };
 
-export type TRouteEntry = { method: string; url: string; isPublic: boolean };
+export type TRouteEntry = { method: string; url: string; isPublic: boolean; isCsrfExempt: boolean };
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,7 +67,14 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
   const routes: TRouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) routes.push({ method, url: route.url, isPublic: route.config?.public === true });
+    for (const method of methods) {
+      routes.push({
+        method,
+        url: route.url,
+        isPublic: route.config?.public === true,
+        isCsrfExempt: route.config?.csrf === false,
+      });
+    }
   });
   app.decorate('routeInventory', routes);
   app.setValidatorCompiler(validatorCompiler);
@@ -74,12 +89,13 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(httpSecurity, { platform });
 
+  const csp = contentSecurityPolicy(config.stripe !== null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
     reply.header('x-frame-options', 'SAMEORIGIN');
     if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
-    else reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    else reply.header('content-security-policy', csp);
   });
 
   const metrics = registerMetrics(app, { queue: platform.queue, hub });

@@ -15,7 +15,15 @@ const PUBLIC_ROUTES = [
   'GET /api/docs',
   'GET /api/metrics',
   'GET /api/packages',
+  'GET /api/billing/options',
+  'GET /api/captcha/challenge',
+  'POST /api/register-with-subscribe',
+  'POST /api/contact-us',
+  'POST /api/billing/stripe-webhook',
 ].sort();
+
+/** Routes a browser cannot reach with our CSRF token: only callers that hold no cookie of ours. */
+const CSRF_EXEMPT_ROUTES = ['POST /api/billing/stripe-webhook'];
 
 let t: TTestApp;
 beforeAll(async () => {
@@ -33,6 +41,13 @@ describe('route inventory', () => {
       .map((route) => `${route.method} ${route.url}`)
       .sort();
     expect(isPublic).toEqual(PUBLIC_ROUTES);
+  });
+
+  it('exempts only provider webhooks from CSRF', () => {
+    const exempt = apiRoutes()
+      .filter((route) => route.isCsrfExempt)
+      .map((route) => `${route.method} ${route.url}`);
+    expect(exempt).toEqual(CSRF_EXEMPT_ROUTES);
   });
 
   it('answers 401 without a session on every other /api route, with a valid CSRF token', async () => {
