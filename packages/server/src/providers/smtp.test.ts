@@ -1,0 +1,110 @@
+import net from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../test/cluster';
+import { UNREACHABLE_HOST_MESSAGE } from '../platform/network-guard';
+import { createSmtpTransport, type TSmtpSettings } from './smtp';
+
+const received: { from: string; to: string[]; raw: string }[] = [];
+let authServer: SMTPServer;
+let authPort: number;
+let hangServer: net.Server;
+let hangPort: number;
+
+beforeAll(async () => {
+  // A real SMTP server that wants a login and offers STARTTLS with its own self-signed certificate.
+  authServer = new SMTPServer({
+    logger: false,
+    onAuth: (auth, _session, callback) =>
+      auth.username === 'mailer' && auth.password === 'right-password'
+        ? callback(null, { user: auth.username })
+        : callback(new Error('Invalid username or password')),
+    onData: (stream, session, callback) => {
+      let raw = '';
+      stream.on('data', (chunk: Buffer) => {
+        raw += chunk.toString();
+      });
+      stream.on('end', () => {
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          raw,
+        });
+        callback();
+      });
+    },
+  });
+  authPort = await freePort();
+  await new Promise<void>((resolve) => authServer.listen(authPort, '127.0.0.1', resolve));
+  // A server that accepts the connection and never says a word.
+  hangServer = net.createServer(() => {});
+  hangPort = await freePort();
+  await new Promise<void>((resolve) => hangServer.listen(hangPort, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => authServer.close(() => resolve()));
+  await new Promise<void>((resolve) => hangServer.close(() => resolve()));
+});
+
+const settings = (overrides: Partial<TSmtpSettings> = {}): TSmtpSettings => ({
+  host: '127.0.0.1',
+  port: authPort,
+  encryption: 'tls',
+  username: 'mailer',
+  password: 'right-password',
+  ...overrides,
+});
+const options = { allowLoopback: true, allowSelfSigned: true, timeoutMs: 1_000 };
+
+describe('the SMTP transport', () => {
+  it('authenticates over STARTTLS and sends', async () => {
+    const transport = await createSmtpTransport(settings(), options);
+    await transport.verify();
+    const [result] = await transport.send([
+      { from: 'sender@example.com', to: 'reader@example.com', subject: 'Hello', text: 'Body' },
+    ]);
+    transport.close();
+    expect(result).toMatchObject({ to: 'reader@example.com', accepted: true });
+    expect(received.at(-1)).toMatchObject({ from: 'sender@example.com', to: ['reader@example.com'] });
+    expect(received.at(-1)!.raw).toContain('Subject: Hello');
+  });
+
+  it('says so when the password is wrong', async () => {
+    const transport = await createSmtpTransport(settings({ password: 'wrong' }), options);
+    await expect(transport.verify()).rejects.toMatchObject({
+      code: 'AUTH',
+      message: 'The SMTP server refused the username or password.',
+    });
+  });
+
+  it('refuses to send credentials in clear when TLS is required but the server has none', async () => {
+    const plain = new SMTPServer({ logger: false, disabledCommands: ['STARTTLS'], authOptional: true });
+    const port = await freePort();
+    await new Promise<void>((resolve) => plain.listen(port, '127.0.0.1', resolve));
+    try {
+      const transport = await createSmtpTransport(settings({ port }), options);
+      await expect(transport.verify()).rejects.toMatchObject({ code: 'TLS' });
+    } finally {
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
+  });
+
+  it('gives up on a server that never answers, with a clear message', async () => {
+    const transport = await createSmtpTransport(settings({ port: hangPort }), options);
+    const started = Date.now();
+    await expect(transport.verify()).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: `The SMTP server at 127.0.0.1:${hangPort} did not answer within 1 second.`,
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuses loopback unless the operator allows it, the same whether the port is open or closed (R14)', async () => {
+    const closedPort = await freePort();
+    for (const port of [authPort, closedPort]) {
+      await expect(createSmtpTransport(settings({ port }), { allowLoopback: false })).rejects.toMatchObject({
+        message: UNREACHABLE_HOST_MESSAGE,
+      });
+    }
+  });
+});
