@@ -17,6 +17,8 @@ export default defineConfig({
           groups: [
             { name: 'react', test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/ },
             { name: 'mantine', test: /node_modules[\\/](@mantine|@floating-ui)[\\/]/ },
+            // Only the registration page needs the captcha widget; every other page would load it for nothing.
+            { name: 'altcha', test: /node_modules[\\/]altcha[\\/]/ },
             { name: 'vendor', test: /node_modules[\\/]/ },
           ],
         },

@@ -1,3 +1,4 @@
+export * from './accounts/accounts';
 export * from './auth/auth';
 export * from './billing/billing';
 export * from './credits/credits';

@@ -62,6 +62,22 @@ export const ZRegisterResponse = z.object({
 });
 export type TRegisterResponse = z.infer<typeof ZRegisterResponse>;
 
+/** `GET /api/packages` → `{data: [package]}`: the spec's package (id, name, price, isFree, plan_name, tax) and what the plan allows. */
+export const ZPackage = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  /** US dollars a month; 0 for free plans. */
+  price: z.number(),
+  isFree: z.boolean(),
+  plan_name: z.string(),
+  tax: z.number(),
+  allowsScheduling: z.boolean(),
+  allowsAccounts: z.boolean(),
+  monthlyCredits: z.number().int(),
+  trialCredits: z.number().int(),
+});
+export type TPackage = z.infer<typeof ZPackage>;
+
 /** One-time credit purchases (Buy Credits): whole packs, priced in US dollars. */
 export const CREDIT_PACKS = [
   { credits: 1_000, price: 10 },

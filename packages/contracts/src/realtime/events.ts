@@ -15,6 +15,8 @@ export const realtimeEvents = {
     link: z.string().nullable(),
     unread: z.number().int(),
   }),
+  /** The built-in test inbox received a message for this user. */
+  TestInboxMessageEvent: z.object({ id: z.number().int(), subject: z.string() }),
   VerifyEmailUpsell: z.object({
     checkListId: z.number().int(),
     data: z.object({ valid: z.number(), unknown: z.number(), invalid: z.number() }),

@@ -11,15 +11,22 @@ dayjs.extend(timezone);
 export const DISPLAY_DATE_TIME = 'MM/DD/YYYY h:mm A';
 
 /** `value` is an ISO instant from the server; `timeZone` an IANA name. An unknown zone falls back to the default. */
-export const formatDateTime = (value: string, timeZone: string = DEFAULT_TIME_ZONE): string => {
+const formatInZone = (value: string, timeZone: string, format: string): string => {
   const instant = dayjs.utc(value);
   if (!instant.isValid()) return '';
   try {
-    return instant.tz(timeZone).format(DISPLAY_DATE_TIME);
+    return instant.tz(timeZone).format(format);
   } catch {
-    return instant.tz(DEFAULT_TIME_ZONE).format(DISPLAY_DATE_TIME);
+    return instant.tz(DEFAULT_TIME_ZONE).format(format);
   }
 };
+
+export const formatDateTime = (value: string, timeZone: string = DEFAULT_TIME_ZONE): string =>
+  formatInZone(value, timeZone, DISPLAY_DATE_TIME);
+
+/** A day in prose, for sentences such as 'Renews on November 22, 2026'. */
+export const formatLongDate = (value: string, timeZone: string = DEFAULT_TIME_ZONE): string =>
+  formatInZone(value, timeZone, 'MMMM D, YYYY');
 
 /** Formats in the signed-in user's time zone. */
 export const useFormatDateTime = (): ((value: string) => string) => {

@@ -56,7 +56,7 @@ export const navigation: TNavigationEntry[] = [
     icon: IconSettings,
     children: [
       { label: 'Sending Accounts', path: '/settings/accounts', icon: IconServer, available: false },
-      { label: 'Subscription', path: '/settings/subscription', icon: IconCreditCard, available: false },
+      { label: 'Subscription', path: '/settings/subscription', icon: IconCreditCard, available: true },
     ],
   },
   { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: true },

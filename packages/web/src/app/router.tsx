@@ -31,7 +31,16 @@ export const routes: RouteObject[] = [
             path: '/login',
             lazy: async () => ({ Component: (await import('../features/auth/LoginPage')).LoginPage }),
           },
+          {
+            path: '/register',
+            lazy: async () => ({ Component: (await import('../features/registration/RegisterPage')).RegisterPage }),
+          },
         ],
+      },
+      {
+        // Visitors and signed-in users alike.
+        path: '/contact-us',
+        lazy: async () => ({ Component: (await import('../features/contact/ContactPage')).ContactPage }),
       },
       {
         path: '/forgot-password',
@@ -58,6 +67,12 @@ export const routes: RouteObject[] = [
               {
                 path: 'credit-log',
                 lazy: async () => ({ Component: (await import('../features/credits/CreditLogPage')).CreditLogPage }),
+              },
+              {
+                path: 'settings/subscription',
+                lazy: async () => ({
+                  Component: (await import('../features/billing/SubscriptionPage')).SubscriptionPage,
+                }),
               },
               {
                 path: 'notifications',

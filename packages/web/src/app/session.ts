@@ -48,6 +48,15 @@ export const startSession = (queryClient: QueryClient, user: TUserInformation): 
   queryClient.setQueryData(USER_QUERY_KEY, user);
 };
 
+/**
+ * For a sign-in whose answer does not carry the user (registration): drop what was fetched as a
+ * guest and load the user as the guard does. Setting the user moves the guest guard on.
+ */
+export const refreshSession = async (queryClient: QueryClient): Promise<void> => {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== USER_QUERY_KEY[0] });
+  await queryClient.fetchQuery({ queryKey: USER_QUERY_KEY, queryFn: ({ signal }) => fetchUser(signal), staleTime: 0 });
+};
+
 /** The server says the session is gone (a 401, or the realtime socket closed with 4401). */
 export const expireSession = (queryClient: QueryClient): void => {
   // A 401 while signed out is a wrong password or a guest page, not an expired session.

@@ -1,21 +1,8 @@
+import { ZPackage } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { findPlanOfUser, listPlans } from './plans.repository';
-
-/** The spec's package: id, name, price, isFree, plan_name, tax; plus what the plan allows. */
-const ZPackage = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  price: z.number(),
-  isFree: z.boolean(),
-  plan_name: z.string(),
-  tax: z.number(),
-  allowsScheduling: z.boolean(),
-  allowsAccounts: z.boolean(),
-  monthlyCredits: z.number().int(),
-  trialCredits: z.number().int(),
-});
 
 export const planRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   // Public: the registration screen shows the plans before anyone has an account.

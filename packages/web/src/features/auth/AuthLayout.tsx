@@ -7,14 +7,16 @@ type TProps = {
   title: string;
   description?: ReactNode;
   children: ReactNode;
+  /** The card's widest; forms read best narrow, plan choices need room. */
+  width?: number;
 };
 
 /** The signed-out pages: one card, no shell. */
-export const AuthLayout = ({ title, description, children }: TProps) => {
+export const AuthLayout = ({ title, description, children, width = 420 }: TProps) => {
   useDocumentTitle(`${title} · Sendwell`);
   return (
     <Center component="main" mih="100vh" p="md" bg="var(--mantine-color-gray-0)">
-      <Stack w="100%" maw={420} gap="lg">
+      <Stack w="100%" maw={width} gap="lg">
         <Center>
           <Brand />
         </Center>

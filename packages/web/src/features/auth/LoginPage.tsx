@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Group, Stack, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { ZLoginRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
@@ -77,6 +77,12 @@ export const LoginPage = () => {
           <Button type="submit" fullWidth loading={login.isPending}>
             Sign in
           </Button>
+          <Text size="sm" ta="center">
+            New to Sendwell?{' '}
+            <Anchor component={Link} to="/register">
+              Create an account
+            </Anchor>
+          </Text>
         </Stack>
       </form>
     </AuthLayout>

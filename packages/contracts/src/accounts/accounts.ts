@@ -1,0 +1,296 @@
+import { z } from 'zod';
+
+/** The spec's account messages (drip-accounts-dashboard §5, §6). */
+export const ACCOUNT_MESSAGES = {
+  upgrade: 'Upgrade your plan to create a new account!',
+  passwordRequired: 'The Password field is required for this operation!',
+  nameRequired: 'The Account Name field is required.',
+  domainRequired: 'The Domain field is required.',
+  apiKeyRequired: 'The API Key field is required.',
+  serviceRequired: 'The SMTP Service field is required.',
+  usernameRequired: 'The Username field is required.',
+  hostRequired: 'The Host field is required.',
+  portInvalid: 'The Port must be a number between 1 and 65535.',
+  encryptionRequired: 'The Encryption field is required.',
+  fromAddressInvalid: 'The From Address must be a valid email address.',
+  mailPerDayInvalid: 'The Maximum Email per Day must be a number from 1 to 1000.',
+} as const;
+
+export const ACCOUNT_PROVIDERS = ['mailgun', 'smtp', 'google'] as const;
+export type TAccountProvider = (typeof ACCOUNT_PROVIDERS)[number];
+export const MAILGUN_REGIONS = ['us', 'eu'] as const;
+export const SMTP_ENCRYPTIONS = ['tls', 'ssl'] as const;
+export const MAIL_PER_DAY_MAX = 1000;
+export const API_KEY_VISIBLE_CHARACTERS = 6;
+export const TEST_INBOX_DRIVER = 'test-inbox';
+
+export type TSmtpService = {
+  driver: string;
+  label: string;
+  host: string;
+  port: number;
+  encryption: 'tls' | 'ssl';
+  /** What the service allows a day; the form asks only when it exceeds the default. */
+  maxPerDay: number;
+  defaultPerDay: number;
+  /** The service sends only from a verified sender, which must be given. */
+  needsFromAddress: boolean;
+};
+
+/** SMTP services a user picks from; the form fills host, port and encryption from the choice. */
+export const SMTP_SERVICES: readonly TSmtpService[] = [
+  {
+    driver: 'smtp',
+    label: 'SMTP server',
+    host: '',
+    port: 587,
+    encryption: 'tls',
+    maxPerDay: 1000,
+    defaultPerDay: 500,
+    needsFromAddress: false,
+  },
+  {
+    driver: 'sendgrid',
+    label: 'SendGrid',
+    host: 'smtp.sendgrid.net',
+    port: 587,
+    encryption: 'tls',
+    maxPerDay: 1000,
+    defaultPerDay: 100,
+    needsFromAddress: true,
+  },
+  {
+    driver: 'mailgun',
+    label: 'Mailgun SMTP',
+    host: 'smtp.mailgun.org',
+    port: 587,
+    encryption: 'tls',
+    maxPerDay: 1000,
+    defaultPerDay: 500,
+    needsFromAddress: false,
+  },
+  {
+    driver: 'ses',
+    label: 'Amazon SES SMTP',
+    host: 'email-smtp.us-east-1.amazonaws.com',
+    port: 587,
+    encryption: 'tls',
+    maxPerDay: 1000,
+    defaultPerDay: 200,
+    needsFromAddress: false,
+  },
+  {
+    driver: 'gmail',
+    label: 'Gmail (app password)',
+    host: 'smtp.gmail.com',
+    port: 465,
+    encryption: 'ssl',
+    maxPerDay: 500,
+    defaultPerDay: 500,
+    needsFromAddress: false,
+  },
+  {
+    driver: 'outlook',
+    label: 'Outlook / Microsoft 365',
+    host: 'smtp.office365.com',
+    port: 587,
+    encryption: 'tls',
+    maxPerDay: 1000,
+    defaultPerDay: 300,
+    needsFromAddress: false,
+  },
+  {
+    driver: 'zoho',
+    label: 'Zoho Mail',
+    host: 'smtp.zoho.com',
+    port: 465,
+    encryption: 'ssl',
+    maxPerDay: 500,
+    defaultPerDay: 500,
+    needsFromAddress: false,
+  },
+  {
+    driver: 'brevo',
+    label: 'Brevo',
+    host: 'smtp-relay.brevo.com',
+    port: 587,
+    encryption: 'tls',
+    maxPerDay: 1000,
+    defaultPerDay: 300,
+    needsFromAddress: false,
+  },
+  {
+    driver: 'postmark',
+    label: 'Postmark',
+    host: 'smtp.postmarkapp.com',
+    port: 587,
+    encryption: 'tls',
+    maxPerDay: 1000,
+    defaultPerDay: 500,
+    needsFromAddress: false,
+  },
+];
+
+export const findSmtpService = (driver: string | null | undefined) =>
+  SMTP_SERVICES.find((service) => service.driver === driver);
+
+const optionalText = (max = 255) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .optional()
+    .transform((value) => value || undefined);
+
+/**
+ * `POST /api/settings/account/create-or-update[/:id]`. Fields depend on the provider;
+ * secrets (apiKey, password) may be left out on edit to keep the stored ones.
+ */
+export const ZAccountForm = z
+  .object({
+    name: z.string().trim().min(1, { message: ACCOUNT_MESSAGES.nameRequired }).max(120),
+    provider: z.enum(ACCOUNT_PROVIDERS),
+    active: z.boolean().optional().default(false),
+    domain: optionalText(),
+    apiKey: optionalText(500),
+    region: z.enum(MAILGUN_REGIONS).optional().default('us'),
+    getList: z.boolean().optional().default(false),
+    driver: optionalText(40),
+    username: optionalText(320),
+    password: z.string().max(500).optional(),
+    host: optionalText(),
+    port: z.coerce
+      .number()
+      .int()
+      .min(1, { message: ACCOUNT_MESSAGES.portInvalid })
+      .max(65535, { message: ACCOUNT_MESSAGES.portInvalid })
+      .optional(),
+    encryption: z.enum(SMTP_ENCRYPTIONS, { message: ACCOUNT_MESSAGES.encryptionRequired }).optional(),
+    fromAddress: optionalText(320),
+    mailPerDay: z.coerce
+      .number()
+      .int()
+      .min(1, { message: ACCOUNT_MESSAGES.mailPerDayInvalid })
+      .max(MAIL_PER_DAY_MAX, { message: ACCOUNT_MESSAGES.mailPerDayInvalid })
+      .optional(),
+  })
+  .superRefine((form, context) => {
+    const require = (field: keyof typeof form, message: string) => {
+      if (form[field] === undefined || form[field] === '') context.addIssue({ code: 'custom', path: [field], message });
+    };
+    if (form.provider === 'mailgun') {
+      require('domain', ACCOUNT_MESSAGES.domainRequired);
+      return;
+    }
+    if (form.provider === 'smtp') require('driver', ACCOUNT_MESSAGES.serviceRequired);
+    require('username', ACCOUNT_MESSAGES.usernameRequired);
+    if (form.provider === 'smtp') {
+      require('host', ACCOUNT_MESSAGES.hostRequired);
+      require('port', ACCOUNT_MESSAGES.portInvalid);
+      require('encryption', ACCOUNT_MESSAGES.encryptionRequired);
+    }
+    const service = findSmtpService(form.driver);
+    if (form.provider === 'smtp' && form.driver && !service && form.driver !== TEST_INBOX_DRIVER) {
+      context.addIssue({ code: 'custom', path: ['driver'], message: ACCOUNT_MESSAGES.serviceRequired });
+    }
+    if (service?.needsFromAddress && !z.email().safeParse(form.fromAddress ?? '').success) {
+      context.addIssue({ code: 'custom', path: ['fromAddress'], message: ACCOUNT_MESSAGES.fromAddressInvalid });
+    } else if (form.fromAddress && !z.email().safeParse(form.fromAddress).success) {
+      context.addIssue({ code: 'custom', path: ['fromAddress'], message: ACCOUNT_MESSAGES.fromAddressInvalid });
+    }
+    if (form.provider === 'google' && !z.email().safeParse(form.username ?? '').success) {
+      context.addIssue({
+        code: 'custom',
+        path: ['username'],
+        message: 'The Gmail address must be a valid email address.',
+      });
+    }
+  });
+export type TAccountForm = z.input<typeof ZAccountForm>;
+export type TAccountFormParsed = z.output<typeof ZAccountForm>;
+
+/** An account as the browser sees it: never a secret, only the API key's last characters. */
+export const ZSendingAccount = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  provider: z.enum(ACCOUNT_PROVIDERS),
+  active: z.boolean(),
+  domain: z.string().nullable(),
+  region: z.enum(MAILGUN_REGIONS).nullable(),
+  apiKey: z.string().nullable(),
+  getList: z.boolean(),
+  smtp: z.boolean(),
+  google: z.boolean(),
+  driver: z.string().nullable(),
+  username: z.string().nullable(),
+  host: z.string().nullable(),
+  port: z.number().int().nullable(),
+  encryption: z.enum(SMTP_ENCRYPTIONS).nullable(),
+  fromAddress: z.string().nullable(),
+  mailPerDay: z.number().int(),
+  hasPassword: z.boolean(),
+  gmail_accounts: z.object({ email: z.string() }).nullable(),
+  created_at: z.string(),
+});
+export type TSendingAccount = z.infer<typeof ZSendingAccount>;
+
+/** `POST /api/settings/account/send-test-smtp`. Without a password, `accountId` names the stored one. */
+export const ZSendTestSmtpRequest = z.object({
+  driver: z.string().trim().min(1, { message: ACCOUNT_MESSAGES.serviceRequired }).max(40),
+  username: z.string().trim().min(1, { message: ACCOUNT_MESSAGES.usernameRequired }).max(320),
+  password: z.string().max(500).optional().default(''),
+  host: z.string().trim().min(1, { message: ACCOUNT_MESSAGES.hostRequired }).max(255),
+  port: z.coerce
+    .number()
+    .int()
+    .min(1, { message: ACCOUNT_MESSAGES.portInvalid })
+    .max(65535, { message: ACCOUNT_MESSAGES.portInvalid }),
+  encryption: z.enum(SMTP_ENCRYPTIONS, { message: ACCOUNT_MESSAGES.encryptionRequired }),
+  fromAddress: z.string().trim().max(320).optional().default(''),
+  accountId: z.number().int().positive().optional(),
+});
+export type TSendTestSmtpRequest = z.input<typeof ZSendTestSmtpRequest>;
+
+/** `GET /api/settings/account/get-providers`. */
+export const ZAccountProviders = z.object({
+  providers: z.array(z.enum(ACCOUNT_PROVIDERS)),
+  enableGoogle: z.boolean(),
+  googleTestMode: z.boolean(),
+  googleTestUsers: z.array(z.string()),
+  userEmail: z.string(),
+  /** Whether this user's plan lets them add accounts other than the test inbox. */
+  canCreate: z.boolean(),
+  smtpServices: z.array(
+    z.object({
+      driver: z.string(),
+      label: z.string(),
+      host: z.string(),
+      port: z.number().int(),
+      encryption: z.enum(SMTP_ENCRYPTIONS),
+      maxPerDay: z.number().int(),
+      defaultPerDay: z.number().int(),
+      needsFromAddress: z.boolean(),
+    }),
+  ),
+  /** The built-in test inbox and this user's login to it; null when the operator turned it off. */
+  testInbox: z
+    .object({ host: z.string(), port: z.number().int(), username: z.string(), password: z.string() })
+    .nullable(),
+});
+export type TAccountProviders = z.infer<typeof ZAccountProviders>;
+
+export const ZTestInboxMessage = z.object({
+  id: z.number().int(),
+  mail_from: z.string(),
+  rcpt_to: z.array(z.string()),
+  subject: z.string(),
+  size_bytes: z.number().int(),
+  created_at: z.string(),
+});
+export type TTestInboxMessage = z.infer<typeof ZTestInboxMessage>;
+
+export const ZTestInboxMessageDetail = ZTestInboxMessage.extend({
+  text_body: z.string().nullable(),
+  has_html: z.boolean(),
+});
+export type TTestInboxMessageDetail = z.infer<typeof ZTestInboxMessageDetail>;

@@ -1,0 +1,158 @@
+import { Alert, Anchor, Button, Group, Loader, Paper, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { REGISTRATION_MESSAGES, type TBillingOptions } from '@sendwell/contracts';
+import { IconAlertCircle } from '@tabler/icons-react';
+import { useRef, useState } from 'react';
+import { ApiError } from '../../app/api';
+import { firstFieldMessages, showError } from '../../app/errors';
+import { formatCredits } from '../credits/credits.format';
+import { formatPrice } from './billing.format';
+import { useBuyCredits } from './billing.queries';
+import { CardField, type TCardFieldHandle } from './CardField';
+
+type TProps = {
+  publishableKey: string | null;
+  packs: TBillingOptions['creditPacks'];
+  /** Whether Stripe holds a card for the user; `undefined` until the subscription is known. */
+  hasCard: boolean | undefined;
+};
+
+const PACK_REQUIRED = 'Please choose one of the credit packs.';
+
+/** One-time credit packs, paid by card. */
+export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
+  const buyCredits = useBuyCredits();
+  const cardRef = useRef<TCardFieldHandle>(null);
+  const [credits, setCredits] = useState<string | null>(null);
+  const [isNewCard, setIsNewCard] = useState(false);
+  const [isCardComplete, setIsCardComplete] = useState(false);
+  const [isTokenPending, setIsTokenPending] = useState(false);
+  const [packError, setPackError] = useState<string | undefined>();
+  const [cardError, setCardError] = useState<string | undefined>();
+  const [refusal, setRefusal] = useState<string | null>(null);
+
+  const pack = packs.find((candidate) => String(candidate.credits) === credits);
+  const needsCard = !hasCard || isNewCard;
+
+  const buy = async () => {
+    setRefusal(null);
+    if (!pack) {
+      setPackError(PACK_REQUIRED);
+      return;
+    }
+    let stripeToken: string | undefined;
+    if (needsCard) {
+      if (!isCardComplete) {
+        setCardError(REGISTRATION_MESSAGES.card);
+        return;
+      }
+      setIsTokenPending(true);
+      const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
+      setIsTokenPending(false);
+      if ('error' in card) {
+        setCardError(card.error);
+        return;
+      }
+      stripeToken = card.token;
+    }
+
+    buyCredits.mutate(
+      { credits: pack.credits, stripeToken },
+      {
+        onSuccess: ({ message }) => {
+          // The header balance follows by itself (realtime, and the answer's balance).
+          notifications.show({ color: 'green', message, position: 'top-center' });
+          cardRef.current?.clear();
+          setIsCardComplete(false);
+          setCredits(null);
+        },
+        onError: (error) => {
+          if (error instanceof ApiError && error.status === 402) {
+            if (needsCard) setCardError(error.message);
+            else setRefusal(error.message);
+          } else if (error instanceof ApiError && (error.status === 422 || error.status === 429)) {
+            setRefusal(firstFieldMessages(error.body.errors)[0] ?? error.message);
+          } else {
+            showError(error);
+          }
+        },
+      },
+    );
+  };
+
+  return (
+    <Paper withBorder p="lg">
+      <Title order={2} fz="lg">
+        Buy Credits
+      </Title>
+      <Text size="sm" c="dimmed" mb="md">
+        Credits pay for email verification and spam tests. A pack is paid once, on top of your plan.
+      </Text>
+      {!publishableKey ? (
+        <Text size="sm">Credit purchases are not available on this server.</Text>
+      ) : (
+        <Stack>
+          <Radio.Group
+            value={credits}
+            onChange={(value) => {
+              setCredits(value);
+              setPackError(undefined);
+            }}
+            label="Credit pack"
+            error={packError}
+          >
+            <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} mt="xs">
+              {packs.map((candidate) => (
+                <Radio.Card key={candidate.credits} value={String(candidate.credits)} p="md" withBorder>
+                  <Group wrap="nowrap" align="flex-start">
+                    <Radio.Indicator />
+                    <div>
+                      <Text fw={600}>{formatCredits(candidate.credits)} credits</Text>
+                      <Text size="sm" c="dimmed">
+                        {formatPrice(candidate.price)}
+                      </Text>
+                    </div>
+                  </Group>
+                </Radio.Card>
+              ))}
+            </SimpleGrid>
+          </Radio.Group>
+          {hasCard === undefined ? (
+            <Loader size="sm" aria-label="Loading payment details" />
+          ) : needsCard ? (
+            <CardField
+              ref={cardRef}
+              publishableKey={publishableKey}
+              error={cardError}
+              onChange={(isComplete) => {
+                setIsCardComplete(isComplete);
+                setCardError(undefined);
+              }}
+            />
+          ) : (
+            <Text size="sm">
+              The card on file is charged.{' '}
+              <Anchor component="button" type="button" size="sm" onClick={() => setIsNewCard(true)}>
+                Use another card
+              </Anchor>
+            </Text>
+          )}
+          {refusal && (
+            <Alert color="red" icon={<IconAlertCircle size={18} />}>
+              {refusal}
+            </Alert>
+          )}
+          <Group>
+            <Button
+              loading={isTokenPending || buyCredits.isPending}
+              disabled={hasCard === undefined}
+              onClick={() => void buy()}
+            >
+              {pack ? `Buy ${formatCredits(pack.credits)} credits for ${formatPrice(pack.price)}` : 'Buy'}
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Paper>
+  );
+};

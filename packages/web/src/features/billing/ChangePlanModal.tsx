@@ -1,0 +1,121 @@
+import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { REGISTRATION_MESSAGES } from '@sendwell/contracts';
+import { IconAlertCircle } from '@tabler/icons-react';
+import { useRef, useState } from 'react';
+import { ApiError } from '../../app/api';
+import { firstFieldMessages, showError } from '../../app/errors';
+import { formatPlanPrice, planChange } from './billing.format';
+import { type TPlan, useChangePlan } from './billing.queries';
+import { CardField, type TCardFieldHandle } from './CardField';
+
+type TProps = {
+  /** The plan to move to; the dialog is open while there is one. */
+  target: TPlan | null;
+  current: TPlan | undefined;
+  hasCard: boolean;
+  publishableKey: string | null;
+  onClose: () => void;
+};
+
+/** Confirms a plan change; a paid plan with no card on file asks for one here. */
+export const ChangePlanModal = ({ target, onClose, ...props }: TProps) => {
+  const change = target ? planChange(props.current, target) : null;
+  return (
+    <Modal opened={target !== null} onClose={onClose} title={target ? `${change} to ${target.name}?` : ''} centered>
+      {/* Keyed by plan, so a dialog opened for another plan starts with an empty card field. */}
+      {target && <ChangePlanForm key={target.id} target={target} onClose={onClose} {...props} />}
+    </Modal>
+  );
+};
+
+const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: TProps & { target: TPlan }) => {
+  const changePlan = useChangePlan();
+  const cardRef = useRef<TCardFieldHandle>(null);
+  const [isCardComplete, setIsCardComplete] = useState(false);
+  const [isTokenPending, setIsTokenPending] = useState(false);
+  const [cardError, setCardError] = useState<string | undefined>();
+  const [refusal, setRefusal] = useState<string | null>(null);
+
+  const change = planChange(current, target);
+  const needsCard = !target.isFree && !hasCard;
+
+  const confirm = async () => {
+    setRefusal(null);
+    let stripeToken: string | undefined;
+    if (needsCard) {
+      if (!isCardComplete) {
+        setCardError(REGISTRATION_MESSAGES.card);
+        return;
+      }
+      setIsTokenPending(true);
+      const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
+      setIsTokenPending(false);
+      if ('error' in card) {
+        setCardError(card.error);
+        return;
+      }
+      stripeToken = card.token;
+    }
+
+    changePlan.mutate(
+      { package_id: target.id, stripeToken },
+      {
+        onSuccess: ({ message }) => {
+          notifications.show({ color: 'green', message, position: 'top-center' });
+          onClose();
+        },
+        onError: (error) => {
+          if (error instanceof ApiError && error.status === 402) {
+            if (needsCard) setCardError(error.message);
+            else setRefusal(error.message);
+          } else if (error instanceof ApiError && error.status === 422) {
+            setRefusal(firstFieldMessages(error.body.errors)[0] ?? error.message);
+          } else if (error instanceof ApiError && error.status === 429) {
+            setRefusal(error.message);
+          } else {
+            showError(error);
+          }
+        },
+      },
+    );
+  };
+
+  return (
+    <Stack>
+      <Text>
+        Your plan changes from {current?.name ?? 'your current plan'} to <strong>{target.name}</strong> (
+        {formatPlanPrice(target)}).
+      </Text>
+      {!target.isFree && hasCard && (
+        <Text size="sm" c="dimmed">
+          The card on file pays for the new plan.
+        </Text>
+      )}
+      {needsCard && publishableKey && (
+        <CardField
+          ref={cardRef}
+          publishableKey={publishableKey}
+          error={cardError}
+          onChange={(isComplete) => {
+            setIsCardComplete(isComplete);
+            setCardError(undefined);
+          }}
+        />
+      )}
+      {refusal && (
+        <Alert color="red" icon={<IconAlertCircle size={18} />}>
+          {refusal}
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button loading={isTokenPending || changePlan.isPending} onClick={() => void confirm()}>
+          {change}
+        </Button>
+      </Group>
+    </Stack>
+  );
+};

@@ -1,0 +1,148 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Center,
+  Group,
+  Loader,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { CREDIT_PACKS } from '@sendwell/contracts';
+import { IconAlertCircle, IconInfoCircle } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { formatLongDate } from '../../app/dates';
+import { useSignedInUser } from '../../app/session';
+import { PageHeader } from '../../components/PageHeader';
+import { BuyCredits } from './BuyCredits';
+import { formatPlanPrice, planChange, subscriptionStatusLabel } from './billing.format';
+import { type TPlan, useBillingOptions, usePlans, useSubscription } from './billing.queries';
+import { ChangePlanModal } from './ChangePlanModal';
+import { PlanCard } from './PlanCard';
+
+const PaymentsUnavailable = () => (
+  <Alert color="blue" icon={<IconInfoCircle size={18} />} title="Payments are not set up on this server" mb="lg">
+    Paid plans and credit purchases are unavailable here. The operator can move you to any plan and grant credits with
+    the admin commands (<code>npm run admin -- set-plan</code> and <code>grant-credits</code>).
+  </Alert>
+);
+
+export const SubscriptionPage = () => {
+  const user = useSignedInUser();
+  const plans = usePlans();
+  const options = useBillingOptions();
+  const subscription = useSubscription();
+  const [target, setTarget] = useState<TPlan | null>(null);
+
+  const publishableKey = options.data?.stripePublishableKey ?? null;
+  // User information carries the plan too, so the page can mark it before the subscription arrives.
+  const currentPlanId = subscription.data?.planId ?? user.plan.id;
+  const currentPlan = plans.data?.find((plan) => plan.id === currentPlanId);
+  const hasCard = subscription.data?.hasCard ?? false;
+  const stripeSubscription = subscription.data?.subscription ?? null;
+
+  return (
+    <>
+      <PageHeader title="Subscription" description="Your plan, and credits when you need more." />
+      {options.isSuccess && !publishableKey && <PaymentsUnavailable />}
+
+      <Paper withBorder p="lg" mb="lg">
+        <Group gap="xl">
+          <Stack gap={2}>
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+              Current plan
+            </Text>
+            <Text fw={650} fz="lg">
+              {currentPlan ? `${currentPlan.name} · ${formatPlanPrice(currentPlan)}` : user.plan.name}
+            </Text>
+          </Stack>
+          {stripeSubscription && (
+            <Stack gap={2}>
+              <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+                Status
+              </Text>
+              <Group gap="xs">
+                <Badge variant="light" color={stripeSubscription.status === 'active' ? 'green' : 'yellow'}>
+                  {subscriptionStatusLabel(stripeSubscription.status)}
+                </Badge>
+                {stripeSubscription.currentPeriodEnd && (
+                  <Text size="sm" data-testid="renews-on">
+                    Renews on {formatLongDate(stripeSubscription.currentPeriodEnd, user.time_zone)}
+                  </Text>
+                )}
+              </Group>
+            </Stack>
+          )}
+        </Group>
+      </Paper>
+
+      <Title order={2} fz="lg" mb="sm">
+        Plans
+      </Title>
+      {plans.isPending ? (
+        <Center py="xl">
+          <Loader aria-label="Loading plans" />
+        </Center>
+      ) : plans.isError ? (
+        <Alert color="red" icon={<IconAlertCircle size={18} />} title="The plans could not be loaded">
+          <Button size="xs" variant="light" color="red" mt="xs" onClick={() => void plans.refetch()}>
+            Try again
+          </Button>
+        </Alert>
+      ) : (
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: Math.min(4, plans.data.length) }}>
+          {plans.data.map((plan) => {
+            const isCurrent = plan.id === currentPlanId;
+            // A paid plan is charged through Stripe, whether a card is on file or not.
+            const isUnavailable = !plan.isFree && publishableKey === null;
+            return (
+              <PlanCard
+                key={plan.id}
+                plan={plan}
+                testId={`subscription-plan-${plan.id}`}
+                isCurrent={isCurrent}
+                isUnavailable={isUnavailable && !isCurrent}
+              >
+                {!isCurrent && (
+                  <Button
+                    variant="light"
+                    disabled={isUnavailable || subscription.isPending}
+                    onClick={() => setTarget(plan)}
+                  >
+                    {planChange(currentPlan, plan)}
+                  </Button>
+                )}
+              </PlanCard>
+            );
+          })}
+        </SimpleGrid>
+      )}
+      <Text size="sm" c="dimmed" mt="sm" mb="xl">
+        Questions about plans?{' '}
+        <Anchor component={Link} to="/contact-us">
+          Contact us
+        </Anchor>
+      </Text>
+
+      <BuyCredits
+        publishableKey={publishableKey}
+        packs={options.data?.creditPacks ?? CREDIT_PACKS.map((pack) => ({ ...pack }))}
+        // Until the subscription is known, a card field could be one the user does not need.
+        hasCard={subscription.isPending ? undefined : hasCard}
+      />
+
+      <ChangePlanModal
+        target={target}
+        current={currentPlan}
+        hasCard={hasCard}
+        publishableKey={publishableKey}
+        onClose={() => setTarget(null)}
+      />
+    </>
+  );
+};

@@ -1,0 +1,39 @@
+import type { TRegisterResponse } from '@sendwell/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, resetCsrfToken } from '../../app/api';
+import { refreshSession } from '../../app/session';
+
+/** The spec's registration fields, all as a form sends them (empty string for "not given"). */
+export type TRegistrationForm = {
+  name: string;
+  email: string;
+  password: string;
+  referred_by: string;
+  package_id: string;
+  stripeToken: string;
+  altcha: string;
+};
+
+const toFormData = (fields: TRegistrationForm): FormData => {
+  const form = new FormData();
+  for (const [field, value] of Object.entries(fields)) form.append(field, value);
+  return form;
+};
+
+/** Registering signs the new user in: the server sets the session cookie with its answer. */
+export const useRegister = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (fields: TRegistrationForm) =>
+      api.postForm<TRegisterResponse>('/api/register-with-subscribe', toFormData(fields)),
+    onSuccess: async () => {
+      // As after sign-in: a new session, and the old token was bound to the old one.
+      resetCsrfToken();
+      // The account exists whatever happens next: a failed user load must not read as a failed
+      // registration (trying again would say the email is taken). The signed-in guard retries it.
+      await refreshSession(queryClient).catch(() => undefined);
+    },
+    // The form shows field, card, captcha and rate-limit failures beside what caused them.
+    meta: { reportErrors: false },
+  });
+};
