@@ -1,4 +1,5 @@
 import { buildApp } from './app';
+import { startTestInbox, type TTestInbox } from './modules/accounts/test-inbox';
 import { openPlatform } from './platform/bootstrap';
 import { hasWeb, hasWorker, loadConfig } from './platform/config';
 import { startRealtimeHub, type TRealtimeHub } from './platform/realtime';
@@ -28,9 +29,17 @@ const log = platform.log;
 let hub: TRealtimeHub | undefined;
 let app: Awaited<ReturnType<typeof buildApp>> | undefined;
 
+let testInbox: TTestInbox | undefined;
 if (hasWorker(config.role)) {
   await platform.queue.work(platform);
   log.info('worker started');
+  if (config.testInbox) {
+    // A busy port (another Sendwell on this machine) costs the test inbox, not the server.
+    testInbox = await startTestInbox(platform, config.testInbox.port).catch((error: unknown) => {
+      log.warn({ err: error, port: config.testInbox?.port }, 'the test inbox could not start; set TEST_INBOX_PORT');
+      return undefined;
+    });
+  }
 }
 if (hasWeb(config.role)) {
   hub = await startRealtimeHub({
@@ -63,6 +72,7 @@ const stop = async (signal: string) => {
   try {
     await app?.close();
     await hub?.close();
+    await testInbox?.close();
     await opened.close();
     log.info('stopped');
     process.exit(0);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../platform/context';
 import type { TJobDefinition } from '../platform/queue';
+import { accountRoutes } from './accounts/accounts.routes';
 import { authRoutes } from './auth/auth.routes';
 import { billingRoutes } from './billing/billing.routes';
 import { contactRoutes } from './contact/contact.routes';
@@ -29,6 +30,7 @@ export const modules: TModule[] = [
   { name: 'plans', routes: planRoutes },
   { name: 'billing', routes: billingRoutes },
   { name: 'contact', routes: contactRoutes },
+  { name: 'accounts', routes: accountRoutes },
   { name: 'credits', routes: creditRoutes },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];

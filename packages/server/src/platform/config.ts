@@ -44,6 +44,18 @@ const ZEnvironment = z.object({
   CAPTCHA_COST: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   REGISTRATION_LIMIT_PER_IP: z.coerce.number().int().min(1).default(10),
   SUPPORT_EMAIL: z.string().email().optional(),
+  TEST_INBOX: boolean.default(true),
+  TEST_INBOX_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  ALLOW_LOOPBACK_SMTP: boolean.default(false),
+  MAILGUN_US_URL: z.string().url().default('https://api.mailgun.net'),
+  MAILGUN_EU_URL: z.string().url().default('https://api.eu.mailgun.net'),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  GOOGLE_AUTH_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: z.string().url().default('https://openidconnect.googleapis.com/v1/userinfo'),
+  GOOGLE_SMTP_HOST: z.string().default('smtp.gmail.com'),
+  GOOGLE_TEST_USERS: z.string().default(''),
 });
 
 export type TConfig = {
@@ -72,6 +84,27 @@ export type TConfig = {
   captchaCost: number;
   registrationLimitPerIp: number;
   supportEmail: string | undefined;
+  /** The built-in SMTP sink on loopback every user may send to while trying Sendwell; null when off. */
+  testInbox: { port: number } | null;
+  /** Lets users' SMTP accounts reach loopback: local development only (R14). */
+  allowLoopbackSmtp: boolean;
+  mailgunUrls: { us: string; eu: string };
+  google: TGoogleConfig;
+};
+
+/**
+ * Google sign-in for Gmail accounts (OAuth 2 authorization code flow). Enabled with a
+ * client id and secret; in test mode (GOOGLE_TEST_USERS set) only those emails see it.
+ */
+export type TGoogleConfig = {
+  enabled: boolean;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  authUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  smtpHost: string;
+  testUsers: string[];
 };
 
 /** Present only when the operator configured Stripe; free plans work without it. */
@@ -146,6 +179,21 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     captchaCost: e.CAPTCHA_COST,
     registrationLimitPerIp: e.REGISTRATION_LIMIT_PER_IP,
     supportEmail: e.SUPPORT_EMAIL,
+    testInbox: e.TEST_INBOX ? { port: e.TEST_INBOX_PORT } : null,
+    allowLoopbackSmtp: e.ALLOW_LOOPBACK_SMTP,
+    mailgunUrls: { us: e.MAILGUN_US_URL.replace(/\/+$/, ''), eu: e.MAILGUN_EU_URL.replace(/\/+$/, '') },
+    google: {
+      enabled: Boolean(e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET),
+      clientId: e.GOOGLE_CLIENT_ID,
+      clientSecret: e.GOOGLE_CLIENT_SECRET,
+      authUrl: e.GOOGLE_AUTH_URL,
+      tokenUrl: e.GOOGLE_TOKEN_URL,
+      userinfoUrl: e.GOOGLE_USERINFO_URL,
+      smtpHost: e.GOOGLE_SMTP_HOST,
+      testUsers: e.GOOGLE_TEST_USERS.split(',')
+        .map((email) => email.trim().toLowerCase())
+        .filter(Boolean),
+    },
   };
 };
 

@@ -113,7 +113,48 @@ export type CreditBalancesTable = {
   updated_at: Timestamp;
 };
 
+export type SendingAccountsTable = {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  provider: 'mailgun' | 'smtp' | 'google';
+  is_primary: Generated<boolean>;
+  domain: string | null;
+  region: 'us' | 'eu' | null;
+  api_key_encrypted: Buffer | null;
+  import_lists: Generated<boolean>;
+  driver: string | null;
+  username: string | null;
+  host: string | null;
+  port: number | null;
+  encryption: 'tls' | 'ssl' | null;
+  from_address: string | null;
+  mail_per_day: Generated<number>;
+  password_encrypted: Buffer | null;
+  google_email: string | null;
+  oauth_refresh_token_encrypted: Buffer | null;
+  oauth_access_token_encrypted: Buffer | null;
+  oauth_expires_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type TestInboxMessagesTable = {
+  id: Generated<number>;
+  user_id: number;
+  mail_from: string;
+  rcpt_to: string[];
+  subject: Generated<string>;
+  text_body: string | null;
+  html_body: string | null;
+  size_bytes: number;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
 export type Database = {
+  sending_accounts: SendingAccountsTable;
+  test_inbox_messages: TestInboxMessagesTable;
   captcha_solutions: CaptchaSolutionsTable;
   stripe_events: StripeEventsTable;
   credit_entries: CreditEntriesTable;

@@ -34,6 +34,12 @@ const describeFailure = (error: unknown, settings: TSmtpSettings, timeoutMs: num
       'TIMEOUT',
     );
   }
+  if (/certificate/i.test(message ?? '')) {
+    return new TransportError(
+      `The mail server's TLS certificate is not valid for ${settings.host} (${message}).`,
+      'TLS',
+    );
+  }
   if (code === 'ETLS' || /STARTTLS|TLS|SSL|wrong version number/i.test(message ?? '')) {
     return new TransportError(
       `The secure connection to ${settings.host}:${settings.port} failed. Check the encryption: SSL usually uses port 465, TLS port 587.`,

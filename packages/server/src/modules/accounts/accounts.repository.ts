@@ -1,0 +1,43 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Executor } from '../../platform/db';
+import type { SendingAccountsTable } from '../../platform/db-schema';
+
+export const listAccountRows = (db: Executor, userId: number) =>
+  db.selectFrom('sending_accounts').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+
+/** One of the user's accounts, or nothing: another user's id finds nothing. */
+export const findAccountRow = (db: Executor, userId: number, id: number) =>
+  db.selectFrom('sending_accounts').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+
+export type TAccountRow = NonNullable<Awaited<ReturnType<typeof findAccountRow>>>;
+
+export const insertAccountRow = (db: Executor, row: Insertable<SendingAccountsTable>) =>
+  db.insertInto('sending_accounts').values(row).returning('id').executeTakeFirstOrThrow();
+
+export const updateAccountRow = (db: Executor, userId: number, id: number, changes: Updateable<SendingAccountsTable>) =>
+  db
+    .updateTable('sending_accounts')
+    .set({ ...changes, updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const clearPrimary = (db: Executor, userId: number, exceptId: number) =>
+  db
+    .updateTable('sending_accounts')
+    .set({ is_primary: false, updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('id', '!=', exceptId)
+    .where('is_primary', '=', true)
+    .execute();
+
+export const hasPrimary = async (db: Executor, userId: number) =>
+  (await db
+    .selectFrom('sending_accounts')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('is_primary', '=', true)
+    .executeTakeFirst()) !== undefined;
+
+export const deleteAccountRow = (db: Executor, userId: number, id: number) =>
+  db.deleteFrom('sending_accounts').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();

@@ -1,0 +1,169 @@
+import {
+  pagedResponse,
+  pageQuery,
+  ZAccountForm,
+  ZAccountProviders,
+  ZSendingAccount,
+  ZSendTestSmtpRequest,
+  ZStatusMessage,
+  ZTestInboxMessage,
+  ZTestInboxMessageDetail,
+} from '@sendwell/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { notFound } from '../../platform/errors';
+import { paginate } from '../../platform/paging';
+import { getUserInformation } from '../auth/auth.service';
+import { deleteAccount, getProviders, listAccounts, saveAccount, sendTestSmtp } from './accounts.service';
+
+const ZId = z.object({ id: z.coerce.number().int().positive() });
+const ZTestInboxQuery = pageQuery({
+  columns: ['created_at', 'subject'],
+  defaultColumn: 'created_at',
+  defaultOrder: 'desc',
+});
+
+/** A received message's HTML, shown only inside a sandboxed frame: no scripts, no forms, no same-origin. */
+const MESSAGE_HTML_POLICY =
+  "sandbox; default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; font-src data:";
+
+export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  app.get(
+    '/settings/accounts',
+    { schema: { tags: ['accounts'], response: { 200: z.object({ data: z.array(ZSendingAccount) }) } } },
+    async (request) => ({ data: await listAccounts(platform, request.session!.userId) }),
+  );
+
+  app.get(
+    '/settings/account/get-providers',
+    { schema: { tags: ['accounts'], response: { 200: ZAccountProviders } } },
+    async (request) => {
+      const user = await getUserInformation(platform, request.session!.userId);
+      return getProviders(platform, user.id, user.email);
+    },
+  );
+
+  const saveSchema = {
+    tags: ['accounts'],
+    body: ZAccountForm,
+    response: { 200: z.object({ status: z.literal(true), message: z.string(), data: ZSendingAccount }) },
+  };
+  const saveLimit = { rateLimit: { name: 'account-save', limit: 30, windowSeconds: 600, per: 'user' as const } };
+  app.post('/settings/account/create-or-update', { config: saveLimit, schema: saveSchema }, async (request) => ({
+    status: true as const,
+    message: 'Your sending account has been saved.',
+    data: await saveAccount(platform, request.session!.userId, undefined, request.body),
+  }));
+  app.post(
+    '/settings/account/create-or-update/:id',
+    { config: saveLimit, schema: { ...saveSchema, params: ZId } },
+    async (request) => ({
+      status: true as const,
+      message: 'Your sending account has been saved.',
+      data: await saveAccount(platform, request.session!.userId, request.params.id, request.body),
+    }),
+  );
+
+  app.delete(
+    '/settings/account/delete-api/:id',
+    { schema: { tags: ['accounts'], params: ZId, response: { 200: ZStatusMessage } } },
+    async (request) => {
+      await deleteAccount(platform, request.session!.userId, request.params.id);
+      return { status: true, message: 'Your sending account has been deleted.' };
+    },
+  );
+
+  app.post(
+    '/settings/account/send-test-smtp',
+    {
+      config: { rateLimit: { name: 'smtp-test', limit: 20, windowSeconds: 600, per: 'user' } },
+      schema: {
+        tags: ['accounts'],
+        body: ZSendTestSmtpRequest,
+        response: { 200: z.object({ status: z.literal(true), result: z.literal(true), message: z.string() }) },
+      },
+    },
+    async (request) => {
+      const user = await getUserInformation(platform, request.session!.userId);
+      const message = await sendTestSmtp(platform, user, request.body);
+      return { status: true as const, result: true as const, message };
+    },
+  );
+
+  app.get(
+    '/test-inbox/messages',
+    {
+      schema: {
+        tags: ['test inbox'],
+        querystring: ZTestInboxQuery,
+        response: { 200: pagedResponse(ZTestInboxMessage) },
+      },
+    },
+    async (request) => {
+      const rows = platform.db
+        .selectFrom('test_inbox_messages')
+        .select(['id', 'mail_from', 'rcpt_to', 'subject', 'size_bytes', 'created_at'])
+        .where('user_id', '=', request.session!.userId);
+      const page = await paginate(rows, request.query, {
+        sortColumns: { created_at: 'created_at', subject: 'subject' },
+        searchColumns: ['subject', 'mail_from'],
+        tieBreaker: 'id',
+      });
+      return { data: page.data.map((row) => ({ ...row, created_at: row.created_at.toISOString() })), meta: page.meta };
+    },
+  );
+
+  const findMessage = async (userId: number, id: number) => {
+    const message = await platform.db
+      .selectFrom('test_inbox_messages')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!message) throw notFound('This message does not exist.');
+    return message;
+  };
+
+  app.get(
+    '/test-inbox/messages/:id',
+    { schema: { tags: ['test inbox'], params: ZId, response: { 200: z.object({ data: ZTestInboxMessageDetail }) } } },
+    async (request) => {
+      const message = await findMessage(request.session!.userId, request.params.id);
+      return {
+        data: {
+          id: message.id,
+          mail_from: message.mail_from,
+          rcpt_to: message.rcpt_to,
+          subject: message.subject,
+          size_bytes: message.size_bytes,
+          created_at: message.created_at.toISOString(),
+          text_body: message.text_body,
+          has_html: message.html_body !== null,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/test-inbox/messages/:id/html',
+    { schema: { tags: ['test inbox'], params: ZId } },
+    async (request, reply) => {
+      const message = await findMessage(request.session!.userId, request.params.id);
+      reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', MESSAGE_HTML_POLICY)
+        .header('x-frame-options', 'SAMEORIGIN');
+      return message.html_body ?? '';
+    },
+  );
+
+  app.delete(
+    '/test-inbox/messages',
+    { schema: { tags: ['test inbox'], response: { 200: ZStatusMessage } } },
+    async (request) => {
+      await platform.db.deleteFrom('test_inbox_messages').where('user_id', '=', request.session!.userId).execute();
+      return { status: true, message: 'The test inbox is empty.' };
+    },
+  );
+};

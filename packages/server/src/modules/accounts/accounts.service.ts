@@ -1,0 +1,284 @@
+import {
+  ACCOUNT_MESSAGES,
+  findSmtpService,
+  SMTP_SERVICES,
+  type TAccountFormParsed,
+  type TAccountProviders,
+  TEST_INBOX_DRIVER,
+  type TSendingAccount,
+  type ZSendTestSmtpRequest,
+} from '@sendwell/contracts';
+import type { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
+import { decryptSecret, encryptSecret, maskSecret } from '../../platform/encryption';
+import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { type TMailTransport, TransportError } from '../../providers/mail';
+import { createMailgunTransport } from '../../providers/mailgun';
+import { createSmtpTransport, type TSmtpSettings } from '../../providers/smtp';
+import { findPlanOfUser } from '../plans/plans.repository';
+import * as repository from './accounts.repository';
+import { TEST_INBOX_HOST, testInboxCredentials } from './test-inbox';
+
+type TSecretColumn = 'api_key' | 'password' | 'oauth_refresh_token' | 'oauth_access_token';
+
+/** Secrets are bound to their row and column: a ciphertext moved elsewhere does not open. */
+const secretContext = (accountId: number, column: TSecretColumn) => `sending_accounts:${accountId}:${column}`;
+const seal = (platform: TPlatform, accountId: number, column: TSecretColumn, value: string) =>
+  encryptSecret(platform.secrets.encryptionKey, value, secretContext(accountId, column));
+const open = (platform: TPlatform, accountId: number, column: TSecretColumn, value: Buffer | null) =>
+  value ? decryptSecret(platform.secrets.encryptionKey, value, secretContext(accountId, column)) : null;
+
+const isTestInbox = (driver: string | null | undefined) => driver === TEST_INBOX_DRIVER;
+
+const toAccount = (platform: TPlatform, row: repository.TAccountRow): TSendingAccount => ({
+  id: row.id,
+  name: row.name,
+  provider: row.provider,
+  active: row.is_primary,
+  domain: row.domain,
+  region: row.region,
+  apiKey: row.api_key_encrypted ? maskSecret(open(platform, row.id, 'api_key', row.api_key_encrypted)!) : null,
+  getList: row.import_lists,
+  smtp: row.provider === 'smtp',
+  google: row.provider === 'google',
+  driver: row.driver,
+  username: row.username,
+  host: row.host,
+  port: row.port,
+  encryption: row.encryption,
+  fromAddress: row.from_address,
+  mailPerDay: row.mail_per_day,
+  hasPassword: row.password_encrypted !== null || row.oauth_refresh_token_encrypted !== null,
+  gmail_accounts: row.provider === 'google' && row.google_email ? { email: row.google_email } : null,
+  created_at: row.created_at.toISOString(),
+});
+
+export const listAccounts = async (platform: TPlatform, userId: number) =>
+  (await repository.listAccountRows(platform.db, userId)).map((row) => toAccount(platform, row));
+
+const canCreateAccounts = async (db: Executor, userId: number) => (await findPlanOfUser(db, userId)).allows_accounts;
+
+export const getProviders = async (
+  platform: TPlatform,
+  userId: number,
+  userEmail: string,
+): Promise<TAccountProviders> => {
+  const { google, testInbox } = platform.config;
+  const isTestUser = google.testUsers.includes(userEmail.toLowerCase());
+  const offerGoogle = google.enabled && (google.testUsers.length === 0 || isTestUser);
+  return {
+    providers: ['mailgun', 'smtp', ...(offerGoogle ? (['google'] as const) : [])],
+    enableGoogle: google.enabled && google.testUsers.length === 0,
+    googleTestMode: google.enabled && google.testUsers.length > 0,
+    googleTestUsers: isTestUser ? [userEmail.toLowerCase()] : [],
+    userEmail,
+    canCreate: await canCreateAccounts(platform.db, userId),
+    smtpServices: SMTP_SERVICES.map((service) => ({ ...service })),
+    testInbox: testInbox
+      ? { host: TEST_INBOX_HOST, port: testInbox.port, ...testInboxCredentials(platform, userId) }
+      : null,
+  };
+};
+
+/**
+ * Where an SMTP account may connect. Loopback is refused (R14) except for the built-in
+ * test inbox at its own port, or everywhere when the operator allows it for development.
+ */
+const smtpConnectOptions = (platform: TPlatform, settings: { driver: string; port: number }) => {
+  const inbox = platform.config.testInbox;
+  const isInbox = isTestInbox(settings.driver) && inbox !== null && settings.port === inbox.port;
+  // Local development servers rarely have a real certificate; public servers must.
+  const allowLoopback = platform.config.allowLoopbackSmtp || isInbox;
+  return { allowLoopback, allowSelfSigned: allowLoopback };
+};
+
+/** The test inbox's fixed settings, whatever the form sent: users cannot point it elsewhere. */
+const testInboxSettings = (platform: TPlatform, userId: number) => {
+  const inbox = platform.config.testInbox;
+  if (!inbox) throw fieldError('driver', 'The test inbox is turned off on this server.');
+  return {
+    host: TEST_INBOX_HOST,
+    port: inbox.port,
+    encryption: 'tls' as const,
+    ...testInboxCredentials(platform, userId),
+  };
+};
+
+const checkTransport = async (transport: TMailTransport) => {
+  try {
+    await transport.verify();
+  } catch (error) {
+    if (error instanceof TransportError) throw new HttpError(422, error.message, 'ACCOUNT_CHECK_FAILED');
+    throw error;
+  } finally {
+    transport.close();
+  }
+};
+
+const openSmtp = async (platform: TPlatform, driver: string, settings: TSmtpSettings) => {
+  try {
+    return await createSmtpTransport(settings, smtpConnectOptions(platform, { driver, port: settings.port }));
+  } catch (error) {
+    if (error instanceof TransportError) throw new HttpError(422, error.message, 'ACCOUNT_CHECK_FAILED');
+    throw error;
+  }
+};
+
+/**
+ * Adds or changes an account. Its credentials are checked against the provider before
+ * anything is stored (Mailgun: the key and domain; SMTP and Gmail: connect and log in),
+ * then stored encrypted. A free plan may only add the test inbox.
+ */
+export const saveAccount = async (
+  platform: TPlatform,
+  userId: number,
+  id: number | undefined,
+  form: TAccountFormParsed,
+): Promise<TSendingAccount> => {
+  const existing = id === undefined ? undefined : await repository.findAccountRow(platform.db, userId, id);
+  if (id !== undefined && !existing) throw notFound('This sending account does not exist.');
+  const driver = form.provider === 'google' ? 'gmail' : form.provider === 'smtp' ? form.driver! : null;
+  if (!existing && !isTestInbox(driver) && !(await canCreateAccounts(platform.db, userId))) {
+    throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
+  }
+  const stored = (column: TSecretColumn, value: Buffer | null | undefined) =>
+    existing && existing.provider === form.provider ? open(platform, existing.id, column, value ?? null) : null;
+
+  let secrets: { apiKey?: string; password?: string } = {};
+  let smtp: { host: string; port: number; encryption: 'tls' | 'ssl'; username: string } | null = null;
+  if (form.provider === 'mailgun') {
+    const apiKey = form.apiKey ?? stored('api_key', existing?.api_key_encrypted);
+    if (!apiKey) throw fieldError('apiKey', ACCOUNT_MESSAGES.apiKeyRequired);
+    await checkTransport(
+      createMailgunTransport({ apiKey, domain: form.domain!, region: form.region }, platform.config.mailgunUrls),
+    );
+    secrets = { apiKey };
+  } else {
+    const inbox = isTestInbox(driver) ? testInboxSettings(platform, userId) : null;
+    const google = form.provider === 'google' ? findSmtpService('gmail')! : null;
+    smtp = {
+      host: inbox?.host ?? google?.host ?? form.host!,
+      port: inbox?.port ?? google?.port ?? form.port!,
+      encryption: inbox?.encryption ?? google?.encryption ?? form.encryption!,
+      username: inbox?.username ?? form.username!,
+    };
+    const password = inbox?.password ?? (form.password || stored('password', existing?.password_encrypted));
+    if (!password) throw fieldError('password', ACCOUNT_MESSAGES.passwordRequired);
+    await checkTransport(await openSmtp(platform, driver!, { ...smtp, password }));
+    secrets = { password };
+  }
+
+  const service = findSmtpService(driver);
+  const mailPerDay =
+    form.provider === 'mailgun'
+      ? 0
+      : Math.min(form.mailPerDay ?? service?.defaultPerDay ?? 500, service?.maxPerDay ?? 1000);
+  const columns = {
+    name: form.name,
+    provider: form.provider,
+    domain: form.provider === 'mailgun' ? form.domain!.toLowerCase() : null,
+    region: form.provider === 'mailgun' ? form.region : null,
+    import_lists: form.provider === 'mailgun' ? form.getList : false,
+    driver,
+    username: smtp?.username ?? null,
+    host: smtp?.host ?? null,
+    port: smtp?.port ?? null,
+    encryption: smtp?.encryption ?? null,
+    from_address: form.provider === 'mailgun' ? null : (form.fromAddress ?? null),
+    mail_per_day: mailPerDay,
+    google_email: form.provider === 'google' ? form.username!.toLowerCase() : null,
+  };
+
+  const accountId = await platform.db.transaction().execute(async (trx) => {
+    const accountId = existing
+      ? existing.id
+      : (await repository.insertAccountRow(trx, { ...columns, user_id: userId })).id;
+    const makePrimary = form.active || !(await repository.hasPrimary(trx, userId)) || (existing?.is_primary ?? false);
+    if (makePrimary) await repository.clearPrimary(trx, userId, accountId);
+    await repository.updateAccountRow(trx, userId, accountId, {
+      ...columns,
+      is_primary: makePrimary,
+      api_key_encrypted: secrets.apiKey ? seal(platform, accountId, 'api_key', secrets.apiKey) : null,
+      password_encrypted: secrets.password ? seal(platform, accountId, 'password', secrets.password) : null,
+    });
+    return accountId;
+  });
+  return toAccount(platform, (await repository.findAccountRow(platform.db, userId, accountId))!);
+};
+
+export const deleteAccount = async (platform: TPlatform, userId: number, id: number) => {
+  const deleted = await repository.deleteAccountRow(platform.db, userId, id);
+  if (Number(deleted.numDeletedRows) === 0) throw notFound('This sending account does not exist.');
+};
+
+/**
+ * The SMTP form's Test button: connect, log in and send a test message to the user.
+ * Without a password in the form, `accountId` names the stored one.
+ */
+export const sendTestSmtp = async (
+  platform: TPlatform,
+  user: { id: number; email: string },
+  request: z.output<typeof ZSendTestSmtpRequest>,
+): Promise<string> => {
+  const inbox = isTestInbox(request.driver) ? testInboxSettings(platform, user.id) : null;
+  let password = inbox?.password ?? request.password;
+  if (!password && request.accountId) {
+    const account = await repository.findAccountRow(platform.db, user.id, request.accountId);
+    if (!account) throw notFound('This sending account does not exist.');
+    password = open(platform, account.id, 'password', account.password_encrypted) ?? '';
+  }
+  if (!password) throw new HttpError(422, ACCOUNT_MESSAGES.passwordRequired, 'PASSWORD_REQUIRED');
+  const settings: TSmtpSettings = {
+    host: inbox?.host ?? request.host,
+    port: inbox?.port ?? request.port,
+    encryption: inbox?.encryption ?? request.encryption,
+    username: inbox?.username ?? request.username,
+    password,
+  };
+  const transport = await openSmtp(platform, request.driver, settings);
+  try {
+    const from = request.fromAddress || (request.username.includes('@') ? request.username : user.email);
+    const [result] = await transport.send([
+      {
+        from,
+        to: user.email,
+        subject: 'Sendwell SMTP test',
+        text: `This message confirms that Sendwell can send through ${settings.host}:${settings.port} as ${settings.username}.\n`,
+        html: `<p>This message confirms that Sendwell can send through <b>${settings.host}:${settings.port}</b> as <b>${settings.username}</b>.</p>`,
+      },
+    ]);
+    if (!result?.accepted)
+      throw new HttpError(422, result?.error ?? 'The test message was not accepted.', 'SMTP_TEST_FAILED');
+    return `The connection works. A test message was sent to ${user.email}.`;
+  } finally {
+    transport.close();
+  }
+};
+
+/** The transport for one of a user's accounts, for the sending, campaign and testing modules. */
+export const openAccountTransport = async (platform: TPlatform, userId: number, accountId: number) => {
+  const row = await repository.findAccountRow(platform.db, userId, accountId);
+  if (!row) throw notFound('This sending account does not exist.');
+  if (row.provider === 'mailgun') {
+    return createMailgunTransport(
+      {
+        apiKey: open(platform, row.id, 'api_key', row.api_key_encrypted)!,
+        domain: row.domain!,
+        region: row.region ?? 'us',
+      },
+      platform.config.mailgunUrls,
+    );
+  }
+  const inbox = isTestInbox(row.driver) ? testInboxSettings(platform, userId) : null;
+  return createSmtpTransport(
+    {
+      host: inbox?.host ?? row.host!,
+      port: inbox?.port ?? row.port!,
+      encryption: inbox?.encryption ?? row.encryption ?? 'tls',
+      username: inbox?.username ?? row.username!,
+      password: inbox?.password ?? open(platform, row.id, 'password', row.password_encrypted) ?? '',
+    },
+    smtpConnectOptions(platform, { driver: row.driver ?? 'smtp', port: inbox?.port ?? row.port! }),
+  );
+};
