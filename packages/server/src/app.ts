@@ -100,6 +100,9 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
 
   const metrics = registerMetrics(app, { queue: platform.queue, hub });
 
+  // The spec's Google login path; the flow itself lives under /api with the other account routes.
+  app.get('/login/google', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/api/login/google'));
+
   await app.register(
     async (api) => {
       for (const module of modules) if (module.routes) await api.register(module.routes, { platform });

@@ -55,6 +55,7 @@ const ZEnvironment = z.object({
   GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
   GOOGLE_USERINFO_URL: z.string().url().default('https://openidconnect.googleapis.com/v1/userinfo'),
   GOOGLE_SMTP_HOST: z.string().default('smtp.gmail.com'),
+  GOOGLE_SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(465),
   GOOGLE_TEST_USERS: z.string().default(''),
 });
 
@@ -104,6 +105,7 @@ export type TGoogleConfig = {
   tokenUrl: string;
   userinfoUrl: string;
   smtpHost: string;
+  smtpPort: number;
   testUsers: string[];
 };
 
@@ -190,6 +192,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
       tokenUrl: e.GOOGLE_TOKEN_URL,
       userinfoUrl: e.GOOGLE_USERINFO_URL,
       smtpHost: e.GOOGLE_SMTP_HOST,
+      smtpPort: e.GOOGLE_SMTP_PORT,
       testUsers: e.GOOGLE_TEST_USERS.split(',')
         .map((email) => email.trim().toLowerCase())
         .filter(Boolean),

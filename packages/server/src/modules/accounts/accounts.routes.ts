@@ -12,10 +12,14 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { notFound } from '../../platform/errors';
+import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { safeEqual } from '../../platform/tokens';
 import { getUserInformation } from '../auth/auth.service';
 import { deleteAccount, getProviders, listAccounts, saveAccount, sendTestSmtp } from './accounts.service';
+import { finishGoogleLogin, startGoogleLogin } from './google.service';
+
+const GOOGLE_STATE_COOKIE = 'sendwell_google_state';
 
 const ZId = z.object({ id: z.coerce.number().int().positive() });
 const ZTestInboxQuery = pageQuery({
@@ -88,6 +92,53 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       const user = await getUserInformation(platform, request.session!.userId);
       const message = await sendTestSmtp(platform, user, request.body);
       return { status: true as const, result: true as const, message };
+    },
+  );
+
+  // Google sign-in for a Gmail account: the authorization code flow, its state in a short-lived cookie.
+  app.get('/login/google', { schema: { tags: ['accounts'], hide: true } }, async (request, reply) => {
+    const user = await getUserInformation(platform, request.session!.userId);
+    const { url, state } = startGoogleLogin(platform, user.email);
+    reply.setCookie(GOOGLE_STATE_COOKIE, state, {
+      path: '/api/login/google',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: request.protocol === 'https',
+      maxAge: 600,
+    });
+    return reply.redirect(url);
+  });
+
+  app.get(
+    '/login/google/callback',
+    {
+      schema: {
+        tags: ['accounts'],
+        hide: true,
+        querystring: z.object({
+          code: z.string().max(2_000).optional(),
+          state: z.string().max(200).optional(),
+          error: z.string().max(200).optional(),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const expected = request.cookies[GOOGLE_STATE_COOKIE];
+      reply.clearCookie(GOOGLE_STATE_COOKIE, { path: '/api/login/google' });
+      const back = (outcome: Record<string, string>) =>
+        reply.redirect(`/settings/accounts?${new URLSearchParams(outcome).toString()}`);
+      const { code, state, error } = request.query;
+      if (error) return back({ google_error: 'Google sign-in was cancelled.' });
+      if (!code || !state || !expected || !safeEqual(state, expected)) {
+        return back({ google_error: 'The Google sign-in expired or did not start here. Please try again.' });
+      }
+      try {
+        const account = await finishGoogleLogin(platform, request.session!.userId, code);
+        return back({ google: 'connected', email: account.email });
+      } catch (failure) {
+        if (failure instanceof HttpError) return back({ google_error: failure.message });
+        throw failure;
+      }
     },
   );
 

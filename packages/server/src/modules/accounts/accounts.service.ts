@@ -11,23 +11,19 @@ import {
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
-import { decryptSecret, encryptSecret, maskSecret } from '../../platform/encryption';
+import { maskSecret } from '../../platform/encryption';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { type TMailTransport, TransportError } from '../../providers/mail';
 import { createMailgunTransport } from '../../providers/mailgun';
 import { createSmtpTransport, type TSmtpSettings } from '../../providers/smtp';
 import { findPlanOfUser } from '../plans/plans.repository';
 import * as repository from './accounts.repository';
+import { googleAccessToken, isGoogleOffered } from './google.service';
+import { openSecret, sealSecret, type TSecretColumn } from './secrets';
 import { TEST_INBOX_HOST, testInboxCredentials } from './test-inbox';
 
-type TSecretColumn = 'api_key' | 'password' | 'oauth_refresh_token' | 'oauth_access_token';
-
-/** Secrets are bound to their row and column: a ciphertext moved elsewhere does not open. */
-const secretContext = (accountId: number, column: TSecretColumn) => `sending_accounts:${accountId}:${column}`;
-const seal = (platform: TPlatform, accountId: number, column: TSecretColumn, value: string) =>
-  encryptSecret(platform.secrets.encryptionKey, value, secretContext(accountId, column));
-const open = (platform: TPlatform, accountId: number, column: TSecretColumn, value: Buffer | null) =>
-  value ? decryptSecret(platform.secrets.encryptionKey, value, secretContext(accountId, column)) : null;
+const seal = sealSecret;
+const open = openSecret;
 
 const isTestInbox = (driver: string | null | undefined) => driver === TEST_INBOX_DRIVER;
 
@@ -66,7 +62,7 @@ export const getProviders = async (
 ): Promise<TAccountProviders> => {
   const { google, testInbox } = platform.config;
   const isTestUser = google.testUsers.includes(userEmail.toLowerCase());
-  const offerGoogle = google.enabled && (google.testUsers.length === 0 || isTestUser);
+  const offerGoogle = isGoogleOffered(platform, userEmail);
   return {
     providers: ['mailgun', 'smtp', ...(offerGoogle ? (['google'] as const) : [])],
     enableGoogle: google.enabled && google.testUsers.length === 0,
@@ -156,7 +152,11 @@ export const saveAccount = async (
     secrets = { apiKey };
   } else {
     const inbox = isTestInbox(driver) ? testInboxSettings(platform, userId) : null;
-    const google = form.provider === 'google' ? findSmtpService('gmail')! : null;
+    const { google: googleConfig } = platform.config;
+    const google =
+      form.provider === 'google'
+        ? { host: googleConfig.smtpHost, port: googleConfig.smtpPort, encryption: 'ssl' as const }
+        : null;
     smtp = {
       host: inbox?.host ?? google?.host ?? form.host!,
       port: inbox?.port ?? google?.port ?? form.port!,
@@ -164,9 +164,16 @@ export const saveAccount = async (
       username: inbox?.username ?? form.username!,
     };
     const password = inbox?.password ?? (form.password || stored('password', existing?.password_encrypted));
-    if (!password) throw fieldError('password', ACCOUNT_MESSAGES.passwordRequired);
-    await checkTransport(await openSmtp(platform, driver!, { ...smtp, password }));
-    secrets = { password };
+    // A Google account connected by signing in keeps its tokens; it has no password to check.
+    const isSignedInGoogle = !password && google && existing?.oauth_refresh_token_encrypted;
+    if (!password && !isSignedInGoogle) throw fieldError('password', ACCOUNT_MESSAGES.passwordRequired);
+    if (isSignedInGoogle) {
+      const accessToken = await googleAccessToken(platform, existing!);
+      await checkTransport(await openSmtp(platform, driver!, { ...smtp, password: '', accessToken }));
+    } else {
+      await checkTransport(await openSmtp(platform, driver!, { ...smtp, password: password! }));
+      secrets = { password: password! };
+    }
   }
 
   const service = findSmtpService(driver);
@@ -201,6 +208,10 @@ export const saveAccount = async (
       is_primary: makePrimary,
       api_key_encrypted: secrets.apiKey ? seal(platform, accountId, 'api_key', secrets.apiKey) : null,
       password_encrypted: secrets.password ? seal(platform, accountId, 'password', secrets.password) : null,
+      // A password replaces a Google sign-in; otherwise the tokens stay as they are.
+      ...(secrets.password || form.provider !== 'google'
+        ? { oauth_refresh_token_encrypted: null, oauth_access_token_encrypted: null, oauth_expires_at: null }
+        : {}),
     });
     return accountId;
   });
@@ -271,6 +282,7 @@ export const openAccountTransport = async (platform: TPlatform, userId: number, 
     );
   }
   const inbox = isTestInbox(row.driver) ? testInboxSettings(platform, userId) : null;
+  const accessToken = row.oauth_refresh_token_encrypted ? await googleAccessToken(platform, row) : undefined;
   return createSmtpTransport(
     {
       host: inbox?.host ?? row.host!,
@@ -278,6 +290,7 @@ export const openAccountTransport = async (platform: TPlatform, userId: number, 
       encryption: inbox?.encryption ?? row.encryption ?? 'tls',
       username: inbox?.username ?? row.username!,
       password: inbox?.password ?? open(platform, row.id, 'password', row.password_encrypted) ?? '',
+      ...(accessToken ? { accessToken } : {}),
     },
     smtpConnectOptions(platform, { driver: row.driver ?? 'smtp', port: inbox?.port ?? row.port! }),
   );
