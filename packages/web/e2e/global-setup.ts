@@ -26,7 +26,10 @@ export default async function globalSetup() {
   const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
 
   const port = await freePort();
+  // The worker runs the built-in test inbox; the web process tells users where it listens.
+  const testInboxPort = await freePort();
   const env = {
+    TEST_INBOX_PORT: String(testInboxPort),
     DATABASE_URL: databaseUrl,
     SECRET_KEY: 'e2e-secret-key-that-is-long-enough-0123456789',
     PORT: String(port),
