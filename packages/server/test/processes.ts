@@ -29,9 +29,14 @@ export const startServerProcess = (
 ): TServerProcess => {
   const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', // An ephemeral test-inbox port, so parallel servers never fight over 2525.
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LOG_LEVEL: 'info',
+      // An ephemeral test-inbox port, so parallel servers never fight over 2525.
       TEST_INBOX_PORT: '0',
-      ...env },
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: ownGroup,
   });
