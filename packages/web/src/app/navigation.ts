@@ -7,6 +7,7 @@ import {
   IconCreditCard,
   IconFlame,
   IconHistory,
+  IconInbox,
   IconLayoutDashboard,
   IconLifebuoy,
   IconMailCheck,
@@ -55,7 +56,8 @@ export const navigation: TNavigationEntry[] = [
     label: 'Settings',
     icon: IconSettings,
     children: [
-      { label: 'Sending Accounts', path: '/settings/accounts', icon: IconServer, available: false },
+      { label: 'Sending Accounts', path: '/settings/accounts', icon: IconServer, available: true },
+      { label: 'Test Inbox', path: '/test-inbox', icon: IconInbox, available: true },
       { label: 'Subscription', path: '/settings/subscription', icon: IconCreditCard, available: true },
     ],
   },

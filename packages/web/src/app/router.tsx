@@ -75,6 +75,14 @@ export const routes: RouteObject[] = [
                 }),
               },
               {
+                path: 'settings/accounts',
+                lazy: async () => ({ Component: (await import('../features/accounts/AccountsPage')).AccountsPage }),
+              },
+              {
+                path: 'test-inbox',
+                lazy: async () => ({ Component: (await import('../features/test-inbox/TestInboxPage')).TestInboxPage }),
+              },
+              {
                 path: 'notifications',
                 lazy: async () => ({
                   Component: (await import('../features/notifications/NotificationsPage')).NotificationsPage,

@@ -149,6 +149,17 @@ describe('DataTable', () => {
     expect(screen.getByRole('columnheader', { name: 'Name' }).getAttribute('aria-sort')).toBe('descending');
   });
 
+  it('reports a click on a row, but not one on a control inside it', async () => {
+    const onRowClick = vi.fn();
+    renderTable({ defaultPerPage: 5, selectable: true, onRowClick });
+
+    fireEvent.click(await screen.findByText('Row 2'));
+    expect(onRowClick).toHaveBeenCalledWith({ id: 2, name: 'Row 2' });
+
+    fireEvent.click(screen.getAllByRole('checkbox', { name: 'Select row' })[0] as HTMLElement);
+    expect(onRowClick).toHaveBeenCalledTimes(1);
+  });
+
   it('reports the selected rows, all of them from the header checkbox', async () => {
     const onSelectionChange = vi.fn();
     renderTable({ defaultPerPage: 5, selectable: true, onSelectionChange });

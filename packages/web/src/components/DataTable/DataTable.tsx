@@ -30,6 +30,10 @@ const pageSizeOptions = (current: number): string[] =>
 /** Fast answers should not flash a progress bar; slow ones should not look frozen. */
 const LOADING_INDICATOR_DELAY_MS = 200;
 
+/** Controls in a row keep their own click; the row's click is for the rest of it. */
+const isOnControl = (target: EventTarget): boolean =>
+  target instanceof Element && target.closest('button, a, input, label, select, textarea') !== null;
+
 const renderCell = <Row,>(row: Row, column: TDataTableColumn<Row>): ReactNode => {
   if (column.render) return column.render(row);
   const value = (row as Record<string, unknown>)[column.key];
@@ -57,6 +61,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
   onSelectionChange,
   renderExpanded,
   isRowExpandable,
+  onRowClick,
   toolbar,
   emptyText = 'No data found.',
   label,
@@ -226,7 +231,17 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                 const isSelected = selectedIds.includes(id);
                 return (
                   <Fragment key={id}>
-                    <Table.Tr bg={isSelected ? 'var(--mantine-primary-color-light)' : undefined}>
+                    <Table.Tr
+                      bg={isSelected ? 'var(--mantine-primary-color-light)' : undefined}
+                      style={onRowClick ? { cursor: 'pointer' } : undefined}
+                      onClick={
+                        onRowClick
+                          ? (event) => {
+                              if (!isOnControl(event.target)) onRowClick(row);
+                            }
+                          : undefined
+                      }
+                    >
                       {renderExpanded && (
                         <Table.Td>
                           {canExpand && (

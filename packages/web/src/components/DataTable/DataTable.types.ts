@@ -47,6 +47,11 @@ export type TDataTableProps<Row, Response extends TPaged<Row> = TPaged<Row>> = {
   /** Rows get an expand toggle when this is given. */
   renderExpanded?: (row: Row) => ReactNode;
   isRowExpandable?: (row: Row) => boolean;
+  /**
+   * A click anywhere on a row that is not on a control in it (checkbox, button, link). Keep a
+   * button or link in the row for the same action, so keyboards can reach it.
+   */
+  onRowClick?: (row: Row) => void;
   toolbar?: ReactNode | ((context: TDataTableContext<Row, Response>) => ReactNode);
   emptyText?: ReactNode;
   /** Accessible name of the table. */

@@ -1,0 +1,95 @@
+import { TEST_INBOX_DRIVER } from '@sendwell/contracts';
+import { describe, expect, it } from 'vitest';
+import { buildProviders, buildSmtpAccount } from '../../test/accounts';
+import {
+  chooseProvider,
+  chooseService,
+  initialValues,
+  needsUpgrade,
+  smtpServiceOptions,
+  smtpSignature,
+  toSaveRequest,
+  toTestRequest,
+} from './accounts.form';
+
+const providers = buildProviders();
+const services = smtpServiceOptions(providers);
+const context = { services, testInbox: providers.testInbox, canCreate: true };
+const blank = initialValues(undefined, { ...context, isFirstAccount: false });
+
+describe('account form values', () => {
+  it('offers the test inbox first, then the server’s services', () => {
+    expect(services.map((service) => service.driver).slice(0, 3)).toEqual([TEST_INBOX_DRIVER, 'smtp', 'sendgrid']);
+    expect(smtpServiceOptions(buildProviders({ testInbox: null }))[0]?.driver).toBe('smtp');
+  });
+
+  it('fills host, port, encryption and the daily default from a chosen service', () => {
+    const values = chooseService({ ...blank, provider: 'smtp' }, 'sendgrid', services, providers.testInbox);
+    expect(values).toMatchObject({ host: 'smtp.sendgrid.net', port: 587, encryption: 'tls', mailPerDay: 100 });
+    // Zoho allows no more than its default: the form does not ask.
+    expect(chooseService(values, 'zoho', services, providers.testInbox).mailPerDay).toBe('');
+  });
+
+  it('brings the server’s login with the test inbox and drops it when another service is chosen', () => {
+    const inbox = chooseService({ ...blank, provider: 'smtp' }, TEST_INBOX_DRIVER, services, providers.testInbox);
+    expect(inbox).toMatchObject({ username: 'user-1', password: 'inbox-secret', host: '127.0.0.1', port: 2525 });
+
+    const other = chooseService(inbox, 'smtp', services, providers.testInbox);
+    expect(other).toMatchObject({ username: '', password: '', host: '', port: 587 });
+  });
+
+  it('starts a free plan on the test inbox and asks it to upgrade for anything else', () => {
+    const free = { ...context, canCreate: false };
+    const values = initialValues(undefined, { ...free, isFirstAccount: true });
+    expect(values).toMatchObject({ provider: 'smtp', driver: TEST_INBOX_DRIVER, active: true });
+    expect(needsUpgrade(values, { isNew: true, canCreate: false })).toBe(false);
+
+    expect(needsUpgrade(chooseProvider(values, 'mailgun', free), { isNew: true, canCreate: false })).toBe(true);
+    const sendgrid = chooseService(values, 'sendgrid', services, providers.testInbox);
+    expect(needsUpgrade(sendgrid, { isNew: true, canCreate: false })).toBe(true);
+    // Accounts it already has stay editable.
+    expect(needsUpgrade(sendgrid, { isNew: false, canCreate: false })).toBe(false);
+  });
+
+  it('uses Gmail’s server for a Google account', () => {
+    const google = chooseProvider(blank, 'google', context);
+    expect(google).toMatchObject({ driver: 'gmail', host: 'smtp.gmail.com', port: 465, encryption: 'ssl' });
+  });
+
+  it('changes the SMTP signature with any connection field, not with the name', () => {
+    const values = chooseService({ ...blank, provider: 'smtp' }, 'smtp', services, providers.testInbox);
+    const signature = smtpSignature(values);
+    expect(smtpSignature({ ...values, name: 'Renamed', active: true })).toBe(signature);
+    expect(smtpSignature({ ...values, password: 'x' })).not.toBe(signature);
+    expect(smtpSignature({ ...values, port: 2587 })).not.toBe(signature);
+    expect(smtpSignature({ ...values, fromAddress: 'me@example.com' })).not.toBe(signature);
+  });
+
+  it('names the stored password on Test only when the field is empty', () => {
+    const values = initialValues(buildSmtpAccount({ id: 7 }), { ...context, isFirstAccount: false });
+    expect(toTestRequest(values, 7)).toMatchObject({ password: '', accountId: 7, host: 'smtp.example.com' });
+    expect(toTestRequest({ ...values, password: 'new' }, 7)).not.toHaveProperty('accountId');
+  });
+
+  it('sends only the chosen provider’s fields, and the daily limit only where it is asked', () => {
+    const mailgun = toSaveRequest({ ...blank, name: 'News', domain: 'mg.example.com', apiKey: 'key-1' }, services);
+    expect(mailgun).toEqual({
+      name: 'News',
+      provider: 'mailgun',
+      active: false,
+      domain: 'mg.example.com',
+      apiKey: 'key-1',
+      region: 'us',
+      getList: false,
+    });
+
+    const inbox = chooseService({ ...blank, provider: 'smtp' }, TEST_INBOX_DRIVER, services, providers.testInbox);
+    expect(toSaveRequest(inbox, services)).toMatchObject({
+      driver: TEST_INBOX_DRIVER,
+      port: 2525,
+      mailPerDay: undefined,
+    });
+    const smtp = chooseService({ ...blank, provider: 'smtp' }, 'smtp', services, providers.testInbox);
+    expect(toSaveRequest(smtp, services).mailPerDay).toBe(500);
+  });
+});
