@@ -234,18 +234,30 @@ export const sendTestSmtp = async (
 ): Promise<string> => {
   const inbox = isTestInbox(request.driver) ? testInboxSettings(platform, user.id) : null;
   let password = inbox?.password ?? request.password;
+  let oauth: { accessToken: string; host: string; port: number; username: string } | undefined;
   if (!password && request.accountId) {
     const account = await repository.findAccountRow(platform.db, user.id, request.accountId);
     if (!account) throw notFound('This sending account does not exist.');
     password = open(platform, account.id, 'password', account.password_encrypted) ?? '';
+    // A Google sign-in account has no password: it proves itself with a fresh access token,
+    // and only to the Gmail server it was connected for.
+    if (!password && account.oauth_refresh_token_encrypted) {
+      oauth = {
+        accessToken: await googleAccessToken(platform, account),
+        host: account.host ?? platform.config.google.smtpHost,
+        port: account.port ?? platform.config.google.smtpPort,
+        username: account.google_email ?? account.username ?? request.username,
+      };
+    }
   }
-  if (!password) throw new HttpError(422, ACCOUNT_MESSAGES.passwordRequired, 'PASSWORD_REQUIRED');
+  if (!password && !oauth) throw new HttpError(422, ACCOUNT_MESSAGES.passwordRequired, 'PASSWORD_REQUIRED');
   const settings: TSmtpSettings = {
-    host: inbox?.host ?? request.host,
-    port: inbox?.port ?? request.port,
-    encryption: inbox?.encryption ?? request.encryption,
-    username: inbox?.username ?? request.username,
+    host: inbox?.host ?? oauth?.host ?? request.host,
+    port: inbox?.port ?? oauth?.port ?? request.port,
+    encryption: inbox?.encryption ?? (oauth ? 'ssl' : request.encryption),
+    username: inbox?.username ?? oauth?.username ?? request.username,
     password,
+    ...(oauth ? { accessToken: oauth.accessToken } : {}),
   };
   const transport = await openSmtp(platform, request.driver, settings);
   try {

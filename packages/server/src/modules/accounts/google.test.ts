@@ -111,6 +111,22 @@ describe('connecting Gmail with a Google login', () => {
     expect(xoauthTokens.at(-1)).not.toBe(tokenBefore);
   });
 
+  it('tests a stored Google sign-in account with its access token, not a password', async () => {
+    const { agent, state } = await startLogin();
+    await agent.get('/api/login/google/callback', { query: { code: 'good-code', state } });
+    const [account] = (await agent.get('/api/settings/accounts')).json().data;
+    const test = await agent.post('/api/settings/account/send-test-smtp', {
+      driver: 'gmail',
+      username: MAILBOX,
+      host: 'elsewhere.example',
+      port: 587,
+      encryption: 'tls',
+      accountId: account.id,
+    });
+    expect(test.statusCode, test.body).toBe(200);
+    expect(xoauthTokens.at(-1)).toBe(google.latestAccessToken());
+  });
+
   it('refuses a callback whose state did not start here, and a code Google refuses', async () => {
     const { agent, state } = await startLogin();
     const forged = await agent.get('/api/login/google/callback', {
