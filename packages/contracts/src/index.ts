@@ -3,6 +3,8 @@ export * from './auth/auth';
 export * from './billing/billing';
 export * from './credits/credits';
 export * from './http/errors';
+export * from './lists/csv';
+export * from './lists/lists';
 export * from './notifications/notifications';
 export * from './paging/paging';
 export * from './realtime/events';

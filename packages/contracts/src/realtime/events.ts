@@ -17,6 +17,21 @@ export const realtimeEvents = {
   }),
   /** The built-in test inbox received a message for this user. */
   TestInboxMessageEvent: z.object({ id: z.number().int(), subject: z.string() }),
+  /** A background list import moved on (read, saved, finished or failed). */
+  ListImportProgressEvent: z.object({
+    id: z.number().int(),
+    list_id: z.number().int(),
+    status: z.enum(['queued', 'running', 'finished', 'failed']),
+    stage: z.enum(['reading', 'saving', 'done']),
+    bytes_total: z.number().int(),
+    bytes_read: z.number().int(),
+    rows_read: z.number().int(),
+    added: z.number().int(),
+    updated: z.number().int(),
+    skipped: z.number().int(),
+    duplicates: z.number().int(),
+    error: z.string().nullable(),
+  }),
   VerifyEmailUpsell: z.object({
     checkListId: z.number().int(),
     data: z.object({ valid: z.number(), unknown: z.number(), invalid: z.number() }),
