@@ -12,6 +12,145 @@ export type TMailgunRequest = { region: string; method: string; path: string; bo
  * `GET /v4/domains/{domain}`, `POST /v3/{domain}/messages` (multipart) answering
  * `{id, message: 'Queued. Thank you.'}`.
  */
+export type TFakeList = {
+  address: string;
+  name: string;
+  description: string;
+  members: Map<string, { address: string; name: string; subscribed: boolean; vars: Record<string, unknown> }>;
+};
+
+/** The named fields of a multipart/form-data body, as mailgun.js sends them. */
+const formFields = (body: string) => {
+  const fields: Record<string, string> = {};
+  for (const match of body.matchAll(/name="([^"]+)"\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/g)) {
+    fields[match[1]!] = match[2]!;
+  }
+  return fields;
+};
+
+/**
+ * Mailing lists, as Mailgun documents them (lists belong to the key, not a domain):
+ * `GET /v3/lists?limit&skip` → `{items, total_count}`, `POST /v3/lists`,
+ * `DELETE /v3/lists/{address}`, `GET /v3/lists/{address}/members?limit&skip`,
+ * `POST /v3/lists/{address}/members`, `POST /v3/lists/{address}/members.json` (bulk,
+ * at most 1,000), `PUT` and `DELETE /v3/lists/{address}/members/{member}`.
+ */
+const serveLists = (
+  lists: Map<string, TFakeList>,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: string,
+  send: (status: number, body: unknown) => void,
+): boolean => {
+  const limit = Number(query.get('limit') ?? 100);
+  const skip = Number(query.get('skip') ?? 0);
+  const listOut = (list: TFakeList) => ({
+    address: list.address,
+    name: list.name,
+    description: list.description,
+    members_count: list.members.size,
+    access_level: 'readonly',
+    created_at: new Date().toUTCString(),
+  });
+  if (path === '/v3/lists' && method === 'GET') {
+    const items = [...lists.values()].slice(skip, skip + limit).map(listOut);
+    send(200, { items, total_count: lists.size });
+    return true;
+  }
+  if (path === '/v3/lists' && method === 'POST') {
+    const fields = formFields(body);
+    const address = (fields.address ?? '').toLowerCase();
+    if (!address.includes('@')) return send(400, { message: "'address' parameter is not a valid address" }), true;
+    if (lists.has(address)) return send(400, { message: `Duplicate object: ${address}` }), true;
+    const list = { address, name: fields.name ?? '', description: fields.description ?? '', members: new Map() };
+    lists.set(address, list);
+    send(200, { list: listOut(list), message: 'Mailing list has been created' });
+    return true;
+  }
+  const listMatch = path.match(/^\/v3\/lists\/([^/]+)(\/members(?:\.json)?)?(?:\/([^/]+))?$/);
+  if (!listMatch) return false;
+  const address = decodeURIComponent(listMatch[1]!).toLowerCase();
+  const list = lists.get(address);
+  if (!list) return send(404, { message: 'Mailing list not found' }), true;
+  const part = listMatch[2];
+  const memberAddress = listMatch[3] ? decodeURIComponent(listMatch[3]).toLowerCase() : null;
+  if (!part && method === 'PUT') {
+    const fields = formFields(body);
+    lists.delete(address);
+    list.address = (fields.address ?? address).toLowerCase();
+    if (fields.name !== undefined) list.name = fields.name;
+    if (fields.description !== undefined) list.description = fields.description;
+    lists.set(list.address, list);
+    send(200, { list: listOut(list), message: 'Mailing list has been updated' });
+    return true;
+  }
+  if (!part && method === 'DELETE') {
+    lists.delete(address);
+    send(200, { address, message: 'Mailing list has been removed' });
+    return true;
+  }
+  if (part === '/members' && !memberAddress && method === 'GET') {
+    const items = [...list.members.values()].slice(skip, skip + limit);
+    send(200, { items, total_count: list.members.size });
+    return true;
+  }
+  if (part === '/members' && !memberAddress && method === 'POST') {
+    const fields = formFields(body);
+    const member = {
+      address: (fields.address ?? '').toLowerCase(),
+      name: fields.name ?? '',
+      subscribed: fields.subscribed !== 'no' && fields.subscribed !== 'false',
+      vars: fields.vars ? JSON.parse(fields.vars) : {},
+    };
+    if (list.members.has(member.address) && fields.upsert !== 'yes') {
+      return send(400, { message: `Address already exists '${member.address}'` }), true;
+    }
+    list.members.set(member.address, member);
+    send(200, { member, message: 'Mailing list member has been created' });
+    return true;
+  }
+  if (part === '/members.json' && method === 'POST') {
+    const fields = formFields(body);
+    const members = JSON.parse(fields.members ?? '[]') as { address: string; name?: string; subscribed?: boolean }[];
+    if (members.length > 1000) return send(400, { message: 'Too many members: at most 1000 per request' }), true;
+    for (const member of members) {
+      const address = member.address.toLowerCase();
+      if (list.members.has(address) && fields.upsert !== 'yes') continue;
+      list.members.set(address, {
+        address,
+        name: member.name ?? '',
+        subscribed: member.subscribed !== false,
+        vars: {},
+      });
+    }
+    send(200, {
+      list: listOut(list),
+      message: 'Mailing list has been updated',
+      'task-id': randomBytes(8).toString('hex'),
+    });
+    return true;
+  }
+  if (part === '/members' && memberAddress) {
+    const member = list.members.get(memberAddress);
+    if (!member) return send(404, { message: 'Member not found' }), true;
+    if (method === 'DELETE') {
+      list.members.delete(memberAddress);
+      send(200, { member: { address: memberAddress }, message: 'Mailing list member has been deleted' });
+      return true;
+    }
+    if (method === 'PUT') {
+      const fields = formFields(body);
+      if (fields.name !== undefined) member.name = fields.name;
+      if (fields.subscribed !== undefined)
+        member.subscribed = fields.subscribed === 'yes' || fields.subscribed === 'true';
+      send(200, { member, message: 'Mailing list member has been updated' });
+      return true;
+    }
+  }
+  return false;
+};
+
 export const startMailgunFake = async ({
   key,
   domains,
@@ -20,6 +159,7 @@ export const startMailgunFake = async ({
   domains: { name: string; region: 'us' | 'eu' }[];
 }) => {
   const requests: TMailgunRequest[] = [];
+  const lists = new Map<string, TFakeList>();
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -53,6 +193,8 @@ export const startMailgunFake = async ({
           sending_dns_records: [],
         });
       }
+      const query = new URL(request.url ?? '/', 'http://fake').searchParams;
+      if (serveLists(lists, request.method ?? '', path, query, Buffer.concat(chunks).toString(), send)) return;
       const messageMatch = path.match(/^\/v3\/([^/]+)\/messages$/);
       if (request.method === 'POST' && messageMatch) {
         const name = decodeURIComponent(messageMatch[1]!);
@@ -68,6 +210,26 @@ export const startMailgunFake = async ({
   return {
     urls: { us: `${url}/us`, eu: `${url}/eu` },
     requests,
+    /** Mailing lists by address: tests seed and inspect them. */
+    lists,
+    addList: (address: string, name: string, members: { address: string; name?: string; subscribed?: boolean }[]) => {
+      lists.set(address.toLowerCase(), {
+        address: address.toLowerCase(),
+        name,
+        description: '',
+        members: new Map(
+          members.map((member) => [
+            member.address.toLowerCase(),
+            {
+              address: member.address.toLowerCase(),
+              name: member.name ?? '',
+              subscribed: member.subscribed !== false,
+              vars: {},
+            },
+          ]),
+        ),
+      });
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };

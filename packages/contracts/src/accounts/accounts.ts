@@ -230,6 +230,8 @@ export const ZSendingAccount = z.object({
   mailPerDay: z.number().int(),
   hasPassword: z.boolean(),
   gmail_accounts: z.object({ email: z.string() }).nullable(),
+  /** The domain of the addresses of this account's mailing lists (alias@listDomain). */
+  listDomain: z.string(),
   created_at: z.string(),
 });
 export type TSendingAccount = z.infer<typeof ZSendingAccount>;

@@ -80,7 +80,7 @@ const alias = z
   .trim()
   .min(1, { message: LIST_MESSAGES.aliasRequired })
   .max(64)
-  .regex(/^[A-Za-z0-9._+-]+$/, { message: 'The alias may hold letters, digits and . _ + - only.' });
+  .regex(/^[A-Za-z0-9._+-]*$/, { message: 'The alias may hold letters, digits and . _ + - only.' });
 const listName = z
   .string({ message: LIST_MESSAGES.nameRequired })
   .trim()

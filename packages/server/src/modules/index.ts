@@ -6,6 +6,8 @@ import { authRoutes } from './auth/auth.routes';
 import { billingRoutes } from './billing/billing.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
+import { importListJob } from './lists/imports.service';
+import { listRoutes } from './lists/lists.routes';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
@@ -32,6 +34,7 @@ export const modules: TModule[] = [
   { name: 'contact', routes: contactRoutes },
   { name: 'accounts', routes: accountRoutes },
   { name: 'credits', routes: creditRoutes },
+  { name: 'lists', routes: listRoutes, jobs: [importListJob] as TJobDefinition[] },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];
 

@@ -60,6 +60,7 @@ export const openPlatform = async (
     const platform: TPlatform = {
       config,
       db: database.db,
+      pool: database.pool,
       queue,
       secrets: loadSecrets(config.secretKey, config.dataDir),
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { GENERIC_EMAIL_PREFIXES } from '@sendwell/contracts';
 import { z } from 'zod';
 
 export const PROCESS_ROLES = ['all', 'web', 'worker'] as const;
@@ -28,6 +29,10 @@ const ZEnvironment = z.object({
   LOGIN_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
   LOGIN_LIMIT_PER_EMAIL: z.coerce.number().int().min(1).default(10),
   LOGIN_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** Local parts treated as generic addresses (comma-separated); empty keeps the built-in list. */
+  GENERIC_EMAILS: z.string().default(''),
+  /** The largest file a list import takes through the upload (not the browser-only 1.5 MB flow). */
+  LIST_IMPORT_MAX_MB: z.coerce.number().int().min(1).max(2048).default(256),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Sendwell <no-reply@localhost>'),
   WEB_DIST_DIR: z.string().optional(),
@@ -73,6 +78,8 @@ export type TConfig = {
   logLevel: string;
   sessionTtlDays: number;
   loginLimitPerIp: number;
+  genericEmails: string[];
+  listImportMaxBytes: number;
   loginLimitPerEmail: number;
   loginLimitWindowSeconds: number;
   smtpUrl: string | undefined;
@@ -169,6 +176,16 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     logLevel: e.LOG_LEVEL,
     sessionTtlDays: e.SESSION_TTL_DAYS,
     loginLimitPerIp: e.LOGIN_LIMIT_PER_IP,
+    genericEmails: e.GENERIC_EMAILS.trim()
+      ? [
+          ...new Set(
+            e.GENERIC_EMAILS.split(',')
+              .map((name) => name.trim().toLowerCase())
+              .filter(Boolean),
+          ),
+        ]
+      : [...GENERIC_EMAIL_PREFIXES],
+    listImportMaxBytes: e.LIST_IMPORT_MAX_MB * 1024 * 1024,
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
     loginLimitWindowSeconds: e.LOGIN_LIMIT_WINDOW_SECONDS,
     smtpUrl: e.SMTP_URL,

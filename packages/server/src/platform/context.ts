@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
 import type { TStripe } from '../providers/stripe';
 import type { TConfig } from './config';
 import type { Db } from './db';
@@ -14,6 +15,8 @@ import type { TSessionCache } from './session-cache';
 export type TPlatform = {
   config: TConfig;
   db: Db;
+  /** The pool under `db`, for the few jobs that need a raw client (COPY for list imports). */
+  pool: pg.Pool;
   queue: TQueue;
   secrets: TSecrets;
   mailer: TMailer;

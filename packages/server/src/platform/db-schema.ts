@@ -152,8 +152,77 @@ export type TestInboxMessagesTable = {
   updated_at: Timestamp;
 };
 
+export type MailingListsTable = {
+  id: Generated<number>;
+  user_id: number;
+  account_id: number;
+  alias: string;
+  domain: string;
+  address: string;
+  name: string;
+  description: Generated<string>;
+  provider_address: string | null;
+  members_count: Generated<number>;
+  subscribed_count: Generated<number>;
+  verified_count: Generated<number>;
+  unverified_subscribers_count: Generated<number>;
+  verify_status: Generated<'unverified' | 'processing' | 'verified'>;
+  verified_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type ListMembersTable = {
+  id: Generated<number>;
+  user_id: number;
+  list_id: number;
+  account_id: number;
+  email: string;
+  fullname: Generated<string>;
+  subscribed: Generated<boolean>;
+  verified: Generated<boolean>;
+  verified_at: Date | null;
+  fields: ColumnType<Record<string, string>, string | undefined, string>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type ListImportsTable = {
+  id: Generated<number>;
+  user_id: number;
+  list_id: number;
+  file_name: string;
+  mapping: ColumnType<unknown, string, string>;
+  status: Generated<'queued' | 'running' | 'finished' | 'failed'>;
+  stage: Generated<'reading' | 'saving' | 'done'>;
+  bytes_total: Generated<number>;
+  bytes_read: Generated<number>;
+  rows_read: Generated<number>;
+  added: Generated<number>;
+  updated: Generated<number>;
+  skipped: Generated<number>;
+  duplicates: Generated<number>;
+  skipped_reasons: ColumnType<Record<string, number>, string | undefined, string>;
+  has_report: Generated<boolean>;
+  error: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  finished_at: Date | null;
+};
+
+export type ListImportFilesTable = {
+  import_id: number;
+  kind: 'upload' | 'report';
+  seq: number;
+  data: Buffer;
+};
+
 export type Database = {
   sending_accounts: SendingAccountsTable;
+  mailing_lists: MailingListsTable;
+  list_members: ListMembersTable;
+  list_imports: ListImportsTable;
+  list_import_files: ListImportFilesTable;
   test_inbox_messages: TestInboxMessagesTable;
   captcha_solutions: CaptchaSolutionsTable;
   stripe_events: StripeEventsTable;

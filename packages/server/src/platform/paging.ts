@@ -1,5 +1,5 @@
 import { pageMeta, type TPaged, type TSortOrder } from '@sendwell/contracts';
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from './db-schema';
 import { ValidationError } from './errors';
 
@@ -13,7 +13,7 @@ export type TPageParams = {
 
 type TPageOptions = {
   /** Sort column as the API names it → SQL column. The allow-list: others are refused. */
-  sortColumns: Record<string, string>;
+  sortColumns: Record<string, string | RawBuilder<unknown>>;
   /** SQL columns matched case-insensitively by `search`. */
   searchColumns: readonly string[];
   /** Appended to every sort so equal values keep a stable order across pages. */
@@ -52,7 +52,7 @@ export const paginate = async <TB extends keyof Database, O>(
 
   const direction = params.order === 'asc' ? sql`asc` : sql`desc`;
   const pageQuery = filtered
-    .orderBy(sql`${sql.ref(sortColumn)} ${direction}`)
+    .orderBy(sql`${typeof sortColumn === 'string' ? sql.ref(sortColumn) : sortColumn} ${direction}`)
     .orderBy(sql`${sql.ref(options.tieBreaker)} ${direction}`)
     .limit(params.per_page)
     .offset((params.page - 1) * params.per_page);

@@ -15,6 +15,7 @@ import { maskSecret } from '../../platform/encryption';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { type TMailTransport, TransportError } from '../../providers/mail';
 import { createMailgunTransport } from '../../providers/mailgun';
+import { createMailgunLists } from '../../providers/mailgun-lists';
 import { createSmtpTransport, type TSmtpSettings } from '../../providers/smtp';
 import { findPlanOfUser } from '../plans/plans.repository';
 import * as repository from './accounts.repository';
@@ -27,7 +28,7 @@ const open = openSecret;
 
 const isTestInbox = (driver: string | null | undefined) => driver === TEST_INBOX_DRIVER;
 
-const toAccount = (platform: TPlatform, row: repository.TAccountRow): TSendingAccount => ({
+const toAccount = (platform: TPlatform, row: repository.TAccountRow, userEmail: string): TSendingAccount => ({
   id: row.id,
   name: row.name,
   provider: row.provider,
@@ -47,11 +48,20 @@ const toAccount = (platform: TPlatform, row: repository.TAccountRow): TSendingAc
   mailPerDay: row.mail_per_day,
   hasPassword: row.password_encrypted !== null || row.oauth_refresh_token_encrypted !== null,
   gmail_accounts: row.provider === 'google' && row.google_email ? { email: row.google_email } : null,
+  listDomain: accountDomain(row, userEmail),
   created_at: row.created_at.toISOString(),
 });
 
-export const listAccounts = async (platform: TPlatform, userId: number) =>
-  (await repository.listAccountRows(platform.db, userId)).map((row) => toAccount(platform, row));
+const emailOf = async (platform: TPlatform, userId: number) =>
+  (await platform.db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email;
+
+export const listAccounts = async (platform: TPlatform, userId: number) => {
+  const [rows, userEmail] = await Promise.all([
+    repository.listAccountRows(platform.db, userId),
+    emailOf(platform, userId),
+  ]);
+  return rows.map((row) => toAccount(platform, row, userEmail));
+};
 
 const canCreateAccounts = async (db: Executor, userId: number) => (await findPlanOfUser(db, userId)).allows_accounts;
 
@@ -215,7 +225,11 @@ export const saveAccount = async (
     });
     return accountId;
   });
-  return toAccount(platform, (await repository.findAccountRow(platform.db, userId, accountId))!);
+  return toAccount(
+    platform,
+    (await repository.findAccountRow(platform.db, userId, accountId))!,
+    await emailOf(platform, userId),
+  );
 };
 
 export const deleteAccount = async (platform: TPlatform, userId: number, id: number) => {
@@ -306,4 +320,24 @@ export const openAccountTransport = async (platform: TPlatform, userId: number, 
     },
     smtpConnectOptions(platform, { driver: row.driver ?? 'smtp', port: inbox?.port ?? row.port! }),
   );
+};
+
+/** Mailgun's mailing lists API with a Mailgun account's key; null for other kinds. */
+export const openMailgunLists = (platform: TPlatform, row: repository.TAccountRow) =>
+  row.provider === 'mailgun' && row.api_key_encrypted
+    ? createMailgunLists(
+        { apiKey: open(platform, row.id, 'api_key', row.api_key_encrypted)!, region: row.region ?? 'us' },
+        platform.config.mailgunUrls,
+      )
+    : null;
+
+/**
+ * The domain a list address on this account uses: the Mailgun domain, else the domain of
+ * the account's sending address (From Address, username or Gmail address), else the
+ * user's own email domain.
+ */
+export const accountDomain = (row: repository.TAccountRow, userEmail: string) => {
+  if (row.provider === 'mailgun' && row.domain) return row.domain.toLowerCase();
+  const address = [row.from_address, row.username, row.google_email, userEmail].find((value) => value?.includes('@'));
+  return (address ?? userEmail).split('@').pop()!.toLowerCase();
 };

@@ -21,7 +21,7 @@ export const creditRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
         status: true as const,
         userCredit: balance.totalCredit,
         usedCredit: balance.usedCredit,
-        genericEmails: [...GENERIC_EMAIL_PREFIXES],
+        genericEmails: platform.config.genericEmails,
         isSmtp: false,
         isGmail: false,
       };

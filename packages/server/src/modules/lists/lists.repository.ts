@@ -1,0 +1,216 @@
+import { type Insertable, sql, type Updateable } from 'kysely';
+import type { Executor } from '../../platform/db';
+import type { ListImportsTable, MailingListsTable } from '../../platform/db-schema';
+
+/** A list with the account it belongs to, for the tables and the modals. */
+export const listsQuery = (db: Executor, userId: number) =>
+  db
+    .selectFrom('mailing_lists')
+    .innerJoin('sending_accounts', 'sending_accounts.id', 'mailing_lists.account_id')
+    .selectAll('mailing_lists')
+    .select(['sending_accounts.name as account_name', 'sending_accounts.provider as provider'])
+    .where('mailing_lists.user_id', '=', userId);
+
+/** One of the user's lists, or nothing: another user's id finds nothing. */
+export const findList = (db: Executor, userId: number, listId: number) =>
+  listsQuery(db, userId).where('mailing_lists.id', '=', listId).executeTakeFirst();
+
+export type TListRow = NonNullable<Awaited<ReturnType<typeof findList>>>;
+
+export const findListByAddress = (db: Executor, userId: number, accountId: number, address: string) =>
+  listsQuery(db, userId)
+    .where('mailing_lists.account_id', '=', accountId)
+    .where(sql<string>`lower(mailing_lists.address)`, '=', address.toLowerCase())
+    .executeTakeFirst();
+
+/** Locks the list row for the rest of the transaction (imports and deletes of one list go one at a time). */
+export const lockList = (db: Executor, userId: number, listId: number) =>
+  db
+    .selectFrom('mailing_lists')
+    .select(['id', 'account_id', 'address'])
+    .where('user_id', '=', userId)
+    .where('id', '=', listId)
+    .forUpdate()
+    .executeTakeFirst();
+
+export const countUserLists = async (db: Executor, userId: number) =>
+  (
+    await db
+      .selectFrom('mailing_lists')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow()
+  ).count;
+
+export const insertList = (db: Executor, row: Insertable<MailingListsTable>) =>
+  db.insertInto('mailing_lists').values(row).returning('id').executeTakeFirstOrThrow();
+
+export const updateList = (db: Executor, userId: number, listId: number, changes: Updateable<MailingListsTable>) =>
+  db
+    .updateTable('mailing_lists')
+    .set({ ...changes, updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('id', '=', listId)
+    .executeTakeFirst();
+
+export const deleteList = (db: Executor, userId: number, listId: number) =>
+  db.deleteFrom('mailing_lists').where('user_id', '=', userId).where('id', '=', listId).executeTakeFirst();
+
+// --- members ---
+
+export const membersQuery = (db: Executor, userId: number, listId: number) =>
+  db
+    .selectFrom('list_members')
+    .select([
+      'id',
+      'email',
+      'fullname',
+      'subscribed',
+      'verified',
+      'verified_at',
+      'list_id',
+      'account_id',
+      'fields',
+      'created_at',
+    ])
+    .where('user_id', '=', userId)
+    .where('list_id', '=', listId);
+
+export const findMember = (db: Executor, userId: number, memberId: number) =>
+  db
+    .selectFrom('list_members')
+    .select([
+      'id',
+      'email',
+      'fullname',
+      'subscribed',
+      'verified',
+      'verified_at',
+      'list_id',
+      'account_id',
+      'fields',
+      'created_at',
+    ])
+    .where('user_id', '=', userId)
+    .where('id', '=', memberId)
+    .executeTakeFirst();
+
+export type TMemberRow = NonNullable<Awaited<ReturnType<typeof findMember>>>;
+
+export const findMembersByIds = (db: Executor, userId: number, listId: number, ids: number[]) =>
+  db
+    .selectFrom('list_members')
+    .select(['id', 'email'])
+    .where('user_id', '=', userId)
+    .where('list_id', '=', listId)
+    .where('id', 'in', ids)
+    .execute();
+
+export const deleteMembers = (db: Executor, userId: number, listId: number, ids: number[]) =>
+  db
+    .deleteFrom('list_members')
+    .where('user_id', '=', userId)
+    .where('list_id', '=', listId)
+    .where('id', 'in', ids)
+    .returning(['id', 'email'])
+    .execute();
+
+export type TMemberUpsert = { email: string; fullname: string; subscribed?: boolean; fields: Record<string, string> };
+
+/**
+ * Adds members or merges them into those already on the list (same address, any case):
+ * a given name replaces the stored one, custom fields are merged, the subscription is
+ * kept unless `subscribed` is given. Answers how many were added and updated.
+ */
+export const upsertMembers = async (
+  db: Executor,
+  list: { userId: number; listId: number; accountId: number },
+  members: TMemberUpsert[],
+  { setSubscribed = false }: { setSubscribed?: boolean } = {},
+) => {
+  if (members.length === 0) return { added: 0, updated: 0 };
+  const result = await sql<{ added: number; updated: number }>`
+    with incoming as (
+      select distinct on (lower(email)) email, fullname, subscribed, fields
+        from unnest(${members.map((member) => member.email)}::text[],
+                    ${members.map((member) => member.fullname)}::text[],
+                    ${members.map((member) => member.subscribed ?? true)}::boolean[],
+                    ${members.map((member) => JSON.stringify(member.fields))}::jsonb[])
+             with ordinality as t(email, fullname, subscribed, fields, position)
+       order by lower(email), position desc
+    ), written as (
+      insert into list_members as m (user_id, list_id, account_id, email, fullname, subscribed, fields)
+      select ${list.userId}, ${list.listId}, ${list.accountId}, email, fullname, subscribed, fields from incoming
+      on conflict (list_id, lower(email)) do update
+         set fullname = case when excluded.fullname <> '' then excluded.fullname else m.fullname end,
+             fields = m.fields || excluded.fields,
+             subscribed = case when ${setSubscribed} then excluded.subscribed else m.subscribed end,
+             updated_at = now()
+      returning (xmax = 0) as inserted
+    )
+    select count(*) filter (where inserted)::int as added, count(*) filter (where not inserted)::int as updated
+      from written`.execute(db);
+  return result.rows[0] ?? { added: 0, updated: 0 };
+};
+
+// --- imports ---
+
+export const insertImport = (db: Executor, row: Insertable<ListImportsTable>) =>
+  db.insertInto('list_imports').values(row).returning('id').executeTakeFirstOrThrow();
+
+export const importsQuery = (db: Executor, userId: number) =>
+  db
+    .selectFrom('list_imports')
+    .innerJoin('mailing_lists', 'mailing_lists.id', 'list_imports.list_id')
+    .select([
+      'list_imports.id',
+      'list_imports.list_id',
+      'mailing_lists.address as list_address',
+      'list_imports.file_name',
+      'list_imports.status',
+      'list_imports.stage',
+      'list_imports.bytes_total',
+      'list_imports.bytes_read',
+      'list_imports.rows_read',
+      'list_imports.added',
+      'list_imports.updated',
+      'list_imports.skipped',
+      'list_imports.duplicates',
+      'list_imports.skipped_reasons',
+      'list_imports.error',
+      'list_imports.has_report',
+      'list_imports.created_at',
+      'list_imports.finished_at',
+    ])
+    .where('list_imports.user_id', '=', userId);
+
+export type TImportRow = Awaited<ReturnType<ReturnType<typeof importsQuery>['executeTakeFirstOrThrow']>>;
+
+export const updateImport = (db: Executor, importId: number, changes: Updateable<ListImportsTable>) =>
+  db
+    .updateTable('list_imports')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', importId)
+    .executeTakeFirst();
+
+export const insertImportChunk = (
+  db: Executor,
+  importId: number,
+  kind: 'upload' | 'report',
+  seq: number,
+  data: Buffer,
+) => db.insertInto('list_import_files').values({ import_id: importId, kind, seq, data }).execute();
+
+export const findImportChunk = async (db: Executor, importId: number, kind: 'upload' | 'report', seq: number) =>
+  (
+    await db
+      .selectFrom('list_import_files')
+      .select('data')
+      .where('import_id', '=', importId)
+      .where('kind', '=', kind)
+      .where('seq', '=', seq)
+      .executeTakeFirst()
+  )?.data;
+
+export const deleteImportChunks = (db: Executor, importId: number, kind: 'upload' | 'report') =>
+  db.deleteFrom('list_import_files').where('import_id', '=', importId).where('kind', '=', kind).execute();

@@ -1,0 +1,142 @@
+import {
+  LIST_MESSAGES,
+  type TMember,
+  type ZAddMemberRequest,
+  type ZBulkDeleteMembersRequest,
+  type ZMemberQuery,
+  type ZUpdateMemberRequest,
+} from '@sendwell/contracts';
+import { sql } from 'kysely';
+import type { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { HttpError, notFound } from '../../platform/errors';
+import { paginate } from '../../platform/paging';
+import * as repository from './lists.repository';
+import { mailgunOfList, removeAtProvider, requireList, upsertAtProvider } from './lists.service';
+
+export const toMember = (row: repository.TMemberRow): TMember => ({
+  id: row.id,
+  email: row.email,
+  fullname: row.fullname,
+  subscribe: row.subscribed ? 1 : 0,
+  verified: row.verified,
+  verified_at: row.verified_at?.toISOString() ?? null,
+  list_id: row.list_id,
+  account_id: row.account_id,
+  fields: row.fields,
+  created_at: row.created_at.toISOString(),
+});
+
+/** The member table: the list's maintained counter is the total unless a search narrows it. */
+export const listMembers = async (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+  query: z.output<typeof ZMemberQuery>,
+) => {
+  const list = await requireList(platform.db, userId, listId);
+  const page = await paginate(repository.membersQuery(platform.db, userId, listId), query, {
+    sortColumns: {
+      email: sql`lower(list_members.email)`,
+      fullname: 'list_members.fullname',
+      subscribe: 'list_members.subscribed',
+      verified: 'list_members.verified',
+      created_at: 'list_members.created_at',
+    },
+    searchColumns: ['list_members.email', 'list_members.fullname'],
+    tieBreaker: 'list_members.id',
+    knownTotal: list.members_count,
+  });
+  return { ...page, data: page.data.map(toMember) };
+};
+
+const requireMember = async (platform: TPlatform, userId: number, memberId: number) => {
+  const member = await repository.findMember(platform.db, userId, memberId);
+  if (!member) throw notFound('This member does not exist.');
+  return member;
+};
+
+export const getMember = async (platform: TPlatform, userId: number, memberId: number) =>
+  toMember(await requireMember(platform, userId, memberId));
+
+/** Name and subscription change; the email is read-only (spec §5). */
+export const updateMember = async (
+  platform: TPlatform,
+  userId: number,
+  memberId: number,
+  request: z.output<typeof ZUpdateMemberRequest>,
+) => {
+  const member = await requireMember(platform, userId, memberId);
+  const list = await requireList(platform.db, userId, member.list_id);
+  const mailgun = await mailgunOfList(platform, platform.db, list);
+  await platform.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('list_members')
+      .set({ fullname: request.fullname, subscribed: request.subscribe === 1, updated_at: new Date() })
+      .where('user_id', '=', userId)
+      .where('id', '=', memberId)
+      .execute();
+    await upsertAtProvider(mailgun, list, [
+      { email: member.email, fullname: request.fullname, subscribed: request.subscribe === 1 },
+    ]);
+  });
+};
+
+export const addMember = async (platform: TPlatform, userId: number, request: z.output<typeof ZAddMemberRequest>) => {
+  const list = await requireList(platform.db, userId, request.listId);
+  const mailgun = await mailgunOfList(platform, platform.db, list);
+  const id = await platform.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('list_members')
+      .values({
+        user_id: userId,
+        list_id: list.id,
+        account_id: list.account_id,
+        email: request.email,
+        fullname: request.fullname,
+        subscribed: request.subscribe === 1,
+      })
+      .onConflict((conflict) => conflict.expression(sql`list_id, lower(email)`).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) throw new HttpError(409, LIST_MESSAGES.memberExists, 'MEMBER_EXISTS');
+    await upsertAtProvider(mailgun, list, [
+      { email: request.email, fullname: request.fullname, subscribed: request.subscribe === 1 },
+    ]);
+    return inserted.id;
+  });
+  return getMember(platform, userId, id);
+};
+
+export const deleteMember = async (platform: TPlatform, userId: number, listId: number, memberId: number) => {
+  const list = await requireList(platform.db, userId, listId);
+  const mailgun = await mailgunOfList(platform, platform.db, list);
+  await platform.db.transaction().execute(async (trx) => {
+    const deleted = await repository.deleteMembers(trx, userId, listId, [memberId]);
+    if (deleted.length === 0) throw notFound('This member does not exist.');
+    await removeAtProvider(
+      mailgun,
+      list,
+      deleted.map((row) => row.email),
+    );
+  });
+};
+
+export const bulkDeleteMembers = async (
+  platform: TPlatform,
+  userId: number,
+  request: z.output<typeof ZBulkDeleteMembersRequest>,
+) => {
+  const list = await requireList(platform.db, userId, request.listId);
+  const mailgun = await mailgunOfList(platform, platform.db, list);
+  return platform.db.transaction().execute(async (trx) => {
+    const deleted = await repository.deleteMembers(trx, userId, list.id, [...new Set(request.memberId)]);
+    if (deleted.length === 0) throw notFound('None of these members is on this list.');
+    await removeAtProvider(
+      mailgun,
+      list,
+      deleted.map((row) => row.email),
+    );
+    return deleted.length;
+  });
+};
