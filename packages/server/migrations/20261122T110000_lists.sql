@@ -26,11 +26,15 @@ create table mailing_lists (
 create unique index mailing_lists_address_key on mailing_lists (account_id, lower(address));
 create index mailing_lists_user_idx on mailing_lists (user_id, created_at desc, id desc);
 
+-- user_id and account_id are the list's, copied for one-predicate scoping; they carry no
+-- foreign keys of their own because each would cost a lookup per inserted row in a
+-- million-row import (list_id's key already ties the row to a user and an account, and
+-- deleting either deletes the list and so the member).
 create table list_members (
   id bigint generated always as identity primary key,
-  user_id bigint not null references users (id) on delete cascade,
+  user_id bigint not null,
   list_id bigint not null references mailing_lists (id) on delete cascade,
-  account_id bigint not null references sending_accounts (id) on delete cascade,
+  account_id bigint not null,
   email text not null check (email <> ''),
   fullname text not null default '',
   subscribed boolean not null default true,
@@ -40,9 +44,9 @@ create table list_members (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
--- Uniqueness and the default sort (email ascending) share this index.
+-- Uniqueness and the default sort (email ascending) share this index; members are always
+-- reached through their list, so list_id leads every index and user_id needs none.
 create unique index list_members_email_key on list_members (list_id, lower(email));
-create index list_members_user_idx on list_members (user_id);
 
 -- Counters: one update per list per statement, from the rows the statement touched.
 create function list_members_count_inserted() returns trigger language plpgsql as $$

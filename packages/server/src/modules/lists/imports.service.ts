@@ -29,6 +29,8 @@ import { genericNames, mailgunOfList, providerError, requireList } from './lists
 const CHUNK_BYTES = 1024 * 1024;
 /** A failure that is not the file's (the database went away) is tried again this often. */
 const IMPORT_RETRIES = 2;
+/** Imports adding more rows than this refresh the members table's planner statistics. */
+const ANALYZE_AFTER_ROWS = 10_000;
 /** How often a running import writes its progress and tells the page. */
 const PROGRESS_EVERY_MS = 500;
 
@@ -239,6 +241,8 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   try {
     await client.query('begin');
     isInTransaction = true;
+    // The merge sorts the whole file by address once: in memory, not in temporary files.
+    await client.query("set local work_mem = '128MB'");
     // One import at a time per list; deleting the list waits for it too.
     const locked = await client.query(
       'select account_id from mailing_lists where id = $1 and user_id = $2 for update',
@@ -349,6 +353,9 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
     }
     throw error;
   }
+  // A large merge changes the table's shape: fresh statistics keep the member pages on
+  // their indexes instead of waiting for autovacuum.
+  if (counts.added > ANALYZE_AFTER_ROWS) await client.query('analyze list_members').catch(() => {});
   client.release();
 
   // The skipped-rows report, kept with the import for download.
