@@ -34,6 +34,7 @@ export const buildAccount = (overrides: Partial<TSendingAccount> = {}): TSending
   mailPerDay: 0,
   hasPassword: false,
   gmail_accounts: null,
+  listDomain: 'mg.example.com',
   created_at: '2026-11-20T10:00:00.000Z',
   ...overrides,
 });
@@ -52,5 +53,6 @@ export const buildSmtpAccount = (overrides: Partial<TSendingAccount> = {}): TSen
     encryption: 'tls',
     mailPerDay: 500,
     hasPassword: true,
+    listDomain: 'example.com',
     ...overrides,
   });
