@@ -43,6 +43,10 @@ const serveLists = (
   body: string,
   send: (status: number, body: unknown) => void,
 ): boolean => {
+  const reply = (status: number, answer: unknown) => {
+    send(status, answer);
+    return true;
+  };
   const limit = Number(query.get('limit') ?? 100);
   const skip = Number(query.get('skip') ?? 0);
   const listOut = (list: TFakeList) => ({
@@ -61,8 +65,8 @@ const serveLists = (
   if (path === '/v3/lists' && method === 'POST') {
     const fields = formFields(body);
     const address = (fields.address ?? '').toLowerCase();
-    if (!address.includes('@')) return send(400, { message: "'address' parameter is not a valid address" }), true;
-    if (lists.has(address)) return send(400, { message: `Duplicate object: ${address}` }), true;
+    if (!address.includes('@')) return reply(400, { message: "'address' parameter is not a valid address" });
+    if (lists.has(address)) return reply(400, { message: `Duplicate object: ${address}` });
     const list = { address, name: fields.name ?? '', description: fields.description ?? '', members: new Map() };
     lists.set(address, list);
     send(200, { list: listOut(list), message: 'Mailing list has been created' });
@@ -72,7 +76,7 @@ const serveLists = (
   if (!listMatch) return false;
   const address = decodeURIComponent(listMatch[1]!).toLowerCase();
   const list = lists.get(address);
-  if (!list) return send(404, { message: 'Mailing list not found' }), true;
+  if (!list) return reply(404, { message: 'Mailing list not found' });
   const part = listMatch[2];
   const memberAddress = listMatch[3] ? decodeURIComponent(listMatch[3]).toLowerCase() : null;
   if (!part && method === 'PUT') {
@@ -104,7 +108,7 @@ const serveLists = (
       vars: fields.vars ? JSON.parse(fields.vars) : {},
     };
     if (list.members.has(member.address) && fields.upsert !== 'yes') {
-      return send(400, { message: `Address already exists '${member.address}'` }), true;
+      return reply(400, { message: `Address already exists '${member.address}'` });
     }
     list.members.set(member.address, member);
     send(200, { member, message: 'Mailing list member has been created' });
@@ -113,7 +117,7 @@ const serveLists = (
   if (part === '/members.json' && method === 'POST') {
     const fields = formFields(body);
     const members = JSON.parse(fields.members ?? '[]') as { address: string; name?: string; subscribed?: boolean }[];
-    if (members.length > 1000) return send(400, { message: 'Too many members: at most 1000 per request' }), true;
+    if (members.length > 1000) return reply(400, { message: 'Too many members: at most 1000 per request' });
     for (const member of members) {
       const address = member.address.toLowerCase();
       if (list.members.has(address) && fields.upsert !== 'yes') continue;
@@ -133,7 +137,7 @@ const serveLists = (
   }
   if (part === '/members' && memberAddress) {
     const member = list.members.get(memberAddress);
-    if (!member) return send(404, { message: 'Member not found' }), true;
+    if (!member) return reply(404, { message: 'Member not found' });
     if (method === 'DELETE') {
       list.members.delete(memberAddress);
       send(200, { member: { address: memberAddress }, message: 'Mailing list member has been deleted' });

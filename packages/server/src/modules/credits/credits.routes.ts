@@ -1,4 +1,4 @@
-import { GENERIC_EMAIL_PREFIXES, ZCreditInfo, ZCreditLogPage, ZCreditLogQuery } from '@sendwell/contracts';
+import { ZCreditInfo, ZCreditLogPage, ZCreditLogQuery } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { getBalance, listCreditLog } from './credits.service';
