@@ -42,7 +42,7 @@ export const navigation: TNavigationEntry[] = [
   { label: 'Scheduled Emails', path: '/scheduled-mails', icon: IconCalendarTime, available: false },
   { label: 'History', path: '/history', icon: IconHistory, available: false },
   { label: 'Drip Campaigns', path: '/campaigns', icon: IconRoute, available: false },
-  { label: 'Mailing Lists', path: '/mailing-lists', icon: IconAddressBook, available: false },
+  { label: 'Mailing Lists', path: '/mailing-lists', icon: IconAddressBook, available: true },
   { label: 'Suppression', path: '/suppression', icon: IconBan, available: false },
   {
     label: 'Tools',

@@ -79,6 +79,16 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/accounts/AccountsPage')).AccountsPage }),
               },
               {
+                path: 'mailing-lists',
+                lazy: async () => ({
+                  Component: (await import('../features/lists/MailingListsPage')).MailingListsPage,
+                }),
+              },
+              {
+                path: 'mailing-lists/detail/:accountId/:listId',
+                lazy: async () => ({ Component: (await import('../features/lists/MembersPage')).MembersPage }),
+              },
+              {
                 path: 'test-inbox',
                 lazy: async () => ({ Component: (await import('../features/test-inbox/TestInboxPage')).TestInboxPage }),
               },

@@ -1,0 +1,59 @@
+import { LIST_MESSAGES } from '@sendwell/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { callsTo, stubApi } from '../../test/api';
+import { buildList } from '../../test/lists';
+import { renderWithApp } from '../../test/render';
+import { GenericControlModal } from './GenericControlModal';
+
+const CONTROL = 'GET /api/mailing-lists/get-emails-for-generic-control/5';
+const CLEAR = 'POST /api/mailing-lists/clear-generic-emails';
+
+const genericEmails = (count: number) => Array.from({ length: count }, (_, index) => `info@shop${index + 1}.example`);
+
+describe('GenericControlModal', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('lists the first 15 generic addresses and says how many more', async () => {
+    stubApi({
+      [CONTROL]: { status: true, emails: genericEmails(20), total: 20, message: LIST_MESSAGES.genericWarning },
+    });
+    renderWithApp(<GenericControlModal list={buildList()} onClose={vi.fn()} />);
+
+    const emails = await screen.findByTestId('generic-emails');
+    expect(within(emails).getAllByRole('listitem')).toHaveLength(15);
+    expect(within(emails).getByText('info@shop15.example')).toBeTruthy();
+    expect(screen.queryByText('info@shop16.example')).toBeNull();
+    expect(screen.getByText('...and 5 more')).toBeTruthy();
+    expect(screen.getByText(LIST_MESSAGES.genericWarning)).toBeTruthy();
+  });
+
+  it('removes the addresses only once the checkbox is ticked', async () => {
+    const onClose = vi.fn();
+    const fetchMock = stubApi({
+      [CONTROL]: { status: true, emails: genericEmails(2), total: 2, message: LIST_MESSAGES.genericWarning },
+      [CLEAR]: { status: true, message: `${LIST_MESSAGES.genericCleared} (2 addresses)` },
+    });
+    renderWithApp(<GenericControlModal list={buildList()} onClose={onClose} />);
+
+    const remove = (await screen.findByRole('button', { name: 'Remove these addresses' })) as HTMLButtonElement;
+    expect(remove.disabled).toBe(true);
+    expect(screen.queryByText(/more$/)).toBeNull();
+
+    fireEvent.click(screen.getByLabelText('I want to remove these addresses from the list'));
+    expect(remove.disabled).toBe(false);
+    fireEvent.click(remove);
+
+    expect(await screen.findByText(`${LIST_MESSAGES.genericCleared} (2 addresses)`)).toBeTruthy();
+    expect(callsTo(fetchMock, CLEAR).map((body) => JSON.parse(String(body)))).toEqual([{ listId: 5 }]);
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+  });
+
+  it('says so when the list has no generic addresses', async () => {
+    stubApi({ [CONTROL]: { status: true, emails: [], total: 0, message: LIST_MESSAGES.noGeneric } });
+    renderWithApp(<GenericControlModal list={buildList()} onClose={vi.fn()} />);
+
+    expect(await screen.findByText('Excellent! There are no generic emails in your mailing list.')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Remove these addresses' })).toBeNull();
+  });
+});

@@ -1,0 +1,294 @@
+import { Alert, Button, Center, Group, Loader, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { LIST_MESSAGES, type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
+import { IconAlertCircle } from '@tabler/icons-react';
+import { type FormEvent, useState } from 'react';
+import { ApiError } from '../../app/api';
+import { fieldErrors, showError } from '../../app/errors';
+import { firstIssueByField } from '../../app/forms';
+import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
+import { useRetained } from './useRetained';
+
+const showSuccess = (message: string) =>
+  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+
+type TFormFailure = { fields: Record<string, string>; message: string | null };
+const NO_FAILURE: TFormFailure = { fields: {}, message: null };
+
+/** A 422 beside its fields; a refusal (the address is already on the list) above the form. */
+const formFailureOf = (error: unknown): TFormFailure | null => {
+  if (!(error instanceof ApiError) || error.status === 401) {
+    showError(error);
+    return null;
+  }
+  if (error.status === 422) return { fields: fieldErrors(error), message: LIST_MESSAGES.formInvalid };
+  return { fields: {}, message: error.message };
+};
+
+const FailureAlert = ({ message }: { message: string | null }) =>
+  message ? (
+    <Alert color="red" icon={<IconAlertCircle size={18} />}>
+      {message}
+    </Alert>
+  ) : null;
+
+const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => void }) => {
+  const add = useAddMember();
+  const [email, setEmail] = useState('');
+  const [fullname, setFullname] = useState('');
+  const [isSubscribed, setIsSubscribed] = useState(true);
+  const [failure, setFailure] = useState<TFormFailure>(NO_FAILURE);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const request = { listId: list.id, email: email.trim(), fullname, subscribe: isSubscribed ? 1 : 0 };
+    const parsed = ZAddMemberRequest.safeParse(request);
+    if (!parsed.success) {
+      setFailure({ fields: firstIssueByField(parsed.error.issues), message: null });
+      return;
+    }
+    add.mutate(request, {
+      onSuccess: ({ message }) => {
+        showSuccess(message);
+        onClose();
+      },
+      onError: (error) => {
+        const next = formFailureOf(error);
+        if (next) setFailure(next);
+      },
+    });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <FailureAlert message={failure.message} />
+        <TextInput
+          label="Email"
+          type="email"
+          required
+          data-autofocus
+          value={email}
+          error={failure.fields.email}
+          onChange={(event) => {
+            setEmail(event.currentTarget.value);
+            setFailure(NO_FAILURE);
+          }}
+        />
+        <TextInput
+          label="Name"
+          value={fullname}
+          error={failure.fields.fullname}
+          onChange={(event) => setFullname(event.currentTarget.value)}
+        />
+        <Switch
+          label="Subscribed"
+          checked={isSubscribed}
+          onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} disabled={add.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={add.isPending}>
+            Add Member
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};
+
+export const AddMemberModal = ({
+  list,
+  opened,
+  onClose,
+}: {
+  list: TMailingList;
+  opened: boolean;
+  onClose: () => void;
+}) => (
+  <Modal
+    opened={opened}
+    onClose={onClose}
+    title={`Add a member to ${list.address}`}
+    centered
+    closeButtonProps={{ 'aria-label': 'Close' }}
+  >
+    {/* The modal mounts its body only while open, so each opening starts a fresh form. */}
+    <AddMemberForm list={list} onClose={onClose} />
+  </Modal>
+);
+
+const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => void }) => {
+  const update = useUpdateMember(member.id);
+  const [fullname, setFullname] = useState(member.fullname);
+  const [isSubscribed, setIsSubscribed] = useState(member.subscribe === 1);
+  const [failure, setFailure] = useState<TFormFailure>(NO_FAILURE);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate(
+      { account_id: member.account_id, email: member.email, fullname, subscribe: isSubscribed ? 1 : 0 },
+      {
+        onSuccess: ({ message }) => {
+          showSuccess(message);
+          onClose();
+        },
+        onError: (error) => {
+          const next = formFailureOf(error);
+          if (next) setFailure(next);
+        },
+      },
+    );
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <FailureAlert message={failure.message} />
+        {/* Spec §5: the address is what the member is; it is not edited, only shown. */}
+        <TextInput label="Email" value={member.email} readOnly variant="filled" />
+        <TextInput
+          label="Name"
+          data-autofocus
+          value={fullname}
+          error={failure.fields.fullname}
+          onChange={(event) => setFullname(event.currentTarget.value)}
+        />
+        <Switch
+          label="Subscribed"
+          checked={isSubscribed}
+          onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} disabled={update.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={update.isPending}>
+            Save
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};
+
+/** The member as stored now; the table row may be older. */
+const EditMemberLoader = ({ memberId, onClose }: { memberId: number; onClose: () => void }) => {
+  const member = useMember(memberId);
+  if (member.isPending) {
+    return (
+      <Center py="lg">
+        <Loader aria-label="Loading the member" />
+      </Center>
+    );
+  }
+  if (member.isError) {
+    return <LoadFailedAlert title="The member could not be loaded" onRetry={() => void member.refetch()} />;
+  }
+  return <EditMemberForm member={member.data} onClose={onClose} />;
+};
+
+export const EditMemberModal = ({ member, onClose }: { member: TMember | null; onClose: () => void }) => {
+  const shown = useRetained(member);
+  return (
+    <Modal
+      opened={member !== null}
+      onClose={onClose}
+      title="Edit Member"
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      {shown && <EditMemberLoader memberId={shown.id} onClose={onClose} />}
+    </Modal>
+  );
+};
+
+export const DeleteMemberModal = ({ member: current, onClose }: { member: TMember | null; onClose: () => void }) => {
+  const deleteMember = useDeleteMember();
+  const member = useRetained(current);
+  const confirm = () => {
+    if (!member) return;
+    deleteMember.mutate(
+      { listId: member.list_id, id: member.id, email: member.email },
+      {
+        onSuccess: ({ message }) => {
+          showSuccess(message);
+          onClose();
+        },
+      },
+    );
+  };
+  return (
+    <Modal
+      opened={current !== null}
+      onClose={onClose}
+      title="Delete member?"
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      <Stack>
+        <Text>
+          <strong>{member?.email}</strong> will be removed from this list.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} disabled={deleteMember.isPending}>
+            Cancel
+          </Button>
+          <Button color="red" loading={deleteMember.isPending} onClick={confirm}>
+            Delete
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+};
+
+type TBulkDeleteProps = {
+  list: TMailingList;
+  memberIds: number[];
+  opened: boolean;
+  onClose: () => void;
+  onDeleted: () => void;
+};
+
+export const BulkDeleteMembersModal = ({ list, memberIds, opened, onClose, onDeleted }: TBulkDeleteProps) => {
+  const bulkDelete = useBulkDeleteMembers();
+  const count = memberIds.length;
+  const confirm = () =>
+    bulkDelete.mutate(
+      { memberId: memberIds, accountId: list.account_id, listId: list.id },
+      {
+        onSuccess: ({ message }) => {
+          showSuccess(message);
+          onDeleted();
+          onClose();
+        },
+      },
+    );
+  return (
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title="Delete the selected members?"
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      <Stack>
+        <Text>
+          {count} {count === 1 ? 'member' : 'members'} will be removed from <strong>{list.address}</strong>.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} disabled={bulkDelete.isPending}>
+            Cancel
+          </Button>
+          <Button color="red" loading={bulkDelete.isPending} onClick={confirm}>
+            Delete {count} {count === 1 ? 'member' : 'members'}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+};

@@ -1,0 +1,215 @@
+import { ActionIcon, Anchor, Button, Center, Group, Loader, Menu, Paper, Stack, Text } from '@mantine/core';
+import type { TMailingList, TMember } from '@sendwell/contracts';
+import {
+  IconAddressBook,
+  IconArrowLeft,
+  IconDots,
+  IconEdit,
+  IconFileImport,
+  IconPlus,
+  IconTrash,
+} from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { ApiError } from '../../app/api';
+import { useFormatDateTime } from '../../app/dates';
+import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { ImportCsvModal, type TImportTarget } from './ImportCsvModal';
+import { ActiveImports } from './ImportProgressCard';
+import { MemberVerifiedBadge, SubscribedBadge } from './ListBadges';
+import { formatCount } from './lists.format';
+import { listKeys, membersUrl, useImportProgressEvents, useListInfo } from './lists.queries';
+import { AddMemberModal, BulkDeleteMembersModal, DeleteMemberModal, EditMemberModal } from './MemberModals';
+import { useRetained } from './useRetained';
+
+const BackLink = () => (
+  <Anchor component={Link} to="/mailing-lists" size="sm" mb="xs" display="inline-block">
+    <Group gap={4} component="span" wrap="nowrap">
+      <IconArrowLeft size={14} aria-hidden />
+      Back to Mailing Lists
+    </Group>
+  </Anchor>
+);
+
+const ListNotFound = () => (
+  <>
+    <BackLink />
+    <Paper withBorder p="xl">
+      <Stack align="center" gap="sm" ta="center">
+        <IconAddressBook size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
+        <Text fw={600} role="alert">
+          This mailing list does not exist.
+        </Text>
+        <Text c="dimmed">It may have been deleted, or the link is not quite right.</Text>
+      </Stack>
+    </Paper>
+  </>
+);
+
+const MemberActions = ({
+  member,
+  onEdit,
+  onDelete,
+}: {
+  member: TMember;
+  onEdit: (member: TMember) => void;
+  onDelete: (member: TMember) => void;
+}) => (
+  <Menu position="bottom-end" shadow="md">
+    <Menu.Target>
+      <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${member.email}`}>
+        <IconDots size={18} aria-hidden />
+      </ActionIcon>
+    </Menu.Target>
+    <Menu.Dropdown>
+      <Menu.Item leftSection={<IconEdit size={16} aria-hidden />} onClick={() => onEdit(member)}>
+        Edit
+      </Menu.Item>
+      <Menu.Item color="red" leftSection={<IconTrash size={16} aria-hidden />} onClick={() => onDelete(member)}>
+        Delete
+      </Menu.Item>
+    </Menu.Dropdown>
+  </Menu>
+);
+
+type TBulkDelete = { ids: number[]; clearSelection: () => void };
+
+const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
+
+const MembersScreen = ({ list }: { list: TMailingList }) => {
+  const formatDateTime = useFormatDateTime();
+  const [isAdding, setIsAdding] = useState(false);
+  const [importing, setImporting] = useState<TImportTarget | null>(null);
+  const [editing, setEditing] = useState<TMember | null>(null);
+  const [deleting, setDeleting] = useState<TMember | null>(null);
+  const [bulkDelete, setBulkDelete] = useState<TBulkDelete | null>(null);
+  const shownBulkDelete = useRetained(bulkDelete);
+
+  const columns: TDataTableColumn<TMember>[] = [
+    {
+      key: 'email',
+      title: 'Email',
+      sortable: true,
+      render: (member) => <Text style={{ overflowWrap: 'anywhere' }}>{member.email}</Text>,
+    },
+    { key: 'fullname', title: 'Name', sortable: true },
+    {
+      key: 'subscribe',
+      title: 'Subscribed',
+      sortable: true,
+      render: (member) => <SubscribedBadge subscribe={member.subscribe} />,
+    },
+    { key: 'verified', title: 'Verified', sortable: true, render: (member) => <MemberVerifiedBadge member={member} /> },
+    {
+      key: 'created_at',
+      title: 'Added',
+      sortable: true,
+      width: 180,
+      render: (member) => formatDateTime(member.created_at),
+    },
+    {
+      key: 'actions',
+      title: 'Actions',
+      width: 80,
+      align: 'center',
+      render: (member) => <MemberActions member={member} onEdit={setEditing} onDelete={setDeleting} />,
+    },
+  ];
+
+  return (
+    <>
+      <BackLink />
+      <PageHeader
+        title={list.name || list.address}
+        description={
+          <>
+            <Text component="span" fw={500} c="var(--mantine-color-text)">
+              {list.address}
+            </Text>
+            {' · '}
+            {plural(list.members_count, 'member', 'members')} · {formatCount(list.subscribed)} subscribed ·{' '}
+            {formatCount(list.verified_count)} verified
+          </>
+        }
+        actions={
+          <>
+            <Button
+              variant="default"
+              leftSection={<IconFileImport size={16} aria-hidden />}
+              onClick={() => setImporting(list)}
+            >
+              Import CSV
+            </Button>
+            <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setIsAdding(true)}>
+              Add Member
+            </Button>
+          </>
+        }
+      />
+
+      <ActiveImports listId={list.id} />
+
+      <Paper withBorder p="md">
+        <DataTable<TMember>
+          label={`Members of ${list.address}`}
+          queryKey={listKeys.members(list.id)}
+          url={membersUrl(list.id)}
+          columns={columns}
+          rowKey={(member) => member.id}
+          defaultSort={{ column: 'email', order: 'asc' }}
+          selectable
+          toolbar={({ selectedIds, clearSelection }) => (
+            <Button
+              color="red"
+              variant="light"
+              leftSection={<IconTrash size={16} aria-hidden />}
+              disabled={selectedIds.length === 0}
+              onClick={() => setBulkDelete({ ids: selectedIds.map(Number), clearSelection })}
+            >
+              Delete selected ({selectedIds.length})
+            </Button>
+          )}
+        />
+      </Paper>
+
+      <AddMemberModal list={list} opened={isAdding} onClose={() => setIsAdding(false)} />
+      <ImportCsvModal list={importing} onClose={() => setImporting(null)} />
+      <EditMemberModal member={editing} onClose={() => setEditing(null)} />
+      <DeleteMemberModal member={deleting} onClose={() => setDeleting(null)} />
+      <BulkDeleteMembersModal
+        list={list}
+        memberIds={shownBulkDelete?.ids ?? []}
+        opened={bulkDelete !== null}
+        onClose={() => setBulkDelete(null)}
+        onDeleted={() => bulkDelete?.clearSelection()}
+      />
+    </>
+  );
+};
+
+const MembersLoader = ({ listId }: { listId: number }) => {
+  const info = useListInfo(listId);
+  if (info.isPending) {
+    return (
+      <Center py="xl">
+        <Loader aria-label="Loading the list" />
+      </Center>
+    );
+  }
+  if (info.isError) {
+    if (info.error instanceof ApiError && info.error.status === 404) return <ListNotFound />;
+    return <LoadFailedAlert title="The mailing list could not be loaded" onRetry={() => void info.refetch()} />;
+  }
+  return <MembersScreen list={info.data} />;
+};
+
+/** A list's members (spec §2 screen 6), at `/mailing-lists/detail/{accountId}/{listId}`. */
+export const MembersPage = () => {
+  const { listId } = useParams();
+  const id = Number(listId);
+  useImportProgressEvents();
+  if (!Number.isInteger(id) || id <= 0) return <ListNotFound />;
+  return <MembersLoader key={id} listId={id} />;
+};

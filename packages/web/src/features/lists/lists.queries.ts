@@ -1,0 +1,291 @@
+import type {
+  TAddMemberRequest,
+  TBulkDeleteMembersRequest,
+  TCreateListRequest,
+  TDeleteCheckResponse,
+  TGenericControlResponse,
+  TImportMapping,
+  TListImport,
+  TMailingList,
+  TMember,
+  TRealtimePayload,
+  TUpdateListRequest,
+  TUpdateMemberRequest,
+} from '@sendwell/contracts';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../app/api';
+import { useRealtimeEvent } from '../../app/realtime';
+
+export const LISTS_URL = '/api/mailing-lists';
+export const membersUrl = (listId: number) => `${LISTS_URL}/${listId}/members`;
+/** The skipped-rows report of an import, a CSV download. */
+export const skippedReportUrl = (importId: number) => `${LISTS_URL}/imports/${importId}/skipped`;
+/** The list's member screen (spec §2 linked path). */
+export const listDetailPath = (list: Pick<TMailingList, 'account_id' | 'id'>) =>
+  `/mailing-lists/detail/${list.account_id}/${list.id}`;
+
+export const listKeys = {
+  all: ['lists'] as const,
+  /** Every page of the lists table. */
+  table: ['lists', 'table'] as const,
+  list: (id: number) => ['lists', 'list', id] as const,
+  lists: ['lists', 'list'] as const,
+  /** Every page of one list's member table; `['lists', 'members']` for all lists. */
+  members: (listId: number) => ['lists', 'members', listId] as const,
+  allMembers: ['lists', 'members'] as const,
+  member: (id: number) => ['lists', 'member', id] as const,
+  genericControl: (listId: number) => ['lists', 'generic-control', listId] as const,
+  deleteCheck: (listId: number) => ['lists', 'delete-check', listId] as const,
+  genericNames: ['lists', 'generic-names'] as const,
+  activeImports: ['lists', 'imports', 'active'] as const,
+  import: (id: number) => ['lists', 'imports', id] as const,
+};
+
+type TStatusMessage = { status: true; message: string };
+
+/** Member counts and list counts move together: a member change refreshes the tables and the list header. */
+const invalidateListData = (queryClient: QueryClient) =>
+  Promise.all([
+    queryClient.invalidateQueries({ queryKey: listKeys.table }),
+    queryClient.invalidateQueries({ queryKey: listKeys.lists }),
+    queryClient.invalidateQueries({ queryKey: listKeys.allMembers }),
+  ]);
+
+export const useListInfo = (id: number) =>
+  useQuery({
+    queryKey: listKeys.list(id),
+    queryFn: async ({ signal }) =>
+      (await api.get<{ data: TMailingList }>(`${LISTS_URL}/get-list-info/${id}`, undefined, signal)).data,
+    // The member screen shows a missing list as its own state.
+    meta: { reportErrors: false },
+  });
+
+export const useCreateList = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TCreateListRequest) => api.post<TStatusMessage & { data: TMailingList }>(LISTS_URL, request),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: listKeys.table }),
+    // The form shows field errors and refusals beside its inputs.
+    meta: { reportErrors: false },
+  });
+};
+
+export const useUpdateList = (id: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TUpdateListRequest) => api.post<TStatusMessage>(`${LISTS_URL}/update/list/${id}`, request),
+    onSuccess: () => invalidateListData(queryClient),
+    meta: { reportErrors: false },
+  });
+};
+
+/** The list a delete names, as `check-delete` and `delete` take it. */
+export type TListDeleteTarget = { listId: number; account: number; address: string };
+
+/** What still uses a list (drip campaigns, scheduled emails), asked each time the delete dialog opens. */
+export const useListUsage = (request: TListDeleteTarget | null) =>
+  useQuery({
+    queryKey: listKeys.deleteCheck(request?.listId ?? 0),
+    queryFn: () => api.post<TDeleteCheckResponse>(`${LISTS_URL}/check-delete`, request ?? undefined),
+    enabled: request !== null,
+    staleTime: 0,
+    gcTime: 0,
+  });
+
+export const useDeleteList = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TListDeleteTarget & { deleteMailgun: boolean }) =>
+      api.post<TStatusMessage>(`${LISTS_URL}/delete`, request),
+    onSuccess: () => invalidateListData(queryClient),
+  });
+};
+
+/** Mailgun accounts only: copies the account's lists and their members from Mailgun. */
+export const useSyncFromProvider = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (accountId: number) =>
+      api.post<TStatusMessage>(`${LISTS_URL}/import-lists-from-provider`, { accountId }),
+    onSuccess: () => invalidateListData(queryClient),
+  });
+};
+
+export const useGenericControl = (listId: number) =>
+  useQuery({
+    queryKey: listKeys.genericControl(listId),
+    queryFn: ({ signal }) =>
+      api.get<TGenericControlResponse>(`${LISTS_URL}/get-emails-for-generic-control/${listId}`, undefined, signal),
+    staleTime: 0,
+    // The modal shows the failure in place of the addresses.
+    meta: { reportErrors: false },
+  });
+
+export const useClearGenericEmails = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (listId: number) => api.post<TStatusMessage>(`${LISTS_URL}/clear-generic-emails`, { listId }),
+    onSuccess: () =>
+      Promise.all([
+        invalidateListData(queryClient),
+        queryClient.invalidateQueries({ queryKey: ['lists', 'generic-control'] }),
+      ]),
+  });
+};
+
+/** The local parts the server treats as generic (info, sales…), for the import preview's warning. */
+export const useGenericNames = () =>
+  useQuery({
+    queryKey: listKeys.genericNames,
+    queryFn: async ({ signal }) => {
+      const { emails } = await api.get<{ status: true; emails: string[] }>(
+        '/api/ajax/get-generic-emails',
+        undefined,
+        signal,
+      );
+      return new Set(emails.map((name) => name.toLowerCase()));
+    },
+    staleTime: Number.POSITIVE_INFINITY,
+    // Without the names the preview has no warning to give; the import itself is unaffected.
+    meta: { reportErrors: false },
+  });
+
+// --- members ---
+
+export const useMember = (id: number) =>
+  useQuery({
+    queryKey: listKeys.member(id),
+    queryFn: async ({ signal }) =>
+      (await api.get<{ data: TMember }>(`${LISTS_URL}/get-member-info/${id}`, undefined, signal)).data,
+    staleTime: 0,
+  });
+
+export const useAddMember = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TAddMemberRequest) =>
+      api.post<TStatusMessage & { data: TMember }>(`${LISTS_URL}/add-member`, request),
+    onSuccess: () => invalidateListData(queryClient),
+    meta: { reportErrors: false },
+  });
+};
+
+export const useUpdateMember = (id: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TUpdateMemberRequest) =>
+      api.post<TStatusMessage>(`${LISTS_URL}/update/member/${id}`, request),
+    onSuccess: () =>
+      Promise.all([invalidateListData(queryClient), queryClient.invalidateQueries({ queryKey: listKeys.member(id) })]),
+    meta: { reportErrors: false },
+  });
+};
+
+export const useDeleteMember = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: { listId: number; id: number; email: string }) =>
+      api.post<TStatusMessage>(`${LISTS_URL}/delete-member`, request),
+    onSuccess: () => invalidateListData(queryClient),
+  });
+};
+
+export const useBulkDeleteMembers = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TBulkDeleteMembersRequest) =>
+      api.post<TStatusMessage>(`${LISTS_URL}/bulk-delete-member`, request),
+    onSuccess: () => invalidateListData(queryClient),
+  });
+};
+
+// --- imports ---
+
+/** An import still has work to do; its progress is worth watching. */
+export const isImportActive = (listImport: Pick<TListImport, 'status'>) =>
+  listImport.status === 'queued' || listImport.status === 'running';
+
+/** Polling is the fallback for a tab whose realtime socket is down; events usually come first. */
+export const IMPORT_POLL_MS = 2_000;
+
+/**
+ * Puts a newer state of an import into both caches that show it. An import that has just
+ * finished changed the list's members, so the tables and counts are fetched again.
+ */
+const storeImport = (queryClient: QueryClient, previous: TListImport | undefined, next: TListImport) => {
+  queryClient.setQueryData<TListImport[]>(listKeys.activeImports, (imports) =>
+    imports?.map((listImport) => (listImport.id === next.id ? next : listImport)),
+  );
+  if (previous && isImportActive(previous) && !isImportActive(next)) void invalidateListData(queryClient);
+};
+
+export const useActiveImports = () =>
+  useQuery({
+    queryKey: listKeys.activeImports,
+    queryFn: async ({ signal }) =>
+      (await api.get<{ data: TListImport[] }>(`${LISTS_URL}/imports`, { active: true }, signal)).data,
+    // The progress cards are an extra; a failure leaves them out rather than interrupting the screen.
+    meta: { reportErrors: false },
+  });
+
+/** One import, polled while it runs. */
+export const useListImport = (initial: TListImport) => {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: listKeys.import(initial.id),
+    queryFn: async ({ signal }) => {
+      const previous = queryClient.getQueryData<TListImport>(listKeys.import(initial.id));
+      const { data } = await api.get<{ data: TListImport }>(`${LISTS_URL}/imports/${initial.id}`, undefined, signal);
+      storeImport(queryClient, previous, data);
+      return data;
+    },
+    initialData: initial,
+    refetchInterval: (query) => (query.state.data && isImportActive(query.state.data) ? IMPORT_POLL_MS : false),
+    meta: { reportErrors: false },
+  });
+};
+
+/** Uploads the whole file with its column mapping; the server imports it in the background. */
+export const useStartImport = (listId: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, mapping }: { file: File; mapping: TImportMapping }) => {
+      const form = new FormData();
+      // The mapping goes first: the server reads the parts in order and needs it to read the file.
+      form.append('mapping', JSON.stringify(mapping));
+      form.append('file', file);
+      return api.postForm<TStatusMessage & { data: TListImport }>(`${LISTS_URL}/${listId}/imports`, form);
+    },
+    onSuccess: ({ data }) => {
+      queryClient.setQueryData(listKeys.import(data.id), data);
+      queryClient.setQueryData<TListImport[]>(listKeys.activeImports, (imports) => [
+        data,
+        ...(imports ?? []).filter((listImport) => listImport.id !== data.id),
+      ]);
+    },
+    // The import dialog shows the refusal (size, mapping) where the user is looking.
+    meta: { reportErrors: false },
+  });
+};
+
+/**
+ * Keeps every import on screen current from `ListImportProgressEvent`. The event carries the
+ * progress only; when an import ends it is fetched once more for its report and reasons.
+ */
+export const useImportProgressEvents = () => {
+  const queryClient = useQueryClient();
+  useRealtimeEvent('ListImportProgressEvent', (progress: TRealtimePayload<'ListImportProgressEvent'>) => {
+    const known =
+      queryClient.getQueryData<TListImport>(listKeys.import(progress.id)) ??
+      queryClient.getQueryData<TListImport[]>(listKeys.activeImports)?.find((item) => item.id === progress.id);
+    if (!known) {
+      // Started in another tab: the list of active imports brings it in.
+      void queryClient.invalidateQueries({ queryKey: listKeys.activeImports });
+      return;
+    }
+    const next = { ...known, ...progress };
+    storeImport(queryClient, known, next);
+    queryClient.setQueryData(listKeys.import(progress.id), next);
+    if (!isImportActive(next)) void queryClient.invalidateQueries({ queryKey: listKeys.import(progress.id) });
+  });
+};
