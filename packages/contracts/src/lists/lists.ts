@@ -208,8 +208,13 @@ export const ZClearGenericRequest = z.object({
   emails: z.array(z.string().max(320)).max(100_000).optional(),
 });
 
-/** `GET /api/ajax/get-generic-emails`. */
-export const ZGenericEmailsResponse = z.object({ status: z.literal(true), emails: z.array(z.string()) });
+/** `GET /api/ajax/get-generic-emails`, with the largest file a list import takes (so the modal can refuse it before uploading). */
+export const ZGenericEmailsResponse = z.object({
+  status: z.literal(true),
+  emails: z.array(z.string()),
+  importMaxBytes: z.number().int(),
+});
+export type TGenericEmailsResponse = z.infer<typeof ZGenericEmailsResponse>;
 
 /** `POST /api/mailing-lists/ajax/post-csv`: rows already parsed in the browser (small files). */
 export const POST_CSV_MAX_ROWS = 20_000;

@@ -157,6 +157,7 @@ export const listRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
   app.get('/ajax/get-generic-emails', { schema: { tags, response: { 200: ZGenericEmailsResponse } } }, async () => ({
     status: true as const,
     emails: platform.config.genericEmails,
+    importMaxBytes: platform.config.listImportMaxBytes,
   }));
 
   app.post(

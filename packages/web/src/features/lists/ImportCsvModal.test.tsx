@@ -13,7 +13,7 @@ const IMPORT = 'GET /api/mailing-lists/imports/11';
 
 const stubImport = (extra: Record<string, unknown> = {}) =>
   stubApi({
-    [GENERIC_NAMES]: { status: true, emails: ['info', 'sales', 'support', 'office'] },
+    [GENERIC_NAMES]: { status: true, emails: ['info', 'sales', 'support', 'office'], importMaxBytes: 1024 * 1024 },
     ...extra,
   });
 
@@ -49,6 +49,17 @@ describe('ImportCsvModal', () => {
     expect(await screen.findByText(LIST_MESSAGES.csvFormat)).toBeTruthy();
     save();
     expect(await screen.findByText(LIST_MESSAGES.uploadFirst)).toBeTruthy();
+  });
+
+  it('refuses a file above the server’s import limit before uploading it', async () => {
+    const fetchMock = stubImport();
+    renderModal();
+    await waitFor(() => expect(callsTo(fetchMock, GENERIC_NAMES)).toHaveLength(1));
+    // The limit arrives with the generic names; give the answer a moment to land.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    chooseFile(`email\n${'a@example.com\n'.repeat(90_000)}`);
+    expect(await screen.findByText(new RegExp(LIST_MESSAGES.csvTooLarge))).toBeTruthy();
+    expect(callsTo(fetchMock, START)).toHaveLength(0);
   });
 
   it('maps and locks a column headed email, and previews email and name', async () => {

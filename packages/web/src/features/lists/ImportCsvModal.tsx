@@ -47,7 +47,7 @@ import {
 } from './csv-preview';
 import { ImportProgress } from './ImportProgressCard';
 import { formatCount } from './lists.format';
-import { useGenericNames, useStartImport } from './lists.queries';
+import { useImportOptions, useStartImport } from './lists.queries';
 import { useRetained } from './useRetained';
 
 export type TImportTarget = Pick<TMailingList, 'id' | 'address'>;
@@ -68,7 +68,8 @@ const mappingFor = (sample: TCsvSample, hasHeaders: boolean): TMappingState => (
 const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => void }) => {
   const fileInputId = useId();
   const startImport = useStartImport(list.id);
-  const genericNames = useGenericNames().data ?? NO_GENERIC_NAMES;
+  const options = useImportOptions().data;
+  const genericNames = options?.genericNames ?? NO_GENERIC_NAMES;
   const [file, setFile] = useState<File | null>(null);
   const [sample, setSample] = useState<TCsvSample | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
@@ -91,6 +92,10 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
     if (!chosen) return;
     if (!hasCsvExtension(chosen.name)) {
       setFileError(LIST_MESSAGES.csvFormat);
+      return;
+    }
+    if (options && chosen.size > options.importMaxBytes) {
+      setFileError(`${LIST_MESSAGES.csvTooLarge} (${formatSize(options.importMaxBytes)})`);
       return;
     }
     setIsReading(true);

@@ -4,6 +4,7 @@ import type {
   TCreateListRequest,
   TDeleteCheckResponse,
   TGenericControlResponse,
+  TGenericEmailsResponse,
   TImportMapping,
   TListImport,
   TMailingList,
@@ -133,20 +134,20 @@ export const useClearGenericEmails = () => {
   });
 };
 
-/** The local parts the server treats as generic (info, sales…), for the import preview's warning. */
-export const useGenericNames = () =>
+/** The local parts the server treats as generic (info, sales…), for the import preview's warning, and the import size limit. */
+export const useImportOptions = () =>
   useQuery({
     queryKey: listKeys.genericNames,
     queryFn: async ({ signal }) => {
-      const { emails } = await api.get<{ status: true; emails: string[] }>(
+      const { emails, importMaxBytes } = await api.get<TGenericEmailsResponse>(
         '/api/ajax/get-generic-emails',
         undefined,
         signal,
       );
-      return new Set(emails.map((name) => name.toLowerCase()));
+      return { genericNames: new Set(emails.map((name) => name.toLowerCase())), importMaxBytes };
     },
     staleTime: Number.POSITIVE_INFINITY,
-    // Without the names the preview has no warning to give; the import itself is unaffected.
+    // Without them the preview has no warning to give and the server checks the size; the import itself is unaffected.
     meta: { reportErrors: false },
   });
 
