@@ -7,6 +7,7 @@ import { billingRoutes } from './billing/billing.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
 import { importListJob } from './lists/imports.service';
+import { syncProviderListsJob } from './lists/lists.jobs';
 import { listRoutes } from './lists/lists.routes';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
@@ -34,7 +35,7 @@ export const modules: TModule[] = [
   { name: 'contact', routes: contactRoutes },
   { name: 'accounts', routes: accountRoutes },
   { name: 'credits', routes: creditRoutes },
-  { name: 'lists', routes: listRoutes, jobs: [importListJob] as TJobDefinition[] },
+  { name: 'lists', routes: listRoutes, jobs: [importListJob, syncProviderListsJob] as TJobDefinition[] },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];
 

@@ -16,6 +16,7 @@ import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { safeEqual } from '../../platform/tokens';
 import { getUserInformation } from '../auth/auth.service';
+import { syncProviderListsJob } from '../lists/lists.jobs';
 import { deleteAccount, getProviders, listAccounts, saveAccount, sendTestSmtp } from './accounts.service';
 import { finishGoogleLogin, startGoogleLogin } from './google.service';
 
@@ -54,19 +55,26 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     response: { 200: z.object({ status: z.literal(true), message: z.string(), data: ZSendingAccount }) },
   };
   const saveLimit = { rateLimit: { name: 'account-save', limit: 30, windowSeconds: 600, per: 'user' as const } };
-  app.post('/settings/account/create-or-update', { config: saveLimit, schema: saveSchema }, async (request) => ({
-    status: true as const,
-    message: 'Your sending account has been saved.',
-    data: await saveAccount(platform, request.session!.userId, undefined, request.body),
-  }));
+  /** Saves, then brings in the domain's Mailgun lists in the background when the account asks for it. */
+  const save = async (userId: number, accountId: number | undefined, form: z.output<typeof ZAccountForm>) => {
+    const account = await saveAccount(platform, userId, accountId, form);
+    const isImporting = account.provider === 'mailgun' && account.getList;
+    if (isImporting) await platform.queue.enqueue(syncProviderListsJob, { userId, accountId: account.id });
+    return {
+      status: true as const,
+      message: isImporting
+        ? 'Your sending account has been saved. Its Mailgun mailing lists are being imported.'
+        : 'Your sending account has been saved.',
+      data: account,
+    };
+  };
+  app.post('/settings/account/create-or-update', { config: saveLimit, schema: saveSchema }, async (request) =>
+    save(request.session!.userId, undefined, request.body),
+  );
   app.post(
     '/settings/account/create-or-update/:id',
     { config: saveLimit, schema: { ...saveSchema, params: ZId } },
-    async (request) => ({
-      status: true as const,
-      message: 'Your sending account has been saved.',
-      data: await saveAccount(platform, request.session!.userId, request.params.id, request.body),
-    }),
+    async (request) => save(request.session!.userId, request.params.id, request.body),
   );
 
   app.delete(

@@ -215,6 +215,8 @@ export const importListsFromProvider = async (platform: TPlatform, userId: numbe
   try {
     for await (const remote of mailgun.lists()) {
       const address = remote.address.toLowerCase();
+      // The key may hold lists of other domains; the account brings in its own domain's.
+      if (account.domain && !address.endsWith(`@${account.domain.toLowerCase()}`)) continue;
       const [alias = address, domain = account.domain ?? ''] = address.split('@');
       const listId = await platform.db.transaction().execute(async (trx) => {
         const found = await repository.findListByAddress(trx, userId, account.id, address);

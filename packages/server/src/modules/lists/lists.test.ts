@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
 import { startMailgunFake } from '../../../test/mailgun-fake';
 import { importListJob } from './imports.service';
+import { syncProviderListsJob } from './lists.jobs';
 
 const MAILGUN_KEY = 'key-lists-0123456789abcdef0123456789';
 let t: TTestApp;
@@ -466,6 +467,39 @@ describe('Mailgun lists', () => {
     expect(mailgun.lists.get('bulk@mg.acme.test')!.members.size).toBe(2500);
     const bulkCalls = mailgun.requests.slice(before).filter((request) => request.path.endsWith('/members.json'));
     expect(bulkCalls).toHaveLength(3);
+  });
+
+  it("imports the domain's lists in the background when the account is saved asking for it", async () => {
+    mailgun.addList('vip@mg.acme.test', 'VIP', [{ address: 'vip1@example.com' }]);
+    mailgun.addList('other@elsewhere.test', 'Other domain', [{ address: 'x@example.com' }]);
+    const user = await seedUser(t.platform, { planId: 3 });
+    const agent = createAgent(t.app);
+    await agent.signIn(user.email, user.password);
+    const saved = await agent.post('/api/settings/account/create-or-update', {
+      name: 'Mailgun with lists',
+      provider: 'mailgun',
+      domain: 'mg.acme.test',
+      apiKey: MAILGUN_KEY,
+      region: 'us',
+      getList: true,
+    });
+    expect(saved.json().message).toContain('being imported');
+    const accountId = saved.json().data.id;
+    const queued = await sql<{ data: { userId: number; accountId: number } }>`
+      select data from pgboss.job where name = ${syncProviderListsJob.name} and (data->>'accountId')::int = ${accountId}`.execute(
+      t.platform.db,
+    );
+    expect(queued.rows).toHaveLength(1);
+    await syncProviderListsJob.handler(queued.rows[0]!.data, t.platform, {
+      jobId: 'test',
+      retryCount: 0,
+      signal: new AbortController().signal,
+    });
+    const addresses = (await agent.get('/api/mailing-lists'))
+      .json()
+      .data.map((list: { address: string }) => list.address);
+    expect(addresses).toContain('vip@mg.acme.test');
+    expect(addresses).not.toContain('other@elsewhere.test');
   });
 
   it('refuses Sync From Provider for an SMTP account', async () => {
