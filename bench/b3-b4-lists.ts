@@ -211,7 +211,8 @@ export const runB4 = async (): Promise<TFigure> => {
     listsPage: await timeRoute('/api/mailing-lists?per_page=20'),
   };
   const fmt = (name: string, figure: { p50: number; p95: number }) => `${name} p95 ${figure.p95.toFixed(1)} ms`;
-  const tablePages = [routes.firstPage, routes.byNameDesc];
+  // The goal covers the table's page, sort and search; the lists page carries the counts.
+  const tablePages = [routes.firstPage, routes.byNameDesc, routes.search];
   const isGoalMet = tablePages.every((route) => route.p95 < 50) && routes.listsPage.p95 < 100;
   await setup.app.close();
   await setup.hub.close();

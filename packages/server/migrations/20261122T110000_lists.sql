@@ -47,6 +47,9 @@ create table list_members (
 -- Uniqueness and the default sort (email ascending) share this index; members are always
 -- reached through their list, so list_id leads every index and user_id needs none.
 create unique index list_members_email_key on list_members (list_id, lower(email));
+-- The member table's name sort. (A trigram index for contains-search was measured: search
+-- p95 41 ms at 1M members, but imports fell from ~55k to ~25k rows/s; left out for now.)
+create index list_members_name_idx on list_members (list_id, fullname, id);
 
 -- Counters: one update per list per statement, from the rows the statement touched.
 create function list_members_count_inserted() returns trigger language plpgsql as $$
