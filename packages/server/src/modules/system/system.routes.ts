@@ -14,11 +14,15 @@ export const systemRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
     '/health',
     { config: { public: true }, schema: { tags: ['system'], response: { 200: ZHealth, 503: ZHealth } } },
     async (_request, reply) => {
-      const isDbUp = await sql`select 1`
-        .execute(platform.db)
-        .then(() => true)
-        .catch(() => false);
-      const isQueueUp = isDbUp && (await platform.queue.isHealthy());
+      const ping = () =>
+        sql`select 1`
+          .execute(platform.db)
+          .then(() => true)
+          .catch(() => false);
+      // A pooled connection the server cut while it was away fails once, then leaves the
+      // pool: one more try tells a dead connection from a dead database.
+      const isDbUp = (await ping()) || (await ping());
+      const isQueueUp = isDbUp && ((await platform.queue.isHealthy()) || (await platform.queue.isHealthy()));
       const health = {
         status: isDbUp && isQueueUp ? ('ok' as const) : ('error' as const),
         db: isDbUp ? ('ok' as const) : ('error' as const),
