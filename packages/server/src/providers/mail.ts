@@ -13,9 +13,17 @@ export type TOutgoingMessage = {
   headers?: Record<string, string>;
 };
 
+/**
+ * Why a message was not accepted, which decides what happens to its recipient:
+ * `temporary` (a 4xx, or nothing was handed over) may be retried; `permanent` (a 5xx)
+ * is not, and the address is suppressed; `unknown` (the whole message was handed over
+ * and the answer never came) is never resent blindly.
+ */
+export type TFailureKind = 'temporary' | 'permanent' | 'unknown';
+
 export type TSendResult =
   | { to: string; accepted: true; providerId: string | null }
-  | { to: string; accepted: false; error: string };
+  | { to: string; accepted: false; error: string; kind: TFailureKind };
 
 export type TMailTransport = {
   /** Connects and authenticates without sending: the account form's check. */

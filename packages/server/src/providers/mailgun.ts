@@ -58,7 +58,11 @@ export const createMailgunTransport = (
       );
       return { to: message.to, accepted: true, providerId: response.id ?? null };
     } catch (error) {
-      return { to: message.to, accepted: false, error: describeFailure(error, settings).message };
+      const status = statusOf(error);
+      // An HTTP answer tells: 429 and 5xx may pass later, other 4xx will not; no answer
+      // at all after the request went out is unknown.
+      const kind = status === undefined ? 'unknown' : status === 429 || status >= 500 ? 'temporary' : 'permanent';
+      return { to: message.to, accepted: false, error: describeFailure(error, settings).message, kind };
     }
   };
 

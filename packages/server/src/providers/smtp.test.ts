@@ -108,3 +108,95 @@ describe('the SMTP transport', () => {
     }
   });
 });
+
+/**
+ * An SMTP peer for the answers real servers give mid-send: how it ends the message
+ * (`450`, `550`, or dropping the connection once the data has arrived) or whether it cuts
+ * the line at RCPT already. Counts the messages it received whole.
+ */
+const startScriptedPeer = async (ending: 'drop-after-data' | '450' | '550' | 'drop-at-rcpt') => {
+  let whole = 0;
+  // smtp-server keeps its connections here; cutting one's socket is how a peer drops the line.
+  const cut = (sessionId: string) => {
+    const connections = (server as unknown as { connections: Set<{ id: string; _socket: net.Socket }> }).connections;
+    for (const connection of connections) if (connection.id === sessionId) connection._socket.destroy();
+  };
+  const server: SMTPServer = new SMTPServer({
+    logger: false,
+    onAuth: (auth, _session, callback) => callback(null, { user: auth.username }),
+    onRcptTo: (_address, session, callback) => {
+      if (ending === 'drop-at-rcpt') return cut(session.id);
+      callback();
+    },
+    onData: (stream, session, callback) => {
+      stream.resume();
+      stream.on('end', () => {
+        whole += 1;
+        if (ending === 'drop-after-data') return cut(session.id);
+        const error = new Error(ending === '450' ? 'Try again later' : 'No such user') as Error & {
+          responseCode: number;
+        };
+        error.responseCode = Number(ending);
+        callback(error);
+      });
+    },
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    port,
+    whole: () => whole,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+describe('what a failed send means for its recipient (R3, R7)', () => {
+  const message = { from: 'Sender <sender@example.com>', to: 'reader@example.com', subject: 'Hi', text: 'Hello' };
+  const sendThrough = async (ending: Parameters<typeof startScriptedPeer>[0]) => {
+    const peer = await startScriptedPeer(ending);
+    try {
+      const transport = await createSmtpTransport(settings({ port: peer.port }), options);
+      const [result] = await transport.send([message]);
+      transport.close();
+      return { result, whole: peer.whole() };
+    } finally {
+      await peer.close();
+    }
+  };
+
+  it('calls a connection lost after the whole message unknown, not failed', async () => {
+    const { result, whole } = await sendThrough('drop-after-data');
+    expect(whole).toBe(1);
+    expect(result).toMatchObject({ accepted: false, kind: 'unknown' });
+  });
+
+  it('calls a connection lost before the message temporary: nothing can have been accepted', async () => {
+    const { result, whole } = await sendThrough('drop-at-rcpt');
+    expect(whole).toBe(0);
+    expect(result).toMatchObject({ accepted: false, kind: 'temporary' });
+  });
+
+  it('calls a 4xx temporary and a 5xx permanent', async () => {
+    expect((await sendThrough('450')).result).toMatchObject({ accepted: false, kind: 'temporary' });
+    expect((await sendThrough('550')).result).toMatchObject({ accepted: false, kind: 'permanent' });
+  });
+});
+
+describe('pooled sending', () => {
+  it('sends a batch over several connections and keeps the order of the results', async () => {
+    const before = received.length;
+    const transport = await createSmtpTransport(settings(), { ...options, connections: 4 });
+    const batch = Array.from({ length: 24 }, (_, index) => ({
+      from: 'Sender <sender@example.com>',
+      to: `reader${index}@example.com`,
+      subject: `Message ${index}`,
+      text: 'Body',
+    }));
+    const results = await transport.send(batch);
+    transport.close();
+    expect(results.map((result) => result.to)).toEqual(batch.map((item) => item.to));
+    expect(results.every((result) => result.accepted)).toBe(true);
+    const arrived = received.slice(before).flatMap((item) => item.to);
+    expect(arrived.sort()).toEqual(batch.map((item) => item.to).sort());
+  });
+});

@@ -1,7 +1,18 @@
+import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
+import addressparser from 'nodemailer/lib/addressparser';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import XOAuth2 from 'nodemailer/lib/xoauth2';
 import { resolvePublicHost } from '../platform/network-guard';
-import { type TMailTransport, type TOutgoingMessage, TransportError, type TSendResult } from './mail';
+import {
+  type TFailureKind,
+  type TMailTransport,
+  type TOutgoingMessage,
+  TransportError,
+  type TSendResult,
+} from './mail';
 
 export type TSmtpSettings = {
   host: string;
@@ -20,6 +31,14 @@ export type TSmtpOptions = {
   timeoutMs?: number;
   /** Trust self-signed certificates: only for the loopback test servers. */
   allowSelfSigned?: boolean;
+  /** Keep connections open and send over this many at once (sending); 1 and no pool for checks. */
+  connections?: number;
+};
+
+/** The SMTP envelope of a message: the bare sender address and the one recipient. */
+const envelopeOf = (message: TOutgoingMessage) => {
+  const [sender] = addressparser(message.from, { flatten: true });
+  return { from: sender?.address || message.from, to: [message.to] };
 };
 
 const describeFailure = (error: unknown, settings: TSmtpSettings, timeoutMs: number): TransportError => {
@@ -62,6 +81,7 @@ const describeFailure = (error: unknown, settings: TSmtpSettings, timeoutMs: num
 export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmtpOptions): Promise<TMailTransport> => {
   const address = await resolvePublicHost(settings.host, { allowLoopback: options.allowLoopback });
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const connections = Math.max(1, options.connections ?? 1);
   const transportOptions: SMTPTransport.Options = {
     host: address,
     port: settings.port,
@@ -78,12 +98,86 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
   };
   const transport = nodemailer.createTransport(transportOptions);
 
-  const sendOne = async (message: TOutgoingMessage): Promise<TSendResult> => {
+  // Sending talks SMTP through our own sessions (nodemailer's SMTPConnection), so the
+  // message is streamed only after the server's 354: a connection lost after the whole
+  // message was handed over is an answer that never came (unknown); before it, the server
+  // cannot have accepted anything (temporary).
+  const openSession = () =>
+    new Promise<SMTPConnection>((resolve, reject) => {
+      const connection = new SMTPConnection({
+        host: address,
+        port: settings.port,
+        secure: settings.encryption === 'ssl',
+        requireTLS: settings.encryption === 'tls',
+        name: 'sendwell.local',
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs * 2,
+        tls: { servername: settings.host, rejectUnauthorized: !options.allowSelfSigned },
+      });
+      connection.on('error', () => {});
+      connection.connect((connectError) => {
+        if (connectError) {
+          connection.close();
+          return reject(connectError);
+        }
+        const credentials = settings.accessToken
+          ? { oauth2: new XOAuth2({ user: settings.username, accessToken: settings.accessToken }) }
+          : { credentials: { user: settings.username, pass: settings.password } };
+        connection.login(credentials as Parameters<SMTPConnection['login']>[0], (loginError) => {
+          if (loginError) {
+            connection.close();
+            return reject(loginError);
+          }
+          resolve(connection);
+        });
+      });
+    });
+
+  /** Open sessions by worker slot, kept across batches until `close()`. */
+  const sessions: (SMTPConnection | null)[] = [];
+  const kindOf = (error: unknown, isHandedOver: boolean): TFailureKind => {
+    const { responseCode, code } = error as { responseCode?: number; code?: string };
+    // A refused login is the account's problem, not the recipient's: try again later.
+    if (code === 'EAUTH') return 'temporary';
+    if (responseCode && responseCode >= 500) return 'permanent';
+    if (responseCode && responseCode >= 400) return 'temporary';
+    return isHandedOver ? 'unknown' : 'temporary';
+  };
+
+  const sendOne = async (session: { connection: SMTPConnection | null }, message: TOutgoingMessage) => {
+    const raw = await new MailComposer(message).compile().build();
+    let isHandedOver = false;
+    let isPushed = false;
+    const body = new Readable({
+      highWaterMark: 0,
+      read() {
+        if (isPushed) {
+          isHandedOver = true;
+          this.push(null);
+          return;
+        }
+        isPushed = true;
+        this.push(raw);
+      },
+    });
     try {
-      const info = await transport.sendMail(message);
-      return { to: message.to, accepted: true, providerId: info.messageId ?? null };
+      session.connection ??= await openSession();
+      const connection = session.connection;
+      const info = await new Promise<{ messageId?: string; response?: string }>((resolve, reject) =>
+        connection.send(envelopeOf(message), body, (error, sent) => (error ? reject(error) : resolve(sent))),
+      );
+      return { to: message.to, accepted: true as const, providerId: info.messageId ?? null };
     } catch (error) {
-      return { to: message.to, accepted: false, error: describeFailure(error, settings, timeoutMs).message };
+      // After any failure the session starts over; a rejected message may leave it mid-transaction.
+      session.connection?.close();
+      session.connection = null;
+      return {
+        to: message.to,
+        accepted: false as const,
+        error: describeFailure(error, settings, timeoutMs).message,
+        kind: kindOf(error, isHandedOver),
+      };
     }
   };
 
@@ -96,10 +190,24 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
       }
     },
     send: async (batch) => {
-      const results: TSendResult[] = [];
-      for (const message of batch) results.push(await sendOne(message));
+      // Up to `connections` sessions at once, each kept open across batches; results keep the batch's order.
+      const results: TSendResult[] = new Array(batch.length);
+      let next = 0;
+      const worker = async (slot: number) => {
+        const session = { connection: sessions[slot] ?? null };
+        while (next < batch.length) {
+          const index = next++;
+          results[index] = await sendOne(session, batch[index]!);
+        }
+        sessions[slot] = session.connection;
+      };
+      await Promise.all(Array.from({ length: Math.min(connections, batch.length) }, (_, slot) => worker(slot)));
       return results;
     },
-    close: () => transport.close(),
+    close: () => {
+      for (const session of sessions) session?.quit();
+      sessions.length = 0;
+      transport.close();
+    },
   };
 };
