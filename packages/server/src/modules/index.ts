@@ -13,6 +13,7 @@ import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
+import { dispatchSendJob, snapshotSendJob } from './sending/dispatch';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
 
@@ -35,6 +36,7 @@ export const modules: TModule[] = [
   { name: 'contact', routes: contactRoutes },
   { name: 'accounts', routes: accountRoutes },
   { name: 'credits', routes: creditRoutes },
+  { name: 'sending', jobs: [snapshotSendJob, dispatchSendJob] as TJobDefinition[] },
   { name: 'lists', routes: listRoutes, jobs: [importListJob, syncProviderListsJob] as TJobDefinition[] },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];

@@ -217,12 +217,104 @@ export type ListImportFilesTable = {
   data: Buffer;
 };
 
+export type SuppressionsTable = {
+  id: Generated<number>;
+  user_id: number;
+  email: string;
+  type: 'bounce' | 'suppress-bounce' | 'complained' | 'unsubscribed' | 'temporary' | 'generic';
+  quantity: Generated<number>;
+  reason: string | null;
+  message: string | null;
+  description: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type TemplatesTable = {
+  id: Generated<number>;
+  user_id: number | null;
+  name: string;
+  subject: Generated<string>;
+  html: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type TSendStatus =
+  | 'scheduled'
+  | 'queued'
+  | 'snapshotting'
+  | 'sending'
+  | 'paused'
+  | 'cancelled'
+  | 'finished'
+  | 'failed';
+
+export type SendsTable = {
+  id: Generated<number>;
+  user_id: number;
+  account_id: number | null;
+  type: Generated<1 | 2>;
+  status: Generated<TSendStatus>;
+  from_name: Generated<string>;
+  from_address: string;
+  subject: string;
+  cc: Generated<string>;
+  bcc: Generated<string>;
+  reply_to: Generated<string>;
+  html: string;
+  list_ids: number[];
+  list_names: Generated<string>;
+  track_opens: Generated<boolean>;
+  track_clicks: Generated<boolean>;
+  deliver_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  error: string | null;
+  recipients_count: Generated<number>;
+  sent_count: Generated<number>;
+  failed_count: Generated<number>;
+  unknown_count: Generated<number>;
+  delivered_count: Generated<number>;
+  opened_count: Generated<number>;
+  clicked_count: Generated<number>;
+  complained_count: Generated<number>;
+  unsubscribed_count: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type SendRecipientsTable = {
+  id: Generated<number>;
+  send_id: number;
+  user_id: number;
+  email: string;
+  name: Generated<string>;
+  fields: ColumnType<Record<string, string>, string | undefined, string>;
+  token: string;
+  status: Generated<'pending' | 'sending' | 'sent' | 'deferred' | 'failed' | 'unknown'>;
+  attempts: Generated<number>;
+  next_attempt_at: Date | null;
+  lease_token: string | null;
+  lease_until: Date | null;
+  message_id: string | null;
+  provider_id: string | null;
+  error: string | null;
+  sent_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
 export type Database = {
   sending_accounts: SendingAccountsTable;
   mailing_lists: MailingListsTable;
   list_members: ListMembersTable;
   list_imports: ListImportsTable;
   list_import_files: ListImportFilesTable;
+  suppressions: SuppressionsTable;
+  templates: TemplatesTable;
+  sends: SendsTable;
+  send_recipients: SendRecipientsTable;
   test_inbox_messages: TestInboxMessagesTable;
   captcha_solutions: CaptchaSolutionsTable;
   stripe_events: StripeEventsTable;

@@ -294,7 +294,12 @@ export const sendTestSmtp = async (
 };
 
 /** The transport for one of a user's accounts, for the sending, campaign and testing modules. */
-export const openAccountTransport = async (platform: TPlatform, userId: number, accountId: number) => {
+export const openAccountTransport = async (
+  platform: TPlatform,
+  userId: number,
+  accountId: number,
+  { connections = 1 }: { connections?: number } = {},
+) => {
   const row = await repository.findAccountRow(platform.db, userId, accountId);
   if (!row) throw notFound('This sending account does not exist.');
   if (row.provider === 'mailgun') {
@@ -318,7 +323,7 @@ export const openAccountTransport = async (platform: TPlatform, userId: number, 
       password: inbox?.password ?? open(platform, row.id, 'password', row.password_encrypted) ?? '',
       ...(accessToken ? { accessToken } : {}),
     },
-    smtpConnectOptions(platform, { driver: row.driver ?? 'smtp', port: inbox?.port ?? row.port! }),
+    { ...smtpConnectOptions(platform, { driver: row.driver ?? 'smtp', port: inbox?.port ?? row.port! }), connections },
   );
 };
 

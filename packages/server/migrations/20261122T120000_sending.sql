@@ -1,0 +1,95 @@
+-- Sending: templates, sends with one row per recipient (the checkpoint), suppressions,
+-- tracked links and provider events.
+
+-- Addresses a user never sends to again (the spec's suppression types).
+create table suppressions (
+  id bigint generated always as identity primary key,
+  user_id bigint not null references users (id) on delete cascade,
+  email text not null,
+  type text not null check (type in ('bounce', 'suppress-bounce', 'complained', 'unsubscribed', 'temporary', 'generic')),
+  quantity integer not null default 1,
+  reason text,
+  message text,
+  description text,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create unique index suppressions_email_key on suppressions (user_id, lower(email), type);
+
+create table templates (
+  id bigint generated always as identity primary key,
+  -- Null for the starting templates every user sees.
+  user_id bigint references users (id) on delete cascade,
+  name text not null check (name <> ''),
+  subject text not null default '',
+  html text not null,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index templates_user_idx on templates (user_id, id);
+
+create table sends (
+  id bigint generated always as identity primary key,
+  user_id bigint not null references users (id) on delete cascade,
+  account_id bigint references sending_accounts (id) on delete set null,
+  -- The spec's history types: 1 Standard, 2 Scheduled Mail.
+  type smallint not null default 1 check (type in (1, 2)),
+  status text not null default 'queued'
+    check (status in ('scheduled', 'queued', 'snapshotting', 'sending', 'paused', 'cancelled', 'finished', 'failed')),
+  from_name text not null default '',
+  from_address text not null,
+  subject text not null,
+  cc text not null default '',
+  bcc text not null default '',
+  reply_to text not null default '',
+  html text not null,
+  list_ids bigint[] not null,
+  list_names text not null default '',
+  track_opens boolean not null default true,
+  track_clicks boolean not null default true,
+  deliver_at timestamptz,
+  started_at timestamptz,
+  finished_at timestamptz,
+  error text,
+  recipients_count integer not null default 0,
+  sent_count integer not null default 0,
+  failed_count integer not null default 0,
+  unknown_count integer not null default 0,
+  delivered_count integer not null default 0,
+  opened_count integer not null default 0,
+  clicked_count integer not null default 0,
+  complained_count integer not null default 0,
+  unsubscribed_count integer not null default 0,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index sends_user_idx on sends (user_id, created_at desc, id desc);
+create index sends_due_idx on sends (deliver_at) where status = 'scheduled';
+
+-- One row per recipient of a send: its status moves to 'sent' only when the provider
+-- accepted the message; 'unknown' when the answer never came (never resent blindly).
+create table send_recipients (
+  id bigint generated always as identity primary key,
+  send_id bigint not null references sends (id) on delete cascade,
+  user_id bigint not null,
+  email text not null,
+  name text not null default '',
+  fields jsonb not null default '{}'::jsonb,
+  -- Public, random: the unsubscribe link and the tracking ids point here.
+  token text not null,
+  status text not null default 'pending'
+    check (status in ('pending', 'sending', 'sent', 'deferred', 'failed', 'unknown')),
+  attempts integer not null default 0,
+  next_attempt_at timestamptz,
+  lease_token uuid,
+  lease_until timestamptz,
+  message_id text,
+  provider_id text,
+  error text,
+  sent_at timestamptz,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create unique index send_recipients_email_key on send_recipients (send_id, lower(email));
+create unique index send_recipients_token_key on send_recipients (token);
+create index send_recipients_work_idx on send_recipients (send_id, status, id);

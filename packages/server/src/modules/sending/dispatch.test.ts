@@ -1,0 +1,262 @@
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { freePort } from '../../../test/cluster';
+import { sealSecret } from '../accounts/secrets';
+import { dispatch, MAX_ATTEMPTS, snapshotSend } from './dispatch';
+import { cancelSend, countDuplicates, createSend, pauseSend, resumeSend } from './sending.service';
+
+type TReceived = { to: string; raw: string };
+let t: TTestApp;
+let sink: SMTPServer;
+let sinkPort: number;
+const received: TReceived[] = [];
+/** Per address: answers to give before accepting (e.g. [450, 450]) or for ever (550). */
+const script = new Map<string, number[]>();
+
+beforeAll(async () => {
+  sink = new SMTPServer({
+    logger: false,
+    onAuth: (auth, _session, callback) =>
+      auth.username === 'mailer' && auth.password === 'sink-password'
+        ? callback(null, { user: 'mailer' })
+        : callback(new Error('Invalid username or password')),
+    onData: (stream, session, callback) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo[0]!.address;
+        const answers = script.get(to);
+        const answer = answers?.[0];
+        if (answer) {
+          if (answer < 500) answers.shift();
+          const error = new Error(answer < 500 ? 'Try again later' : 'No such user') as Error & {
+            responseCode: number;
+          };
+          error.responseCode = answer;
+          return callback(error);
+        }
+        received.push({ to, raw: Buffer.concat(chunks).toString() });
+        callback();
+      });
+    },
+  });
+  sinkPort = await freePort();
+  await new Promise<void>((resolve) => sink.listen(sinkPort, '127.0.0.1', resolve));
+  t = await startTestApp({ ALLOW_LOOPBACK_SMTP: 'true', PUBLIC_URL: 'https://sendwell.test' });
+});
+afterAll(async () => {
+  await t?.close();
+  await new Promise<void>((resolve) => sink.close(() => resolve()));
+});
+beforeEach(() => {
+  received.length = 0;
+  script.clear();
+});
+
+/** A user with an SMTP account on the sink and lists of the given members. */
+const seedAudience = async (lists: { email: string; subscribed?: boolean }[][]) => {
+  const user = await seedUser(t.platform, { planId: 3 });
+  const { id: accountId } = await t.platform.db
+    .insertInto('sending_accounts')
+    .values({
+      user_id: user.id,
+      name: 'Sink',
+      provider: 'smtp',
+      driver: 'smtp',
+      username: 'mailer',
+      host: '127.0.0.1',
+      port: sinkPort,
+      encryption: 'tls',
+      from_address: 'news@acme.test',
+      mail_per_day: 0,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await t.platform.db
+    .updateTable('sending_accounts')
+    .set({ password_encrypted: sealSecret(t.platform, accountId, 'password', 'sink-password') })
+    .where('id', '=', accountId)
+    .execute();
+  const listIds: number[] = [];
+  for (const [index, members] of lists.entries()) {
+    const { id } = await t.platform.db
+      .insertInto('mailing_lists')
+      .values({
+        user_id: user.id,
+        account_id: accountId,
+        alias: `list${index}`,
+        domain: 'acme.test',
+        address: `list${index}@acme.test`,
+        name: `List ${index}`,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    listIds.push(id);
+    if (members.length > 0) {
+      await t.platform.db
+        .insertInto('list_members')
+        .values(
+          members.map((member) => ({
+            user_id: user.id,
+            list_id: id,
+            account_id: accountId,
+            email: member.email,
+            fullname: member.email.split('@')[0]!,
+            subscribed: member.subscribed ?? true,
+          })),
+        )
+        .execute();
+    }
+  }
+  return { user, accountId, listIds };
+};
+
+const newSend = (audience: Awaited<ReturnType<typeof seedAudience>>) =>
+  createSend(t.platform, audience.user.id, {
+    accountId: audience.accountId,
+    fromName: 'Acme News',
+    fromAddress: 'news@acme.test',
+    subject: 'Hello {{name}}',
+    html: '<p>Hi {{name::friend}}, {{city::somewhere}}</p>',
+    listIds: audience.listIds,
+  });
+
+const recipients = (sendId: number) =>
+  t.platform.db
+    .selectFrom('send_recipients')
+    .select(['email', 'status', 'attempts'])
+    .where('send_id', '=', sendId)
+    .orderBy('email')
+    .execute();
+
+const sendRow = (sendId: number) =>
+  t.platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
+
+/** Makes deferred recipients due now, as if their backoff had passed. */
+const skipBackoff = (sendId: number) =>
+  t.platform.db
+    .updateTable('send_recipients')
+    .set({ next_attempt_at: new Date(0) })
+    .where('send_id', '=', sendId)
+    .where('status', '=', 'deferred')
+    .execute();
+
+describe('a send through an SMTP account', () => {
+  it('sends each address of overlapping lists once, skipping unsubscribed and suppressed ones', async () => {
+    const audience = await seedAudience([
+      [{ email: 'ann@example.com' }, { email: 'bob@example.com' }, { email: 'gone@example.com', subscribed: false }],
+      [{ email: 'ANN@example.com' }, { email: 'cy@example.com' }, { email: 'bounced@example.com' }],
+    ]);
+    await t.platform.db
+      .insertInto('suppressions')
+      .values({ user_id: audience.user.id, email: 'Bounced@Example.com', type: 'bounce' })
+      .execute();
+    expect(await countDuplicates(t.platform, audience.user.id, audience.listIds)).toBe(1);
+
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await snapshotSend(t.platform, sendId); // R2: a second run changes nothing
+    await dispatch(t.platform, sendId);
+
+    expect(received.map((item) => item.to).sort()).toEqual(['ann@example.com', 'bob@example.com', 'cy@example.com']);
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', recipients_count: 3, sent_count: 3 });
+    const raw = received.find((item) => item.to === 'bob@example.com')!.raw;
+    const message = await simpleParser(raw);
+    expect(message.subject).toBe('Hello bob');
+    expect(message.from?.value[0]).toMatchObject({ name: 'Acme News', address: 'news@acme.test' });
+    expect(message.html).toContain('Hi bob, somewhere');
+    expect(raw).toContain('\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n');
+    expect(raw.replace(/\r\n /g, ' ')).toMatch(
+      /\r\nList-Unsubscribe: <https:\/\/sendwell\.test\/api\/unsubscribe\/[0-9a-f]{32}>, <mailto:news@acme\.test\?subject=unsubscribe%20[0-9a-f]{32}>\r\n/,
+    );
+    expect(message.messageId).toMatch(/@acme\.test>$/);
+    expect(message.html).toMatch(/href="https:\/\/sendwell\.test\/unsubscribe\/[0-9a-f]{32}"/);
+  });
+
+  it('retries 4xx with backoff, gives up on 5xx and suppresses the address (R7)', async () => {
+    const audience = await seedAudience([
+      [{ email: 'ok@example.com' }, { email: 'later@example.com' }, { email: 'never@example.com' }],
+    ]);
+    script.set('later@example.com', [450, 421]);
+    script.set('never@example.com', [550]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(await recipients(sendId)).toEqual([
+      { email: 'later@example.com', status: 'deferred', attempts: 1 },
+      { email: 'never@example.com', status: 'failed', attempts: 1 },
+      { email: 'ok@example.com', status: 'sent', attempts: 1 },
+    ]);
+    for (let round = 0; round < 2; round++) {
+      await skipBackoff(sendId);
+      await dispatch(t.platform, sendId);
+    }
+    expect((await recipients(sendId)).find((row) => row.email === 'later@example.com')).toMatchObject({
+      status: 'sent',
+      attempts: 3,
+    });
+    expect(received.filter((item) => item.to === 'later@example.com')).toHaveLength(1);
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 2, failed_count: 1 });
+    const suppressed = await t.platform.db
+      .selectFrom('suppressions')
+      .select(['email', 'type'])
+      .where('user_id', '=', audience.user.id)
+      .execute();
+    expect(suppressed).toEqual([{ email: 'never@example.com', type: 'bounce' }]);
+  });
+
+  it(`stops retrying after ${MAX_ATTEMPTS} temporary failures`, async () => {
+    const audience = await seedAudience([[{ email: 'busy@example.com' }]]);
+    script.set(
+      'busy@example.com',
+      Array.from({ length: 10 }, () => 451),
+    );
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    for (let round = 0; round < MAX_ATTEMPTS; round++) {
+      await skipBackoff(sendId);
+      await dispatch(t.platform, sendId);
+    }
+    expect(await recipients(sendId)).toEqual([{ email: 'busy@example.com', status: 'failed', attempts: MAX_ATTEMPTS }]);
+  });
+
+  it('pauses, resumes and cancels: nobody twice, nobody skipped (R5)', async () => {
+    const members = Array.from({ length: 30 }, (_, index) => ({
+      email: `p${String(index).padStart(2, '0')}@example.com`,
+    }));
+    const audience = await seedAudience([members]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await pauseSend(t.platform, audience.user.id, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received).toHaveLength(0);
+    for (let round = 0; round < 5; round++) {
+      await resumeSend(t.platform, audience.user.id, sendId);
+      await pauseSend(t.platform, audience.user.id, sendId);
+    }
+    await resumeSend(t.platform, audience.user.id, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received.map((item) => item.to).sort()).toEqual(members.map((member) => member.email));
+    await expect(cancelSend(t.platform, audience.user.id, sendId)).rejects.toMatchObject({ statusCode: 409 });
+  });
+
+  it('sends once when two workers dispatch the same send at the same time (R6)', async () => {
+    const members = Array.from({ length: 60 }, (_, index) => ({ email: `d${index}@example.com` }));
+    const audience = await seedAudience([members]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await Promise.all([dispatch(t.platform, sendId), dispatch(t.platform, sendId)]);
+    expect(received).toHaveLength(60);
+    expect(new Set(received.map((item) => item.to)).size).toBe(60);
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 60 });
+  });
+
+  it("answers 404 for another user's send", async () => {
+    const audience = await seedAudience([[{ email: 'x@example.com' }]]);
+    const sendId = await newSend(audience);
+    const other = await seedUser(t.platform);
+    await expect(pauseSend(t.platform, other.id, sendId)).rejects.toMatchObject({ statusCode: 404 });
+  });
+});

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { defineJob } from '../../platform/queue';
+import type { TMailTransport, TOutgoingMessage, TSendResult } from '../../providers/mail';
+import { openAccountTransport } from '../accounts/accounts.service';
+import { buildMessage } from './message';
+
+/** SMTP connections one dispatch run keeps open to the account's server. */
+const SMTP_CONNECTIONS = 4;
+/** Recipients claimed at once by one dispatch run. */
+const CLAIM_SIZE = 200;
+/** How long a claim holds; a worker stops sending from a claim this close to its end. */
+const LEASE_MS = 120_000;
+const LEASE_MARGIN_MS = 15_000;
+/** Retries of a temporary failure, with capped exponential backoff. */
+export const MAX_ATTEMPTS = 5;
+const BACKOFF_BASE_MS = 30_000;
+const BACKOFF_CAP_MS = 30 * 60_000;
+
+export const backoffMs = (attempts: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
+
+/**
+ * Takes the audience of a send once: every subscribed member of the chosen lists, one
+ * row per address (any case), minus suppressed addresses. One transaction, and the
+ * unique key on (send, address) besides: running it twice, or after a crash, gives the
+ * same snapshot (R2). Hands over to dispatch in the same transaction.
+ */
+const snapshot = async (platform: TPlatform, sendId: number) => {
+  await platform.db.transaction().execute(async (trx) => {
+    const send = await trx
+      .updateTable('sends')
+      .set({ status: 'snapshotting', started_at: sql`coalesce(started_at, now())`, updated_at: new Date() })
+      .where('id', '=', sendId)
+      .where('status', 'in', ['queued', 'snapshotting'])
+      .returning(['user_id', 'list_ids'])
+      .executeTakeFirst();
+    if (!send) return;
+    await sql`
+      insert into send_recipients (send_id, user_id, email, name, fields, token)
+      select distinct on (lower(m.email)) ${sendId}, m.user_id, m.email, m.fullname, m.fields,
+             replace(gen_random_uuid()::text, '-', '')
+        from list_members m
+       where m.user_id = ${send.user_id}
+         and m.list_id = any(${send.list_ids}::bigint[])
+         and m.subscribed
+         and not exists (
+           select 1 from suppressions s where s.user_id = m.user_id and lower(s.email) = lower(m.email))
+       order by lower(m.email), m.list_id
+      on conflict (send_id, lower(email)) do nothing`.execute(trx);
+    await sql`
+      update sends set status = 'sending',
+             recipients_count = (select count(*) from send_recipients where send_id = ${sendId}),
+             updated_at = now()
+       where id = ${sendId} and status = 'snapshotting'`.execute(trx);
+    await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx, singletonKey: `send-${sendId}` });
+  });
+};
+
+type TClaimed = {
+  id: number;
+  email: string;
+  name: string;
+  fields: Record<string, string>;
+  token: string;
+  attempts: number;
+};
+
+/**
+ * Claims the next recipients: pending ones, deferred ones whose time has come, and ones
+ * a dead worker left claimed past its lease (they go again: a worker that is gone sent
+ * nothing more after its last checkpoint but the message it was writing).
+ */
+const claim = async (platform: TPlatform, sendId: number, leaseToken: string, limit: number) => {
+  const result = await sql<TClaimed>`
+    update send_recipients set status = 'sending', lease_token = ${leaseToken},
+           lease_until = now() + ${`${LEASE_MS} milliseconds`}::interval, attempts = attempts + 1, updated_at = now()
+     where id in (
+       select id from send_recipients
+        where send_id = ${sendId}
+          and (status = 'pending'
+               or (status = 'deferred' and next_attempt_at <= now())
+               or (status = 'sending' and lease_until < now()))
+        order by id
+        limit ${limit}
+        for update skip locked)
+    returning id, email, name, fields, token, attempts`.execute(platform.db);
+  return result.rows;
+};
+
+type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
+
+/** Records one recipient's outcome, only while the claim is still this worker's; answers what was recorded. */
+const settle = async (
+  platform: TPlatform,
+  sendId: number,
+  leaseToken: string,
+  recipient: TClaimed,
+  result: TSendResult,
+): Promise<TOutcome | null> => {
+  const fenced = async (status: TOutcome, changes: Record<string, unknown>) => {
+    const updated = await platform.db
+      .updateTable('send_recipients')
+      .set({ ...changes, status, lease_token: null, lease_until: null, updated_at: new Date() })
+      .where('id', '=', recipient.id)
+      .where('lease_token', '=', leaseToken)
+      .executeTakeFirst();
+    return updated.numUpdatedRows > 0n ? status : null;
+  };
+  if (result.accepted) {
+    return fenced('sent', { sent_at: new Date(), provider_id: result.providerId, error: null });
+  }
+  if (result.kind === 'temporary' && recipient.attempts < MAX_ATTEMPTS) {
+    return fenced('deferred', {
+      next_attempt_at: new Date(Date.now() + backoffMs(recipient.attempts)),
+      error: result.error,
+    });
+  }
+  const outcome = await fenced(result.kind === 'unknown' ? 'unknown' : 'failed', { error: result.error });
+  if (outcome && result.kind === 'permanent') {
+    // A hard refusal: the address is never sent to again.
+    await sql`
+      insert into suppressions (user_id, email, type, reason, message)
+      select user_id, ${recipient.email}, 'bounce', 'permanent failure', ${result.error} from sends where id = ${sendId}
+      on conflict (user_id, lower(email), type) do update set quantity = suppressions.quantity + 1, updated_at = now()`.execute(
+      platform.db,
+    );
+  }
+  return outcome;
+};
+
+/** Adds one batch's outcomes to the send's counters. */
+const addCounts = (platform: TPlatform, sendId: number, outcomes: (TOutcome | null)[]) => {
+  const count = (outcome: TOutcome) => outcomes.filter((item) => item === outcome).length;
+  return sql`
+    update sends set sent_count = sent_count + ${count('sent')}, failed_count = failed_count + ${count('failed')},
+           unknown_count = unknown_count + ${count('unknown')}, updated_at = now()
+     where id = ${sendId}`.execute(platform.db);
+};
+
+/** The send's counters recounted from its recipients' states, when it finishes. */
+const refreshCounts = (platform: TPlatform, sendId: number) =>
+  sql`
+    update sends s set sent_count = c.sent, failed_count = c.failed, unknown_count = c.unknown, updated_at = now()
+      from (select count(*) filter (where status = 'sent')::int as sent,
+                   count(*) filter (where status = 'failed')::int as failed,
+                   count(*) filter (where status = 'unknown')::int as unknown
+              from send_recipients where send_id = ${sendId}) c
+     where s.id = ${sendId}`.execute(platform.db);
+
+/** What is left: deferred recipients wait for their time; nothing left finishes the send. */
+const afterDrain = async (platform: TPlatform, sendId: number) => {
+  const left = await sql<{ waiting: number; next_at: Date | null; busy: number }>`
+    select count(*) filter (where status in ('pending', 'deferred'))::int as waiting,
+           min(next_attempt_at) filter (where status = 'deferred') as next_at,
+           count(*) filter (where status = 'sending')::int as busy
+      from send_recipients where send_id = ${sendId}`.execute(platform.db);
+  const { waiting, next_at: nextAt, busy } = left.rows[0]!;
+  if (waiting > 0 || busy > 0) {
+    const startAfter = nextAt ?? new Date(Date.now() + (busy > 0 ? LEASE_MS : 1000));
+    await platform.queue.enqueue(dispatchSendJob, { sendId }, { startAfter });
+    return;
+  }
+  await refreshCounts(platform, sendId);
+  await sql`update sends set status = 'finished', finished_at = now(), updated_at = now()
+             where id = ${sendId} and status = 'sending'`.execute(platform.db);
+};
+
+export type TDispatchOptions = { transport?: TMailTransport; connections?: number };
+
+/**
+ * Sends a send's recipients: claim a batch, send it, checkpoint each recipient as its
+ * answer comes, until nothing is due or the send is paused or cancelled. A claim is
+ * fenced: its holder stops before its lease runs out, and its checkpoints apply only
+ * while the claim is still its own.
+ */
+export const dispatch = async (platform: TPlatform, sendId: number, options: TDispatchOptions = {}) => {
+  const send = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirst();
+  if (!send || send.status !== 'sending' || send.account_id === null) return;
+  const transport =
+    options.transport ??
+    (await openAccountTransport(platform, send.user_id, send.account_id, {
+      connections: options.connections ?? SMTP_CONNECTIONS,
+    }));
+  try {
+    for (;;) {
+      const current = await platform.db
+        .selectFrom('sends')
+        .select('status')
+        .where('id', '=', sendId)
+        .executeTakeFirst();
+      if (current?.status !== 'sending') return;
+      const leaseToken = randomUUID();
+      const claimedAt = Date.now();
+      const batch = await claim(platform, sendId, leaseToken, CLAIM_SIZE);
+      if (batch.length === 0) break;
+      const messages: TOutgoingMessage[] = batch.map((recipient) => buildMessage(platform, send, recipient));
+      const results = await sendWithinLease(transport, messages, claimedAt + LEASE_MS - LEASE_MARGIN_MS);
+      const outcomes: (TOutcome | null)[] = [];
+      for (const [index, recipient] of batch.entries()) {
+        const result = results[index];
+        if (result) outcomes.push(await settle(platform, sendId, leaseToken, recipient, result));
+      }
+      await addCounts(platform, sendId, outcomes);
+    }
+    await afterDrain(platform, sendId);
+  } finally {
+    if (!options.transport) transport.close();
+  }
+};
+
+/** Sends in slices so that nothing is sent once the claim's lease is about to end (R4). */
+const sendWithinLease = async (transport: TMailTransport, messages: TOutgoingMessage[], deadline: number) => {
+  const results: (TSendResult | undefined)[] = [];
+  const SLICE = 20;
+  for (let start = 0; start < messages.length; start += SLICE) {
+    if (Date.now() >= deadline) break;
+    results.push(...(await transport.send(messages.slice(start, start + SLICE))));
+  }
+  return results;
+};
+
+export const snapshotSendJob = defineJob({
+  name: 'sending.snapshot',
+  schema: z.object({ sendId: z.number().int().positive() }),
+  handler: ({ sendId }, platform) => snapshot(platform, sendId),
+});
+
+export const dispatchSendJob = defineJob({
+  name: 'sending.dispatch',
+  schema: z.object({ sendId: z.number().int().positive() }),
+  queue: { retryLimit: 5, expireInSeconds: 3600 },
+  handler: ({ sendId }, platform) => dispatch(platform, sendId),
+});
+
+export { snapshot as snapshotSend };

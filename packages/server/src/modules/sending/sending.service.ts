@@ -1,0 +1,115 @@
+import { sql } from 'kysely';
+import type { TPlatform } from '../../platform/context';
+import { HttpError, notFound } from '../../platform/errors';
+import { findAccountRow } from '../accounts/accounts.repository';
+import { dispatchSendJob, snapshotSendJob } from './dispatch';
+
+export type TNewSend = {
+  accountId: number;
+  fromName: string;
+  fromAddress: string;
+  subject: string;
+  html: string;
+  listIds: number[];
+  replyTo?: string;
+  cc?: string;
+  bcc?: string;
+  deliverAt?: Date | null;
+};
+
+/**
+ * Records a send and queues its snapshot in the same transaction, so a send exists only
+ * with its job. Lists and account must be the user's own.
+ */
+export const createSend = async (platform: TPlatform, userId: number, input: TNewSend) => {
+  const account = await findAccountRow(platform.db, userId, input.accountId);
+  if (!account) throw notFound('This sending account does not exist.');
+  const lists = await platform.db
+    .selectFrom('mailing_lists')
+    .select(['id', 'name'])
+    .where('user_id', '=', userId)
+    .where('id', 'in', input.listIds.length > 0 ? input.listIds : [0])
+    .execute();
+  if (lists.length !== new Set(input.listIds).size) throw notFound('One of these mailing lists does not exist.');
+  const isScheduled = Boolean(input.deliverAt && input.deliverAt.getTime() > Date.now());
+  return platform.db.transaction().execute(async (trx) => {
+    const send = await trx
+      .insertInto('sends')
+      .values({
+        user_id: userId,
+        account_id: account.id,
+        type: isScheduled ? 2 : 1,
+        status: isScheduled ? 'scheduled' : 'queued',
+        from_name: input.fromName,
+        from_address: input.fromAddress,
+        subject: input.subject,
+        html: input.html,
+        reply_to: input.replyTo ?? '',
+        cc: input.cc ?? '',
+        bcc: input.bcc ?? '',
+        list_ids: lists.map((list) => list.id),
+        list_names: lists.map((list) => list.name).join(', '),
+        deliver_at: isScheduled ? input.deliverAt! : null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (!isScheduled) {
+      await platform.queue.enqueue(
+        snapshotSendJob,
+        { sendId: send.id },
+        { executor: trx, singletonKey: `snapshot-${send.id}` },
+      );
+    }
+    return send.id;
+  });
+};
+
+/** Addresses on more than one of the chosen lists (each gets the email once). */
+export const countDuplicates = async (platform: TPlatform, userId: number, listIds: number[]) => {
+  const result = await sql<{ duplicates: number }>`
+    select count(*)::int as duplicates from (
+      select lower(email) from list_members
+       where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
+       group by lower(email) having count(*) > 1) d`.execute(platform.db);
+  return result.rows[0]?.duplicates ?? 0;
+};
+
+const changeStatus = async (
+  platform: TPlatform,
+  userId: number,
+  sendId: number,
+  from: string[],
+  to: 'paused' | 'sending' | 'cancelled',
+) => {
+  const changed = await platform.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('sends')
+      .set({ status: to, updated_at: new Date(), ...(to === 'cancelled' ? { finished_at: new Date() } : {}) })
+      .where('user_id', '=', userId)
+      .where('id', '=', sendId)
+      .where('status', 'in', from as never[])
+      .executeTakeFirst();
+    if (updated.numUpdatedRows > 0n && to === 'sending') {
+      await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    }
+    return updated.numUpdatedRows > 0n;
+  });
+  if (!changed) {
+    const exists = await platform.db
+      .selectFrom('sends')
+      .select('status')
+      .where('user_id', '=', userId)
+      .where('id', '=', sendId)
+      .executeTakeFirst();
+    if (!exists) throw notFound('This send does not exist.');
+    throw new HttpError(409, `This send is ${exists.status}.`, 'SEND_STATE');
+  }
+};
+
+/** A running send stops after the message each connection is writing; nothing is lost. */
+export const pauseSend = (platform: TPlatform, userId: number, sendId: number) =>
+  changeStatus(platform, userId, sendId, ['sending'], 'paused');
+export const resumeSend = (platform: TPlatform, userId: number, sendId: number) =>
+  changeStatus(platform, userId, sendId, ['paused'], 'sending');
+export const cancelSend = (platform: TPlatform, userId: number, sendId: number) =>
+  changeStatus(platform, userId, sendId, ['scheduled', 'queued', 'snapshotting', 'sending', 'paused'], 'cancelled');
