@@ -177,7 +177,7 @@ export type TDispatchOptions = { transport?: TMailTransport; connections?: numbe
  */
 export const dispatch = async (platform: TPlatform, sendId: number, options: TDispatchOptions = {}) => {
   const send = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirst();
-  if (!send || send.status !== 'sending' || send.account_id === null) return;
+  if (send?.status !== 'sending' || send.account_id === null) return;
   const transport =
     options.transport ??
     (await openAccountTransport(platform, send.user_id, send.account_id, {
