@@ -87,6 +87,7 @@ create table send_recipients (
   provider_id text,
   error text,
   sent_at timestamptz,
+  unsubscribed_at timestamptz,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );

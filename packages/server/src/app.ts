@@ -8,6 +8,7 @@ import { REALTIME_PATH } from '@sendwell/contracts';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { modules } from './modules';
+import { unsubscribePageHandler } from './modules/sending/sending.routes';
 import type { TPlatform } from './platform/context';
 import { HttpError, handleError, notFound } from './platform/errors';
 import { httpSecurity } from './platform/http-security';
@@ -102,6 +103,8 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
 
   // The spec's Google login path; the flow itself lives under /api with the other account routes.
   app.get('/login/google', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/api/login/google'));
+  // The unsubscribe link in every email: a small page of its own, no app, no session.
+  app.get('/unsubscribe/:token', { schema: { hide: true } }, unsubscribePageHandler(platform));
 
   await app.register(
     async (api) => {

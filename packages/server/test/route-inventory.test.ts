@@ -20,10 +20,11 @@ const PUBLIC_ROUTES = [
   'POST /api/register-with-subscribe',
   'POST /api/contact-us',
   'POST /api/billing/stripe-webhook',
+  'POST /api/unsubscribe/:token',
 ].sort();
 
 /** Routes a browser cannot reach with our CSRF token: only callers that hold no cookie of ours. */
-const CSRF_EXEMPT_ROUTES = ['POST /api/billing/stripe-webhook'];
+const CSRF_EXEMPT_ROUTES = ['POST /api/billing/stripe-webhook', 'POST /api/unsubscribe/:token'];
 
 let t: TTestApp;
 beforeAll(async () => {
@@ -43,7 +44,7 @@ describe('route inventory', () => {
     expect(isPublic).toEqual(PUBLIC_ROUTES);
   });
 
-  it('exempts only provider webhooks from CSRF', () => {
+  it('exempts only provider webhooks and one-click unsubscribes (RFC 8058) from CSRF', () => {
     const exempt = apiRoutes()
       .filter((route) => route.isCsrfExempt)
       .map((route) => `${route.method} ${route.url}`);

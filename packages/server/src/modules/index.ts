@@ -13,7 +13,8 @@ import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
-import { dispatchSendJob, snapshotSendJob } from './sending/dispatch';
+import { dispatchSendJob, snapshotSendJob, startDueSendsJob } from './sending/dispatch';
+import { sendingRoutes } from './sending/sending.routes';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
 
@@ -36,7 +37,11 @@ export const modules: TModule[] = [
   { name: 'contact', routes: contactRoutes },
   { name: 'accounts', routes: accountRoutes },
   { name: 'credits', routes: creditRoutes },
-  { name: 'sending', jobs: [snapshotSendJob, dispatchSendJob] as TJobDefinition[] },
+  {
+    name: 'sending',
+    routes: sendingRoutes,
+    jobs: [snapshotSendJob, dispatchSendJob, startDueSendsJob] as TJobDefinition[],
+  },
   { name: 'lists', routes: listRoutes, jobs: [importListJob, syncProviderListsJob] as TJobDefinition[] },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];

@@ -301,6 +301,7 @@ export type SendRecipientsTable = {
   provider_id: string | null;
   error: string | null;
   sent_at: Date | null;
+  unsubscribed_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };

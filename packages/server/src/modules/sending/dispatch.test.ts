@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { sealSecret } from '../accounts/secrets';
-import { dispatch, MAX_ATTEMPTS, snapshotSend } from './dispatch';
+import { dispatch, MAX_ATTEMPTS, snapshotSend, startDueSends } from './dispatch';
 import { cancelSend, countDuplicates, createSend, pauseSend, resumeSend } from './sending.service';
 
 type TReceived = { to: string; raw: string };
@@ -251,6 +251,83 @@ describe('a send through an SMTP account', () => {
     expect(received).toHaveLength(60);
     expect(new Set(received.map((item) => item.to)).size).toBe(60);
     expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 60 });
+  });
+
+  it('unsubscribes with one click from every list of the account, once, and the next send leaves them out', async () => {
+    const audience = await seedAudience([
+      [{ email: 'ann@example.com' }, { email: 'bob@example.com' }],
+      [{ email: 'Ann@example.com' }],
+    ]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    const { token } = await t.platform.db
+      .selectFrom('send_recipients')
+      .select('token')
+      .where('send_id', '=', sendId)
+      .where('email', 'ilike', 'ann@example.com')
+      .executeTakeFirstOrThrow();
+
+    const page = await t.app.inject({ url: `/unsubscribe/${token}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`action="/api/unsubscribe/${token}"`);
+    // Fetching the page changes nothing: link scanners do that.
+    expect((await sendRow(sendId)).unsubscribed_count).toBe(0);
+
+    const oneClick = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/unsubscribe/${token}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'List-Unsubscribe=One-Click',
+      });
+    expect((await oneClick()).statusCode).toBe(200);
+    expect((await oneClick()).statusCode).toBe(200);
+    expect((await sendRow(sendId)).unsubscribed_count).toBe(1);
+    const members = await t.platform.db
+      .selectFrom('list_members')
+      .select(['email', 'subscribed'])
+      .where('user_id', '=', audience.user.id)
+      .orderBy('id')
+      .execute();
+    expect(members).toEqual([
+      { email: 'ann@example.com', subscribed: false },
+      { email: 'bob@example.com', subscribed: true },
+      { email: 'Ann@example.com', subscribed: false },
+    ]);
+    expect((await t.app.inject({ url: `/unsubscribe/${token}` })).body).toContain('You are unsubscribed');
+    expect((await t.app.inject({ method: 'POST', url: `/api/unsubscribe/${'0'.repeat(32)}` })).statusCode).toBe(404);
+
+    received.length = 0;
+    const next = await newSend(audience);
+    await snapshotSend(t.platform, next);
+    await dispatch(t.platform, next);
+    expect(received.map((item) => item.to)).toEqual(['bob@example.com']);
+  });
+
+  it('starts a scheduled send when its time comes, through the same path', async () => {
+    const audience = await seedAudience([[{ email: 'later@example.com' }]]);
+    const sendId = await createSend(t.platform, audience.user.id, {
+      accountId: audience.accountId,
+      fromName: 'Acme',
+      fromAddress: 'news@acme.test',
+      subject: 'Later',
+      html: '<p>Later</p>',
+      listIds: audience.listIds,
+      deliverAt: new Date(Date.now() + 3600_000),
+    });
+    expect(await sendRow(sendId)).toMatchObject({ status: 'scheduled', type: 2 });
+    await startDueSends(t.platform);
+    expect((await sendRow(sendId)).status).toBe('scheduled');
+    await t.platform.db
+      .updateTable('sends')
+      .set({ deliver_at: new Date(Date.now() - 1000) })
+      .where('id', '=', sendId)
+      .execute();
+    expect(await startDueSends(t.platform)).toBeGreaterThanOrEqual(1);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received.map((item) => item.to)).toEqual(['later@example.com']);
   });
 
   it("answers 404 for another user's send", async () => {

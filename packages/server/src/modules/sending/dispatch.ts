@@ -234,4 +234,29 @@ export const dispatchSendJob = defineJob({
   handler: ({ sendId }, platform) => dispatch(platform, sendId),
 });
 
+/** Scheduled sends whose time has come go out through the same path as the others. */
+export const startDueSends = (platform: TPlatform) =>
+  platform.db.transaction().execute(async (trx) => {
+    const due = await trx
+      .updateTable('sends')
+      .set({ status: 'queued', updated_at: new Date() })
+      .where('status', '=', 'scheduled')
+      .where('deliver_at', '<=', new Date())
+      .returning('id')
+      .execute();
+    for (const { id } of due) {
+      await platform.queue.enqueue(snapshotSendJob, { sendId: id }, { executor: trx, singletonKey: `snapshot-${id}` });
+    }
+    return due.length;
+  });
+
+export const startDueSendsJob = defineJob({
+  name: 'sending.start-due',
+  schema: z.object({}).passthrough(),
+  cron: '* * * * *',
+  handler: async (_data, platform) => {
+    await startDueSends(platform);
+  },
+});
+
 export { snapshot as snapshotSend };

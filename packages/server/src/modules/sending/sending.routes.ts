@@ -1,0 +1,79 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { notFound } from '../../platform/errors';
+import { findByToken, isToken, unsubscribe } from './unsubscribe';
+
+const ZToken = z.object({ token: z.string().max(64) });
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** The small page a recipient sees: no script, no session, the product's colours. */
+export const unsubscribePage = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;background:#f4f6fb;margin:0;display:grid;place-items:center;min-height:100vh}
+main{background:#fff;border-radius:12px;padding:32px 40px;max-width:440px;box-shadow:0 2px 12px #0001;text-align:center}
+h1{font-size:20px;margin:0 0 12px}p{color:#444;line-height:1.5}button{background:#4263eb;color:#fff;border:0;border-radius:8px;padding:10px 20px;font-size:15px;cursor:pointer}</style>
+</head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+
+export const unsubscribeDone = (email: string, sender: string) =>
+  unsubscribePage(
+    'You are unsubscribed',
+    `<p>${escapeHtml(email)} will get no more emails from ${escapeHtml(sender)}.</p>`,
+  );
+
+/**
+ * `POST /api/unsubscribe/{token}`: the RFC 8058 one-click request mail providers send
+ * (`List-Unsubscribe=One-Click`), and the unsubscribe page's button. The token is the
+ * capability: public, no session, no CSRF token (mail providers have none).
+ */
+export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  // One-click requests come form-encoded; only this plugin reads that content type.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  );
+  app.post(
+    '/unsubscribe/:token',
+    {
+      config: {
+        public: true,
+        csrf: false,
+        rateLimit: { name: 'unsubscribe', limit: 60, windowSeconds: 60, per: 'ip' },
+      },
+      schema: { tags: ['sending'], params: ZToken },
+    },
+    async (request, reply) => {
+      const done = await unsubscribe(platform, request.params.token);
+      if (!done) throw notFound('This unsubscribe link is not valid.');
+      return reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .send(unsubscribeDone(done.email, done.from_name || done.from_address));
+    },
+  );
+};
+
+/**
+ * `GET /unsubscribe/{token}`, the link in every email: asks to confirm with one button
+ * (a GET alone never unsubscribes, so link scanners cannot do it by fetching the page).
+ */
+export const unsubscribePageHandler =
+  (platform: TPlatform) => async (request: { params: unknown }, reply: FastifyReply) => {
+    const { token } = request.params as { token: string };
+    const found = isToken(token) ? await findByToken(platform, token) : undefined;
+    reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
+    if (!found) {
+      return reply
+        .code(404)
+        .send(unsubscribePage('Link not valid', '<p>This unsubscribe link is not valid or has expired.</p>'));
+    }
+    const sender = found.from_name || found.from_address;
+    if (found.unsubscribed_at) return reply.send(unsubscribeDone(found.email, sender));
+    return reply.send(
+      unsubscribePage(
+        'Unsubscribe?',
+        `<p>Stop emails from ${escapeHtml(sender)} to ${escapeHtml(found.email)}?</p>
+<form method="post" action="/api/unsubscribe/${token}"><button type="submit">Unsubscribe</button></form>`,
+      ),
+    );
+  };
