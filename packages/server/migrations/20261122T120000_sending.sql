@@ -87,6 +87,8 @@ create table send_recipients (
   provider_id text,
   error text,
   sent_at timestamptz,
+  opened_at timestamptz,
+  clicked_at timestamptz,
   unsubscribed_at timestamptz,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
@@ -94,3 +96,24 @@ create table send_recipients (
 create unique index send_recipients_email_key on send_recipients (send_id, lower(email));
 create unique index send_recipients_token_key on send_recipients (token);
 create index send_recipients_work_idx on send_recipients (send_id, status, id);
+
+-- The links of a send's HTML: a click goes to /api/t/c/… and is redirected only to a
+-- target stored here for that send (R16).
+create table send_links (
+  id bigint generated always as identity primary key,
+  send_id bigint not null references sends (id) on delete cascade,
+  url text not null,
+  created_at timestamptz not null default now()
+);
+create unique index send_links_url_key on send_links (send_id, url);
+
+-- Opens and clicks as they happen; the send's counters count recipients, once each.
+create table send_events (
+  id bigint generated always as identity primary key,
+  send_id bigint not null references sends (id) on delete cascade,
+  recipient_id bigint not null references send_recipients (id) on delete cascade,
+  type text not null check (type in ('opened', 'clicked')),
+  link_id bigint references send_links (id) on delete cascade,
+  created_at timestamptz not null default now()
+);
+create index send_events_send_idx on send_events (send_id, created_at);

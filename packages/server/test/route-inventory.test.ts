@@ -21,6 +21,8 @@ const PUBLIC_ROUTES = [
   'POST /api/contact-us',
   'POST /api/billing/stripe-webhook',
   'POST /api/unsubscribe/:token',
+  'GET /api/t/o/:token/:sig',
+  'GET /api/t/c/:token/:linkId/:sig',
 ].sort();
 
 /** Routes a browser cannot reach with our CSRF token: only callers that hold no cookie of ours. */

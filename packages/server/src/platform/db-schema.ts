@@ -301,9 +301,27 @@ export type SendRecipientsTable = {
   provider_id: string | null;
   error: string | null;
   sent_at: Date | null;
+  opened_at: Date | null;
+  clicked_at: Date | null;
   unsubscribed_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+export type SendLinksTable = {
+  id: Generated<number>;
+  send_id: number;
+  url: string;
+  created_at: CreatedAt;
+};
+
+export type SendEventsTable = {
+  id: Generated<number>;
+  send_id: number;
+  recipient_id: number;
+  type: 'opened' | 'clicked';
+  link_id: number | null;
+  created_at: CreatedAt;
 };
 
 export type Database = {
@@ -316,6 +334,8 @@ export type Database = {
   templates: TemplatesTable;
   sends: SendsTable;
   send_recipients: SendRecipientsTable;
+  send_links: SendLinksTable;
+  send_events: SendEventsTable;
   test_inbox_messages: TestInboxMessagesTable;
   captcha_solutions: CaptchaSolutionsTable;
   stripe_events: StripeEventsTable;

@@ -330,6 +330,52 @@ describe('a send through an SMTP account', () => {
     expect(received.map((item) => item.to)).toEqual(['later@example.com']);
   });
 
+  it('tracks opens and clicks through signed ids, redirecting only to stored targets (R16)', async () => {
+    const audience = await seedAudience([[{ email: 'reader@example.com' }]]);
+    const sendId = await createSend(t.platform, audience.user.id, {
+      accountId: audience.accountId,
+      fromName: 'Acme',
+      fromAddress: 'news@acme.test',
+      subject: 'Links',
+      html: '<p><a href="https://example.com/page?a=1&amp;b=2">Read</a> <a href="mailto:hi@acme.test">Mail</a> <a href="javascript:alert(1)">X</a></p>',
+      listIds: audience.listIds,
+    });
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    const message = await simpleParser(received[0]!.raw);
+    const html = String(message.html);
+    const click = html.match(/href="https:\/\/sendwell\.test(\/api\/t\/c\/[^"]+)"/)![1]!;
+    const pixel = html.match(/src="https:\/\/sendwell\.test(\/api\/t\/o\/[^"]+)"/)![1]!;
+    expect(html).toContain('href="mailto:hi@acme.test"');
+    expect(html).toContain('href="javascript:alert(1)"');
+    expect(html).not.toContain('href="https://example.com');
+
+    for (let index = 0; index < 2; index++) {
+      const opened = await t.app.inject({ url: pixel });
+      expect(opened.headers['content-type']).toBe('image/gif');
+      const clicked = await t.app.inject({ url: click });
+      expect(clicked.statusCode).toBe(302);
+      expect(clicked.headers.location).toBe('https://example.com/page?a=1&b=2');
+    }
+    expect(await sendRow(sendId)).toMatchObject({ opened_count: 1, clicked_count: 1 });
+    const events = await t.platform.db.selectFrom('send_events').select('type').where('send_id', '=', sendId).execute();
+    expect(events).toHaveLength(4);
+
+    const [, , , , token, linkId, sig] = click.split('/');
+    for (const tampered of [
+      `/api/t/c/${token}/${linkId}/${sig!.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'))}`,
+      `/api/t/c/${token}/${Number(linkId) + 1}/${sig}`,
+      `/api/t/c/${'f'.repeat(32)}/${linkId}/${sig}`,
+    ]) {
+      const answer = await t.app.inject({ url: tampered });
+      expect(answer.statusCode, tampered).toBe(404);
+      expect(answer.headers.location).toBeUndefined();
+    }
+    // A forged pixel counts nothing but still answers an image.
+    expect((await t.app.inject({ url: `/api/t/o/${token}/forged.gif` })).headers['content-type']).toBe('image/gif');
+    expect((await sendRow(sendId)).opened_count).toBe(1);
+  });
+
   it("answers 404 for another user's send", async () => {
     const audience = await seedAudience([[{ email: 'x@example.com' }]]);
     const sendId = await newSend(audience);

@@ -6,6 +6,7 @@ import { defineJob } from '../../platform/queue';
 import type { TMailTransport, TOutgoingMessage, TSendResult } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
 import { buildMessage } from './message';
+import { linksOfSend, storeLinks } from './tracking';
 
 /** SMTP connections one dispatch run keeps open to the account's server. */
 const SMTP_CONNECTIONS = 4;
@@ -34,9 +35,10 @@ const snapshot = async (platform: TPlatform, sendId: number) => {
       .set({ status: 'snapshotting', started_at: sql`coalesce(started_at, now())`, updated_at: new Date() })
       .where('id', '=', sendId)
       .where('status', 'in', ['queued', 'snapshotting'])
-      .returning(['user_id', 'list_ids'])
+      .returning(['user_id', 'list_ids', 'html', 'track_clicks'])
       .executeTakeFirst();
     if (!send) return;
+    if (send.track_clicks) await storeLinks(trx, sendId, send.html);
     await sql`
       insert into send_recipients (send_id, user_id, email, name, fields, token)
       select distinct on (lower(m.email)) ${sendId}, m.user_id, m.email, m.fullname, m.fields,
@@ -183,6 +185,7 @@ export const dispatch = async (platform: TPlatform, sendId: number, options: TDi
     (await openAccountTransport(platform, send.user_id, send.account_id, {
       connections: options.connections ?? SMTP_CONNECTIONS,
     }));
+  const links = send.track_clicks ? await linksOfSend(platform.db, sendId) : new Map<string, number>();
   try {
     for (;;) {
       const current = await platform.db
@@ -195,7 +198,7 @@ export const dispatch = async (platform: TPlatform, sendId: number, options: TDi
       const claimedAt = Date.now();
       const batch = await claim(platform, sendId, leaseToken, CLAIM_SIZE);
       if (batch.length === 0) break;
-      const messages: TOutgoingMessage[] = batch.map((recipient) => buildMessage(platform, send, recipient));
+      const messages: TOutgoingMessage[] = batch.map((recipient) => buildMessage(platform, send, recipient, links));
       const results = await sendWithinLease(transport, messages, claimedAt + LEASE_MS - LEASE_MARGIN_MS);
       const outcomes: (TOutcome | null)[] = [];
       for (const [index, recipient] of batch.entries()) {

@@ -3,6 +3,7 @@ import type { TPlatform } from '../../platform/context';
 import type { SendsTable } from '../../platform/db-schema';
 import type { TOutgoingMessage } from '../../providers/mail';
 import { publicUrl } from '../auth/auth.service';
+import { trackHtml } from './tracking';
 
 type TRecipient = { email: string; name: string; fields: Record<string, string>; token: string };
 
@@ -32,6 +33,7 @@ export const buildMessage = (
   platform: TPlatform,
   send: Selectable<SendsTable>,
   recipient: TRecipient,
+  links: Map<string, number> = new Map(),
 ): TOutgoingMessage => {
   const urls = unsubscribeUrls(platform, recipient.token);
   const domain = send.from_address.split('@').pop() ?? 'sendwell.local';
@@ -44,7 +46,10 @@ export const buildMessage = (
       return isHtml ? escapeHtml(chosen) : chosen;
     });
   const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">You are receiving this email because you subscribed to our list. <a href="${escapeHtml(urls.page)}">Unsubscribe</a></p>`;
-  const html = render(send.html, true);
+  const html = trackHtml(platform, render(send.html, true), recipient.token, links, {
+    opens: send.track_opens,
+    clicks: send.track_clicks,
+  });
   const body = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
   return {
     from: fromHeader(send.from_name, send.from_address),

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
+import { PIXEL, recordClick, recordOpen } from './tracking';
 import { findByToken, isToken, unsubscribe } from './unsubscribe';
 
 const ZToken = z.object({ token: z.string().max(64) });
@@ -29,6 +30,45 @@ export const unsubscribeDone = (email: string, sender: string) =>
  * capability: public, no session, no CSRF token (mail providers have none).
  */
 export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const trackingLimit = { name: 'tracking', limit: 600, windowSeconds: 60, per: 'ip' as const };
+  // The open pixel: always the same image, whatever the id, so it tells a prober nothing.
+  app.get(
+    '/t/o/:token/:sig',
+    {
+      config: { public: true, rateLimit: trackingLimit },
+      schema: { hide: true, params: z.object({ token: z.string().max(64), sig: z.string().max(64) }) },
+    },
+    async (request, reply) => {
+      await recordOpen(platform, request.params.token, request.params.sig.replace(/\.gif$/, ''));
+      return reply.header('content-type', 'image/gif').header('cache-control', 'no-store, max-age=0').send(PIXEL);
+    },
+  );
+  // A tracked link: redirects only to the stored target of the recipient's own send (R16).
+  app.get(
+    '/t/c/:token/:linkId/:sig',
+    {
+      config: { public: true, rateLimit: trackingLimit },
+      schema: {
+        hide: true,
+        params: z.object({
+          token: z.string().max(64),
+          linkId: z.coerce.number().int().positive(),
+          sig: z.string().max(64),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const target = await recordClick(platform, request.params.token, request.params.linkId, request.params.sig);
+      if (!target) {
+        return reply
+          .code(404)
+          .header('content-type', 'text/html; charset=utf-8')
+          .send(unsubscribePage('Link not valid', '<p>This link is not valid.</p>'));
+      }
+      return reply.header('cache-control', 'no-store').redirect(target, 302);
+    },
+  );
+
   // One-click requests come form-encoded; only this plugin reads that content type.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
