@@ -13,7 +13,7 @@ import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
-import { dispatchSendJob, snapshotSendJob, startDueSendsJob } from './sending/dispatch';
+import { dispatchSendJob, sendingTickJob, snapshotSendJob } from './sending/dispatch';
 import { sendingRoutes } from './sending/sending.routes';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
@@ -40,7 +40,7 @@ export const modules: TModule[] = [
   {
     name: 'sending',
     routes: sendingRoutes,
-    jobs: [snapshotSendJob, dispatchSendJob, startDueSendsJob] as TJobDefinition[],
+    jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob] as TJobDefinition[],
   },
   { name: 'lists', routes: listRoutes, jobs: [importListJob, syncProviderListsJob] as TJobDefinition[] },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },

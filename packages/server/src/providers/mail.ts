@@ -28,7 +28,14 @@ export type TSendResult =
 export type TMailTransport = {
   /** Connects and authenticates without sending: the account form's check. */
   verify: () => Promise<void>;
-  send: (batch: TOutgoingMessage[]) => Promise<TSendResult[]>;
+  /**
+   * Sends a batch; `onResult` runs for each message as its answer comes (before that
+   * connection takes the next one), so the caller can checkpoint message by message.
+   */
+  send: (
+    batch: TOutgoingMessage[],
+    onResult?: (index: number, result: TSendResult) => Promise<void>,
+  ) => Promise<TSendResult[]>;
   close: () => void;
 };
 

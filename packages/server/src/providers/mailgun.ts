@@ -74,9 +74,12 @@ export const createMailgunTransport = (
         throw describeFailure(error, settings);
       }
     },
-    send: async (batch) => {
+    send: async (batch, onResult) => {
       const results: TSendResult[] = [];
-      for (const message of batch) results.push(await sendOne(message));
+      for (const [index, message] of batch.entries()) {
+        results.push(await sendOne(message));
+        await onResult?.(index, results[index]!);
+      }
       return results;
     },
     close: () => {},

@@ -189,7 +189,7 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
         throw describeFailure(error, settings, timeoutMs);
       }
     },
-    send: async (batch) => {
+    send: async (batch, onResult) => {
       // Up to `connections` sessions at once, each kept open across batches; results keep the batch's order.
       const results: TSendResult[] = new Array(batch.length);
       let next = 0;
@@ -198,6 +198,7 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
         while (next < batch.length) {
           const index = next++;
           results[index] = await sendOne(session, batch[index]!);
+          await onResult?.(index, results[index]!);
         }
         sessions[slot] = session.connection;
       };

@@ -10,11 +10,12 @@ import { linksOfSend, storeLinks } from './tracking';
 
 /** SMTP connections one dispatch run keeps open to the account's server. */
 const SMTP_CONNECTIONS = 4;
+/** Messages handed to the transport at once; nothing starts from a claim past its deadline (R4). */
+const SLICE = 20;
 /** Recipients claimed at once by one dispatch run. */
 const CLAIM_SIZE = 200;
-/** How long a claim holds; a worker stops sending from a claim this close to its end. */
-const LEASE_MS = 120_000;
-const LEASE_MARGIN_MS = 15_000;
+/** A worker stops sending from a claim this long before its lease (SEND_LEASE_SECONDS) ends. */
+const leaseMarginMs = (leaseMs: number) => Math.min(15_000, leaseMs / 4);
 /** Retries of a temporary failure, with capped exponential backoff. */
 export const MAX_ATTEMPTS = 5;
 const BACKOFF_BASE_MS = 30_000;
@@ -77,7 +78,7 @@ type TClaimed = {
 const claim = async (platform: TPlatform, sendId: number, leaseToken: string, limit: number) => {
   const result = await sql<TClaimed>`
     update send_recipients set status = 'sending', lease_token = ${leaseToken},
-           lease_until = now() + ${`${LEASE_MS} milliseconds`}::interval, attempts = attempts + 1, updated_at = now()
+           lease_until = now() + ${`${platform.config.sendLeaseMs} milliseconds`}::interval, attempts = attempts + 1, updated_at = now()
      where id in (
        select id from send_recipients
         where send_id = ${sendId}
@@ -160,7 +161,7 @@ const afterDrain = async (platform: TPlatform, sendId: number) => {
       from send_recipients where send_id = ${sendId}`.execute(platform.db);
   const { waiting, next_at: nextAt, busy } = left.rows[0]!;
   if (waiting > 0 || busy > 0) {
-    const startAfter = nextAt ?? new Date(Date.now() + (busy > 0 ? LEASE_MS : 1000));
+    const startAfter = nextAt ?? new Date(Date.now() + (busy > 0 ? platform.config.sendLeaseMs : 1000));
     await platform.queue.enqueue(dispatchSendJob, { sendId }, { startAfter });
     return;
   }
@@ -198,12 +199,17 @@ export const dispatch = async (platform: TPlatform, sendId: number, options: TDi
       const claimedAt = Date.now();
       const batch = await claim(platform, sendId, leaseToken, CLAIM_SIZE);
       if (batch.length === 0) break;
-      const messages: TOutgoingMessage[] = batch.map((recipient) => buildMessage(platform, send, recipient, links));
-      const results = await sendWithinLease(transport, messages, claimedAt + LEASE_MS - LEASE_MARGIN_MS);
+      const leaseMs = platform.config.sendLeaseMs;
+      const deadline = claimedAt + leaseMs - leaseMarginMs(leaseMs);
       const outcomes: (TOutcome | null)[] = [];
-      for (const [index, recipient] of batch.entries()) {
-        const result = results[index];
-        if (result) outcomes.push(await settle(platform, sendId, leaseToken, recipient, result));
+      // Slices keep the lease check close to each message; within a slice every
+      // recipient is checkpointed as its own answer comes, before its connection moves on.
+      for (let start = 0; start < batch.length && Date.now() < deadline; start += SLICE) {
+        const slice = batch.slice(start, start + SLICE);
+        const messages: TOutgoingMessage[] = slice.map((recipient) => buildMessage(platform, send, recipient, links));
+        await transport.send(messages, async (index, result) => {
+          outcomes.push(await settle(platform, sendId, leaseToken, slice[index]!, result));
+        });
       }
       await addCounts(platform, sendId, outcomes);
     }
@@ -211,17 +217,6 @@ export const dispatch = async (platform: TPlatform, sendId: number, options: TDi
   } finally {
     if (!options.transport) transport.close();
   }
-};
-
-/** Sends in slices so that nothing is sent once the claim's lease is about to end (R4). */
-const sendWithinLease = async (transport: TMailTransport, messages: TOutgoingMessage[], deadline: number) => {
-  const results: (TSendResult | undefined)[] = [];
-  const SLICE = 20;
-  for (let start = 0; start < messages.length; start += SLICE) {
-    if (Date.now() >= deadline) break;
-    results.push(...(await transport.send(messages.slice(start, start + SLICE))));
-  }
-  return results;
 };
 
 export const snapshotSendJob = defineJob({
@@ -253,12 +248,34 @@ export const startDueSends = (platform: TPlatform) =>
     return due.length;
   });
 
-export const startDueSendsJob = defineJob({
-  name: 'sending.start-due',
+/**
+ * Sends whose worker died: recipients claimable now (pending, due, or claimed past their
+ * lease) with no dispatch running for them get one. Dispatch runs are safe side by side,
+ * so a watchdog that fires while one is alive costs a claim query, nothing more.
+ */
+export const resumeStalledSends = async (platform: TPlatform) => {
+  const stalled = await sql<{ id: number }>`
+    select s.id from sends s
+     where s.status = 'sending'
+       and exists (
+         select 1 from send_recipients r
+          where r.send_id = s.id
+            and (r.status = 'pending'
+                 or (r.status = 'deferred' and r.next_attempt_at <= now())
+                 or (r.status = 'sending' and r.lease_until < now())))`.execute(platform.db);
+  for (const { id } of stalled.rows) {
+    await platform.queue.enqueue(dispatchSendJob, { sendId: id }, { singletonKey: `watch-${id}` });
+  }
+  return stalled.rows.length;
+};
+
+export const sendingTickJob = defineJob({
+  name: 'sending.tick',
   schema: z.object({}).passthrough(),
   cron: '* * * * *',
   handler: async (_data, platform) => {
     await startDueSends(platform);
+    await resumeStalledSends(platform);
   },
 });
 
