@@ -12,8 +12,10 @@ let t: TTestApp;
 let sink: SMTPServer;
 let sinkPort: number;
 const received: TReceived[] = [];
-/** Per address: answers to give before accepting (e.g. [450, 450]) or for ever (550). */
+/** Per address: answers to give before accepting (e.g. [450, 450]) or for ever (550, DROP). */
 const script = new Map<string, number[]>();
+/** Takes the whole message, then drops the connection before answering. */
+const DROP = -1;
 
 beforeAll(async () => {
   sink = new SMTPServer({
@@ -29,6 +31,15 @@ beforeAll(async () => {
         const to = session.envelope.rcptTo[0]!.address;
         const answers = script.get(to);
         const answer = answers?.[0];
+        if (answer === DROP) {
+          // The whole message arrived; the line goes dead before the answer.
+          received.push({ to, raw: Buffer.concat(chunks).toString() });
+          const connections = (
+            sink as unknown as { connections: Set<{ id: string; _socket: { destroy: () => void } }> }
+          ).connections;
+          for (const connection of connections) if (connection.id === session.id) connection._socket.destroy();
+          return;
+        }
         if (answer) {
           if (answer < 500) answers.shift();
           const error = new Error(answer < 500 ? 'Try again later' : 'No such user') as Error & {
@@ -42,6 +53,7 @@ beforeAll(async () => {
       });
     },
   });
+  sink.on('error', () => {});
   sinkPort = await freePort();
   await new Promise<void>((resolve) => sink.listen(sinkPort, '127.0.0.1', resolve));
   t = await startTestApp({ ALLOW_LOOPBACK_SMTP: 'true', PUBLIC_URL: 'https://sendwell.test' });
@@ -205,6 +217,24 @@ describe('a send through an SMTP account', () => {
       .where('user_id', '=', audience.user.id)
       .execute();
     expect(suppressed).toEqual([{ email: 'never@example.com', type: 'bounce' }]);
+  });
+
+  it('marks a recipient unknown when the line drops after the whole message, and never resends it (R3)', async () => {
+    const audience = await seedAudience([
+      [{ email: 'a@example.com' }, { email: 'dropped@example.com' }, { email: 'z@example.com' }],
+    ]);
+    script.set('dropped@example.com', [DROP]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(await recipients(sendId)).toEqual([
+      { email: 'a@example.com', status: 'sent', attempts: 1 },
+      { email: 'dropped@example.com', status: 'unknown', attempts: 1 },
+      { email: 'z@example.com', status: 'sent', attempts: 1 },
+    ]);
+    expect(received.filter((item) => item.to === 'dropped@example.com')).toHaveLength(1);
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 2, unknown_count: 1 });
   });
 
   it(`stops retrying after ${MAX_ATTEMPTS} temporary failures`, async () => {
