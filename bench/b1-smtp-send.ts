@@ -1,0 +1,149 @@
+/**
+ * B1: messages/s of a real send (snapshot, leased claims, one checkpoint per recipient,
+ * 4 SMTP sessions) to a local SMTP sink, against the sink's raw acceptance rate with a
+ * minimal client (the same 4 sessions sending the same message, no database).
+ */
+import { sql } from 'kysely';
+import pg from 'pg';
+import { pino } from 'pino';
+import { SMTPServer } from 'smtp-server';
+import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
+import { createUser } from '../packages/server/src/modules/auth/auth.service';
+import { dispatch, snapshotSend } from '../packages/server/src/modules/sending/dispatch';
+import { createSend } from '../packages/server/src/modules/sending/sending.service';
+import { openPlatform } from '../packages/server/src/platform/bootstrap';
+import { loadConfig } from '../packages/server/src/platform/config';
+import { createSmtpTransport } from '../packages/server/src/providers/smtp';
+import { freePort, startTestCluster } from '../packages/server/test/cluster';
+import { median, type TFigure } from './figures';
+
+const RECIPIENTS = Number(process.env.BENCH_SEND_RECIPIENTS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONNECTIONS = 4;
+
+export const runB1 = async (): Promise<TFigure> => {
+  let accepted = 0;
+  const sink = new SMTPServer({
+    logger: false,
+    onAuth: (auth, _session, callback) => callback(null, { user: auth.username }),
+    onData: (stream, _session, callback) => {
+      stream.resume();
+      stream.on('end', () => {
+        accepted += 1;
+        callback();
+      });
+    },
+  });
+  sink.on('error', () => {});
+  const sinkPort = await freePort();
+  await new Promise<void>((resolve) => sink.listen(sinkPort, '127.0.0.1', resolve));
+  const cluster = await startTestCluster();
+  const admin = new pg.Client({ connectionString: cluster.adminUrl });
+  await admin.connect();
+  await admin.query('create database sendwell_bench_send');
+  await admin.end();
+  const config = loadConfig(
+    {
+      DATABASE_URL: cluster.adminUrl.replace(/\/[^/]*$/, '/sendwell_bench_send'),
+      SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: '/tmp/sendwell-bench-data',
+      WEB_DIST_DIR: '/nonexistent',
+      TEST_INBOX: 'false',
+      ALLOW_LOOPBACK_SMTP: 'true',
+    },
+    [],
+  );
+  const opened = await openPlatform(config, pino({ level: 'silent' }));
+  const { platform } = opened;
+  try {
+    const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
+    const { id: accountId } = await platform.db
+      .insertInto('sending_accounts')
+      .values({
+        user_id: user.id,
+        name: 'Sink',
+        provider: 'smtp',
+        driver: 'smtp',
+        username: 'mailer',
+        host: '127.0.0.1',
+        port: sinkPort,
+        encryption: 'tls',
+        from_address: 'news@bench.test',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await platform.db
+      .updateTable('sending_accounts')
+      .set({ password_encrypted: sealSecret(platform, accountId, 'password', 'any') })
+      .where('id', '=', accountId)
+      .execute();
+    const html = `<html><body><h1>Hello {{name::friend}}</h1><p>${'Some news. '.repeat(60)}</p><p><a href="https://example.com/read">Read more</a></p></body></html>`;
+
+    const raw: number[] = [];
+    const ours: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      // The sink's raw rate: the same sessions and message, no database.
+      const transport = await createSmtpTransport(
+        { host: '127.0.0.1', port: sinkPort, encryption: 'tls', username: 'mailer', password: 'any' },
+        { allowLoopback: true, allowSelfSigned: true, connections: CONNECTIONS },
+      );
+      const batch = Array.from({ length: 200 }, (_, index) => ({
+        from: 'Bench <news@bench.test>',
+        to: `raw${index}@example.com`,
+        subject: 'Hello',
+        html,
+      }));
+      const rawStarted = performance.now();
+      for (let sent = 0; sent < RECIPIENTS; sent += batch.length) await transport.send(batch);
+      raw.push(RECIPIENTS / ((performance.now() - rawStarted) / 1000));
+      transport.close();
+
+      const { id: listId } = await platform.db
+        .insertInto('mailing_lists')
+        .values({
+          user_id: user.id,
+          account_id: accountId,
+          alias: `l${run}`,
+          domain: 'bench.test',
+          address: `l${run}@bench.test`,
+          name: `L${run}`,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await sql`insert into list_members (user_id, list_id, account_id, email, fullname)
+        select ${user.id}, ${listId}, ${accountId}, 'r' || n || '.' || ${run} || '@example.com', 'Reader ' || n
+          from generate_series(1, ${RECIPIENTS}) n`.execute(platform.db);
+      const sendId = await createSend(platform, user.id, {
+        accountId,
+        fromName: 'Bench',
+        fromAddress: 'news@bench.test',
+        subject: 'Hello {{name}}',
+        html,
+        listIds: [listId],
+      });
+      const before = accepted;
+      const started = performance.now();
+      await snapshotSend(platform, sendId);
+      await dispatch(platform, sendId, { connections: CONNECTIONS });
+      const seconds = (performance.now() - started) / 1000;
+      if (accepted - before !== RECIPIENTS) throw new Error(`sink got ${accepted - before} of ${RECIPIENTS}`);
+      ours.push(RECIPIENTS / seconds);
+    }
+    const rate = median(ours);
+    const rawRate = median(raw);
+    return {
+      id: 'B1',
+      title: `A send to ${RECIPIENTS.toLocaleString('en-US')} recipients through a local SMTP sink (STARTTLS, 4 sessions, a checkpoint per recipient)`,
+      anchor: "listmonk's maintainer: ~833/s through one Haraka server; listmonk default ceiling 100/s",
+      goal: '≥ 1,000/s and ≥ 60% of the raw sink rate',
+      measured: `${Math.round(rate).toLocaleString('en-US')} messages/s (median of ${RUNS}, snapshot included); raw sink rate with the same sessions and no database ${Math.round(rawRate).toLocaleString('en-US')}/s; ratio ${(rate / rawRate).toFixed(2)}`,
+      isGoalMet: rate >= 1000 && rate / rawRate >= 0.6,
+      runs: { ours, raw },
+    };
+  } finally {
+    await opened.close();
+    await cluster.stop();
+    await new Promise<void>((resolve) => sink.close(() => resolve()));
+  }
+};
