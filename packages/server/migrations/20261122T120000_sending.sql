@@ -1,6 +1,22 @@
 -- Sending: templates, sends with one row per recipient (the checkpoint), suppressions,
 -- tracked links and provider events.
 
+-- Mailgun signs its webhooks with an account-wide key of their own.
+alter table sending_accounts add column webhook_key_encrypted bytea;
+
+-- Provider events already applied (Mailgun's event id), so a replay changes nothing (R10),
+-- and webhook tokens already seen, so a replayed request is refused (R9).
+create table provider_events (
+  id text primary key,
+  account_id bigint references sending_accounts (id) on delete cascade,
+  created_at timestamptz not null default now()
+);
+create table webhook_tokens (
+  token text primary key,
+  created_at timestamptz not null default now()
+);
+create index webhook_tokens_created_idx on webhook_tokens (created_at);
+
 -- Addresses a user never sends to again (the spec's suppression types).
 create table suppressions (
   id bigint generated always as identity primary key,
@@ -87,8 +103,10 @@ create table send_recipients (
   provider_id text,
   error text,
   sent_at timestamptz,
+  delivered_at timestamptz,
   opened_at timestamptz,
   clicked_at timestamptz,
+  complained_at timestamptz,
   unsubscribed_at timestamptz,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()

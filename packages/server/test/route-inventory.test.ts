@@ -23,10 +23,15 @@ const PUBLIC_ROUTES = [
   'POST /api/unsubscribe/:token',
   'GET /api/t/o/:token/:sig',
   'GET /api/t/c/:token/:linkId/:sig',
+  'POST /api/webhooks/mailgun/:accountId',
 ].sort();
 
 /** Routes a browser cannot reach with our CSRF token: only callers that hold no cookie of ours. */
-const CSRF_EXEMPT_ROUTES = ['POST /api/billing/stripe-webhook', 'POST /api/unsubscribe/:token'];
+const CSRF_EXEMPT_ROUTES = [
+  'POST /api/billing/stripe-webhook',
+  'POST /api/webhooks/mailgun/:accountId',
+  'POST /api/unsubscribe/:token',
+];
 
 let t: TTestApp;
 beforeAll(async () => {

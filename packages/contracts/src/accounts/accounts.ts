@@ -153,6 +153,8 @@ export const ZAccountForm = z
     active: z.boolean().optional().default(false),
     domain: optionalText(),
     apiKey: optionalText(500),
+    /** Mailgun's HTTP webhook signing key, to verify delivery events; kept when left out on edit. */
+    webhookKey: optionalText(500),
     region: z.enum(MAILGUN_REGIONS).optional().default('us'),
     getList: z.boolean().optional().default(false),
     driver: optionalText(40),
@@ -218,6 +220,8 @@ export const ZSendingAccount = z.object({
   domain: z.string().nullable(),
   region: z.enum(MAILGUN_REGIONS).nullable(),
   apiKey: z.string().nullable(),
+  /** The webhook signing key masked like the API key, or null when none is set. */
+  webhookKey: z.string().nullable(),
   getList: z.boolean(),
   smtp: z.boolean(),
   google: z.boolean(),

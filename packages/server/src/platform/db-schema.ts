@@ -135,6 +135,7 @@ export type SendingAccountsTable = {
   oauth_refresh_token_encrypted: Buffer | null;
   oauth_access_token_encrypted: Buffer | null;
   oauth_expires_at: Date | null;
+  webhook_key_encrypted: Buffer | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
@@ -301,8 +302,10 @@ export type SendRecipientsTable = {
   provider_id: string | null;
   error: string | null;
   sent_at: Date | null;
+  delivered_at: Date | null;
   opened_at: Date | null;
   clicked_at: Date | null;
+  complained_at: Date | null;
   unsubscribed_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
@@ -324,6 +327,9 @@ export type SendEventsTable = {
   created_at: CreatedAt;
 };
 
+export type ProviderEventsTable = { id: string; account_id: number | null; created_at: CreatedAt };
+export type WebhookTokensTable = { token: string; created_at: CreatedAt };
+
 export type Database = {
   sending_accounts: SendingAccountsTable;
   mailing_lists: MailingListsTable;
@@ -336,6 +342,8 @@ export type Database = {
   send_recipients: SendRecipientsTable;
   send_links: SendLinksTable;
   send_events: SendEventsTable;
+  provider_events: ProviderEventsTable;
+  webhook_tokens: WebhookTokensTable;
   test_inbox_messages: TestInboxMessagesTable;
   captcha_solutions: CaptchaSolutionsTable;
   stripe_events: StripeEventsTable;

@@ -11,6 +11,8 @@ export type TOutgoingMessage = {
   text?: string;
   replyTo?: string;
   headers?: Record<string, string>;
+  /** Custom variables a provider returns with its events (Mailgun's `v:` fields). */
+  variables?: Record<string, string>;
 };
 
 /**

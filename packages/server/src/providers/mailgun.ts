@@ -51,6 +51,7 @@ export const createMailgunTransport = (
         ...(message.html ? { html: message.html } : {}),
         ...(message.replyTo ? { 'h:Reply-To': message.replyTo } : {}),
         ...headers,
+        ...Object.fromEntries(Object.entries(message.variables ?? {}).map(([name, value]) => [`v:${name}`, value])),
       };
       const response = await client.messages.create(
         settings.domain,

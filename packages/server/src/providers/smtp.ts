@@ -146,7 +146,8 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
   };
 
   const sendOne = async (session: { connection: SMTPConnection | null }, message: TOutgoingMessage) => {
-    const raw = await new MailComposer(message).compile().build();
+    const { variables: _variables, ...mime } = message;
+    const raw = await new MailComposer(mime).compile().build();
     let isHandedOver = false;
     let isPushed = false;
     const body = new Readable({

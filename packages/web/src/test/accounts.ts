@@ -22,6 +22,7 @@ export const buildAccount = (overrides: Partial<TSendingAccount> = {}): TSending
   domain: 'mg.example.com',
   region: 'us',
   apiKey: '••••••••abc123',
+  webhookKey: null,
   getList: false,
   smtp: false,
   google: false,

@@ -36,6 +36,9 @@ const toAccount = (platform: TPlatform, row: repository.TAccountRow, userEmail: 
   domain: row.domain,
   region: row.region,
   apiKey: row.api_key_encrypted ? maskSecret(open(platform, row.id, 'api_key', row.api_key_encrypted)!) : null,
+  webhookKey: row.webhook_key_encrypted
+    ? maskSecret(open(platform, row.id, 'webhook_key', row.webhook_key_encrypted)!)
+    : null,
   getList: row.import_lists,
   smtp: row.provider === 'smtp',
   google: row.provider === 'google',
@@ -151,7 +154,7 @@ export const saveAccount = async (
   const stored = (column: TSecretColumn, value: Buffer | null | undefined) =>
     existing && existing.provider === form.provider ? open(platform, existing.id, column, value ?? null) : null;
 
-  let secrets: { apiKey?: string; password?: string } = {};
+  let secrets: { apiKey?: string; password?: string; webhookKey?: string } = {};
   let smtp: { host: string; port: number; encryption: 'tls' | 'ssl'; username: string } | null = null;
   if (form.provider === 'mailgun') {
     const apiKey = form.apiKey ?? stored('api_key', existing?.api_key_encrypted);
@@ -159,7 +162,8 @@ export const saveAccount = async (
     await checkTransport(
       createMailgunTransport({ apiKey, domain: form.domain!, region: form.region }, platform.config.mailgunUrls),
     );
-    secrets = { apiKey };
+    const webhookKey = form.webhookKey ?? stored('webhook_key', existing?.webhook_key_encrypted) ?? undefined;
+    secrets = { apiKey, ...(webhookKey ? { webhookKey } : {}) };
   } else {
     const inbox = isTestInbox(driver) ? testInboxSettings(platform, userId) : null;
     const { google: googleConfig } = platform.config;
@@ -217,6 +221,7 @@ export const saveAccount = async (
       ...columns,
       is_primary: makePrimary,
       api_key_encrypted: secrets.apiKey ? seal(platform, accountId, 'api_key', secrets.apiKey) : null,
+      webhook_key_encrypted: secrets.webhookKey ? seal(platform, accountId, 'webhook_key', secrets.webhookKey) : null,
       password_encrypted: secrets.password ? seal(platform, accountId, 'password', secrets.password) : null,
       // A password replaces a Google sign-in; otherwise the tokens stay as they are.
       ...(secrets.password || form.provider !== 'google'

@@ -1,7 +1,7 @@
 import type { TPlatform } from '../../platform/context';
 import { decryptSecret, encryptSecret } from '../../platform/encryption';
 
-export type TSecretColumn = 'api_key' | 'password' | 'oauth_refresh_token' | 'oauth_access_token';
+export type TSecretColumn = 'api_key' | 'password' | 'oauth_refresh_token' | 'oauth_access_token' | 'webhook_key';
 
 /** Secrets are bound to their row and column: a ciphertext moved elsewhere does not open. */
 const secretContext = (accountId: number, column: TSecretColumn) => `sending_accounts:${accountId}:${column}`;

@@ -3,6 +3,7 @@ import type { TPlatform } from '../../platform/context';
 import type { SendsTable } from '../../platform/db-schema';
 import type { TOutgoingMessage } from '../../providers/mail';
 import { publicUrl } from '../auth/auth.service';
+import { RECIPIENT_VARIABLE } from './mailgun-webhooks';
 import { trackHtml } from './tracking';
 
 type TRecipient = { email: string; name: string; fields: Record<string, string>; token: string };
@@ -57,6 +58,7 @@ export const buildMessage = (
     subject: oneLine(render(send.subject, false)),
     html: body,
     ...(send.reply_to ? { replyTo: oneLine(send.reply_to) } : {}),
+    variables: { [RECIPIENT_VARIABLE]: recipient.token },
     headers: {
       'Message-ID': `<${recipient.token}.${send.id}@${domain}>`,
       'List-Unsubscribe': `<${urls.oneClick}>, <mailto:${send.from_address}?subject=unsubscribe%20${recipient.token}>`,

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
+import { receiveMailgunWebhook, ZMailgunWebhook } from './mailgun-webhooks';
 import { PIXEL, recordClick, recordOpen } from './tracking';
 import { findByToken, isToken, unsubscribe } from './unsubscribe';
 
@@ -73,6 +74,26 @@ export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   );
+  app.post(
+    '/webhooks/mailgun/:accountId',
+    {
+      config: {
+        public: true,
+        csrf: false,
+        rateLimit: { name: 'mailgun-webhook', limit: 6000, windowSeconds: 60, per: 'ip' },
+      },
+      schema: {
+        tags: ['sending'],
+        params: z.object({ accountId: z.coerce.number().int().positive() }),
+        body: ZMailgunWebhook,
+      },
+    },
+    async (request, reply) => {
+      const answer = await receiveMailgunWebhook(platform, request.params.accountId, request.body);
+      return reply.code(answer.status).send({ status: answer.status === 200, message: answer.message });
+    },
+  );
+
   app.post(
     '/unsubscribe/:token',
     {

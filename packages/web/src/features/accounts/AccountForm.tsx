@@ -126,6 +126,7 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
   const storedPasswordOf =
     account?.hasPassword && account.provider === values.provider && !isTestInbox ? account.id : undefined;
   const storedApiKey = account?.provider === 'mailgun' ? account.apiKey : null;
+  const storedWebhookKey = account?.provider === 'mailgun' ? account.webhookKey : null;
 
   const update = (patch: Partial<TAccountFormValues>) => {
     setValues((current) => ({ ...current, ...patch }));
@@ -308,6 +309,18 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
               value={values.apiKey}
               error={errors.apiKey}
               onChange={(event) => update({ apiKey: event.currentTarget.value })}
+            />
+            <PasswordField
+              label="Webhook signing key"
+              autoComplete="off"
+              placeholder={storedWebhookKey ?? undefined}
+              description={
+                storedWebhookKey
+                  ? 'Leave empty to keep the current key.'
+                  : "Optional: from Mailgun's Webhooks page, so Sendwell can trust delivery, open and bounce events."
+              }
+              value={values.webhookKey}
+              onChange={(event) => update({ webhookKey: event.currentTarget.value })}
             />
             <Radio.Group
               label="Region"

@@ -19,6 +19,7 @@ export type TAccountFormValues = {
   active: boolean;
   domain: string;
   apiKey: string;
+  webhookKey: string;
   region: 'us' | 'eu';
   getList: boolean;
   driver: string;
@@ -83,6 +84,7 @@ const EMPTY: TAccountFormValues = {
   active: false,
   domain: '',
   apiKey: '',
+  webhookKey: '',
   region: 'us',
   getList: false,
   driver: '',
@@ -238,7 +240,14 @@ export const smtpSignature = (values: TAccountFormValues): string =>
 export const toSaveRequest = (values: TAccountFormValues, services: readonly TSmtpServiceOption[]): TAccountForm => {
   const common = { name: values.name, provider: values.provider, active: values.active };
   if (values.provider === 'mailgun') {
-    return { ...common, domain: values.domain, apiKey: values.apiKey, region: values.region, getList: values.getList };
+    return {
+      ...common,
+      domain: values.domain,
+      apiKey: values.apiKey,
+      webhookKey: values.webhookKey,
+      region: values.region,
+      getList: values.getList,
+    };
   }
   const service = serviceOf(values, services);
   return {
