@@ -79,6 +79,7 @@ describe('account form values', () => {
       active: false,
       domain: 'mg.example.com',
       apiKey: 'key-1',
+      webhookKey: '',
       region: 'us',
       getList: false,
     });
