@@ -80,7 +80,7 @@ export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       config: {
         public: true,
         csrf: false,
-        rateLimit: { name: 'mailgun-webhook', limit: 6000, windowSeconds: 60, per: 'ip' },
+        rateLimit: { name: 'mailgun-webhook', limit: 120_000, windowSeconds: 60, per: 'ip' },
       },
       schema: {
         tags: ['sending'],

@@ -1,0 +1,142 @@
+/**
+ * B8: Mailgun webhook ingest: signed events (HMAC check, replay table, event-id table,
+ * the recipient's counters) posted through the HTTP route (app.inject) 32 at a time.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { pino } from 'pino';
+import { buildApp } from '../packages/server/src/app';
+import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
+import { createUser } from '../packages/server/src/modules/auth/auth.service';
+import { RECIPIENT_VARIABLE } from '../packages/server/src/modules/sending/mailgun-webhooks';
+import { openPlatform } from '../packages/server/src/platform/bootstrap';
+import { loadConfig } from '../packages/server/src/platform/config';
+import { startRealtimeHub } from '../packages/server/src/platform/realtime';
+import { startTestCluster } from '../packages/server/test/cluster';
+import { median, type TFigure } from './figures';
+
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONCURRENCY = 32;
+const KEY = 'bench-webhook-signing-key-0123456789';
+
+export const runB8 = async (): Promise<TFigure> => {
+  const cluster = await startTestCluster();
+  const admin = new pg.Client({ connectionString: cluster.adminUrl });
+  await admin.connect();
+  await admin.query('create database sendwell_bench_webhooks');
+  await admin.end();
+  const config = loadConfig(
+    {
+      DATABASE_URL: cluster.adminUrl.replace(/\/[^/]*$/, '/sendwell_bench_webhooks'),
+      SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: '/tmp/sendwell-bench-data',
+      WEB_DIST_DIR: '/nonexistent',
+      TEST_INBOX: 'false',
+      DB_POOL_SIZE: '20',
+    },
+    [],
+  );
+  const opened = await openPlatform(config, pino({ level: 'silent' }));
+  const { platform } = opened;
+  const hub = await startRealtimeHub({
+    url: config.databaseUrl!,
+    log: platform.log,
+    onSessionEnded: platform.sessionCache.evict,
+    onListeningChange: platform.sessionCache.setTrusted,
+  });
+  const app = await buildApp({ platform, hub });
+  await app.ready();
+  try {
+    const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
+    const { id: accountId } = await platform.db
+      .insertInto('sending_accounts')
+      .values({ user_id: user.id, name: 'Mailgun', provider: 'mailgun', domain: 'mg.bench.test', region: 'us' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await platform.db
+      .updateTable('sending_accounts')
+      .set({ webhook_key_encrypted: sealSecret(platform, accountId, 'webhook_key', KEY) })
+      .where('id', '=', accountId)
+      .execute();
+    const { id: sendId } = await platform.db
+      .insertInto('sends')
+      .values({
+        user_id: user.id,
+        account_id: accountId,
+        status: 'finished',
+        from_address: 'n@mg.bench.test',
+        subject: 'B8',
+        html: '-',
+        list_ids: [],
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await sql`insert into send_recipients (send_id, user_id, email, token, status)
+      select ${sendId}, ${user.id}, 'r' || n || '@example.com', md5('r' || n), 'sent' from generate_series(1, ${EVENTS}) n`.execute(
+      platform.db,
+    );
+    const kinds = ['delivered', 'opened', 'clicked'];
+    const rates: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const bodies = Array.from({ length: EVENTS }, (_, index) => {
+        const timestamp = String(Math.floor(Date.now() / 1000));
+        const token = randomBytes(25).toString('hex');
+        return {
+          signature: {
+            timestamp,
+            token,
+            signature: createHmac('sha256', KEY).update(`${timestamp}${token}`).digest('hex'),
+          },
+          'event-data': {
+            id: `${run}-${index}`,
+            event: kinds[run % kinds.length],
+            recipient: `r${index + 1}@example.com`,
+            // The recipients' tokens are md5('r' || n), computed the same way here.
+            'user-variables': {
+              [RECIPIENT_VARIABLE]: createHash('md5')
+                .update(`r${index + 1}`)
+                .digest('hex'),
+            },
+          },
+        };
+      });
+      let next = 0;
+      let failures = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < bodies.length) {
+            const body = bodies[next++]!;
+            const response = await app.inject({
+              method: 'POST',
+              url: `/api/webhooks/mailgun/${accountId}`,
+              payload: body,
+            });
+            if (response.statusCode !== 200) failures += 1;
+          }
+        }),
+      );
+      rates.push(EVENTS / ((performance.now() - started) / 1000));
+      if (failures > 0) throw new Error(`${failures} webhook requests failed`);
+    }
+    const counts = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
+    const rate = median(rates);
+    return {
+      id: 'B8',
+      title: `Mailgun webhook ingest through the HTTP route (HMAC, replay and event-id tables, per-recipient counters), ${EVENTS.toLocaleString('en-US')} events, ${CONCURRENCY} in flight`,
+      anchor: 'none published',
+      goal: '≥ 2,000 events/s',
+      measured: `${Math.round(rate).toLocaleString('en-US')} events/s (median of ${RUNS}); counters after the runs: delivered ${counts.delivered_count}, opened ${counts.opened_count}, clicked ${counts.clicked_count}`,
+      isGoalMet: rate >= 2000,
+      runs: rates,
+    };
+  } finally {
+    await app.close();
+    await hub.close();
+    await opened.close();
+    await cluster.stop();
+  }
+};
