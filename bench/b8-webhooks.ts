@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { buildApp } from '../packages/server/src/app';
 import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
 import { createUser } from '../packages/server/src/modules/auth/auth.service';
-import { RECIPIENT_VARIABLE } from '../packages/server/src/modules/sending/mailgun-webhooks';
+import { applyPendingEvents, RECIPIENT_VARIABLE } from '../packages/server/src/modules/sending/mailgun-webhooks';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { startRealtimeHub } from '../packages/server/src/platform/realtime';
@@ -80,6 +80,7 @@ export const runB8 = async (): Promise<TFigure> => {
     );
     const kinds = ['delivered', 'opened', 'clicked'];
     const rates: number[] = [];
+    const applyRates: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const bodies = Array.from({ length: EVENTS }, (_, index) => {
         const timestamp = String(Math.floor(Date.now() / 1000));
@@ -121,17 +122,21 @@ export const runB8 = async (): Promise<TFigure> => {
       );
       rates.push(EVENTS / ((performance.now() - started) / 1000));
       if (failures > 0) throw new Error(`${failures} webhook requests failed`);
+      const applyStarted = performance.now();
+      const applied = await applyPendingEvents(platform);
+      applyRates.push(applied / ((performance.now() - applyStarted) / 1000));
     }
     const counts = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
     const rate = median(rates);
+    const applyRate = median(applyRates);
     return {
       id: 'B8',
-      title: `Mailgun webhook ingest through the HTTP route (HMAC, replay and event-id tables, per-recipient counters), ${EVENTS.toLocaleString('en-US')} events, ${CONCURRENCY} in flight`,
+      title: `Mailgun webhook ingest through the HTTP route (HMAC, replay check, event stored once), ${EVENTS.toLocaleString('en-US')} events, ${CONCURRENCY} in flight; then the batch apply`,
       anchor: 'none published',
       goal: '≥ 2,000 events/s',
-      measured: `${Math.round(rate).toLocaleString('en-US')} events/s (median of ${RUNS}); counters after the runs: delivered ${counts.delivered_count}, opened ${counts.opened_count}, clicked ${counts.clicked_count}`,
-      isGoalMet: rate >= 2000,
-      runs: rates,
+      measured: `${Math.round(rate).toLocaleString('en-US')} events/s accepted (median of ${RUNS}); applied in batches at ${Math.round(applyRate).toLocaleString('en-US')} events/s; counters after the runs: delivered ${counts.delivered_count}, opened ${counts.opened_count}, clicked ${counts.clicked_count}`,
+      isGoalMet: rate >= 2000 && applyRate >= 2000,
+      runs: { accepted: rates, applied: applyRates },
     };
   } finally {
     await app.close();

@@ -6,11 +6,15 @@ alter table sending_accounts add column webhook_key_encrypted bytea;
 
 -- Provider events already applied (Mailgun's event id), so a replay changes nothing (R10),
 -- and webhook tokens already seen, so a replayed request is refused (R9).
+-- Events are stored as they arrive and applied in batches by `sending.apply-events`.
 create table provider_events (
   id text primary key,
   account_id bigint references sending_accounts (id) on delete cascade,
+  payload jsonb not null default '{}'::jsonb,
+  applied_at timestamptz,
   created_at timestamptz not null default now()
 );
+create index provider_events_pending_idx on provider_events (created_at) where applied_at is null;
 create table webhook_tokens (
   token text primary key,
   created_at timestamptz not null default now()

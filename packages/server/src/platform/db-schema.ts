@@ -327,7 +327,13 @@ export type SendEventsTable = {
   created_at: CreatedAt;
 };
 
-export type ProviderEventsTable = { id: string; account_id: number | null; created_at: CreatedAt };
+export type ProviderEventsTable = {
+  id: string;
+  account_id: number | null;
+  payload: ColumnType<Record<string, unknown>, string | undefined, string>;
+  applied_at: Date | null;
+  created_at: CreatedAt;
+};
 export type WebhookTokensTable = { token: string; created_at: CreatedAt };
 
 export type Database = {

@@ -8,6 +8,7 @@ import type { SendsTable } from '../../platform/db-schema';
 import { defineJob } from '../../platform/queue';
 import type { TMailTransport, TOutgoingMessage, TSendResult } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
+import { applyPendingEvents } from './mailgun-webhooks';
 import { buildMessage } from './message';
 import { linksOfSend, storeLinks } from './tracking';
 
@@ -299,6 +300,7 @@ export const sendingTickJob = defineJob({
   handler: async (_data, platform) => {
     await startDueSends(platform);
     await resumeStalledSends(platform);
+    await applyPendingEvents(platform);
   },
 });
 

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { sealSecret } from '../accounts/secrets';
-import { RECIPIENT_VARIABLE } from './mailgun-webhooks';
+import { applyPendingEvents, RECIPIENT_VARIABLE } from './mailgun-webhooks';
 
 const WEBHOOK_KEY = 'whsec-0123456789abcdef0123456789abcdef';
 let t: TTestApp;
@@ -78,8 +78,11 @@ const signed = (
 const post = (accountId: number, body: unknown) =>
   t.app.inject({ method: 'POST', url: `/api/webhooks/mailgun/${accountId}`, payload: body as object });
 
-const sendRow = (sendId: number) =>
-  t.platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
+/** The send after the stored events were applied, as the apply job does soon after. */
+const sendRow = async (sendId: number) => {
+  await applyPendingEvents(t.platform);
+  return t.platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
+};
 
 describe('Mailgun webhooks (R9)', () => {
   it('accepts a signed event and refuses tampered, foreign-key, stale and replayed ones', async () => {
@@ -138,6 +141,12 @@ describe('Mailgun events (R10)', () => {
     }
     await post(accountId, signed({ id: 'ev-complaint', event: 'complained', ...variables }));
     expect(await sendRow(sendId)).toMatchObject({ failed_count: 1, complained_count: 1 });
+    const queued = await t.platform.db
+      .selectFrom('provider_events')
+      .select('id')
+      .where('applied_at', 'is', null)
+      .execute();
+    expect(queued).toEqual([]);
     const suppressions = await t.platform.db
       .selectFrom('suppressions')
       .select(['email', 'type', 'message'])
@@ -148,6 +157,7 @@ describe('Mailgun events (R10)', () => {
       { email: 'reader@example.com', type: 'bounce', message: 'No such mailbox' },
       { email: 'reader@example.com', type: 'complained', message: null },
     ]);
+    await applyPendingEvents(t.platform);
     const member = await t.platform.db
       .selectFrom('list_members')
       .select('subscribed')
