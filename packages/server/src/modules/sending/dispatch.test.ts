@@ -181,7 +181,7 @@ describe('a send through an SMTP account', () => {
     expect(message.html).toContain('Hi bob, somewhere');
     expect(raw).toContain('\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n');
     expect(raw.replace(/\r\n /g, ' ')).toMatch(
-      /\r\nList-Unsubscribe: <https:\/\/sendwell\.test\/api\/unsubscribe\/[0-9a-f]{32}>, <mailto:news@acme\.test\?subject=unsubscribe%20[0-9a-f]{32}>\r\n/,
+      /(^|\r\n)List-Unsubscribe: <https:\/\/sendwell\.test\/api\/unsubscribe\/[0-9a-f]{32}>, <mailto:news@acme\.test\?subject=unsubscribe%20[0-9a-f]{32}>\r\n/,
     );
     expect(message.messageId).toMatch(/@acme\.test>$/);
     expect(message.html).toMatch(/href="https:\/\/sendwell\.test\/unsubscribe\/[0-9a-f]{32}"/);

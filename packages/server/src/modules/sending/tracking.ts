@@ -45,26 +45,39 @@ export const clickUrl = (platform: TPlatform, token: string, linkId: number) =>
 export const openUrl = (platform: TPlatform, token: string) =>
   `${publicUrl(platform)}/api/t/o/${token}/${signature(platform, token, 'open')}.gif`;
 
+/** How one message (or a batch template) names its tracking addresses. */
+export type TTrackingUrls = { click: (linkId: number) => string; open: () => string };
+
+export const trackingUrlsFor = (platform: TPlatform, token: string): TTrackingUrls => ({
+  click: (linkId) => clickUrl(platform, token, linkId),
+  open: () => openUrl(platform, token),
+});
+
 /** Points the message's links at the click tracker and adds the open pixel, as the send asks. */
 export const trackHtml = (
-  platform: TPlatform,
   html: string,
-  token: string,
+  urls: TTrackingUrls,
   links: Map<string, number>,
   { opens, clicks }: { opens: boolean; clicks: boolean },
 ) => {
   let tracked = clicks
     ? html.replace(ANCHOR_HREF, (whole, start: string, quote: string, url: string) => {
         const linkId = links.get(decodeEntities(url));
-        return linkId === undefined ? whole : `${start}${quote}${clickUrl(platform, token, linkId)}${quote}`;
+        return linkId === undefined ? whole : `${start}${quote}${urls.click(linkId)}${quote}`;
       })
     : html;
   if (opens) {
-    const pixel = `<img src="${openUrl(platform, token)}" width="1" height="1" alt="" style="display:block;border:0">`;
+    const pixel = `<img src="${urls.open()}" width="1" height="1" alt="" style="display:block;border:0">`;
     tracked = /<\/body>/i.test(tracked) ? tracked.replace(/<\/body>/i, `${pixel}</body>`) : `${tracked}${pixel}`;
   }
   return tracked;
 };
+
+/** The signatures a recipient's tracking addresses carry, for providers that fill them in per recipient. */
+export const trackingSignatures = (platform: TPlatform, token: string, links: Map<string, number>) => ({
+  open: signature(platform, token, 'open'),
+  clicks: Object.fromEntries([...links.values()].map((linkId) => [linkId, signature(platform, token, String(linkId))])),
+});
 
 const recipientOf = (platform: TPlatform, token: string) =>
   platform.db
