@@ -19,6 +19,17 @@ export type TFakeList = {
   members: Map<string, { address: string; name: string; subscribed: boolean; vars: Record<string, unknown> }>;
 };
 
+/** Every value of every named field of a multipart/form-data body (repeated fields such as `to`). */
+const formFieldLists = (body: string) => {
+  const fields: Record<string, string[]> = {};
+  for (const match of body.matchAll(/name="([^"]+)"\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/g)) {
+    (fields[match[1]!] ??= []).push(match[2]!);
+  }
+  return fields;
+};
+
+export type TFakeMessage = { domain: string; to: string[]; fields: Record<string, string[]> };
+
 /** The named fields of a multipart/form-data body, as mailgun.js sends them. */
 const formFields = (body: string) => {
   const fields: Record<string, string> = {};
@@ -164,6 +175,9 @@ export const startMailgunFake = async ({
 }) => {
   const requests: TMailgunRequest[] = [];
   const lists = new Map<string, TFakeList>();
+  const messages: TFakeMessage[] = [];
+  /** Domains whose messages calls answer this HTTP status instead of accepting. */
+  const failing = new Map<string, number>();
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -203,6 +217,12 @@ export const startMailgunFake = async ({
       if (request.method === 'POST' && messageMatch) {
         const name = decodeURIComponent(messageMatch[1]!);
         if (!owns(name)) return send(404, { message: 'Domain not found' });
+        const failure = failing.get(name);
+        if (failure) return send(failure, { message: failure >= 500 ? 'Internal error' : 'Bad request' });
+        const fields = formFieldLists(Buffer.concat(chunks).toString());
+        const to = (fields.to ?? []).flatMap((value) => value.split(',').map((item) => item.trim()));
+        if (to.length > 1000) return send(400, { message: 'Too many recipients: at most 1000 per message' });
+        messages.push({ domain: name, to, fields });
         return send(200, { id: `<${randomBytes(8).toString('hex')}@${name}>`, message: 'Queued. Thank you.' });
       }
       return send(404, { message: 'Not found' });
@@ -216,6 +236,9 @@ export const startMailgunFake = async ({
     requests,
     /** Mailing lists by address: tests seed and inspect them. */
     lists,
+    /** Accepted messages calls, with their recipients and fields. */
+    messages,
+    failing,
     addList: (address: string, name: string, members: { address: string; name?: string; subscribed?: boolean }[]) => {
       lists.set(address.toLowerCase(), {
         address: address.toLowerCase(),

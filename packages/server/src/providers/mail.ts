@@ -38,6 +38,15 @@ export type TMailTransport = {
     batch: TOutgoingMessage[],
     onResult?: (index: number, result: TSendResult) => Promise<void>,
   ) => Promise<TSendResult[]>;
+  /**
+   * Providers that take many recipients in one call (Mailgun, up to `batchSize`): one
+   * message whose `%recipient.…%` variables each recipient fills in. One answer for all.
+   */
+  sendBatch?: (
+    template: Omit<TOutgoingMessage, 'to'>,
+    recipients: { to: string; variables: Record<string, string> }[],
+  ) => Promise<TSendResult[]>;
+  batchSize?: number;
   close: () => void;
 };
 

@@ -1,6 +1,15 @@
 import FormData from 'form-data';
 import Mailgun from 'mailgun.js';
-import { type TMailTransport, type TOutgoingMessage, TransportError, type TSendResult } from './mail';
+import {
+  type TFailureKind,
+  type TMailTransport,
+  type TOutgoingMessage,
+  TransportError,
+  type TSendResult,
+} from './mail';
+
+/** Mailgun's most recipients per messages call. */
+export const MAILGUN_BATCH_SIZE = 1000;
 
 export type TMailgunSettings = { apiKey: string; domain: string; region: 'us' | 'eu' };
 
@@ -37,37 +46,74 @@ export const createMailgunTransport = (
     timeout: timeoutMs,
   });
 
+  /** One messages call; `extra` carries the batch's recipient variables. */
+  const post = async (message: Omit<TOutgoingMessage, 'to'>, to: string[], extra: Record<string, string> = {}) => {
+    const headers = Object.fromEntries(
+      Object.entries(message.headers ?? {}).map(([name, value]) => [`h:${name}`, value]),
+    );
+    const data = {
+      from: message.from,
+      to,
+      subject: message.subject,
+      // Mailgun wants a text or an HTML part; an empty text keeps a blank message valid.
+      text: message.text ?? (message.html ? undefined : ''),
+      ...(message.html ? { html: message.html } : {}),
+      ...(message.replyTo ? { 'h:Reply-To': message.replyTo } : {}),
+      ...headers,
+      ...Object.fromEntries(Object.entries(message.variables ?? {}).map(([name, value]) => [`v:${name}`, value])),
+      ...extra,
+    };
+    const response = await client.messages.create(
+      settings.domain,
+      data as Parameters<typeof client.messages.create>[1],
+    );
+    return response.id ?? null;
+  };
+
+  /** What a failed call means for its recipients. */
+  const failure = (error: unknown) => {
+    const status = statusOf(error);
+    const code = (error as { code?: string }).code;
+    // An HTTP answer tells: 429 and 5xx may pass later, other 4xx will not. No answer: a
+    // request that never left (refused, no such host) may go again; one that left is unknown.
+    const kind: TFailureKind =
+      status === undefined
+        ? code === 'ECONNREFUSED' || code === 'ENOTFOUND'
+          ? 'temporary'
+          : 'unknown'
+        : status === 429 || status >= 500
+          ? 'temporary'
+          : 'permanent';
+    return { accepted: false as const, error: describeFailure(error, settings).message, kind };
+  };
+
   const sendOne = async (message: TOutgoingMessage): Promise<TSendResult> => {
     try {
-      const headers = Object.fromEntries(
-        Object.entries(message.headers ?? {}).map(([name, value]) => [`h:${name}`, value]),
-      );
-      const data = {
-        from: message.from,
-        to: [message.to],
-        subject: message.subject,
-        // Mailgun wants a text or an HTML part; an empty text keeps a blank message valid.
-        text: message.text ?? (message.html ? undefined : ''),
-        ...(message.html ? { html: message.html } : {}),
-        ...(message.replyTo ? { 'h:Reply-To': message.replyTo } : {}),
-        ...headers,
-        ...Object.fromEntries(Object.entries(message.variables ?? {}).map(([name, value]) => [`v:${name}`, value])),
-      };
-      const response = await client.messages.create(
-        settings.domain,
-        data as Parameters<typeof client.messages.create>[1],
-      );
-      return { to: message.to, accepted: true, providerId: response.id ?? null };
+      return { to: message.to, accepted: true, providerId: await post(message, [message.to]) };
     } catch (error) {
-      const status = statusOf(error);
-      // An HTTP answer tells: 429 and 5xx may pass later, other 4xx will not; no answer
-      // at all after the request went out is unknown.
-      const kind = status === undefined ? 'unknown' : status === 429 || status >= 500 ? 'temporary' : 'permanent';
-      return { to: message.to, accepted: false, error: describeFailure(error, settings).message, kind };
+      return { to: message.to, ...failure(error) };
     }
   };
 
   return {
+    batchSize: MAILGUN_BATCH_SIZE,
+    sendBatch: async (template, recipients) => {
+      try {
+        const providerId = await post(
+          template,
+          recipients.map((recipient) => recipient.to),
+          {
+            'recipient-variables': JSON.stringify(
+              Object.fromEntries(recipients.map((recipient) => [recipient.to, recipient.variables])),
+            ),
+          },
+        );
+        return recipients.map((recipient) => ({ to: recipient.to, accepted: true as const, providerId }));
+      } catch (error) {
+        const failed = failure(error);
+        return recipients.map((recipient) => ({ to: recipient.to, ...failed }));
+      }
+    },
     verify: async () => {
       try {
         await client.domains.get(settings.domain);

@@ -9,7 +9,7 @@ import { defineJob } from '../../platform/queue';
 import type { TMailTransport, TOutgoingMessage, TSendResult } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
 import { applyPendingEvents } from './mailgun-webhooks';
-import { buildMessage } from './message';
+import { buildBatchMessage, buildMessage } from './message';
 import { linksOfSend, storeLinks } from './tracking';
 
 /** SMTP connections one dispatch run keeps open to the account's server. */
@@ -137,6 +137,52 @@ const settle = async (
   return outcome;
 };
 
+/**
+ * Records one answer for a whole provider batch (one call, one answer), only for the
+ * recipients whose claim is still this worker's: sent; deferred with backoff (or failed
+ * after the last attempt); failed and suppressed; or unknown.
+ */
+const settleBatch = async (
+  checkpoints: Executor,
+  sendId: number,
+  leaseToken: string,
+  batch: TClaimed[],
+  result: TSendResult,
+): Promise<(TOutcome | null)[]> => {
+  const ids = batch.map((recipient) => recipient.id);
+  const released = sql`lease_token = null, lease_until = null, updated_at = now()`;
+  if (result.accepted) {
+    const updated = await sql<{ id: number }>`
+      update send_recipients set status = 'sent', sent_at = now(), provider_id = ${result.providerId}, error = null, ${released}
+       where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} returning id`.execute(checkpoints);
+    return updated.rows.map(() => 'sent' as const);
+  }
+  if (result.kind === 'temporary') {
+    const updated = await sql<{ status: TOutcome }>`
+      update send_recipients
+         set status = case when attempts < ${MAX_ATTEMPTS} then 'deferred' else 'failed' end,
+             next_attempt_at = now() + least(${BACKOFF_CAP_MS}, ${BACKOFF_BASE_MS} * power(2, attempts - 1)) * interval '1 millisecond',
+             error = ${result.error}, ${released}
+       where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} returning status`.execute(checkpoints);
+    return updated.rows.map((row) => row.status);
+  }
+  const status = result.kind === 'unknown' ? 'unknown' : 'failed';
+  const updated = await sql<{ email: string }>`
+    update send_recipients set status = ${status}, error = ${result.error}, ${released}
+     where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} returning email`.execute(checkpoints);
+  if (result.kind === 'permanent' && updated.rows.length > 0) {
+    await sql`
+      insert into suppressions (user_id, email, type, reason, message)
+      select s.user_id, e.email, 'bounce', 'permanent failure', ${result.error}
+        from sends s, unnest(${updated.rows.map((row) => row.email)}::text[]) as e(email)
+       where s.id = ${sendId}
+      on conflict (user_id, lower(email), type) do update set quantity = suppressions.quantity + 1, updated_at = now()`.execute(
+      checkpoints,
+    );
+  }
+  return updated.rows.map(() => status);
+};
+
 /** Adds one batch's outcomes to the send's counters. */
 const addCounts = (platform: TPlatform, sendId: number, outcomes: (TOutcome | null)[]) => {
   const count = (outcome: TOutcome) => outcomes.filter((item) => item === outcome).length;
@@ -220,11 +266,24 @@ const sendClaims = async (
   checkpoints: Executor,
 ): Promise<boolean> => {
   const sendId = send.id;
+  let batchTemplate: ReturnType<typeof buildBatchMessage> | undefined;
   for (;;) {
     const current = await platform.db.selectFrom('sends').select('status').where('id', '=', sendId).executeTakeFirst();
     if (current?.status !== 'sending') return false;
     const leaseToken = randomUUID();
     const claimedAt = Date.now();
+    if (transport.sendBatch) {
+      const batch = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE);
+      if (batch.length === 0) return true;
+      batchTemplate ??= buildBatchMessage(platform, send, links);
+      const { template, variablesOf } = batchTemplate;
+      const results = await transport.sendBatch(
+        template,
+        batch.map((recipient) => ({ to: recipient.email, variables: variablesOf(recipient) })),
+      );
+      await addCounts(platform, sendId, await settleBatch(checkpoints, sendId, leaseToken, batch, results[0]!));
+      continue;
+    }
     const batch = await claim(platform, sendId, leaseToken, CLAIM_SIZE);
     if (batch.length === 0) return true;
     const leaseMs = platform.config.sendLeaseMs;
