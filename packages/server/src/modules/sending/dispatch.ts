@@ -266,24 +266,33 @@ const sendClaims = async (
   checkpoints: Executor,
 ): Promise<boolean> => {
   const sendId = send.id;
-  let batchTemplate: ReturnType<typeof buildBatchMessage> | undefined;
+  const isSending = async () =>
+    (await platform.db.selectFrom('sends').select('status').where('id', '=', sendId).executeTakeFirst())?.status ===
+    'sending';
+  if (transport.sendBatch) {
+    const sendBatch = transport.sendBatch;
+    const { template, variablesOf } = buildBatchMessage(platform, send, links);
+    // Two calls in flight: one is prepared and checkpointed while the other travels.
+    const worker = async (): Promise<boolean> => {
+      for (;;) {
+        if (!(await isSending())) return false;
+        const leaseToken = randomUUID();
+        const batch = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE);
+        if (batch.length === 0) return true;
+        const results = await sendBatch(
+          template,
+          batch.map((recipient) => ({ to: recipient.email, variables: variablesOf(recipient) })),
+        );
+        await addCounts(platform, sendId, await settleBatch(checkpoints, sendId, leaseToken, batch, results[0]!));
+      }
+    };
+    const [first, second] = await Promise.all([worker(), worker()]);
+    return first && second;
+  }
   for (;;) {
-    const current = await platform.db.selectFrom('sends').select('status').where('id', '=', sendId).executeTakeFirst();
-    if (current?.status !== 'sending') return false;
+    if (!(await isSending())) return false;
     const leaseToken = randomUUID();
     const claimedAt = Date.now();
-    if (transport.sendBatch) {
-      const batch = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE);
-      if (batch.length === 0) return true;
-      batchTemplate ??= buildBatchMessage(platform, send, links);
-      const { template, variablesOf } = batchTemplate;
-      const results = await transport.sendBatch(
-        template,
-        batch.map((recipient) => ({ to: recipient.email, variables: variablesOf(recipient) })),
-      );
-      await addCounts(platform, sendId, await settleBatch(checkpoints, sendId, leaseToken, batch, results[0]!));
-      continue;
-    }
     const batch = await claim(platform, sendId, leaseToken, CLAIM_SIZE);
     if (batch.length === 0) return true;
     const leaseMs = platform.config.sendLeaseMs;
