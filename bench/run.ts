@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runB1 } from './b1-smtp-send';
-import { runB2 } from './b2-mailgun-batch';
+import { runB2, runB9 } from './b2-mailgun-batch';
 import { runB3, runB4 } from './b3-b4-lists';
 import { runB7 } from './b7-api-list';
 import { runB8 } from './b8-webhooks';
@@ -20,6 +20,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B4: runB4,
   B7: runB7,
   B8: runB8,
+  B9: runB9,
 };
 
 const wanted = process.argv.slice(2).map((id) => id.toUpperCase());

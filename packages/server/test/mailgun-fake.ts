@@ -169,10 +169,14 @@ const serveLists = (
 export const startMailgunFake = async ({
   key,
   domains,
+  keepMessages = true,
 }: {
   key: string;
   domains: { name: string; region: 'us' | 'eu' }[];
+  /** Benchmarks count recipients without keeping every message body. */
+  keepMessages?: boolean;
 }) => {
+  const accepted = { calls: 0, recipients: 0 };
   const requests: TMailgunRequest[] = [];
   const lists = new Map<string, TFakeList>();
   const messages: TFakeMessage[] = [];
@@ -189,7 +193,13 @@ export const startMailgunFake = async ({
         ? Buffer.from(request.headers.authorization.slice(6), 'base64').toString()
         : null;
       const given = auth?.startsWith('api:') ? auth.slice(4) : null;
-      requests.push({ region, method: request.method ?? '', path, body: Buffer.concat(chunks).toString(), key: given });
+      requests.push({
+        region,
+        method: request.method ?? '',
+        path,
+        body: keepMessages ? Buffer.concat(chunks).toString() : '',
+        key: given,
+      });
       const send = (status: number, body: unknown) => {
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(body));
@@ -222,7 +232,9 @@ export const startMailgunFake = async ({
         const fields = formFieldLists(Buffer.concat(chunks).toString());
         const to = (fields.to ?? []).flatMap((value) => value.split(',').map((item) => item.trim()));
         if (to.length > 1000) return send(400, { message: 'Too many recipients: at most 1000 per message' });
-        messages.push({ domain: name, to, fields });
+        accepted.calls += 1;
+        accepted.recipients += to.length;
+        if (keepMessages) messages.push({ domain: name, to, fields });
         return send(200, { id: `<${randomBytes(8).toString('hex')}@${name}>`, message: 'Queued. Thank you.' });
       }
       return send(404, { message: 'Not found' });
@@ -238,6 +250,7 @@ export const startMailgunFake = async ({
     lists,
     /** Accepted messages calls, with their recipients and fields. */
     messages,
+    accepted,
     failing,
     addList: (address: string, name: string, members: { address: string; name?: string; subscribed?: boolean }[]) => {
       lists.set(address.toLowerCase(), {

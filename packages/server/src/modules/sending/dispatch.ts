@@ -80,20 +80,27 @@ type TClaimed = {
  * nothing more after its last checkpoint but the message it was writing).
  */
 const claim = async (platform: TPlatform, sendId: number, leaseToken: string, limit: number) => {
-  const result = await sql<TClaimed>`
-    update send_recipients set status = 'sending', lease_token = ${leaseToken},
-           lease_until = now() + ${`${platform.config.sendLeaseMs} milliseconds`}::interval, attempts = attempts + 1, updated_at = now()
-     where id in (
-       select id from send_recipients
-        where send_id = ${sendId}
-          and (status = 'pending'
-               or (status = 'deferred' and next_attempt_at <= now())
-               or (status = 'sending' and lease_until < now()))
-        order by id
-        limit ${limit}
-        for update skip locked)
-    returning id, email, name, fields, token, attempts`.execute(platform.db);
-  return result.rows;
+  const take = async (due: ReturnType<typeof sql>) =>
+    (
+      await sql<TClaimed>`
+        update send_recipients set status = 'sending', lease_token = ${leaseToken},
+               lease_until = now() + ${`${platform.config.sendLeaseMs} milliseconds`}::interval,
+               attempts = attempts + 1, updated_at = now()
+         where id in (
+           select id from send_recipients
+            where send_id = ${sendId} and ${due}
+            order by id
+            limit ${limit}
+            for update skip locked)
+        returning id, email, name, fields, token, attempts`.execute(platform.db)
+    ).rows;
+  // Pending recipients first, straight off the (send, status, id) index; the rarer due
+  // retries and expired claims only when no pending one is left.
+  const pending = await take(sql`status = 'pending'`);
+  if (pending.length > 0) return pending;
+  return take(
+    sql`((status = 'deferred' and next_attempt_at <= now()) or (status = 'sending' and lease_until < now()))`,
+  );
 };
 
 type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
