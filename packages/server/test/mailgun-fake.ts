@@ -23,7 +23,9 @@ export type TFakeList = {
 const formFieldLists = (body: string) => {
   const fields: Record<string, string[]> = {};
   for (const match of body.matchAll(/name="([^"]+)"\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/g)) {
-    (fields[match[1]!] ??= []).push(match[2]!);
+    const values = fields[match[1]!] ?? [];
+    values.push(match[2]!);
+    fields[match[1]!] = values;
   }
   return fields;
 };
