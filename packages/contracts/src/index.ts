@@ -8,3 +8,4 @@ export * from './lists/lists';
 export * from './notifications/notifications';
 export * from './paging/paging';
 export * from './realtime/events';
+export * from './sending/sending';

@@ -32,6 +32,16 @@ export const realtimeEvents = {
     duplicates: z.number().int(),
     error: z.string().nullable(),
   }),
+  /** A send moved on: its status and counters (the Send Email page's progress bar). */
+  SendProgressEvent: z.object({
+    id: z.number().int(),
+    status: z.string(),
+    recipients_count: z.number().int(),
+    sent_count: z.number().int(),
+    failed_count: z.number().int(),
+    unknown_count: z.number().int(),
+    note: z.string().nullable(),
+  }),
   VerifyEmailUpsell: z.object({
     checkListId: z.number().int(),
     data: z.object({ valid: z.number(), unknown: z.number(), invalid: z.number() }),

@@ -1,3 +1,4 @@
+import { MERGE_FIELD, mergeValue } from '@sendwell/contracts';
 import type { Selectable } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { SendsTable } from '../../platform/db-schema';
@@ -24,15 +25,6 @@ export const unsubscribeUrls = (platform: TPlatform, token: string) => ({
   page: `${publicUrl(platform)}/unsubscribe/${token}`,
   oneClick: `${publicUrl(platform)}/api/unsubscribe/${token}`,
 });
-
-const MERGE_FIELD = /\{\{\s*([A-Za-z0-9_]+)\s*(?:::([^}]*))?\}\}/g;
-
-/** A recipient's value for a merge field, or the fallback when it is missing or blank. */
-const mergeValue = (recipient: TRecipient, key: string, fallback: string | undefined) => {
-  const values: Record<string, string> = { ...recipient.fields, name: recipient.name, email: recipient.email };
-  const value = values[key.toLowerCase()] ?? values[key] ?? '';
-  return value.trim() ? value : (fallback ?? '');
-};
 
 type TParts = {
   /** A merge field's text in the subject (isHtml false) or the body (escaped). */

@@ -1,0 +1,454 @@
+import { z } from 'zod';
+import { ACCOUNT_PROVIDERS } from '../accounts/accounts';
+import { DEFAULT_TIME_ZONE } from '../auth/auth';
+
+/** The spec's Send Email messages (sending-lists-verification §5, §8). */
+export const SEND_MESSAGES = {
+  accountRequired: 'Please choose a sending account.',
+  senderNameRequired: 'Sender Name field is required!',
+  aliasRequired: 'From alias field is required!',
+  aliasInvalid: 'The alias may only hold letters, digits and . _ + -',
+  listsRequired: 'Please choose at least one mailing list.',
+  replyToInvalid: 'Reply To must be a valid email address.',
+  copyInvalid: 'Separate email addresses with commas; each must be a valid address.',
+  subjectRequired: 'Subject field is required!',
+  messageRequired: 'Message field is required!',
+  lineBreak: 'Line breaks are not allowed in this field.',
+  deliveryRequired: 'Delivery time field is required!',
+  deliveryInvalid: 'Please choose the delivery time from the picker (YYYY-MM-DD hh:mm A).',
+  deliveryPast: 'The delivery time must be in the future.',
+  scheduleUpgrade: 'Upgrade your plan to create a scheduled email.',
+  sent: 'Your email is on its way. You can follow it on this page.',
+  scheduled: 'Your email has been scheduled.',
+  unverified: "Unverified email addresses will increase your email's spam score!",
+  dailyLimitZero:
+    'The daily sending balance of this SMTP account is 0. Schedule the email, or come back tomorrow to send it.',
+  templateSaved: 'Your template has been saved.',
+  templateDeleted: 'Your template has been deleted.',
+  templateNameRequired: 'Template name field is required!',
+  htmlFileType: 'File must be an HTML file (.html or .htm).',
+} as const;
+
+/** The warning of the duplicate confirmation modal. */
+export const duplicatesWarning = (count: number) =>
+  `${count.toLocaleString('en-US')} ${count === 1 ? 'address is' : 'addresses are'} on more than one of the chosen lists. Such recipients would get the email more than once; Sendwell sends it to each of them once.`;
+
+/** The SMTP daily-limit warning when part of the audience can go today. */
+export const dailyLimitPartialWarning = (remaining: number) =>
+  `This SMTP account can send ${remaining.toLocaleString('en-US')} more ${remaining === 1 ? 'email' : 'emails'} today: only the first ${remaining.toLocaleString('en-US')} recipients get it now, and the rest go out on the following days.`;
+
+// ---------------------------------------------------------------- sender address
+
+export type TAccountKind = (typeof ACCOUNT_PROVIDERS)[number];
+
+/** SMTP and Google accounts send from their own address: the form takes a sender name alone. */
+export const sendsAsSenderNameOnly = (provider: TAccountKind) => provider === 'smtp' || provider === 'google';
+
+/**
+ * The domain a sender alias goes with: a domain containing 'mg.' or 'mail.' (Mailgun's
+ * sending subdomains) loses its first label, unless the user keeps the subdomain.
+ */
+export const senderDomain = (domain: string, useSubdomain: boolean) => {
+  const clean = domain.trim().toLowerCase();
+  if (useSubdomain || !/(^|\.)(mg|mail)\./.test(clean)) return clean;
+  const labels = clean.split('.');
+  return labels.length > 2 ? labels.slice(1).join('.') : clean;
+};
+
+export type TSenderInput = {
+  provider: TAccountKind;
+  senderName: string;
+  alias: string;
+  domain: string;
+  useSubdomain: boolean;
+};
+
+/**
+ * The spec's sender address (sending-lists-verification §5): SMTP and Gmail send as the
+ * sender name alone; otherwise 'Name <alias@domain>', or 'alias@domain' without a name.
+ */
+export const senderAddress = ({ provider, senderName, alias, domain, useSubdomain }: TSenderInput) => {
+  const name = senderName.trim();
+  if (sendsAsSenderNameOnly(provider)) return name;
+  const address = `${alias.trim()}@${senderDomain(domain, useSubdomain)}`;
+  return name ? `${name} <${address}>` : address;
+};
+
+/** The address part alone (alias@domain) of a provider account's sender. */
+export const senderEmail = (alias: string, domain: string, useSubdomain: boolean) =>
+  `${alias.trim()}@${senderDomain(domain, useSubdomain)}`;
+
+// ---------------------------------------------------------------- merge fields
+
+/** `{{field}}` or `{{field::fallback}}`; names are letters, digits and underscores. */
+export const MERGE_FIELD = /\{\{\s*([A-Za-z0-9_]+)\s*(?:::([^}]*))?\}\}/g;
+
+export type TMergeRecipient = { email: string; name: string; fields: Record<string, string> };
+
+/** A recipient's value for a merge field, or the fallback when it is missing or blank. */
+export const mergeValue = (recipient: TMergeRecipient, key: string, fallback: string | undefined) => {
+  const values: Record<string, string> = { ...recipient.fields, name: recipient.name, email: recipient.email };
+  const value = values[key] ?? values[key.toLowerCase()] ?? '';
+  return value.trim() ? value : (fallback ?? '');
+};
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** A template with each merge field filled in for one recipient; HTML-escaped when `isHtml`. */
+export const renderMergeFields = (template: string, recipient: TMergeRecipient, isHtml: boolean) =>
+  template.replace(MERGE_FIELD, (_match, key: string, fallback?: string) => {
+    const value = mergeValue(recipient, key, fallback);
+    return isHtml ? escapeHtml(value) : value;
+  });
+
+/** The merge fields a template uses, each once, in order of first use. */
+export const mergeFieldsOf = (template: string) => [
+  ...new Set(Array.from(template.matchAll(MERGE_FIELD), (match) => match[1]!)),
+];
+
+// ---------------------------------------------------------------- SMTP daily cap
+
+/** An SMTP account's cap when none is set (spec §9). */
+export const DEFAULT_MAIL_PER_DAY = 500;
+
+/** What an SMTP account may still send today: the limit minus what it sent today, never below 0. */
+export const smtpRemaining = (smtpLimit: number, dailyCount: number) => Math.max(0, smtpLimit - dailyCount);
+
+export type TDailyLimitWarning =
+  | { kind: 'none' }
+  | { kind: 'partial'; remaining: number; message: string }
+  | { kind: 'zero'; message: string };
+
+/**
+ * The SMTP daily-limit warning of the send flow: nothing when the whole audience fits in
+ * today's balance, 'only the first N' when part of it does, 'balance is 0' when none does.
+ */
+export const dailyLimitWarning = (smtpLimit: number, dailyCount: number, recipients: number): TDailyLimitWarning => {
+  const remaining = smtpRemaining(smtpLimit, dailyCount);
+  if (remaining === 0) return { kind: 'zero', message: SEND_MESSAGES.dailyLimitZero };
+  if (recipients > remaining) return { kind: 'partial', remaining, message: dailyLimitPartialWarning(remaining) };
+  return { kind: 'none' };
+};
+
+// ---------------------------------------------------------------- delivery time
+
+export const SCHEDULE_STEP_MINUTES = 5;
+/** The last time of day the picker offers (spec §9: 5-minute steps up to 23:30). */
+export const SCHEDULE_LAST_SLOT = '23:30';
+/** How the picker shows a delivery time, and how the form sends it. */
+export const DELIVERY_FORMAT = 'YYYY-MM-DD hh:mm A';
+const DELIVERY_PATTERN = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}) (AM|PM)$/;
+
+type TWallClock = { year: number; month: number; day: number; hour: number; minute: number };
+
+/** The wall-clock time of an instant in a time zone. */
+export const wallClock = (instant: Date, timeZone: string): TWallClock => {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    })
+      .formatToParts(instant)
+      .map((part) => [part.type, part.value]),
+  );
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour) % 24,
+    minute: Number(parts.minute),
+  };
+};
+
+/** The instant a wall-clock time in a time zone stands for (the earlier one across a DST fold). */
+export const zonedInstant = (clock: TWallClock, timeZone: string) => {
+  const asUtc = Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute);
+  const offsetAt = (instant: number) => {
+    const seen = wallClock(new Date(instant), timeZone);
+    return Date.UTC(seen.year, seen.month - 1, seen.day, seen.hour, seen.minute) - instant;
+  };
+  const first = asUtc - offsetAt(asUtc);
+  return new Date(asUtc - offsetAt(first));
+};
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** `YYYY-MM-DD hh:mm A` of an instant in a time zone. */
+export const formatDeliveryTime = (instant: Date, timeZone: string = DEFAULT_TIME_ZONE) => {
+  const clock = wallClock(instant, timeZone);
+  const hour12 = clock.hour % 12 === 0 ? 12 : clock.hour % 12;
+  return `${clock.year}-${pad(clock.month)}-${pad(clock.day)} ${pad(hour12)}:${pad(clock.minute)} ${clock.hour < 12 ? 'AM' : 'PM'}`;
+};
+
+/** The instant a `YYYY-MM-DD hh:mm A` text stands for in a time zone, or null when it is not one. */
+export const parseDeliveryTime = (text: string, timeZone: string = DEFAULT_TIME_ZONE) => {
+  const match = DELIVERY_PATTERN.exec(text.trim());
+  if (!match) return null;
+  const [, year, month, day, hour12, minute, meridiem] = match;
+  const hour = (Number(hour12) % 12) + (meridiem === 'PM' ? 12 : 0);
+  if (Number(hour12) < 1 || Number(hour12) > 12 || Number(minute) > 59) return null;
+  const clock = { year: Number(year), month: Number(month), day: Number(day), hour, minute: Number(minute) };
+  const probe = new Date(Date.UTC(clock.year, clock.month - 1, clock.day));
+  if (probe.getUTCMonth() !== clock.month - 1 || probe.getUTCDate() !== clock.day) return null;
+  return zonedInstant(clock, timeZone);
+};
+
+/** Whether a time of day is one the picker offers: a 5-minute step no later than 23:30. */
+export const isDeliverySlot = (instant: Date, timeZone: string = DEFAULT_TIME_ZONE) => {
+  const { hour, minute } = wallClock(instant, timeZone);
+  const [lastHour, lastMinute] = SCHEDULE_LAST_SLOT.split(':').map(Number) as [number, number];
+  return minute % SCHEDULE_STEP_MINUTES === 0 && hour * 60 + minute <= lastHour * 60 + lastMinute;
+};
+
+/** The earliest time the picker offers: now, rounded up to the next 5-minute step. */
+export const earliestDeliveryTime = (now: Date = new Date()) => {
+  const step = SCHEDULE_STEP_MINUTES * 60_000;
+  return new Date(Math.ceil(now.getTime() / step) * step);
+};
+
+/** The times of day the picker offers, as `hh:mm A` labels with their 24-hour values. */
+export const deliverySlots = () => {
+  const [lastHour, lastMinute] = SCHEDULE_LAST_SLOT.split(':').map(Number) as [number, number];
+  const slots: { value: string; label: string }[] = [];
+  for (let minutes = 0; minutes <= lastHour * 60 + lastMinute; minutes += SCHEDULE_STEP_MINUTES) {
+    const hour = Math.floor(minutes / 60);
+    const minute = minutes % 60;
+    const hour12 = hour % 12 === 0 ? 12 : hour % 12;
+    slots.push({
+      value: `${pad(hour)}:${pad(minute)}`,
+      label: `${pad(hour12)}:${pad(minute)} ${hour < 12 ? 'AM' : 'PM'}`,
+    });
+  }
+  return slots;
+};
+
+// ---------------------------------------------------------------- the form
+
+/** Header fields never hold a line break: what a user types can never add a header (R18). */
+const headerText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !/[\r\n]/.test(value), { message: SEND_MESSAGES.lineBreak })
+    .transform((value) => value.trim());
+
+const emailList = (value: string) =>
+  value
+    .split(/[,;]/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+const copyField = headerText(2000).refine(
+  (value) => emailList(value).every((item) => z.email().safeParse(item).success),
+  {
+    message: SEND_MESSAGES.copyInvalid,
+  },
+);
+
+/**
+ * `POST /api/email/send`: the email form (spec §3): account, sender name and alias,
+ * mailing lists, subject, cc, bcc, reply-to, the HTML message, and the delivery time
+ * (blank sends now). What the account's kind requires is checked by `sendFormIssues`.
+ */
+export const ZSendEmailRequest = z.object({
+  account: z.coerce.number({ message: SEND_MESSAGES.accountRequired }).int().positive({
+    message: SEND_MESSAGES.accountRequired,
+  }),
+  senderName: headerText(120).default(''),
+  alias: headerText(64)
+    .refine((value) => value === '' || /^[A-Za-z0-9._+-]+$/.test(value), { message: SEND_MESSAGES.aliasInvalid })
+    .default(''),
+  useSubdomain: z.boolean().default(false),
+  mailingLists: z
+    .array(z.coerce.number().int().positive(), { message: SEND_MESSAGES.listsRequired })
+    .min(1, { message: SEND_MESSAGES.listsRequired })
+    .max(100),
+  subject: headerText(998).pipe(z.string().min(1, { message: SEND_MESSAGES.subjectRequired })),
+  cc: copyField.default(''),
+  bcc: copyField.default(''),
+  replyTo: headerText(320)
+    .refine((value) => value === '' || z.email().safeParse(value).success, { message: SEND_MESSAGES.replyToInvalid })
+    .default(''),
+  message: z
+    .string()
+    .max(2_000_000)
+    .refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+  /** `YYYY-MM-DD hh:mm A` in the user's time zone; blank sends now. */
+  deliveryTime: z.string().trim().max(40).default(''),
+  trackOpens: z.boolean().default(true),
+  trackClicks: z.boolean().default(true),
+});
+export type TSendEmailRequest = z.input<typeof ZSendEmailRequest>;
+export type TSendEmailForm = z.output<typeof ZSendEmailRequest>;
+
+export type TFormIssue = { path: string; message: string };
+
+/**
+ * What the account's kind and the delivery time require (spec §5): a sender name for
+ * SMTP and Gmail, an alias for the others; a delivery time that parses, lies ahead, and
+ * is allowed by the plan.
+ */
+export const sendFormIssues = (
+  form: Pick<TSendEmailForm, 'senderName' | 'alias' | 'deliveryTime'>,
+  context: { provider: TAccountKind; allowsScheduling: boolean; timeZone: string; now?: Date },
+): TFormIssue[] => {
+  const issues: TFormIssue[] = [];
+  if (sendsAsSenderNameOnly(context.provider)) {
+    if (!form.senderName.trim()) issues.push({ path: 'senderName', message: SEND_MESSAGES.senderNameRequired });
+  } else if (!form.alias.trim()) {
+    issues.push({ path: 'alias', message: SEND_MESSAGES.aliasRequired });
+  }
+  if (form.deliveryTime) {
+    const instant = parseDeliveryTime(form.deliveryTime, context.timeZone);
+    if (!context.allowsScheduling) issues.push({ path: 'deliveryTime', message: SEND_MESSAGES.scheduleUpgrade });
+    else if (!instant || !isDeliverySlot(instant, context.timeZone)) {
+      issues.push({ path: 'deliveryTime', message: SEND_MESSAGES.deliveryInvalid });
+    } else if (instant.getTime() < (context.now ?? new Date()).getTime() - 60_000) {
+      issues.push({ path: 'deliveryTime', message: SEND_MESSAGES.deliveryPast });
+    }
+  }
+  return issues;
+};
+
+/** `POST /api/email/get-duplicates`. */
+export const ZDuplicatesRequest = z.object({
+  mailingLists: z.array(z.coerce.number().int().positive()).min(1, { message: SEND_MESSAGES.listsRequired }).max(100),
+});
+export const ZDuplicatesResponse = z.object({
+  /** Addresses on more than one of the chosen lists (each gets the email once). */
+  duplicates: z.number().int(),
+  /** Subscribed addresses the send would reach, each once, before suppressions. */
+  recipients: z.number().int(),
+  /** Of those, addresses not verified yet (for the verify-lists upsell). */
+  unverified: z.number().int(),
+});
+export type TDuplicatesResponse = z.infer<typeof ZDuplicatesResponse>;
+
+// ---------------------------------------------------------------- templates
+
+export const ZTemplate = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  subject: z.string(),
+  html: z.string(),
+  /** One of Sendwell's starting templates (read-only) rather than the user's own. */
+  builtIn: z.boolean(),
+});
+export type TTemplate = z.infer<typeof ZTemplate>;
+
+/** `POST /api/templates`: save the form's message as a template of the user's own. */
+export const ZSaveTemplateRequest = z.object({
+  name: z.string().trim().min(1, { message: SEND_MESSAGES.templateNameRequired }).max(120),
+  subject: z.string().max(998).default(''),
+  html: z
+    .string()
+    .max(2_000_000)
+    .refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+});
+export type TSaveTemplateRequest = z.input<typeof ZSaveTemplateRequest>;
+
+// ---------------------------------------------------------------- the page's data
+
+/** An account as the send form needs it. */
+export const ZSendAccount = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  provider: z.enum(ACCOUNT_PROVIDERS),
+  /** The domain of the sender alias (read-only in the form); empty for SMTP and Gmail. */
+  domain: z.string(),
+  /** Where SMTP and Gmail accounts send from. */
+  fromAddress: z.string(),
+  active: z.boolean(),
+});
+export type TSendAccount = z.infer<typeof ZSendAccount>;
+
+/** A mailing list offered by the form's multiselect. */
+export const ZSendList = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  address: z.string(),
+  subscribed: z.number().int(),
+  unverified_subscribers_count: z.number().int(),
+});
+export type TSendList = z.infer<typeof ZSendList>;
+
+/** `GET /api/email/send-email-content?account=`: everything the Send Email page starts from (spec §7). */
+export const ZSendEmailContent = z.object({
+  status: z.literal(true),
+  data: z.object({
+    chosenAccount: z.number().int().nullable(),
+    templates: z.array(ZTemplate),
+    accounts: z.array(ZSendAccount),
+    mailingLists: z.array(ZSendList),
+    isSmtp: z.boolean(),
+    /** The SMTP account's daily cap, and what it has sent today (user's time zone). */
+    smtpLimit: z.number().int(),
+    dailyCount: z.number().int(),
+    totalCredit: z.number(),
+    usedCredit: z.number(),
+    allowsScheduling: z.boolean(),
+    timeZone: z.string(),
+  }),
+});
+export type TSendEmailContent = z.infer<typeof ZSendEmailContent>['data'];
+
+/** `GET /api/email/get-mailing-lists/{accountId}`. */
+export const ZAccountListsResponse = z.object({
+  status: z.literal(true),
+  listData: z.array(ZSendList),
+  isSmtp: z.boolean(),
+  smtpLimit: z.number().int(),
+  dailyCount: z.number().int(),
+});
+export type TAccountListsResponse = z.infer<typeof ZAccountListsResponse>;
+
+/** `POST /api/email/send` → what was created. */
+export const ZSendEmailResponse = z.object({
+  status: z.literal(true),
+  message: z.string(),
+  sendId: z.number().int(),
+  scheduled: z.boolean(),
+});
+
+export const SEND_STATUSES = [
+  'scheduled',
+  'queued',
+  'snapshotting',
+  'sending',
+  'paused',
+  'cancelled',
+  'finished',
+  'failed',
+] as const;
+
+/** `GET /api/email/sends/{id}`: a send's progress (also pushed as `SendProgressEvent`). */
+export const ZSendProgress = z.object({
+  id: z.number().int(),
+  status: z.enum(SEND_STATUSES),
+  subject: z.string(),
+  from: z.string(),
+  to: z.string(),
+  recipients_count: z.number().int(),
+  sent_count: z.number().int(),
+  failed_count: z.number().int(),
+  unknown_count: z.number().int(),
+  /** Recipients waiting: pending, deferred or in flight. */
+  waiting_count: z.number().int(),
+  delivered_count: z.number().int(),
+  opened_count: z.number().int(),
+  clicked_count: z.number().int(),
+  complained_count: z.number().int(),
+  unsubscribed_count: z.number().int(),
+  /** Why the send waits (the SMTP daily cap) or failed; null otherwise. */
+  note: z.string().nullable(),
+  deliver_at: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export type TSendProgress = z.infer<typeof ZSendProgress>;
