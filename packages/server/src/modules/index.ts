@@ -14,6 +14,7 @@ import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
 import { dispatchSendJob, sendingTickJob, snapshotSendJob } from './sending/dispatch';
+import { emailRoutes } from './sending/email.routes';
 import { applyEventsJob } from './sending/mailgun-webhooks';
 import { sendingRoutes } from './sending/sending.routes';
 import { systemJobs } from './system/system.jobs';
@@ -43,6 +44,7 @@ export const modules: TModule[] = [
     routes: sendingRoutes,
     jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, applyEventsJob] as TJobDefinition[],
   },
+  { name: 'email', routes: emailRoutes },
   { name: 'lists', routes: listRoutes, jobs: [importListJob, syncProviderListsJob] as TJobDefinition[] },
   { name: 'notifications', routes: notificationRoutes, jobs: notificationJobs as TJobDefinition[] },
 ];

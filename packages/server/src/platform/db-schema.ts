@@ -281,8 +281,17 @@ export type SendsTable = {
   clicked_count: Generated<number>;
   complained_count: Generated<number>;
   unsubscribed_count: Generated<number>;
+  /** Why the send waits (the SMTP daily cap); shown with its progress and in the history. */
+  note: string | null;
+  waiting_until: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+export type AccountDailyCountsTable = {
+  account_id: number;
+  day: string;
+  sent: Generated<number>;
 };
 
 export type SendRecipientsTable = {
@@ -345,6 +354,7 @@ export type Database = {
   suppressions: SuppressionsTable;
   templates: TemplatesTable;
   sends: SendsTable;
+  account_daily_counts: AccountDailyCountsTable;
   send_recipients: SendRecipientsTable;
   send_links: SendLinksTable;
   send_events: SendEventsTable;

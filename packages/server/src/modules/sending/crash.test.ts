@@ -80,6 +80,8 @@ describe('a worker killed in the middle of a send (R1)', () => {
         port: sinkPort,
         encryption: 'tls',
         from_address: 'news@acme.test',
+        // No daily cap here: this test is about crashes, not the cap (dispatch.test.ts has it).
+        mail_per_day: 1_000_000,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -68,7 +69,7 @@ beforeEach(() => {
 });
 
 /** A user with an SMTP account on the sink and lists of the given members. */
-const seedAudience = async (lists: { email: string; subscribed?: boolean }[][]) => {
+const seedAudience = async (lists: { email: string; subscribed?: boolean }[][], { mailPerDay = 1_000_000 } = {}) => {
   const user = await seedUser(t.platform, { planId: 3 });
   const { id: accountId } = await t.platform.db
     .insertInto('sending_accounts')
@@ -82,7 +83,7 @@ const seedAudience = async (lists: { email: string; subscribed?: boolean }[][]) 
       port: sinkPort,
       encryption: 'tls',
       from_address: 'news@acme.test',
-      mail_per_day: 0,
+      mail_per_day: mailPerDay,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -404,6 +405,67 @@ describe('a send through an SMTP account', () => {
     // A forged pixel counts nothing but still answers an image.
     expect((await t.app.inject({ url: `/api/t/o/${token}/forged.gif` })).headers['content-type']).toBe('image/gif');
     expect((await sendRow(sendId)).opened_count).toBe(1);
+  });
+
+  it('keeps an SMTP account within its daily cap across sends, and goes on the next day', async () => {
+    const members = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ email: `${name}@cap.test` }));
+    const audience = await seedAudience([members], { mailPerDay: 3 });
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received).toHaveLength(3);
+    const held = await sendRow(sendId);
+    expect(held.status).toBe('sending');
+    expect(held.note).toContain('at most 3 emails a day');
+    expect(held.waiting_until!.getTime()).toBeGreaterThan(Date.now());
+
+    // A second send from the same account gets nothing more today.
+    const second = await newSend(audience);
+    await snapshotSend(t.platform, second);
+    await dispatch(t.platform, second);
+    expect(received).toHaveLength(3);
+    const counted = await t.platform.db
+      .selectFrom('account_daily_counts')
+      .select('sent')
+      .where('account_id', '=', audience.accountId)
+      .executeTakeFirstOrThrow();
+    expect(counted.sent).toBe(3);
+
+    // The next day: yesterday's count stays with yesterday.
+    await t.platform.db
+      .updateTable('account_daily_counts')
+      .set({ day: sql`day - 1` })
+      .where('account_id', '=', audience.accountId)
+      .execute();
+    await dispatch(t.platform, sendId);
+    expect(received).toHaveLength(5);
+    expect(new Set(received.map((item) => item.to)).size).toBe(5);
+    const done = await sendRow(sendId);
+    expect(done).toMatchObject({ status: 'finished', sent_count: 5, waiting_until: null });
+    expect(done.note).toContain('more than one day');
+  });
+
+  it('sends CC and BCC addresses one copy each, as recipients of their own', async () => {
+    const audience = await seedAudience([[{ email: 'member@example.com' }]]);
+    const sendId = await createSend(t.platform, audience.user.id, {
+      accountId: audience.accountId,
+      fromName: 'Acme',
+      fromAddress: 'news@acme.test',
+      subject: 'Copies',
+      html: '<p>Copy</p>',
+      listIds: audience.listIds,
+      cc: 'boss@example.com, MEMBER@example.com',
+      bcc: 'archive@example.com',
+    });
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received.map((item) => item.to).sort()).toEqual([
+      'archive@example.com',
+      'boss@example.com',
+      'member@example.com',
+    ]);
+    // Nobody sees another recipient's address.
+    for (const item of received) expect(item.raw).not.toMatch(/^(Cc|Bcc):/im);
   });
 
   it("answers 404 for another user's send", async () => {

@@ -6,8 +6,10 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { SendsTable } from '../../platform/db-schema';
 import { defineJob } from '../../platform/queue';
+import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport, TOutgoingMessage, TSendResult } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
+import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
 import { applyPendingEvents } from './mailgun-webhooks';
 import { buildBatchMessage, buildMessage } from './message';
 import { linksOfSend, storeLinks } from './tracking';
@@ -40,7 +42,7 @@ const snapshot = async (platform: TPlatform, sendId: number) => {
       .set({ status: 'snapshotting', started_at: sql`coalesce(started_at, now())`, updated_at: new Date() })
       .where('id', '=', sendId)
       .where('status', 'in', ['queued', 'snapshotting'])
-      .returning(['user_id', 'list_ids', 'html', 'track_clicks'])
+      .returning(['user_id', 'list_ids', 'html', 'track_clicks', 'cc', 'bcc'])
       .executeTakeFirst();
     if (!send) return;
     if (send.track_clicks) await storeLinks(trx, sendId, send.html);
@@ -56,6 +58,25 @@ const snapshot = async (platform: TPlatform, sendId: number) => {
            select 1 from suppressions s where s.user_id = m.user_id and lower(s.email) = lower(m.email))
        order by lower(m.email), m.list_id
       on conflict (send_id, lower(email)) do nothing`.execute(trx);
+    // CC and BCC addresses each get one copy, as recipients of their own: a bulk send
+    // never shows one recipient's address to another.
+    const copies = [
+      ...new Set(
+        `${send.cc},${send.bcc}`
+          .split(/[,;]/)
+          .map((item) => item.trim())
+          .filter(Boolean),
+      ),
+    ];
+    if (copies.length > 0) {
+      await sql`
+        insert into send_recipients (send_id, user_id, email, token)
+        select ${sendId}, ${send.user_id}, c.email, replace(gen_random_uuid()::text, '-', '')
+          from unnest(${copies}::text[]) as c(email)
+         where not exists (
+           select 1 from suppressions s where s.user_id = ${send.user_id} and lower(s.email) = lower(c.email))
+        on conflict (send_id, lower(email)) do nothing`.execute(trx);
+    }
     await sql`
       update sends set status = 'sending',
              recipients_count = (select count(*) from send_recipients where send_id = ${sendId}),
@@ -199,6 +220,27 @@ const addCounts = (platform: TPlatform, sendId: number, outcomes: (TOutcome | nu
      where id = ${sendId}`.execute(platform.db);
 };
 
+const lastProgress = new Map<number, number>();
+
+/**
+ * Tells the send's user how it is going (`SendProgressEvent`): at most once a second
+ * while it runs, always when its state changes.
+ */
+export const publishProgress = async (platform: TPlatform, sendId: number, { force = false } = {}) => {
+  const now = Date.now();
+  if (!force && now - (lastProgress.get(sendId) ?? 0) < 1000) return;
+  lastProgress.set(sendId, now);
+  const send = await platform.db
+    .selectFrom('sends')
+    .select(['id', 'user_id', 'status', 'recipients_count', 'sent_count', 'failed_count', 'unknown_count', 'note'])
+    .where('id', '=', sendId)
+    .executeTakeFirst();
+  if (!send) return;
+  if (['finished', 'cancelled', 'failed'].includes(send.status)) lastProgress.delete(sendId);
+  const { user_id: userId, ...payload } = send;
+  await publishToUser(platform.db, userId, 'SendProgressEvent', payload);
+};
+
 /** The send's counters recounted from its recipients' states, when it finishes. */
 const refreshCounts = (platform: TPlatform, sendId: number) =>
   sql`
@@ -223,8 +265,28 @@ const afterDrain = async (platform: TPlatform, sendId: number) => {
     return;
   }
   await refreshCounts(platform, sendId);
-  await sql`update sends set status = 'finished', finished_at = now(), updated_at = now()
+  await sql`update sends set status = 'finished', finished_at = now(), updated_at = now(), waiting_until = null,
+                    note = case when note is null then null
+                                else 'Sent over more than one day: the account''s daily limit held part of it back.' end
              where id = ${sendId} and status = 'sending'`.execute(platform.db);
+  await publishProgress(platform, sendId, { force: true });
+};
+
+/**
+ * The account's daily cap is reached: the rest of the send waits for the user's next
+ * day, and the send says so.
+ */
+const holdUntilTomorrow = async (platform: TPlatform, send: Selectable<SendsTable>, cap: number) => {
+  const { at, day } = await nextDayStart(platform.db, send.account_id!);
+  await sql`update sends set waiting_until = ${at}, updated_at = now(),
+                    note = ${`Daily limit reached: this account sends at most ${cap.toLocaleString('en-US')} emails a day. The remaining recipients go out from ${day}.`}
+             where id = ${send.id} and status = 'sending'`.execute(platform.db);
+  await platform.queue.enqueue(
+    dispatchSendJob,
+    { sendId: send.id },
+    { startAfter: at, singletonKey: `cap-${send.id}-${day}` },
+  );
+  await publishProgress(platform, send.id, { force: true });
 };
 
 export type TDispatchOptions = { transport?: TMailTransport; connections?: number };
@@ -249,29 +311,52 @@ export const dispatch = async (platform: TPlatform, sendId: number, options: TDi
     // commit: a worker that dies loses none of them (they are in PostgreSQL already);
     // only a crash of PostgreSQL itself can lose the last fraction of a second, and those
     // recipients are sent again, never lost. Measured: ~1.4× the messages per second.
-    const isDrained = await platform.db.connection().execute(async (checkpoints) => {
+    const account = await platform.db
+      .selectFrom('sending_accounts')
+      .select(['provider', 'driver', 'mail_per_day'])
+      .where('id', '=', send.account_id)
+      .executeTakeFirst();
+    const cap = account ? dailyCapOf(account) : null;
+    if (send.waiting_until) {
+      await sql`update sends set waiting_until = null where id = ${sendId}`.execute(platform.db);
+    }
+    const outcome = await platform.db.connection().execute(async (checkpoints) => {
       await sql`set synchronous_commit = off`.execute(checkpoints);
       try {
-        return await sendClaims(platform, send, transport, links, checkpoints);
+        return await sendClaims(platform, send, transport, links, checkpoints, cap);
       } finally {
         await sql`reset synchronous_commit`.execute(checkpoints);
       }
     });
-    // A paused or cancelled send waits as it is; a drained one is finished or rescheduled.
-    if (isDrained) await afterDrain(platform, sendId);
+    // A paused or cancelled send waits as it is; a drained one is finished or rescheduled;
+    // a capped one waits for tomorrow unless nothing is left.
+    if (outcome === 'drained') await afterDrain(platform, sendId);
+    if (outcome === 'capped') {
+      const left = await sql<{ left: boolean }>`
+        select exists (select 1 from send_recipients
+                        where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')) as left`.execute(
+        platform.db,
+      );
+      if (left.rows[0]?.left) await holdUntilTomorrow(platform, send, cap!);
+      else await afterDrain(platform, sendId);
+    }
   } finally {
     if (!options.transport) transport.close();
   }
 };
 
-/** Sends claims until nothing is due (true) or the send is paused or cancelled (false). */
+/**
+ * Sends claims until nothing is due ('drained'), the send is paused or cancelled
+ * ('stopped'), or the account's daily cap is reached ('capped').
+ */
 const sendClaims = async (
   platform: TPlatform,
   send: Selectable<SendsTable>,
   transport: TMailTransport,
   links: Map<string, number>,
   checkpoints: Executor,
-): Promise<boolean> => {
+  cap: number | null,
+): Promise<'drained' | 'stopped' | 'capped'> => {
   const sendId = send.id;
   const isSending = async () =>
     (await platform.db.selectFrom('sends').select('status').where('id', '=', sendId).executeTakeFirst())?.status ===
@@ -291,17 +376,23 @@ const sendClaims = async (
           batch.map((recipient) => ({ to: recipient.email, variables: variablesOf(recipient) })),
         );
         await addCounts(platform, sendId, await settleBatch(checkpoints, sendId, leaseToken, batch, results[0]!));
+        await publishProgress(platform, sendId);
       }
     };
     const [first, second] = await Promise.all([worker(), worker()]);
-    return first && second;
+    return first && second ? 'drained' : 'stopped';
   }
   for (;;) {
-    if (!(await isSending())) return false;
+    if (!(await isSending())) return 'stopped';
     const leaseToken = randomUUID();
     const claimedAt = Date.now();
-    const batch = await claim(platform, sendId, leaseToken, CLAIM_SIZE);
-    if (batch.length === 0) return true;
+    const reservation = cap === null ? null : await reserveToday(platform, send.account_id!, cap, CLAIM_SIZE);
+    if (reservation?.granted === 0) return 'capped';
+    const batch = await claim(platform, sendId, leaseToken, reservation?.granted ?? CLAIM_SIZE);
+    if (batch.length === 0) {
+      if (reservation) await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted);
+      return 'drained';
+    }
     const leaseMs = platform.config.sendLeaseMs;
     const deadline = claimedAt + leaseMs - leaseMarginMs(leaseMs);
     const outcomes: (TOutcome | null)[] = [];
@@ -315,6 +406,11 @@ const sendClaims = async (
       });
     }
     await addCounts(platform, sendId, outcomes);
+    if (reservation) {
+      const sent = outcomes.filter((outcome) => outcome === 'sent').length;
+      await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted - sent);
+    }
+    await publishProgress(platform, sendId);
   }
 };
 
@@ -356,6 +452,7 @@ export const resumeStalledSends = async (platform: TPlatform) => {
   const stalled = await sql<{ id: number }>`
     select s.id from sends s
      where s.status = 'sending'
+       and (s.waiting_until is null or s.waiting_until <= now())
        and exists (
          select 1 from send_recipients r
           where r.send_id = s.id

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
 import { findAccountRow } from '../accounts/accounts.repository';
-import { dispatchSendJob, snapshotSendJob } from './dispatch';
+import { dispatchSendJob, publishProgress, snapshotSendJob } from './dispatch';
 
 export type TNewSend = {
   accountId: number;
@@ -15,6 +15,8 @@ export type TNewSend = {
   cc?: string;
   bcc?: string;
   deliverAt?: Date | null;
+  trackOpens?: boolean;
+  trackClicks?: boolean;
 };
 
 /**
@@ -50,6 +52,8 @@ export const createSend = async (platform: TPlatform, userId: number, input: TNe
         list_ids: lists.map((list) => list.id),
         list_names: lists.map((list) => list.name).join(', '),
         deliver_at: isScheduled ? input.deliverAt! : null,
+        track_opens: input.trackOpens ?? true,
+        track_clicks: input.trackClicks ?? true,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -94,6 +98,7 @@ const changeStatus = async (
     }
     return updated.numUpdatedRows > 0n;
   });
+  if (changed) await publishProgress(platform, sendId, { force: true });
   if (!changed) {
     const exists = await platform.db
       .selectFrom('sends')

@@ -1,0 +1,251 @@
+import {
+  parseDeliveryTime,
+  SEND_MESSAGES,
+  senderEmail,
+  sendFormIssues,
+  sendsAsSenderNameOnly,
+  type TAccountListsResponse,
+  type TSendAccount,
+  type TSendEmailContent,
+  type TSendEmailForm,
+  type TSendList,
+  type TSendProgress,
+  type TTemplate,
+  type ZSaveTemplateRequest,
+} from '@sendwell/contracts';
+import { sql } from 'kysely';
+import type { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
+import { notFound, ValidationError } from '../../platform/errors';
+import type { TAccountRow } from '../accounts/accounts.repository';
+import { findAccountRow, listAccountRows } from '../accounts/accounts.repository';
+import { accountDomain } from '../accounts/accounts.service';
+import { getBalance } from '../credits/credits.service';
+import { findPlanOfUser } from '../plans/plans.repository';
+import { dailyCapOf, sentToday } from './daily-cap';
+import { createSend } from './sending.service';
+
+const userOf = (db: Executor, userId: number) =>
+  db.selectFrom('users').select(['email', 'time_zone']).where('id', '=', userId).executeTakeFirstOrThrow();
+
+/** Where an SMTP or Gmail account sends from: its From Address, Gmail address or username, else the user's email. */
+const smtpFromAddress = (row: TAccountRow, userEmail: string) =>
+  [row.from_address, row.google_email, row.username].find((value) => value?.includes('@')) ?? userEmail;
+
+const toSendAccount = (row: TAccountRow, userEmail: string): TSendAccount => ({
+  id: row.id,
+  name: row.name,
+  provider: row.provider,
+  domain: sendsAsSenderNameOnly(row.provider) ? '' : accountDomain(row, userEmail),
+  fromAddress: sendsAsSenderNameOnly(row.provider) ? smtpFromAddress(row, userEmail) : '',
+  active: row.is_primary,
+});
+
+/** The lists of one account the form offers, largest audience first within name order. */
+const listsOfAccount = async (db: Executor, userId: number, accountId: number): Promise<TSendList[]> =>
+  db
+    .selectFrom('mailing_lists')
+    .select(['id', 'name', 'address', 'subscribed_count as subscribed', 'unverified_subscribers_count'])
+    .where('user_id', '=', userId)
+    .where('account_id', '=', accountId)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+
+/** The SMTP cap and today's count of an account (0 and 0 when it has no cap). */
+const capOf = async (db: Executor, row: TAccountRow) => {
+  const cap = dailyCapOf(row);
+  return { isSmtp: cap !== null, smtpLimit: cap ?? 0, dailyCount: cap === null ? 0 : await sentToday(db, row.id) };
+};
+
+export const listTemplates = async (db: Executor, userId: number): Promise<TTemplate[]> => {
+  const rows = await db
+    .selectFrom('templates')
+    .select(['id', 'name', 'subject', 'html', 'user_id'])
+    .where((eb) => eb.or([eb('user_id', 'is', null), eb('user_id', '=', userId)]))
+    .orderBy(sql`user_id is null`, 'desc')
+    .orderBy('name')
+    .execute();
+  return rows.map(({ user_id: owner, ...row }) => ({ ...row, builtIn: owner === null }));
+};
+
+/** `GET /api/email/send-email-content`: the page's accounts, the chosen one's lists, templates, cap and credits. */
+export const sendEmailContent = async (
+  platform: TPlatform,
+  userId: number,
+  accountId: number | undefined,
+): Promise<TSendEmailContent> => {
+  const [rows, user, plan, balance, templates] = await Promise.all([
+    listAccountRows(platform.db, userId),
+    userOf(platform.db, userId),
+    findPlanOfUser(platform.db, userId),
+    getBalance(platform.db, userId),
+    listTemplates(platform.db, userId),
+  ]);
+  const chosen = rows.find((row) => row.id === accountId) ?? rows.find((row) => row.is_primary) ?? rows[0] ?? null;
+  const cap = chosen ? await capOf(platform.db, chosen) : { isSmtp: false, smtpLimit: 0, dailyCount: 0 };
+  return {
+    chosenAccount: chosen?.id ?? null,
+    templates,
+    accounts: rows.map((row) => toSendAccount(row, user.email)),
+    mailingLists: chosen ? await listsOfAccount(platform.db, userId, chosen.id) : [],
+    ...cap,
+    ...balance,
+    allowsScheduling: plan.allows_scheduling,
+    timeZone: user.time_zone,
+  };
+};
+
+/** `GET /api/email/get-mailing-lists/{accountId}`. */
+export const accountLists = async (
+  platform: TPlatform,
+  userId: number,
+  accountId: number,
+): Promise<TAccountListsResponse> => {
+  const row = await findAccountRow(platform.db, userId, accountId);
+  if (!row) throw notFound('This sending account does not exist.');
+  return {
+    status: true,
+    listData: await listsOfAccount(platform.db, userId, accountId),
+    ...(await capOf(platform.db, row)),
+  };
+};
+
+/**
+ * `POST /api/email/get-duplicates`: addresses on more than one of the chosen lists, the
+ * audience counted once per address, and how much of it is unverified. One pass over
+ * the members of the chosen lists.
+ */
+export const findDuplicates = async (platform: TPlatform, userId: number, listIds: number[]) => {
+  const owned = await platform.db
+    .selectFrom('mailing_lists')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', listIds)
+    .execute();
+  if (owned.length !== new Set(listIds).size) throw notFound('One of these mailing lists does not exist.');
+  const result = await sql<{ duplicates: number; recipients: number; unverified: number }>`
+    select count(*) filter (where lists > 1)::int as duplicates,
+           count(*)::int as recipients,
+           count(*) filter (where not verified)::int as unverified
+      from (select lower(email), count(*) as lists, bool_or(verified) as verified
+              from list_members
+             where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
+             group by lower(email)) d`.execute(platform.db);
+  return result.rows[0]!;
+};
+
+/**
+ * `POST /api/email/send`: checks what the account's kind, the plan and the time zone
+ * require, builds the sender, and records the send (now, or at its delivery time).
+ */
+export const sendEmail = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
+  const [row, user, plan] = await Promise.all([
+    findAccountRow(platform.db, userId, form.account),
+    userOf(platform.db, userId),
+    findPlanOfUser(platform.db, userId),
+  ]);
+  if (!row) throw new ValidationError({ account: [SEND_MESSAGES.accountRequired] });
+  const issues = sendFormIssues(form, {
+    provider: row.provider,
+    allowsScheduling: plan.allows_scheduling,
+    timeZone: user.time_zone,
+  });
+  if (issues.length > 0) {
+    throw new ValidationError(Object.fromEntries(issues.map((issue) => [issue.path, [issue.message]])));
+  }
+  const lists = await platform.db
+    .selectFrom('mailing_lists')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('account_id', '=', row.id)
+    .where('id', 'in', form.mailingLists)
+    .execute();
+  if (lists.length !== new Set(form.mailingLists).size) {
+    throw new ValidationError({ mailingLists: ['Please choose mailing lists of the chosen account.'] });
+  }
+  const nameOnly = sendsAsSenderNameOnly(row.provider);
+  const deliverAt = form.deliveryTime ? parseDeliveryTime(form.deliveryTime, user.time_zone) : null;
+  const sendId = await createSend(platform, userId, {
+    accountId: row.id,
+    fromName: form.senderName,
+    fromAddress: nameOnly
+      ? smtpFromAddress(row, user.email)
+      : senderEmail(form.alias, accountDomain(row, user.email), form.useSubdomain),
+    subject: form.subject,
+    html: form.message,
+    listIds: form.mailingLists,
+    replyTo: form.replyTo,
+    cc: form.cc,
+    bcc: form.bcc,
+    deliverAt,
+    trackOpens: form.trackOpens,
+    trackClicks: form.trackClicks,
+  });
+  const scheduled = Boolean(deliverAt && deliverAt.getTime() > Date.now());
+  return {
+    status: true as const,
+    message: scheduled ? SEND_MESSAGES.scheduled : SEND_MESSAGES.sent,
+    sendId,
+    scheduled,
+  };
+};
+
+/** `GET /api/email/sends/{id}`: one of the user's sends with its progress. */
+export const sendProgress = async (platform: TPlatform, userId: number, sendId: number): Promise<TSendProgress> => {
+  const send = await platform.db
+    .selectFrom('sends')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', sendId)
+    .executeTakeFirst();
+  if (!send) throw notFound('This send does not exist.');
+  const waiting = await sql<{ waiting: number }>`
+    select count(*)::int as waiting from send_recipients
+     where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')`.execute(platform.db);
+  const iso = (value: Date | null) => value?.toISOString() ?? null;
+  return {
+    id: send.id,
+    status: send.status,
+    subject: send.subject,
+    from: send.from_name ? `${send.from_name} <${send.from_address}>` : send.from_address,
+    to: send.list_names,
+    recipients_count: send.recipients_count,
+    sent_count: send.sent_count,
+    failed_count: send.failed_count,
+    unknown_count: send.unknown_count,
+    waiting_count: waiting.rows[0]?.waiting ?? 0,
+    delivered_count: send.delivered_count,
+    opened_count: send.opened_count,
+    clicked_count: send.clicked_count,
+    complained_count: send.complained_count,
+    unsubscribed_count: send.unsubscribed_count,
+    note: send.note ?? send.error,
+    deliver_at: iso(send.deliver_at),
+    started_at: iso(send.started_at),
+    finished_at: iso(send.finished_at),
+    created_at: send.created_at.toISOString(),
+  };
+};
+
+export type TSaveTemplate = z.output<typeof ZSaveTemplateRequest>;
+
+export const saveTemplate = async (platform: TPlatform, userId: number, input: TSaveTemplate): Promise<TTemplate> => {
+  const row = await platform.db
+    .insertInto('templates')
+    .values({ user_id: userId, name: input.name, subject: input.subject, html: input.html })
+    .returning(['id', 'name', 'subject', 'html'])
+    .executeTakeFirstOrThrow();
+  return { ...row, builtIn: false };
+};
+
+/** Deletes one of the user's own templates; the starting templates cannot be deleted. */
+export const deleteTemplate = async (platform: TPlatform, userId: number, id: number) => {
+  const deleted = await platform.db
+    .deleteFrom('templates')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (deleted.numDeletedRows === 0n) throw notFound('This template does not exist.');
+};
