@@ -15,7 +15,7 @@ import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { safeEqual } from '../../platform/tokens';
-import { getUserInformation } from '../auth/auth.service';
+import { getUserInformation, publicUrl } from '../auth/auth.service';
 import { syncProviderListsJob } from '../lists/lists.jobs';
 import { deleteAccount, getProviders, listAccounts, saveAccount, sendTestSmtp } from './accounts.service';
 import { finishGoogleLogin, startGoogleLogin } from './google.service';
@@ -30,8 +30,13 @@ const ZTestInboxQuery = pageQuery({
 });
 
 /** A received message's HTML, shown only inside a sandboxed frame: no scripts, no forms, no same-origin. */
-const MESSAGE_HTML_POLICY =
-  "sandbox; default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; font-src data:";
+/**
+ * A received message is shown like a mail client shows it: no script, no form, images
+ * from the web and from Sendwell itself (so opening it fires the open pixel, also on a
+ * plain-HTTP local run).
+ */
+const messageHtmlPolicy = (ownOrigin: string) =>
+  `sandbox; default-src 'none'; img-src data: https: ${ownOrigin}; style-src 'unsafe-inline'; font-src data:`;
 
 export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   app.get(
@@ -211,7 +216,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       const message = await findMessage(request.session!.userId, request.params.id);
       reply
         .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', MESSAGE_HTML_POLICY)
+        .header('content-security-policy', messageHtmlPolicy(new URL(publicUrl(platform)).origin))
         .header('x-frame-options', 'SAMEORIGIN');
       return message.html_body ?? '';
     },
