@@ -31,6 +31,7 @@ describe('visibleNavigation', () => {
   it('offers today only the screens that exist', () => {
     expect(visibleNavigation(navigation).map((entry) => entry.label)).toEqual([
       'Dashboard',
+      'Send Email',
       'Mailing Lists',
       'Settings',
       'Credit Log',

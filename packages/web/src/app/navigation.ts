@@ -38,7 +38,7 @@ export type TNavigationEntry = TNavigationLink | TNavigationGroup;
 /** The whole product's navigation, in the order the navbar shows it. */
 export const navigation: TNavigationEntry[] = [
   { label: 'Dashboard', path: '/', icon: IconLayoutDashboard, available: true },
-  { label: 'Send Email', path: '/send-email', icon: IconSend, available: false },
+  { label: 'Send Email', path: '/send-email', icon: IconSend, available: true },
   { label: 'Scheduled Emails', path: '/scheduled-mails', icon: IconCalendarTime, available: false },
   { label: 'History', path: '/history', icon: IconHistory, available: false },
   { label: 'Drip Campaigns', path: '/campaigns', icon: IconRoute, available: false },

@@ -79,6 +79,12 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/accounts/AccountsPage')).AccountsPage }),
               },
               {
+                path: 'send-email',
+                lazy: async () => ({
+                  Component: (await import('../features/send-email/SendEmailPage')).SendEmailPage,
+                }),
+              },
+              {
                 path: 'mailing-lists',
                 lazy: async () => ({
                   Component: (await import('../features/lists/MailingListsPage')).MailingListsPage,

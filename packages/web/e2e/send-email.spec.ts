@@ -1,0 +1,150 @@
+import { expect, test } from '@playwright/test';
+import { admin, baseUrl, signIn, withDatabase } from './support';
+
+/**
+ * The Send Email journey (issue 6): compose from a template, preview, send to two
+ * overlapping lists through the local test inbox, see the duplicate warning, find each
+ * recipient's single message, open one, click a link, unsubscribe with one click, and
+ * find the member unsubscribed.
+ */
+test('sends to overlapping lists once each, then tracks an open, a click and a one-click unsubscribe', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const user = { email: `send-${Date.now()}@example.com`, password: 'secret123', name: 'Sam Sender' };
+  admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
+  await signIn(page, user);
+
+  await page.goto(`${baseUrl()}/settings/accounts`);
+  await page.getByTestId('connect-test-inbox').click();
+  const accountForm = page.getByTestId('account-form');
+  await accountForm.getByLabel('Account Name').fill('Test inbox');
+  await accountForm.getByTestId('smtp-test').click();
+  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
+  await accountForm.getByTestId('account-save').click();
+  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+
+  // Two lists that share bob@ (in another case), seeded as an import would leave them.
+  const listIds = await withDatabase(async (client) => {
+    const { rows } = await client.query<{ user_id: string; account_id: string }>(
+      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
+        where u.email = $1`,
+      [user.email],
+    );
+    const { user_id: userId, account_id: accountId } = rows[0]!;
+    const ids: number[] = [];
+    for (const [index, members] of [
+      ['ann@example.com', 'bob@example.com'],
+      ['BOB@example.com', 'cy@example.com'],
+    ].entries()) {
+      const list = await client.query<{ id: string }>(
+        `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
+         values ($1, $2, $3, 'example.com', $3 || '@example.com', $4) returning id`,
+        [userId, accountId, `team${index}`, `Team ${index + 1}`],
+      );
+      const listId = Number(list.rows[0]!.id);
+      ids.push(listId);
+      for (const email of members) {
+        await client.query(
+          `insert into list_members (user_id, list_id, account_id, email, fullname) values ($1, $2, $3, $4, $5)`,
+          [userId, listId, accountId, email, email.split('@')[0]!.toLowerCase()],
+        );
+      }
+    }
+    return ids;
+  });
+
+  const dialogs: string[] = [];
+  page.on('dialog', async (dialog) => {
+    dialogs.push(dialog.message());
+    await dialog.dismiss();
+  });
+
+  await page.goto(`${baseUrl()}/send-email`);
+  await page.getByLabel('Sender Name').fill('Sam <img src=x onerror=alert(1)>');
+  const lists = page.getByLabel('Mailing lists');
+  await lists.click();
+  await page.getByRole('option', { name: /Team 1/ }).click();
+  await page.getByRole('option', { name: /Team 2/ }).click();
+  await page.keyboard.press('Escape');
+  await page.getByLabel('Template').click();
+  await page.getByRole('option', { name: 'Simple announcement' }).click();
+  const message = page.getByLabel('HTML message');
+  await expect(message).toHaveValue(/Hello \{\{name::there\}\}/);
+  // A link back to Sendwell itself (the test machine has no internet), and a script that must never run.
+  const html = (await message.inputValue())
+    .replace('https://example.com', `${baseUrl()}/login?from=email`)
+    .replace('</body>', '<script>window.parent.__pwned = true; alert("pwned")</script></body>');
+  await message.fill(html);
+  await page.getByLabel('Subject').fill('News for {{name::you}} <script>alert(2)</script>');
+  const preview = page.frameLocator('iframe[title="Email preview"]');
+  await expect(preview.getByText('Hello Ada Lovelace,')).toBeVisible();
+  await expect(page.locator('iframe[title="Email preview"]')).toHaveAttribute('sandbox', '');
+  // No script from the message, subject or sender name runs in the page or the preview (R15).
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
+
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  const duplicates = page.getByRole('dialog').filter({ hasText: 'more than one of the chosen lists' });
+  await expect(duplicates).toContainText('1 address is on more than one of the chosen lists');
+  await duplicates.getByRole('button', { name: 'Continue' }).click();
+  const confirm = page.getByRole('dialog').filter({ hasText: 'Yes, send it' });
+  await confirm.getByRole('button', { name: 'Yes, send it' }).click();
+
+  const progress = page.getByTestId('send-progress');
+  await expect(progress).toContainText('finished', { timeout: 30_000 });
+  await expect(progress).toContainText('3 of 3');
+
+  // Each recipient once, bob@ included, in the test inbox.
+  const inbox = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages?per_page=50`)).json();
+  const sent = inbox.data.filter((item: { subject: string }) => item.subject.startsWith('News for'));
+  expect(sent.map((item: { rcpt_to: string[] }) => item.rcpt_to[0]!.toLowerCase()).sort()).toEqual([
+    'ann@example.com',
+    'bob@example.com',
+    'cy@example.com',
+  ]);
+  const ann = sent.find((item: { rcpt_to: string[] }) => item.rcpt_to[0] === 'ann@example.com');
+  expect(ann.subject).toBe('News for ann <script>alert(2)</script>');
+
+  // Opening the message in the inbox loads its images: the open pixel counts.
+  await page.goto(`${baseUrl()}/test-inbox`);
+  const table = page.getByTestId('data-table');
+  await table.getByRole('row').filter({ hasText: 'ann@example.com' }).getByText(ann.subject).click();
+  const opened = page.getByTestId('message-preview').frameLocator('iframe');
+  await expect(opened.getByText('Hello ann,')).toBeVisible();
+  const counts = async () =>
+    withDatabase(async (client) => {
+      const { rows } = await client.query(
+        `select opened_count, clicked_count, unsubscribed_count from sends where $1 = any(list_ids)`,
+        [listIds[0]],
+      );
+      return rows[0];
+    });
+  await expect.poll(async () => (await counts()).opened_count, { timeout: 15_000 }).toBe(1);
+
+  // The link goes through Sendwell's signed redirect to the stored target.
+  const body = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages/${ann.id}/html`)).text();
+  const click = body.match(/href="([^"]*\/api\/t\/c\/[^"]+)"/)![1]!.replace(/&amp;/g, '&');
+  await page.goto(click);
+  await expect(page).toHaveURL(/\/login\?from=email|\/$/);
+  await expect.poll(async () => (await counts()).clicked_count).toBe(1);
+
+  // One-click unsubscribe, the way a mailbox provider sends it (RFC 8058).
+  const token = body.match(/\/unsubscribe\/([0-9a-f]{32})/)![1]!;
+  const oneClick = await page.request.post(`${baseUrl()}/api/unsubscribe/${token}`, {
+    form: { 'List-Unsubscribe': 'One-Click' },
+  });
+  expect(oneClick.status()).toBe(200);
+  await expect.poll(async () => (await counts()).unsubscribed_count).toBe(1);
+
+  const accountId = await withDatabase(
+    async (client) =>
+      (await client.query('select account_id from mailing_lists where id = $1', [listIds[0]])).rows[0].account_id,
+  );
+  await page.goto(`${baseUrl()}/mailing-lists/detail/${accountId}/${listIds[0]}`);
+  const annRow = page.getByRole('row').filter({ hasText: 'ann@example.com' });
+  await expect(annRow).toContainText('Unsubscribed');
+  await expect(page.getByRole('row').filter({ hasText: 'bob@example.com' })).toContainText('Subscribed');
+
+  // Nothing a user typed ever ran as script, on any page of the journey (R15).
+  expect(dialogs).toEqual([]);
+});

@@ -1,0 +1,245 @@
+import {
+  Button,
+  Code,
+  FileButton,
+  Group,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { notifications } from '@mantine/notifications';
+import { SEND_MESSAGES, type TTemplate } from '@sendwell/contracts';
+import { IconDeviceFloppy, IconFileCode, IconTemplate, IconTrash } from '@tabler/icons-react';
+import { useRef, useState } from 'react';
+import { OPTIONS_WHILE_OPEN } from './dropdown';
+import { SaveTemplateModal } from './SaveTemplateModal';
+import { fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
+import { isHtmlFile } from './send-email.preview';
+import { useDeleteTemplate } from './send-email.queries';
+
+type TProps = {
+  values: TSendFormValues;
+  errors: TFieldErrors;
+  templates: TTemplate[];
+  isLiveEdit: boolean;
+  onLiveEditChange: (isLiveEdit: boolean) => void;
+  onChange: (patch: Partial<TSendFormValues>) => void;
+};
+
+/** Asks before a template or a file replaces what the user wrote; an empty or unchanged message is replaced at once. */
+const confirmReplace = (current: string, next: string, source: string, replace: () => void) => {
+  if (!current.trim() || current === next) {
+    replace();
+    return;
+  }
+  modals.openConfirmModal({
+    title: 'Replace your message?',
+    centered: true,
+    children: <Text size="sm">{source} replaces the message you have written. This cannot be undone.</Text>,
+    labels: { confirm: 'Replace', cancel: 'Keep my message' },
+    onConfirm: replace,
+  });
+};
+
+const templateOptions = (templates: TTemplate[]) => {
+  const option = (template: TTemplate) => ({ value: String(template.id), label: template.name });
+  const builtIn = templates.filter((template) => template.builtIn).map(option);
+  const own = templates.filter((template) => !template.builtIn).map(option);
+  return [
+    ...(builtIn.length > 0 ? [{ group: 'Starting templates', items: builtIn }] : []),
+    ...(own.length > 0 ? [{ group: 'Your templates', items: own }] : []),
+  ];
+};
+
+/** Subject, copies, reply-to and the HTML message with its template, file import and tracking (spec §2 screen 2). */
+export const MessageFields = ({ values, errors, templates, isLiveEdit, onLiveEditChange, onChange }: TProps) => {
+  const [isSaving, setIsSaving] = useState(false);
+  const deleteTemplate = useDeleteTemplate();
+  const resetFile = useRef<() => void>(null);
+  const chosen = templates.find((template) => String(template.id) === values.template);
+
+  const pickTemplate = (id: string | null) => {
+    const template = templates.find((candidate) => String(candidate.id) === id);
+    if (!template) return;
+    confirmReplace(values.message, template.html, `The template “${template.name}”`, () =>
+      onChange({
+        template: String(template.id),
+        message: template.html,
+        // A subject the user typed stays; the template's fills an empty one.
+        ...(values.subject.trim() ? {} : { subject: template.subject }),
+      }),
+    );
+  };
+
+  const importFile = async (file: File | null) => {
+    resetFile.current?.();
+    if (!file) return;
+    if (!isHtmlFile(file)) {
+      notifications.show({ color: 'red', title: 'Error', message: SEND_MESSAGES.htmlFileType, position: 'top-center' });
+      return;
+    }
+    const html = await file.text();
+    confirmReplace(values.message, html, `The file “${file.name}”`, () => onChange({ message: html, template: null }));
+  };
+
+  const removeTemplate = (template: TTemplate) =>
+    modals.openConfirmModal({
+      title: 'Delete this template?',
+      centered: true,
+      children: (
+        <Text size="sm">
+          “{template.name}” will no longer be offered. Emails already sent with it are not affected.
+        </Text>
+      ),
+      labels: { confirm: 'Delete', cancel: 'Cancel' },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        deleteTemplate.mutate(template.id, {
+          onSuccess: ({ message }) => {
+            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+            onChange({ template: null });
+          },
+        }),
+    });
+
+  return (
+    <Stack gap="sm">
+      <Stack gap={4}>
+        <Select
+          id="send-email-template"
+          label="Template"
+          comboboxProps={OPTIONS_WHILE_OPEN}
+          placeholder="Start from a template"
+          leftSection={<IconTemplate size={16} aria-hidden />}
+          data={templateOptions(templates)}
+          value={values.template}
+          onChange={pickTemplate}
+          allowDeselect={false}
+          searchable
+          nothingFoundMessage="No template by that name"
+        />
+        {chosen && !chosen.builtIn && (
+          <Group justify="flex-end">
+            <Button
+              variant="subtle"
+              color="red"
+              size="compact-xs"
+              leftSection={<IconTrash size={12} aria-hidden />}
+              loading={deleteTemplate.isPending}
+              onClick={() => removeTemplate(chosen)}
+            >
+              Delete this template
+            </Button>
+          </Group>
+        )}
+      </Stack>
+      <TextInput
+        id={fieldId('subject')}
+        label="Subject"
+        required
+        value={values.subject}
+        error={errors.subject}
+        onChange={(event) => onChange({ subject: event.currentTarget.value })}
+      />
+      <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
+        <TextInput
+          id={fieldId('cc')}
+          label="CC"
+          placeholder="a@example.com, b@example.com"
+          value={values.cc}
+          error={errors.cc}
+          onChange={(event) => onChange({ cc: event.currentTarget.value })}
+        />
+        <TextInput
+          id={fieldId('bcc')}
+          label="BCC"
+          placeholder="a@example.com"
+          value={values.bcc}
+          error={errors.bcc}
+          onChange={(event) => onChange({ bcc: event.currentTarget.value })}
+        />
+        <TextInput
+          id={fieldId('replyTo')}
+          label="Reply To"
+          type="email"
+          placeholder="replies@example.com"
+          value={values.replyTo}
+          error={errors.replyTo}
+          onChange={(event) => onChange({ replyTo: event.currentTarget.value })}
+        />
+      </SimpleGrid>
+      <Group justify="space-between" gap="xs" mt="xs">
+        <Switch
+          label="Live Edit"
+          checked={isLiveEdit}
+          onChange={(event) => onLiveEditChange(event.currentTarget.checked)}
+        />
+        <Group gap="xs">
+          <FileButton onChange={(file) => void importFile(file)} accept=".html,.htm,text/html" resetRef={resetFile}>
+            {(props) => (
+              <Button variant="default" size="xs" leftSection={<IconFileCode size={14} aria-hidden />} {...props}>
+                Import Html
+              </Button>
+            )}
+          </FileButton>
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconDeviceFloppy size={14} aria-hidden />}
+            onClick={() => setIsSaving(true)}
+          >
+            Save as template
+          </Button>
+        </Group>
+      </Group>
+      {isLiveEdit ? (
+        <Textarea
+          id={fieldId('message')}
+          label="HTML message"
+          required
+          rows={16}
+          resize="vertical"
+          spellCheck={false}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }}
+          value={values.message}
+          error={errors.message}
+          onChange={(event) => onChange({ message: event.currentTarget.value })}
+        />
+      ) : (
+        errors.message && (
+          <Text size="sm" c="red">
+            {errors.message}
+          </Text>
+        )
+      )}
+      <Text size="xs" c="dimmed">
+        Merge fields: <Code>{'{{name}}'}</Code>, <Code>{'{{email}}'}</Code>, <Code>{'{{field::fallback}}'}</Code> — the
+        fallback shows when a member has no value.
+      </Text>
+      <Group gap="xl">
+        <Switch
+          label="Track opens"
+          checked={values.trackOpens}
+          onChange={(event) => onChange({ trackOpens: event.currentTarget.checked })}
+        />
+        <Switch
+          label="Track clicks"
+          checked={values.trackClicks}
+          onChange={(event) => onChange({ trackClicks: event.currentTarget.checked })}
+        />
+      </Group>
+      <SaveTemplateModal
+        opened={isSaving}
+        subject={values.subject}
+        html={values.message}
+        onClose={() => setIsSaving(false)}
+        onSaved={(template) => onChange({ template: String(template.id) })}
+      />
+    </Stack>
+  );
+};

@@ -1,0 +1,91 @@
+import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
+import { IconAlertCircle } from '@tabler/icons-react';
+import { type FormEvent, useState } from 'react';
+import { ApiError } from '../../app/api';
+import { fieldErrors, showError } from '../../app/errors';
+import { firstIssueByField } from '../../app/forms';
+import { useSaveTemplate } from './send-email.queries';
+
+type TProps = {
+  opened: boolean;
+  subject: string;
+  html: string;
+  onClose: () => void;
+  onSaved: (template: TTemplate) => void;
+};
+
+const SaveTemplateForm = ({ subject, html, onClose, onSaved }: Omit<TProps, 'opened'>) => {
+  const save = useSaveTemplate();
+  const [name, setName] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const request = { name, subject, html };
+    const parsed = ZSaveTemplateRequest.safeParse(request);
+    if (!parsed.success) {
+      setErrors(firstIssueByField(parsed.error.issues));
+      return;
+    }
+    save.mutate(parsed.data, {
+      onSuccess: ({ message, data }) => {
+        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+        onSaved(data);
+        onClose();
+      },
+      onError: (error) => {
+        if (error instanceof ApiError && error.status === 422) setErrors(fieldErrors(error));
+        else showError(error);
+      },
+    });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <Text size="sm" c="dimmed">
+          The message and the subject are saved; the template picker offers them from now on.
+        </Text>
+        {(errors.html || errors.subject) && (
+          <Alert color="red" icon={<IconAlertCircle size={18} />}>
+            {errors.html ?? errors.subject}
+          </Alert>
+        )}
+        <TextInput
+          label="Template name"
+          required
+          data-autofocus
+          value={name}
+          error={errors.name}
+          onChange={(event) => {
+            setName(event.currentTarget.value);
+            setErrors(({ name: _name, ...rest }) => rest);
+          }}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} disabled={save.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={save.isPending}>
+            Save template
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};
+
+/** Save as template: the form's message and subject under a name of the user's choosing. */
+export const SaveTemplateModal = ({ opened, ...props }: TProps) => (
+  <Modal
+    opened={opened}
+    onClose={props.onClose}
+    title="Save as template"
+    centered
+    closeButtonProps={{ 'aria-label': 'Close' }}
+  >
+    {opened && <SaveTemplateForm {...props} />}
+  </Modal>
+);

@@ -1,0 +1,235 @@
+import { Alert, Anchor, Button, Group, List, Modal, Stack, Switch, Table, Text } from '@mantine/core';
+import {
+  duplicatesWarning,
+  SEND_MESSAGES,
+  type TDailyLimitWarning,
+  type TDuplicatesResponse,
+} from '@sendwell/contracts';
+import { IconAlertTriangle, IconCalendarTime, IconCopy, IconSend, IconShieldCheck } from '@tabler/icons-react';
+import { Link } from 'react-router';
+import { useRetained } from '../lists/useRetained';
+import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
+
+/** Addresses on more than one chosen list: each gets the email once, and the user is told so. */
+export const DuplicatesModal = ({
+  count,
+  onContinue,
+  onCancel,
+}: {
+  count: number | null;
+  onContinue: () => void;
+  onCancel: () => void;
+}) => {
+  const shown = useRetained(count);
+  return (
+    <Modal
+      opened={count !== null}
+      onClose={onCancel}
+      title="Duplicate addresses"
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      <Stack>
+        <Group gap="sm" wrap="nowrap" align="flex-start">
+          <IconCopy size={22} color="var(--mantine-color-yellow-7)" aria-hidden style={{ flexShrink: 0 }} />
+          <Text size="sm">{duplicatesWarning(shown ?? 0)}</Text>
+        </Group>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button onClick={onContinue} data-autofocus>
+            Continue
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+};
+
+type TShownWarning = Exclude<TDailyLimitWarning, { kind: 'none' }>;
+
+/**
+ * SMTP and Gmail accounts have a daily cap (spec §9). With part of today's balance left the
+ * user may go on; with none left they may schedule the email instead, or come back tomorrow.
+ */
+export const DailyLimitModal = ({
+  warning,
+  onContinue,
+  onScheduleInstead,
+  onCancel,
+}: {
+  warning: TShownWarning | null;
+  onContinue: () => void;
+  onScheduleInstead: () => void;
+  onCancel: () => void;
+}) => {
+  const shown = useRetained(warning);
+  return (
+    <Modal
+      opened={warning !== null}
+      onClose={onCancel}
+      title="Daily sending limit"
+      centered
+      // "Schedule instead" moves the focus to the picker; the modal must not take it back.
+      returnFocus={false}
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      <Stack>
+        <Alert color="yellow" icon={<IconAlertTriangle size={18} />}>
+          {shown?.message}
+        </Alert>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          {shown?.kind === 'zero' ? (
+            <Button leftSection={<IconCalendarTime size={16} aria-hidden />} onClick={onScheduleInstead} data-autofocus>
+              Schedule instead
+            </Button>
+          ) : (
+            <Button onClick={onContinue} data-autofocus>
+              Continue
+            </Button>
+          )}
+        </Group>
+      </Stack>
+    </Modal>
+  );
+};
+
+export type TSendSummary = {
+  from: string;
+  subject: string;
+  lists: { id: number; name: string }[];
+  check: TDuplicatesResponse;
+};
+
+type TConfirmProps = {
+  summary: TSendSummary | null;
+  isSendLater: boolean;
+  onSendLaterChange: (isSendLater: boolean) => void;
+  delivery: TDeliveryValue;
+  onDeliveryChange: (value: TDeliveryValue) => void;
+  deliveryError?: string;
+  timeZone: string;
+  allowsScheduling: boolean;
+  isSending: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+};
+
+/**
+ * The unverified-addresses hook point of the send flow (spec §4: a verify-lists modal if
+ * unverified addresses exist). The verify-lists upsell with its progress bar comes with the
+ * verification issue; until then the confirmation shows the spec's warning.
+ */
+const UnverifiedWarning = ({ unverified }: { unverified: number }) =>
+  unverified > 0 ? (
+    <Alert
+      color="yellow"
+      icon={<IconShieldCheck size={18} />}
+      title={`${unverified.toLocaleString('en-US')} unverified`}
+    >
+      {SEND_MESSAGES.unverified}
+    </Alert>
+  ) : null;
+
+/** The last step before sending: who it is from, to which lists and how many people, now or later. */
+export const SendConfirmModal = ({
+  summary,
+  isSendLater,
+  onSendLaterChange,
+  delivery,
+  onDeliveryChange,
+  deliveryError,
+  timeZone,
+  allowsScheduling,
+  isSending,
+  onConfirm,
+  onCancel,
+}: TConfirmProps) => {
+  const shown = useRetained(summary);
+  return (
+    <Modal
+      opened={summary !== null}
+      onClose={onCancel}
+      title="Send this email?"
+      centered
+      size="lg"
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      {shown && (
+        <Stack>
+          <Table variant="vertical" withTableBorder layout="fixed">
+            <Table.Tbody>
+              <Table.Tr>
+                <Table.Th w={120}>From</Table.Th>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>{shown.from}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Subject</Table.Th>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>{shown.subject}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Lists</Table.Th>
+                <Table.Td>
+                  <List size="sm" listStyleType="none">
+                    {shown.lists.map((list) => (
+                      <List.Item key={list.id}>{list.name}</List.Item>
+                    ))}
+                  </List>
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Recipients</Table.Th>
+                <Table.Td data-testid="confirm-recipients">{shown.check.recipients.toLocaleString('en-US')}</Table.Td>
+              </Table.Tr>
+            </Table.Tbody>
+          </Table>
+          <UnverifiedWarning unverified={shown.check.unverified} />
+          <Switch
+            label="Send later"
+            description={allowsScheduling ? 'Pick a day and a time instead of sending now.' : undefined}
+            checked={isSendLater}
+            disabled={!allowsScheduling}
+            onChange={(event) => onSendLaterChange(event.currentTarget.checked)}
+          />
+          {!allowsScheduling && (
+            <Text size="sm" c="dimmed">
+              {SEND_MESSAGES.scheduleUpgrade}{' '}
+              <Anchor component={Link} to="/settings/subscription" size="sm">
+                See the plans
+              </Anchor>
+            </Text>
+          )}
+          {isSendLater && (
+            <DeliveryTimePicker
+              id="send-confirm-delivery"
+              value={delivery}
+              onChange={onDeliveryChange}
+              timeZone={timeZone}
+              allowsScheduling={allowsScheduling}
+              error={deliveryError}
+            />
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onCancel} disabled={isSending}>
+              Cancel
+            </Button>
+            <Button
+              leftSection={
+                isSendLater ? <IconCalendarTime size={16} aria-hidden /> : <IconSend size={16} aria-hidden />
+              }
+              onClick={onConfirm}
+              loading={isSending}
+              data-autofocus
+            >
+              Yes, send it
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+};

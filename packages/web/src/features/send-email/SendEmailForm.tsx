@@ -1,0 +1,343 @@
+import { Box, Button, Grid, Group, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import {
+  dailyLimitWarning,
+  SEND_MESSAGES,
+  type TDailyLimitWarning,
+  type TDuplicatesResponse,
+  type TSendEmailContent,
+} from '@sendwell/contracts';
+import { IconCalendarTime, IconClock, IconMail, IconSend, IconUser, IconUsers } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { ApiError } from '../../app/api';
+import { fieldErrors, showError } from '../../app/errors';
+import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
+import { EmailPreview } from './EmailPreview';
+import { ListsField } from './ListsField';
+import { MessageFields } from './MessageFields';
+import { DailyLimitModal, DuplicatesModal, SendConfirmModal } from './SendConfirmModals';
+import { SenderFields } from './SenderFields';
+import {
+  fieldId,
+  firstErrorField,
+  fromLine,
+  hasDeliveryTime,
+  initialSendFormValues,
+  type TFieldErrors,
+  type TSendField,
+  type TSendFormValues,
+  toFieldErrors,
+  validateSendForm,
+} from './send-email.form';
+import { sendEmailKeys, useAccountLists, useCheckDuplicates, useSendEmail } from './send-email.queries';
+
+/** A send the page has started, shown above the form. */
+export type TStartedSend = { sendId: number; scheduled: boolean; deliveryTime: string; subject: string };
+
+/** Where the send flow (spec §4) stands between the Send button and the send. */
+type TFlow =
+  | { step: 'duplicates'; check: TDuplicatesResponse }
+  | { step: 'dailyLimit'; check: TDuplicatesResponse; warning: Exclude<TDailyLimitWarning, { kind: 'none' }> }
+  | { step: 'confirm'; check: TDuplicatesResponse; isSendLater: boolean };
+
+/**
+ * The verify-lists upsell of the send flow (spec §2 screen 2, §4: a verify-lists modal when
+ * unverified addresses exist). It comes with the verification issue; until then the flow goes
+ * on, and the confirmation shows the spec's unverified warning.
+ */
+const offerListVerification = (_check: TDuplicatesResponse): void => {};
+
+const sectionId = (title: string) => `send-email-section-${title.toLowerCase().replace(/\W+/g, '-')}`;
+
+const Section = ({ icon, title, children }: { icon: ReactNode; title: string; children: ReactNode }) => (
+  <Paper withBorder p="md" radius="md" component="section" aria-labelledby={sectionId(title)}>
+    <Group gap="xs" mb="sm">
+      <ThemeIcon variant="light" size="md" radius="md" aria-hidden>
+        {icon}
+      </ThemeIcon>
+      <Title order={2} fz="md" id={sectionId(title)}>
+        {title}
+      </Title>
+    </Group>
+    {children}
+  </Paper>
+);
+
+/** The fields a change clears the error of; the picker's two inputs share the delivery time's. */
+const fieldsOf = (patch: Partial<TSendFormValues>): TSendField[] =>
+  Object.keys(patch).map(
+    (key) => (key === 'deliveryDate' || key === 'deliverySlot' ? 'deliveryTime' : key) as TSendField,
+  );
+
+/** After a send the form is ready for the next email from the same sender. */
+const afterSend = (values: TSendFormValues): TSendFormValues => ({
+  ...initialSendFormValues(Number(values.account)),
+  senderName: values.senderName,
+  alias: values.alias,
+  useSubdomain: values.useSubdomain,
+  trackOpens: values.trackOpens,
+  trackClicks: values.trackClicks,
+});
+
+type TProps = {
+  content: TSendEmailContent;
+  onStarted: (send: TStartedSend) => void;
+};
+
+/** The Send Email form and its flow: check, duplicates, daily limit, confirm, send. */
+export const SendEmailForm = ({ content, onStarted }: TProps) => {
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState(() => initialSendFormValues(content.chosenAccount));
+  const [errors, setErrors] = useState<TFieldErrors>({});
+  const [isLiveEdit, setIsLiveEdit] = useState(true);
+  const [flow, setFlow] = useState<TFlow | null>(null);
+  const checkDuplicates = useCheckDuplicates();
+  const sendEmail = useSendEmail();
+
+  const accountId = Number(values.account);
+  const account = content.accounts.find((candidate) => candidate.id === accountId);
+  const isStartingAccount = accountId === content.chosenAccount;
+  const otherAccount = useAccountLists(isStartingAccount || !account ? null : accountId);
+  const audience = isStartingAccount
+    ? {
+        lists: content.mailingLists,
+        isSmtp: content.isSmtp,
+        smtpLimit: content.smtpLimit,
+        dailyCount: content.dailyCount,
+      }
+    : otherAccount.data
+      ? {
+          lists: otherAccount.data.listData,
+          isSmtp: otherAccount.data.isSmtp,
+          smtpLimit: otherAccount.data.smtpLimit,
+          dailyCount: otherAccount.data.dailyCount,
+        }
+      : null;
+  const chosenLists = (audience?.lists ?? []).filter((list) => values.mailingLists.includes(String(list.id)));
+  const context = account && {
+    provider: account.provider,
+    allowsScheduling: content.allowsScheduling,
+    timeZone: content.timeZone,
+  };
+
+  const update = (patch: Partial<TSendFormValues>) => {
+    setValues((current) => ({ ...current, ...patch }));
+    const cleared = fieldsOf(patch);
+    setErrors((current) =>
+      Object.fromEntries(Object.entries(current).filter(([field]) => !cleared.includes(field as TSendField))),
+    );
+  };
+
+  /** Shows each field's message beside it and takes the user to the first. */
+  const showFieldErrors = (next: TFieldErrors) => {
+    setErrors(next);
+    const first = firstErrorField(next);
+    if (!first) return;
+    if (first === 'message') setIsLiveEdit(true);
+    // After the render that shows the message (and the editor, when it was hidden).
+    setTimeout(() => {
+      const input = document.getElementById(fieldId(first));
+      input?.focus();
+      input?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
+    }, 0);
+  };
+
+  const openConfirm = (check: TDuplicatesResponse) =>
+    setFlow({ step: 'confirm', check, isSendLater: hasDeliveryTime(values) });
+
+  const afterDuplicates = (check: TDuplicatesResponse) => {
+    // The cap counts what goes out today; a scheduled email is held to its own day by the server.
+    const warning =
+      audience?.isSmtp && !hasDeliveryTime(values)
+        ? dailyLimitWarning(audience.smtpLimit, audience.dailyCount, check.recipients)
+        : ({ kind: 'none' } as const);
+    if (warning.kind === 'none') openConfirm(check);
+    else setFlow({ step: 'dailyLimit', check, warning });
+  };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!context) return;
+    const result = validateSendForm(values, context);
+    if (!result.ok) {
+      showFieldErrors(result.errors);
+      return;
+    }
+    checkDuplicates.mutate(result.request.mailingLists, {
+      onSuccess: (check) => {
+        offerListVerification(check);
+        if (check.duplicates > 0) setFlow({ step: 'duplicates', check });
+        else afterDuplicates(check);
+      },
+    });
+  };
+
+  const scheduleInstead = () => {
+    setFlow(null);
+    setTimeout(() => {
+      const picker = document.getElementById(fieldId('deliveryTime'));
+      picker?.focus();
+      picker?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
+    }, 0);
+  };
+
+  const changeSendLater = (isSendLater: boolean) => {
+    if (flow?.step !== 'confirm') return;
+    setFlow({ ...flow, isSendLater });
+    if (!isSendLater) update({ deliveryDate: null, deliverySlot: null });
+  };
+
+  const confirmSend = () => {
+    if (!context || flow?.step !== 'confirm') return;
+    if (flow.isSendLater && !hasDeliveryTime(values)) {
+      setErrors({ deliveryTime: SEND_MESSAGES.deliveryRequired });
+      return;
+    }
+    const result = validateSendForm(values, context);
+    if (!result.ok) {
+      // A delivery time is fixed inside the dialog; anything else changed since the check is fixed on the form.
+      if (firstErrorField(result.errors) === 'deliveryTime' && flow.isSendLater) setErrors(result.errors);
+      else {
+        setFlow(null);
+        showFieldErrors(result.errors);
+      }
+      return;
+    }
+    sendEmail.mutate(result.request, {
+      onSuccess: ({ message, sendId, scheduled }) => {
+        setFlow(null);
+        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+        onStarted({ sendId, scheduled, deliveryTime: result.request.deliveryTime, subject: result.request.subject });
+        setValues(afterSend(values));
+        setErrors({});
+        // Today's count of an SMTP account moved; the lists' next check starts fresh.
+        void queryClient.invalidateQueries({ queryKey: sendEmailKeys.content });
+        void queryClient.invalidateQueries({ queryKey: ['send-email', 'account-lists'] });
+      },
+      onError: (error) => {
+        const fields = error instanceof ApiError && error.status === 422 ? toFieldErrors(fieldErrors(error)) : {};
+        if (Object.keys(fields).length > 0) {
+          setFlow(null);
+          showFieldErrors(fields);
+          return;
+        }
+        showError(error);
+      },
+    });
+  };
+
+  const delivery: TDeliveryValue = { deliveryDate: values.deliveryDate, deliverySlot: values.deliverySlot };
+  const isScheduling = hasDeliveryTime(values);
+
+  return (
+    <>
+      <form onSubmit={submit} noValidate aria-label="Send Email">
+        <Grid gap="lg">
+          <Grid.Col span={{ base: 12, lg: 7 }}>
+            <Stack gap="md">
+              <Section icon={<IconUser size={16} />} title="From">
+                <SenderFields
+                  values={values}
+                  errors={errors}
+                  accounts={content.accounts}
+                  account={account}
+                  onChange={update}
+                  onAccountChange={(id) => update({ account: id, mailingLists: [] })}
+                />
+              </Section>
+              <Section icon={<IconUsers size={16} />} title="To">
+                <ListsField
+                  lists={audience?.lists ?? null}
+                  value={values.mailingLists}
+                  error={errors.mailingLists}
+                  onChange={(mailingLists) => update({ mailingLists })}
+                />
+              </Section>
+              <Section icon={<IconMail size={16} />} title="Message">
+                <MessageFields
+                  values={values}
+                  errors={errors}
+                  templates={content.templates}
+                  isLiveEdit={isLiveEdit}
+                  onLiveEditChange={setIsLiveEdit}
+                  onChange={update}
+                />
+              </Section>
+              <Section icon={<IconClock size={16} />} title="Send later">
+                <DeliveryTimePicker
+                  id={fieldId('deliveryTime')}
+                  value={delivery}
+                  onChange={update}
+                  timeZone={content.timeZone}
+                  allowsScheduling={content.allowsScheduling}
+                  error={flow ? undefined : errors.deliveryTime}
+                />
+              </Section>
+              <Group justify="space-between">
+                <Text size="sm" c="dimmed">
+                  You confirm the recipients before anything goes out.
+                </Text>
+                <Button
+                  type="submit"
+                  size="md"
+                  leftSection={
+                    isScheduling ? <IconCalendarTime size={18} aria-hidden /> : <IconSend size={18} aria-hidden />
+                  }
+                  loading={checkDuplicates.isPending}
+                  disabled={!account}
+                >
+                  {isScheduling ? 'Schedule' : 'Send'}
+                </Button>
+              </Group>
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, lg: 5 }}>
+            <Box pos={{ lg: 'sticky' }} top={16}>
+              <EmailPreview
+                html={values.message}
+                subject={values.subject}
+                from={fromLine(values, account)}
+                to={chosenLists.map((list) => list.name)}
+              />
+            </Box>
+          </Grid.Col>
+        </Grid>
+      </form>
+      {/* Outside the form: Enter in a dialog's input must not submit the form again. */}
+      <DuplicatesModal
+        count={flow?.step === 'duplicates' ? flow.check.duplicates : null}
+        onContinue={() => flow && afterDuplicates(flow.check)}
+        onCancel={() => setFlow(null)}
+      />
+      <DailyLimitModal
+        warning={flow?.step === 'dailyLimit' ? flow.warning : null}
+        onContinue={() => flow && openConfirm(flow.check)}
+        onScheduleInstead={scheduleInstead}
+        onCancel={() => setFlow(null)}
+      />
+      <SendConfirmModal
+        summary={
+          flow?.step === 'confirm'
+            ? {
+                from: fromLine(values, account),
+                subject: values.subject,
+                lists: chosenLists.map((list) => ({ id: list.id, name: list.name })),
+                check: flow.check,
+              }
+            : null
+        }
+        isSendLater={flow?.step === 'confirm' && flow.isSendLater}
+        onSendLaterChange={changeSendLater}
+        delivery={delivery}
+        onDeliveryChange={update}
+        deliveryError={errors.deliveryTime}
+        timeZone={content.timeZone}
+        allowsScheduling={content.allowsScheduling}
+        isSending={sendEmail.isPending}
+        onConfirm={confirmSend}
+        onCancel={() => setFlow(null)}
+      />
+    </>
+  );
+};

@@ -1,0 +1,104 @@
+import { Alert, Button, Center, CloseButton, Group, Loader, Paper, Stack, Text } from '@mantine/core';
+import { SEND_MESSAGES } from '@sendwell/contracts';
+import { IconCalendarCheck, IconServer } from '@tabler/icons-react';
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { SendEmailForm, type TStartedSend } from './SendEmailForm';
+import { SendProgressCard } from './SendProgressCard';
+import { useSendEmailContent } from './send-email.queries';
+
+const NoAccounts = () => (
+  <Paper withBorder p="xl" radius="md">
+    <Stack align="center" gap="sm" ta="center">
+      <IconServer size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
+      <Text fw={600}>Connect a sending account first.</Text>
+      <Text c="dimmed" maw={520}>
+        Emails go out through one of your sending accounts: Mailgun, an SMTP server or Gmail. You can also try Sendwell
+        with the test inbox.
+      </Text>
+      <Button component={Link} to="/settings/accounts">
+        Go to Sending Accounts
+      </Button>
+    </Stack>
+  </Paper>
+);
+
+const ScheduledNotice = ({
+  send,
+  timeZone,
+  onDismiss,
+}: {
+  send: TStartedSend;
+  timeZone: string;
+  onDismiss: () => void;
+}) => (
+  <Alert
+    color="green"
+    icon={<IconCalendarCheck size={18} />}
+    title={SEND_MESSAGES.scheduled}
+    data-testid="send-scheduled"
+    withCloseButton={false}
+  >
+    <Group justify="space-between" wrap="nowrap" align="flex-start">
+      <Text size="sm">
+        “{send.subject}” goes out on {send.deliveryTime} ({timeZone}).
+      </Text>
+      <CloseButton size="sm" aria-label="Dismiss" onClick={onDismiss} />
+    </Group>
+  </Alert>
+);
+
+/** Send Email (spec §2 screen 2): compose, preview, confirm, then follow the send live. */
+export const SendEmailPage = () => {
+  const content = useSendEmailContent();
+  const [started, setStarted] = useState<TStartedSend[]>([]);
+  const dismiss = (sendId: number) => setStarted((sends) => sends.filter((send) => send.sendId !== sendId));
+  const startedRef = useRef<HTMLDivElement>(null);
+  const latestSendId = started[0]?.sendId;
+
+  // The confirmation is clicked at the bottom of a long form; the new send's card is at the top.
+  useEffect(() => {
+    if (latestSendId !== undefined) startedRef.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
+  }, [latestSendId]);
+
+  return (
+    <>
+      <PageHeader
+        title="Send Email"
+        description="Write once and send to one or more of your mailing lists, now or at a time you choose."
+      />
+      {started.length > 0 && (
+        <Stack gap="sm" mb="lg" ref={startedRef} style={{ scrollMarginTop: 80 }}>
+          {started.map((send) =>
+            send.scheduled ? (
+              <ScheduledNotice
+                key={send.sendId}
+                send={send}
+                timeZone={content.data?.timeZone ?? ''}
+                onDismiss={() => dismiss(send.sendId)}
+              />
+            ) : (
+              <SendProgressCard key={send.sendId} sendId={send.sendId} onDismiss={() => dismiss(send.sendId)} />
+            ),
+          )}
+        </Stack>
+      )}
+      {content.isPending && (
+        <Center py="xl">
+          <Loader aria-label="Loading" />
+        </Center>
+      )}
+      {content.isError && (
+        <LoadFailedAlert title="The Send Email page could not be loaded" onRetry={() => void content.refetch()} />
+      )}
+      {content.data &&
+        (content.data.accounts.length === 0 ? (
+          <NoAccounts />
+        ) : (
+          <SendEmailForm content={content.data} onStarted={(send) => setStarted((sends) => [send, ...sends])} />
+        ))}
+    </>
+  );
+};

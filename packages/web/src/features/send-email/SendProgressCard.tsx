@@ -1,0 +1,257 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Center,
+  CloseButton,
+  Group,
+  Loader,
+  Modal,
+  Paper,
+  Progress,
+  SimpleGrid,
+  Stack,
+  Text,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import type { TSendProgress } from '@sendwell/contracts';
+import { IconInfoCircle, IconPlayerPause, IconPlayerPlay, IconX } from '@tabler/icons-react';
+import { useState } from 'react';
+import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import {
+  isSendActive,
+  type TSendAction,
+  useSendAction,
+  useSendProgress,
+  useSendProgressEvents,
+} from './send-email.queries';
+
+const STATUS_COLORS: Record<TSendProgress['status'], string> = {
+  scheduled: 'grape',
+  queued: 'gray',
+  snapshotting: 'cyan',
+  sending: 'blue',
+  paused: 'yellow',
+  cancelled: 'gray',
+  finished: 'green',
+  failed: 'red',
+};
+
+/** What the status means to the user, beside the badge. */
+const STATUS_TEXT: Record<TSendProgress['status'], string> = {
+  scheduled: 'Waiting for its delivery time.',
+  queued: 'Waiting for a sender to pick it up…',
+  snapshotting: 'Collecting the recipients of the chosen lists…',
+  sending: 'Handing the messages to the provider…',
+  paused: 'Paused: nothing more goes out until you resume.',
+  cancelled: 'Cancelled: nothing more goes out.',
+  finished: 'Done: every recipient has been handled.',
+  failed: 'The send stopped.',
+};
+
+/** Which actions each status allows; the server checks them again. */
+const actionsOf = (status: TSendProgress['status']): TSendAction[] => {
+  switch (status) {
+    case 'queued':
+    case 'snapshotting':
+    case 'sending':
+      return ['pause', 'cancel'];
+    case 'paused':
+      return ['resume', 'cancel'];
+    case 'scheduled':
+      return ['cancel'];
+    case 'cancelled':
+    case 'finished':
+    case 'failed':
+      return [];
+  }
+};
+
+const Count = ({ label, value, color }: { label: string; value: number; color?: string }) => (
+  <Stack gap={0}>
+    <Text size="xs" c="dimmed">
+      {label}
+    </Text>
+    <Text size="lg" fw={700} c={color}>
+      {value.toLocaleString('en-US')}
+    </Text>
+  </Stack>
+);
+
+const CancelSendModal = ({
+  opened,
+  isPending,
+  onConfirm,
+  onClose,
+}: {
+  opened: boolean;
+  isPending: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) => (
+  <Modal
+    opened={opened}
+    onClose={onClose}
+    title="Cancel this send?"
+    centered
+    closeButtonProps={{ 'aria-label': 'Close' }}
+  >
+    <Stack>
+      <Text size="sm">
+        Recipients who have not been sent the email yet will not get it. Messages already accepted by the provider
+        cannot be called back.
+      </Text>
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose} disabled={isPending}>
+          Keep sending
+        </Button>
+        <Button color="red" onClick={onConfirm} loading={isPending} data-autofocus>
+          Cancel the send
+        </Button>
+      </Group>
+    </Stack>
+  </Modal>
+);
+
+const ProgressBody = ({ send }: { send: TSendProgress }) => {
+  const action = useSendAction(send.id);
+  const [isCancelling, setIsCancelling] = useState(false);
+  const handled = send.sent_count + send.failed_count;
+  const percent = send.recipients_count > 0 ? Math.min(100, (handled / send.recipients_count) * 100) : 0;
+  const isRunning = send.status === 'sending' || send.status === 'snapshotting' || send.status === 'queued';
+
+  const run = (name: TSendAction) =>
+    action.mutate(name, {
+      onSuccess: ({ message }) => {
+        notifications.show({ color: 'green', message, position: 'top-center' });
+        setIsCancelling(false);
+      },
+    });
+
+  return (
+    <Stack gap="sm">
+      <Group justify="space-between" wrap="nowrap" gap="xs">
+        <Text size="sm" c="dimmed">
+          {STATUS_TEXT[send.status]}
+        </Text>
+        <Badge
+          color={STATUS_COLORS[send.status]}
+          variant="light"
+          data-testid="send-status"
+          style={{ flexShrink: 0, overflow: 'visible' }}
+        >
+          {send.status}
+        </Badge>
+      </Group>
+      <Progress.Root size="lg" aria-label={`Progress of “${send.subject}”`}>
+        <Progress.Section
+          value={send.recipients_count > 0 ? (send.sent_count / send.recipients_count) * 100 : 0}
+          color="green"
+          animated={isRunning}
+          striped={isRunning}
+        />
+        <Progress.Section
+          value={send.recipients_count > 0 ? (send.failed_count / send.recipients_count) * 100 : 0}
+          color="red"
+        />
+      </Progress.Root>
+      <Text size="sm" aria-live="polite">
+        {handled.toLocaleString('en-US')} of {send.recipients_count.toLocaleString('en-US')} recipients handled (
+        {Math.floor(percent)}%)
+      </Text>
+      <SimpleGrid cols={{ base: 2, xs: send.unknown_count > 0 ? 4 : 3 }} spacing="sm">
+        <Count label="Sent" value={send.sent_count} color="green" />
+        <Count label="Failed" value={send.failed_count} color={send.failed_count > 0 ? 'red' : undefined} />
+        <Count label="Waiting" value={send.waiting_count} />
+        {send.unknown_count > 0 && <Count label="Unknown" value={send.unknown_count} color="orange" />}
+      </SimpleGrid>
+      {send.note && (
+        <Alert color={send.status === 'failed' ? 'red' : 'blue'} icon={<IconInfoCircle size={18} />}>
+          {send.note}
+        </Alert>
+      )}
+      {actionsOf(send.status).length > 0 && (
+        <Group gap="xs">
+          {actionsOf(send.status).includes('pause') && (
+            <Button
+              variant="default"
+              size="xs"
+              leftSection={<IconPlayerPause size={14} aria-hidden />}
+              loading={action.isPending && action.variables === 'pause'}
+              onClick={() => run('pause')}
+            >
+              Pause
+            </Button>
+          )}
+          {actionsOf(send.status).includes('resume') && (
+            <Button
+              size="xs"
+              leftSection={<IconPlayerPlay size={14} aria-hidden />}
+              loading={action.isPending && action.variables === 'resume'}
+              onClick={() => run('resume')}
+            >
+              Resume
+            </Button>
+          )}
+          <Button
+            variant="light"
+            color="red"
+            size="xs"
+            leftSection={<IconX size={14} aria-hidden />}
+            onClick={() => setIsCancelling(true)}
+          >
+            Cancel
+          </Button>
+        </Group>
+      )}
+      <CancelSendModal
+        opened={isCancelling}
+        isPending={action.isPending && action.variables === 'cancel'}
+        onConfirm={() => run('cancel')}
+        onClose={() => setIsCancelling(false)}
+      />
+    </Stack>
+  );
+};
+
+/** One send's progress, live: `SendProgressEvent` updates it, a poll covers a dropped socket. */
+export const SendProgressCard = ({ sendId, onDismiss }: { sendId: number; onDismiss: () => void }) => {
+  const progress = useSendProgress(sendId);
+  useSendProgressEvents(sendId);
+  const send = progress.data;
+
+  return (
+    <Paper
+      withBorder
+      p="md"
+      radius="md"
+      shadow="xs"
+      component="section"
+      aria-label="Send progress"
+      data-testid="send-progress"
+    >
+      <Group justify="space-between" align="flex-start" mb="xs" wrap="nowrap">
+        <Stack gap={0} style={{ minWidth: 0 }}>
+          <Text fw={600} truncate>
+            {send ? send.subject : 'Your send'}
+          </Text>
+          {send && (
+            <Text size="xs" c="dimmed" truncate>
+              {send.from} → {send.to}
+            </Text>
+          )}
+        </Stack>
+        {(!send || !isSendActive(send.status)) && <CloseButton size="sm" aria-label="Dismiss" onClick={onDismiss} />}
+      </Group>
+      {progress.isPending && (
+        <Center py="sm">
+          <Loader size="sm" aria-label="Loading the send" />
+        </Center>
+      )}
+      {progress.isError && (
+        <LoadFailedAlert title="The progress could not be loaded" onRetry={() => void progress.refetch()} />
+      )}
+      {send && <ProgressBody send={send} />}
+    </Paper>
+  );
+};

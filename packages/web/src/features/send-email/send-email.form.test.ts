@@ -1,0 +1,110 @@
+import { SEND_MESSAGES } from '@sendwell/contracts';
+import { describe, expect, it } from 'vitest';
+import { buildSendAccount, buildSmtpSendAccount } from './send-email.fixtures';
+import {
+  deliveryTimeOf,
+  fromLine,
+  initialSendFormValues,
+  offersSubdomain,
+  slotsFor,
+  type TSendFormValues,
+  todayIn,
+  toSendRequest,
+  validateSendForm,
+} from './send-email.form';
+import { isHtmlFile, PREVIEW_CSP, previewDocument, previewText } from './send-email.preview';
+
+const filled = (overrides: Partial<TSendFormValues> = {}): TSendFormValues => ({
+  ...initialSendFormValues(1),
+  senderName: ' Sam ',
+  alias: 'news',
+  mailingLists: ['5'],
+  subject: 'Hello',
+  message: '<p>Hi</p>',
+  ...overrides,
+});
+
+const mailgun = { provider: 'mailgun' as const, allowsScheduling: true, timeZone: 'America/New_York' };
+
+describe('send form', () => {
+  it('joins the picked day and time as YYYY-MM-DD hh:mm A, and keeps half a choice so it is refused', () => {
+    expect(deliveryTimeOf({ deliveryDate: '2026-11-25', deliverySlot: '14:30' })).toBe('2026-11-25 02:30 PM');
+    expect(deliveryTimeOf({ deliveryDate: '2026-11-25', deliverySlot: '00:05' })).toBe('2026-11-25 12:05 AM');
+    expect(deliveryTimeOf({ deliveryDate: null, deliverySlot: null })).toBe('');
+    const halfChosen = validateSendForm(filled({ deliveryDate: '2026-11-25' }), mailgun);
+    expect(halfChosen.ok ? null : halfChosen.errors.deliveryTime).toBe(SEND_MESSAGES.deliveryInvalid);
+  });
+
+  it('sends no alias for an SMTP account, and trims what it sends', () => {
+    const result = validateSendForm(filled({ alias: 'not used!' }), { ...mailgun, provider: 'smtp' });
+    expect(result.ok && result.request).toMatchObject({ senderName: 'Sam', alias: '', useSubdomain: false });
+    expect(toSendRequest(filled({ useSubdomain: true }), 'mailgun')).toMatchObject({
+      alias: 'news',
+      useSubdomain: true,
+    });
+  });
+
+  it('needs a sender name from SMTP and Gmail accounts and an alias from Mailgun ones', () => {
+    const smtp = validateSendForm(filled({ senderName: '', alias: '' }), { ...mailgun, provider: 'smtp' });
+    expect(smtp.ok ? {} : smtp.errors).toEqual({ senderName: SEND_MESSAGES.senderNameRequired });
+    const google = validateSendForm(filled({ senderName: '' }), { ...mailgun, provider: 'google' });
+    expect(google.ok ? {} : google.errors).toEqual({ senderName: SEND_MESSAGES.senderNameRequired });
+    const provider = validateSendForm(filled({ senderName: '', alias: '' }), mailgun);
+    expect(provider.ok ? {} : provider.errors).toEqual({ alias: SEND_MESSAGES.aliasRequired });
+  });
+
+  it('refuses a delivery time when the plan does not allow scheduling', () => {
+    const result = validateSendForm(filled({ deliveryDate: '2030-01-02', deliverySlot: '10:00' }), {
+      ...mailgun,
+      allowsScheduling: false,
+    });
+    expect(result.ok ? {} : result.errors).toEqual({ deliveryTime: SEND_MESSAGES.scheduleUpgrade });
+  });
+
+  it('refuses a line break in a header field', () => {
+    const result = validateSendForm(filled({ subject: 'Hi\r\nBcc: everyone@example.com' }), mailgun);
+    expect(result.ok ? {} : result.errors).toEqual({ subject: SEND_MESSAGES.lineBreak });
+  });
+
+  it('shows the From line as recipients see it', () => {
+    expect(fromLine(filled(), buildSendAccount())).toBe('Sam <news@example.com>');
+    expect(fromLine(filled({ useSubdomain: true }), buildSendAccount())).toBe('Sam <news@mg.example.com>');
+    expect(fromLine(filled({ senderName: '' }), buildSendAccount())).toBe('news@example.com');
+    expect(fromLine(filled(), buildSmtpSendAccount())).toBe('Sam <office@example.com>');
+    expect(offersSubdomain('mail.example.com')).toBe(true);
+    expect(offersSubdomain('example.com')).toBe(false);
+  });
+
+  it("offers today's times from the next 5-minute step on, in the user's zone", () => {
+    // 10:02 AM in New York, 3:02 PM in UTC.
+    const now = new Date('2026-11-22T15:02:00Z');
+    expect(todayIn('America/New_York', now)).toBe('2026-11-22');
+    const today = slotsFor('2026-11-22', 'America/New_York', now);
+    expect(today.find((slot) => slot.value === '10:00')).toMatchObject({ disabled: true });
+    expect(today.find((slot) => slot.value === '10:05')).toMatchObject({ disabled: false });
+    expect(today.at(-1)).toMatchObject({ value: '23:30', label: '11:30 PM' });
+    expect(slotsFor('2026-11-23', 'America/New_York', now).every((slot) => !('disabled' in slot))).toBe(true);
+    // At 11:50 PM nothing is left today.
+    const late = slotsFor('2026-11-22', 'America/New_York', new Date('2026-11-23T04:50:00Z'));
+    expect(late.every((slot) => 'disabled' in slot && slot.disabled)).toBe(true);
+  });
+});
+
+describe('preview', () => {
+  it('puts its CSP first, after the doctype, and fills merge fields with escaped sample values', () => {
+    const html = previewDocument('<!DOCTYPE html><html><body>Hi {{name}} {{company::there}}</body></html>');
+    expect(html).toBe(
+      `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><html><body>Hi Ada Lovelace there</body></html>`,
+    );
+    expect(previewDocument('<p>{{email}}</p>')).toMatch(
+      /^<meta http-equiv="Content-Security-Policy"[^>]*><p>ada@example.com<\/p>$/,
+    );
+    expect(previewText('For {{name::you}} <b>')).toBe('For Ada Lovelace <b>');
+  });
+
+  it('takes .html and .htm files, or a file the browser calls text/html', () => {
+    expect(isHtmlFile(new File([''], 'letter.HTM'))).toBe(true);
+    expect(isHtmlFile(new File([''], 'letter', { type: 'text/html' }))).toBe(true);
+    expect(isHtmlFile(new File([''], 'members.csv', { type: 'text/csv' }))).toBe(false);
+  });
+});

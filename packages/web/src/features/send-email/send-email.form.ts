@@ -1,0 +1,182 @@
+import {
+  deliverySlots,
+  earliestDeliveryTime,
+  formatDeliveryTime,
+  senderAddress,
+  senderDomain,
+  sendFormIssues,
+  sendsAsSenderNameOnly,
+  type TAccountKind,
+  type TSendAccount,
+  type TSendEmailForm,
+  type TSendList,
+  wallClock,
+  ZSendEmailRequest,
+} from '@sendwell/contracts';
+import { firstIssueByField } from '../../app/forms';
+
+/** What the form holds; the request is built from it on submit. */
+export type TSendFormValues = {
+  account: string;
+  senderName: string;
+  alias: string;
+  useSubdomain: boolean;
+  mailingLists: string[];
+  template: string | null;
+  subject: string;
+  cc: string;
+  bcc: string;
+  replyTo: string;
+  message: string;
+  /** `YYYY-MM-DD` in the user's time zone, or null to send now. */
+  deliveryDate: string | null;
+  /** `HH:mm` (24-hour), one of `deliverySlots()`. */
+  deliverySlot: string | null;
+  trackOpens: boolean;
+  trackClicks: boolean;
+};
+
+export type TSendField = keyof TSendEmailForm;
+export type TFieldErrors = Partial<Record<TSendField, string>>;
+
+export const initialSendFormValues = (accountId: number | null): TSendFormValues => ({
+  account: accountId === null ? '' : String(accountId),
+  senderName: '',
+  alias: '',
+  useSubdomain: false,
+  mailingLists: [],
+  template: null,
+  subject: '',
+  cc: '',
+  bcc: '',
+  replyTo: '',
+  message: '',
+  deliveryDate: null,
+  deliverySlot: null,
+  trackOpens: true,
+  trackClicks: true,
+});
+
+/** The order fields appear in, so the first error focused is the first one the user meets. */
+export const FIELD_ORDER: TSendField[] = [
+  'account',
+  'senderName',
+  'alias',
+  'mailingLists',
+  'subject',
+  'cc',
+  'bcc',
+  'replyTo',
+  'message',
+  'deliveryTime',
+];
+
+/** The id of each field's input, for focusing the first error. */
+export const fieldId = (field: TSendField) => `send-email-${field}`;
+
+const SLOT_LABELS = new Map(deliverySlots().map((slot) => [slot.value, slot.label]));
+
+/**
+ * The picker's date and time as the form sends it, `YYYY-MM-DD hh:mm A`; blank sends now. Half
+ * a choice is sent as it is, so the check says which half is missing rather than sending now.
+ */
+export const deliveryTimeOf = ({
+  deliveryDate,
+  deliverySlot,
+}: Pick<TSendFormValues, 'deliveryDate' | 'deliverySlot'>) =>
+  [deliveryDate, deliverySlot ? (SLOT_LABELS.get(deliverySlot) ?? deliverySlot) : null].filter(Boolean).join(' ');
+
+export const hasDeliveryTime = (values: Pick<TSendFormValues, 'deliveryDate' | 'deliverySlot'>) =>
+  Boolean(values.deliveryDate || values.deliverySlot);
+
+/** `POST /api/email/send`'s body. Sender-name-only accounts have no alias, so none is sent. */
+export const toSendRequest = (values: TSendFormValues, provider: TAccountKind) => {
+  const nameOnly = sendsAsSenderNameOnly(provider);
+  return {
+    account: Number(values.account),
+    senderName: values.senderName,
+    alias: nameOnly ? '' : values.alias,
+    useSubdomain: nameOnly ? false : values.useSubdomain,
+    mailingLists: values.mailingLists.map(Number),
+    subject: values.subject,
+    cc: values.cc,
+    bcc: values.bcc,
+    replyTo: values.replyTo,
+    message: values.message,
+    deliveryTime: deliveryTimeOf(values),
+    trackOpens: values.trackOpens,
+    trackClicks: values.trackClicks,
+  };
+};
+
+export type TSendContext = { provider: TAccountKind; allowsScheduling: boolean; timeZone: string; now?: Date };
+
+export type TValidation = { ok: true; request: TSendEmailForm } | { ok: false; errors: TFieldErrors };
+
+/** The form's checks, the same the server makes: the schema, then what the account's kind and the plan require. */
+export const validateSendForm = (values: TSendFormValues, context: TSendContext): TValidation => {
+  const parsed = ZSendEmailRequest.safeParse(toSendRequest(values, context.provider));
+  const errors: TFieldErrors = parsed.success ? {} : (firstIssueByField(parsed.error.issues) as TFieldErrors);
+  const issues = sendFormIssues(
+    {
+      senderName: values.senderName,
+      alias: values.alias,
+      deliveryTime: deliveryTimeOf(values),
+    },
+    context,
+  );
+  for (const issue of issues) errors[issue.path as TSendField] ??= issue.message;
+  if (parsed.success && Object.keys(errors).length === 0) return { ok: true, request: parsed.data };
+  return { ok: false, errors };
+};
+
+export const firstErrorField = (errors: TFieldErrors) => FIELD_ORDER.find((field) => errors[field]);
+
+/** Each field's first message from a 422, limited to the fields this form shows. */
+export const toFieldErrors = (errors: Record<string, string>): TFieldErrors =>
+  Object.fromEntries(Object.entries(errors).filter(([field]) => FIELD_ORDER.includes(field as TSendField)));
+
+/** What recipients see in their From line (spec §4): SMTP and Gmail send from the account's own address. */
+export const fromLine = (values: TSendFormValues, account: TSendAccount | undefined) => {
+  if (!account) return '';
+  if (sendsAsSenderNameOnly(account.provider)) {
+    const name = values.senderName.trim();
+    return name ? `${name} <${account.fromAddress}>` : account.fromAddress;
+  }
+  return senderAddress({
+    provider: account.provider,
+    senderName: values.senderName,
+    alias: values.alias,
+    domain: account.domain,
+    useSubdomain: values.useSubdomain,
+  });
+};
+
+/** Whether the subdomain rule would drop the domain's first label: only then is the choice worth offering. */
+export const offersSubdomain = (domain: string) => senderDomain(domain, false) !== senderDomain(domain, true);
+
+export const listLabel = (list: TSendList) =>
+  `${list.name} · ${list.address} (${list.subscribed.toLocaleString('en-US')} subscribed)`;
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** Today in the user's time zone, `YYYY-MM-DD`: the first day the picker offers. */
+export const todayIn = (timeZone: string, now: Date = new Date()) => {
+  const clock = wallClock(now, timeZone);
+  return `${clock.year}-${pad(clock.month)}-${pad(clock.day)}`;
+};
+
+/** The picker's times for a day: on today, the ones already gone are disabled. */
+export const slotsFor = (date: string | null, timeZone: string, now: Date = new Date()) => {
+  const slots = deliverySlots();
+  if (date !== todayIn(timeZone, now)) return slots;
+  const earliest = wallClock(earliestDeliveryTime(now), timeZone);
+  const earliestDay = formatDeliveryTime(earliestDeliveryTime(now), timeZone).slice(0, 10);
+  // Past 23:30, or rounding up crossed midnight: nothing is left today.
+  if (earliestDay !== date) return slots.map((slot) => ({ ...slot, disabled: true }));
+  const earliestMinutes = earliest.hour * 60 + earliest.minute;
+  return slots.map((slot) => {
+    const [hour, minute] = slot.value.split(':').map(Number) as [number, number];
+    return { ...slot, disabled: hour * 60 + minute < earliestMinutes };
+  });
+};

@@ -1,0 +1,141 @@
+import type {
+  TAccountListsResponse,
+  TDuplicatesResponse,
+  TRealtimePayload,
+  TSaveTemplateRequest,
+  TSendEmailContent,
+  TSendEmailForm,
+  TSendProgress,
+  TTemplate,
+} from '@sendwell/contracts';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../app/api';
+import { useRealtimeEvent } from '../../app/realtime';
+
+export const EMAIL_URL = '/api/email';
+export const TEMPLATES_URL = '/api/templates';
+export const sendUrl = (id: number) => `${EMAIL_URL}/sends/${id}`;
+
+export const sendEmailKeys = {
+  all: ['send-email'] as const,
+  /** The page's starting data; also holds the template library the picker offers. */
+  content: ['send-email', 'content'] as const,
+  accountLists: (accountId: number) => ['send-email', 'account-lists', accountId] as const,
+  send: (id: number) => ['send-email', 'send', id] as const,
+};
+
+type TStatusMessage = { status: true; message: string };
+export type TSendEmailResponse = TStatusMessage & { sendId: number; scheduled: boolean };
+export type TSendAction = 'pause' | 'resume' | 'cancel';
+
+/** Accounts, the primary account's lists, templates, the SMTP cap, the plan's scheduling and the user's zone. */
+export const useSendEmailContent = () =>
+  useQuery({
+    queryKey: sendEmailKeys.content,
+    queryFn: async ({ signal }) =>
+      (await api.get<{ status: true; data: TSendEmailContent }>(`${EMAIL_URL}/send-email-content`, undefined, signal))
+        .data,
+    // The page shows a failed load in place of the form.
+    meta: { reportErrors: false },
+    staleTime: 60_000,
+  });
+
+/**
+ * The lists and SMTP cap of an account other than the one the page started with. `null`
+ * for the starting account: the page content already holds its lists.
+ */
+export const useAccountLists = (accountId: number | null) =>
+  useQuery({
+    queryKey: sendEmailKeys.accountLists(accountId ?? 0),
+    queryFn: ({ signal }) =>
+      api.get<TAccountListsResponse>(`${EMAIL_URL}/get-mailing-lists/${accountId}`, undefined, signal),
+    enabled: accountId !== null,
+  });
+
+/** The audience of the chosen lists: duplicates, recipients counted once, and how many are unverified. */
+export const useCheckDuplicates = () =>
+  useMutation({
+    mutationFn: (mailingLists: number[]) =>
+      api.post<TDuplicatesResponse>(`${EMAIL_URL}/get-duplicates`, { mailingLists }),
+  });
+
+export const useSendEmail = () =>
+  useMutation({
+    mutationFn: (request: TSendEmailForm) => api.post<TSendEmailResponse>(`${EMAIL_URL}/send`, request),
+    // The form puts field errors beside their inputs; other failures are reported by the page.
+    meta: { reportErrors: false },
+  });
+
+/** Statuses in which a send still has work to do, and is worth watching. */
+export const isSendActive = (status: string) =>
+  status === 'queued' || status === 'snapshotting' || status === 'sending' || status === 'paused';
+
+/** Polling is the fallback for a tab whose realtime socket is down; events usually come first. */
+export const SEND_POLL_MS = 3_000;
+
+export const useSendProgress = (id: number) =>
+  useQuery({
+    queryKey: sendEmailKeys.send(id),
+    queryFn: async ({ signal }) => (await api.get<{ data: TSendProgress }>(sendUrl(id), undefined, signal)).data,
+    refetchInterval: (query) =>
+      query.state.data && isSendActive(query.state.data.status) && query.state.data.status !== 'paused'
+        ? SEND_POLL_MS
+        : false,
+    staleTime: 0,
+    // The progress card shows a failed load with a retry.
+    meta: { reportErrors: false },
+  });
+
+/**
+ * Keeps a send's card current from `SendProgressEvent`: the counts the event carries show at
+ * once, and the send is fetched again for what it does not carry (waiting, delivered).
+ */
+export const useSendProgressEvents = (id: number) => {
+  const queryClient = useQueryClient();
+  useRealtimeEvent('SendProgressEvent', (progress: TRealtimePayload<'SendProgressEvent'>) => {
+    if (progress.id !== id) return;
+    queryClient.setQueryData<TSendProgress>(sendEmailKeys.send(id), (known) =>
+      known ? { ...known, ...progress, status: progress.status as TSendProgress['status'] } : known,
+    );
+    void queryClient.invalidateQueries({ queryKey: sendEmailKeys.send(id) });
+  });
+};
+
+export const useSendAction = (id: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (action: TSendAction) => api.post<TStatusMessage>(`${sendUrl(id)}/${action}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: sendEmailKeys.send(id) }),
+  });
+};
+
+/** The template library lives in the page content; a change is written there rather than fetched again. */
+const updateTemplates = (queryClient: QueryClient, change: (templates: TTemplate[]) => TTemplate[]) =>
+  queryClient.setQueryData<TSendEmailContent>(sendEmailKeys.content, (content) =>
+    content ? { ...content, templates: change(content.templates) } : content,
+  );
+
+export const useSaveTemplate = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TSaveTemplateRequest) =>
+      api.post<TStatusMessage & { data: TTemplate }>(TEMPLATES_URL, request),
+    onSuccess: ({ data }) =>
+      updateTemplates(queryClient, (templates) =>
+        [...templates.filter((template) => template.id !== data.id), data].sort(
+          (first, second) => Number(second.builtIn) - Number(first.builtIn) || first.name.localeCompare(second.name),
+        ),
+      ),
+    // The dialog shows the field errors beside the name.
+    meta: { reportErrors: false },
+  });
+};
+
+export const useDeleteTemplate = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => api.delete<TStatusMessage>(`${TEMPLATES_URL}/${id}`),
+    onSuccess: (_response, id) =>
+      updateTemplates(queryClient, (templates) => templates.filter((template) => template.id !== id)),
+  });
+};
