@@ -18,10 +18,10 @@ import { median, type TFigure } from './figures';
 
 const KEY = 'key-bench-0123456789abcdef0123456789';
 
-type TSetup = { recipients: number; runs: number; sampleRss?: boolean };
+type TSetup = { recipients: number; runs: number };
 
-/** One send of `recipients` per run through the Mailgun path; rates and the process's peak RSS. */
-const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS, sampleRss = false }: TSetup) => {
+/** One send of `recipients` per run through the Mailgun path; its rates. */
+const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup) => {
   const mailgun = await startMailgunFake({
     key: KEY,
     domains: [{ name: 'mg.bench.test', region: 'us' }],
@@ -62,7 +62,6 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS, sampleRss
     const html = `<html><body><h1>Hello {{name::friend}}</h1><p>${'Some news. '.repeat(60)}</p><p><a href="https://example.com/a">A</a> <a href="https://example.com/b">B</a></p></body></html>`;
     const dispatchRates: number[] = [];
     const totalRates: number[] = [];
-    let peakRss = 0;
     for (let run = 0; run < RUNS; run++) {
       const { id: listId } = await platform.db
         .insertInto('mailing_lists')
@@ -89,23 +88,17 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS, sampleRss
         listIds: [listId],
       });
       const acceptedBefore = mailgun.accepted.recipients;
-      const sampler = sampleRss
-        ? setInterval(() => {
-            peakRss = Math.max(peakRss, process.memoryUsage().rss);
-          }, 50)
-        : undefined;
       const started = performance.now();
       await snapshotSend(platform, sendId);
       const dispatchStarted = performance.now();
       await dispatch(platform, sendId);
       const ended = performance.now();
-      clearInterval(sampler);
       const handedOver = mailgun.accepted.recipients - acceptedBefore;
       if (handedOver !== RECIPIENTS) throw new Error(`Mailgun got ${handedOver} of ${RECIPIENTS}`);
       dispatchRates.push(RECIPIENTS / ((ended - dispatchStarted) / 1000));
       totalRates.push(RECIPIENTS / ((ended - started) / 1000));
     }
-    return { dispatchRates, totalRates, peakRssMb: peakRss / 2 ** 20 };
+    return { dispatchRates, totalRates };
   } finally {
     await opened.close();
     await cluster.stop();
@@ -126,20 +119,5 @@ export const runB2 = async (): Promise<TFigure> => {
     measured: `${Math.round(rate).toLocaleString('en-US')} recipients/s prepared, handed over and checkpointed (median of ${RUNS}); ${Math.round(median(totalRates)).toLocaleString('en-US')}/s including the audience snapshot`,
     isGoalMet: rate >= 20_000,
     runs: { dispatch: dispatchRates, withSnapshot: totalRates },
-  };
-};
-
-/** B9: the process's peak RSS while a 1,000,000-recipient send goes out (Mailgun path, the fake in the same process). */
-export const runB9 = async (): Promise<TFigure> => {
-  const RECIPIENTS = Number(process.env.BENCH_B9_RECIPIENTS ?? 1_000_000);
-  const { dispatchRates, peakRssMb } = await measureBatchSends({ recipients: RECIPIENTS, runs: 1, sampleRss: true });
-  return {
-    id: 'B9',
-    title: `Peak RSS of the sending process during a ${RECIPIENTS.toLocaleString('en-US')}-recipient send (snapshot and Mailgun batches; the Mailgun fake and the harness share the process)`,
-    anchor: 'listmonk 57 MB over 7M sends',
-    goal: '< 256 MB',
-    measured: `peak RSS ${Math.round(peakRssMb)} MB; ${Math.round(dispatchRates[0]!).toLocaleString('en-US')} recipients/s`,
-    isGoalMet: peakRssMb < 256,
-    runs: { peakRssMb, dispatchRates },
   };
 };

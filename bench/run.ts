@@ -7,10 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runB1 } from './b1-smtp-send';
-import { runB2, runB9 } from './b2-mailgun-batch';
+import { runB2 } from './b2-mailgun-batch';
 import { runB3, runB4 } from './b3-b4-lists';
 import { runB7 } from './b7-api-list';
 import { runB8 } from './b8-webhooks';
+import { runB9 } from './b9-worker-rss';
 import type { TFigure } from './figures';
 
 const benchmarks: Record<string, () => Promise<TFigure>> = {

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { sealSecret } from '../accounts/secrets';
-import { applyPendingEvents, RECIPIENT_VARIABLE } from './mailgun-webhooks';
+import { applyPendingEvents, RECIPIENT_VARIABLE, receiveMailgunWebhook, ZMailgunWebhook } from './mailgun-webhooks';
 
 const WEBHOOK_KEY = 'whsec-0123456789abcdef0123456789abcdef';
 let t: TTestApp;
@@ -105,6 +105,40 @@ describe('Mailgun webhooks (R9)', () => {
   });
 });
 
+describe('Mailgun webhooks arriving together (R9, R10)', () => {
+  it('refuses a token replayed in the same moment and stores a repeated event once', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    await post(accountId, signed({ event: 'failed', severity: 'temporary', ...variables })); // caches the key
+    // Called without the route so that they queue in the same tick: the first is stored
+    // alone and the others wait for the next statement together, replayed token and all.
+    const first = signed({ id: 'ev-together-1', event: 'delivered', ...variables });
+    const replayToken = randomBytes(25).toString('hex');
+    const sameToken = Array.from({ length: 8 }, (_, index) =>
+      signed({ id: `ev-together-replay-${index}`, event: 'opened', ...variables }, { token: replayToken }),
+    );
+    const sameEvent = Array.from({ length: 8 }, () =>
+      signed({ id: 'ev-together-click', event: 'clicked', ...variables }),
+    );
+    const answers = await Promise.all(
+      [first, ...sameToken, ...sameEvent].map((body) =>
+        receiveMailgunWebhook(t.platform, accountId, ZMailgunWebhook.parse(body)),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1 + 1 + sameEvent.length);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(sameToken.length - 1);
+    const stored = await t.platform.db
+      .selectFrom('provider_events')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', 'like', 'mailgun:ev-together-%')
+      .execute();
+    expect(stored).toHaveLength(3);
+    expect(await sendRow(sendId)).toMatchObject({ delivered_count: 1, opened_count: 1, clicked_count: 1 });
+  });
+});
+
 describe('Mailgun events (R10)', () => {
   it('counts an event once however often and in whatever order it arrives', async () => {
     const { accountId, sendId, token } = await seedSent();
@@ -120,6 +154,45 @@ describe('Mailgun events (R10)', () => {
     // A second open is another event: the recipient still counts once.
     await post(accountId, signed({ id: 'ev-open-2', event: 'opened', ...variables }));
     expect(await sendRow(sendId)).toMatchObject({ delivered_count: 1, opened_count: 1, clicked_count: 1 });
+  });
+
+  it("counts many recipients in one batch once each and ignores a token of another account's send", async () => {
+    const first = await seedSent();
+    const second = await seedSent();
+    const { user, accountId, sendId } = first;
+    const tokens = Array.from({ length: 5 }, () => randomBytes(16).toString('hex'));
+    await t.platform.db
+      .insertInto('send_recipients')
+      .values(
+        tokens.map((token, index) => ({
+          send_id: sendId,
+          user_id: user.id,
+          email: `more${index}@example.com`,
+          token,
+          status: 'sent' as const,
+        })),
+      )
+      .execute();
+    for (const token of [first.token, ...tokens]) {
+      const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+      for (const event of ['delivered', 'opened', 'opened', 'clicked']) {
+        expect((await post(accountId, signed({ event, ...variables }))).statusCode).toBe(200);
+      }
+    }
+    // Signed with this account's key, naming the other account's recipient: not counted there or here.
+    const foreign = { event: 'delivered', 'user-variables': { [RECIPIENT_VARIABLE]: second.token } };
+    expect((await post(accountId, signed(foreign))).statusCode).toBe(200);
+    expect(await sendRow(sendId)).toMatchObject({ delivered_count: 6, opened_count: 6, clicked_count: 6 });
+    expect(await sendRow(second.sendId)).toMatchObject({ delivered_count: 0 });
+    const recipients = await t.platform.db
+      .selectFrom('send_recipients')
+      .select(['delivered_at', 'opened_at', 'clicked_at'])
+      .where('send_id', '=', sendId)
+      .execute();
+    expect(recipients).toHaveLength(6);
+    for (const recipient of recipients) {
+      expect(recipient.delivered_at && recipient.opened_at && recipient.clicked_at).toBeTruthy();
+    }
   });
 
   it('suppresses a permanent failure, leaves a temporary one to Mailgun, and unsubscribes a complaint', async () => {
