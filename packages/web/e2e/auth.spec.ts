@@ -21,9 +21,10 @@ test('signing in opens the shell with the user, the credit slot, live status and
   await expect(navigation.getByRole('link', { name: 'Dashboard' })).toBeVisible();
   await expect(navigation.getByRole('link', { name: 'Notifications' })).toBeVisible();
   await expect(navigation.getByRole('link', { name: 'Mailing Lists' })).toBeVisible();
+  await expect(navigation.getByRole('link', { name: 'Send Email' })).toBeVisible();
   // Areas that later issues build are not shown as dead links.
   await expect(navigation.getByRole('link', { name: 'Drip Campaigns' })).toHaveCount(0);
-  await expect(navigation.getByRole('link', { name: 'Send Email' })).toHaveCount(0);
+  await expect(navigation.getByRole('link', { name: 'History' })).toHaveCount(0);
 });
 
 test('signing out ends the session and the app asks to sign in again', async ({ page }) => {
