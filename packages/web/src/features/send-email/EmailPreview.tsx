@@ -78,7 +78,10 @@ export const EmailPreview = ({ html, subject, from, to }: TProps) => {
       <Divider mb="sm" />
       {html.trim() ? (
         <Box mx="auto" maw={WIDTHS[width]} style={{ transition: 'max-width 150ms ease' }}>
+          {/* A new frame per document: Chromium can leave a sandboxed frame blank (complete, but
+              never laid out) when its srcdoc changes again while the last one is committing. */}
           <iframe
+            key={srcDoc}
             title="Email preview"
             sandbox=""
             srcDoc={srcDoc}
