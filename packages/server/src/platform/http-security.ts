@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { TPlatform } from './context';
 import { HttpError, unauthenticated } from './errors';
-import { consumeRateLimit } from './rate-limit';
+import { consumeRateLimit, createMemoryRateLimiter } from './rate-limit';
 import { hashToken, hmac, randomToken, safeEqual } from './tokens';
 
 export const SESSION_COOKIE = 'sendwell_session';
@@ -21,6 +21,11 @@ type TRouteRateLimit = {
   windowSeconds: number;
   /** Count per signed-in user (falls back to IP when signed out) or per IP. */
   per: 'user' | 'ip';
+  /**
+   * Where hits are counted: in PostgreSQL, shared by every web process (the default), or in
+   * this process's memory, for high-volume routes whose callers prove themselves otherwise.
+   */
+  store?: 'database' | 'memory';
 };
 
 declare module 'fastify' {
@@ -122,6 +127,7 @@ export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply)
  */
 export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { platform: TPlatform }) => {
   app.decorateRequest('session', null);
+  const consumeInMemory = createMemoryRateLimiter();
 
   app.addHook('onRequest', async (request) => {
     // No matched route: the not-found handler answers 404, and it reads nothing private.
@@ -136,12 +142,11 @@ export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { plat
     const rateLimit = config.rateLimit;
     if (rateLimit) {
       const who = rateLimit.per === 'user' && request.session ? `user:${request.session.userId}` : `ip:${request.ip}`;
-      const result = await consumeRateLimit(
-        platform.db,
-        `route:${rateLimit.name}:${who}`,
-        rateLimit.limit,
-        rateLimit.windowSeconds,
-      );
+      const key = `route:${rateLimit.name}:${who}`;
+      const result =
+        rateLimit.store === 'memory'
+          ? consumeInMemory(key, rateLimit.limit, rateLimit.windowSeconds)
+          : await consumeRateLimit(platform.db, key, rateLimit.limit, rateLimit.windowSeconds);
       if (!result.isAllowed) throw tooManyRequests(result.retryAfterSeconds);
     }
   });

@@ -37,3 +37,33 @@ export const deleteExpiredRateLimits = (executor: Executor, olderThanSeconds = 8
     .deleteFrom('rate_limit_buckets')
     .where('window_started_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanSeconds})`)
     .executeTakeFirst();
+
+type TMemoryBucket = { windowStartedAt: number; hits: number };
+
+/**
+ * The same fixed window, counted in this process's memory: for routes that take thousands
+ * of requests a second from a signed caller (provider webhooks, tracking pixels), where a
+ * database row per request would cost more than the work it guards. Each web process counts
+ * on its own, so with N processes a caller gets up to N × limit.
+ */
+export const createMemoryRateLimiter = (maxKeys = 100_000) => {
+  const buckets = new Map<string, TMemoryBucket>();
+  return (key: string, limit: number, windowSeconds: number, now = Date.now()): TRateLimitResult => {
+    const windowMs = windowSeconds * 1000;
+    let bucket = buckets.get(key);
+    if (!bucket || bucket.windowStartedAt <= now - windowMs) {
+      // Forget expired windows before growing past the bound; a flood of new keys then starts over.
+      if (!bucket && buckets.size >= maxKeys) {
+        for (const [staleKey, stale] of buckets) if (stale.windowStartedAt <= now - windowMs) buckets.delete(staleKey);
+        if (buckets.size >= maxKeys) buckets.clear();
+      }
+      bucket = { windowStartedAt: now, hits: 0 };
+      buckets.set(key, bucket);
+    }
+    bucket.hits += 1;
+    return {
+      isAllowed: bucket.hits <= limit,
+      retryAfterSeconds: Math.max(1, Math.ceil((bucket.windowStartedAt + windowMs - now) / 1000)),
+    };
+  };
+};

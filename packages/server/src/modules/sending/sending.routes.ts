@@ -31,7 +31,15 @@ export const unsubscribeDone = (email: string, sender: string) =>
  * capability: public, no session, no CSRF token (mail providers have none).
  */
 export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const trackingLimit = { name: 'tracking', limit: 600, windowSeconds: 60, per: 'ip' as const };
+  // Opens and clicks arrive through mailbox providers' image proxies, a few addresses for
+  // millions of readers: a generous limit, counted in memory (each hit is signed anyway).
+  const trackingLimit = {
+    name: 'tracking',
+    limit: 20_000,
+    windowSeconds: 60,
+    per: 'ip' as const,
+    store: 'memory' as const,
+  };
   // The open pixel: always the same image, whatever the id, so it tells a prober nothing.
   app.get(
     '/t/o/:token/:sig',
@@ -80,7 +88,8 @@ export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       config: {
         public: true,
         csrf: false,
-        rateLimit: { name: 'mailgun-webhook', limit: 120_000, windowSeconds: 60, per: 'ip' },
+        // Mailgun signs every post and sends thousands a second: counted in memory, not a row per event.
+        rateLimit: { name: 'mailgun-webhook', limit: 120_000, windowSeconds: 60, per: 'ip', store: 'memory' },
       },
       schema: {
         tags: ['sending'],
