@@ -3,19 +3,16 @@
  * 4 SMTP sessions) to a local SMTP sink, against the sink's raw acceptance rate with a
  * minimal client (the same 4 sessions sending the same message, no database).
  */
-import { sql } from 'kysely';
-import pg from 'pg';
 import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
-import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
-import { createUser } from '../packages/server/src/modules/auth/auth.service';
 import { dispatch, snapshotSend } from '../packages/server/src/modules/sending/dispatch';
 import { createSend } from '../packages/server/src/modules/sending/sending.service';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { createSmtpTransport } from '../packages/server/src/providers/smtp';
-import { freePort, startTestCluster } from '../packages/server/test/cluster';
+import { freePort } from '../packages/server/test/cluster';
 import { median, type TFigure } from './figures';
+import { benchEnvironment, seedAccount, seedList } from './seed';
 
 const RECIPIENTS = Number(process.env.BENCH_SEND_RECIPIENTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -37,31 +34,15 @@ export const runB1 = async (): Promise<TFigure> => {
   sink.on('error', () => {});
   const sinkPort = await freePort();
   await new Promise<void>((resolve) => sink.listen(sinkPort, '127.0.0.1', resolve));
-  const cluster = await startTestCluster();
-  const admin = new pg.Client({ connectionString: cluster.adminUrl });
-  await admin.connect();
-  await admin.query('create database sendwell_bench_send');
-  await admin.end();
-  const config = loadConfig(
-    {
-      DATABASE_URL: cluster.adminUrl.replace(/\/[^/]*$/, '/sendwell_bench_send'),
-      SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: '/tmp/sendwell-bench-data',
-      WEB_DIST_DIR: '/nonexistent',
-      TEST_INBOX: 'false',
-      ALLOW_LOOPBACK_SMTP: 'true',
-    },
-    [],
-  );
-  const opened = await openPlatform(config, pino({ level: 'silent' }));
+  const { env, cluster } = await benchEnvironment('sendwell_bench_send', {
+    LOG_LEVEL: 'silent',
+    ALLOW_LOOPBACK_SMTP: 'true',
+  });
+  const opened = await openPlatform(loadConfig(env, []), pino({ level: 'silent' }));
   const { platform } = opened;
   try {
-    const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
-    const { id: accountId } = await platform.db
-      .insertInto('sending_accounts')
-      .values({
-        user_id: user.id,
+    const owner = await seedAccount(platform, {
+      values: {
         name: 'Sink',
         provider: 'smtp',
         driver: 'smtp',
@@ -72,14 +53,9 @@ export const runB1 = async (): Promise<TFigure> => {
         from_address: 'news@bench.test',
         // The daily cap (at most 1,000 through the form) is lifted: B1 measures throughput.
         mail_per_day: 1_000_000,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await platform.db
-      .updateTable('sending_accounts')
-      .set({ password_encrypted: sealSecret(platform, accountId, 'password', 'any') })
-      .where('id', '=', accountId)
-      .execute();
+      },
+      secret: { column: 'password', value: 'any' },
+    });
     const html = `<html><body><h1>Hello {{name::friend}}</h1><p>${'Some news. '.repeat(60)}</p><p><a href="https://example.com/read">Read more</a></p></body></html>`;
 
     const raw: number[] = [];
@@ -101,23 +77,9 @@ export const runB1 = async (): Promise<TFigure> => {
       raw.push(RECIPIENTS / ((performance.now() - rawStarted) / 1000));
       transport.close();
 
-      const { id: listId } = await platform.db
-        .insertInto('mailing_lists')
-        .values({
-          user_id: user.id,
-          account_id: accountId,
-          alias: `l${run}`,
-          domain: 'bench.test',
-          address: `l${run}@bench.test`,
-          name: `L${run}`,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await sql`insert into list_members (user_id, list_id, account_id, email, fullname)
-        select ${user.id}, ${listId}, ${accountId}, 'r' || n || '.' || ${run} || '@example.com', 'Reader ' || n
-          from generate_series(1, ${RECIPIENTS}) n`.execute(platform.db);
-      const sendId = await createSend(platform, user.id, {
-        accountId,
+      const listId = await seedList(platform, owner, { run, domain: 'bench.test', size: RECIPIENTS });
+      const sendId = await createSend(platform, owner.userId, {
+        accountId: owner.accountId,
         fromName: 'Bench',
         fromAddress: 'news@bench.test',
         subject: 'Hello {{name}}',

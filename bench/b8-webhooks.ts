@@ -6,11 +6,8 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../packages/server/src/app';
-import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
-import { createUser } from '../packages/server/src/modules/auth/auth.service';
 import {
   applyPendingEvents,
   RECIPIENT_VARIABLE,
@@ -19,8 +16,8 @@ import {
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { startRealtimeHub } from '../packages/server/src/platform/realtime';
-import { startTestCluster } from '../packages/server/test/cluster';
 import { median, type TFigure } from './figures';
+import { benchEnvironment, seedAccount } from './seed';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -40,23 +37,11 @@ const ratePerSecond = async (one: (index: number) => Promise<unknown>) => {
 };
 
 export const runB8 = async (): Promise<TFigure> => {
-  const cluster = await startTestCluster();
-  const admin = new pg.Client({ connectionString: cluster.adminUrl });
-  await admin.connect();
-  await admin.query('create database sendwell_bench_webhooks');
-  await admin.end();
-  const config = loadConfig(
-    {
-      DATABASE_URL: cluster.adminUrl.replace(/\/[^/]*$/, '/sendwell_bench_webhooks'),
-      SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: '/tmp/sendwell-bench-data',
-      WEB_DIST_DIR: '/nonexistent',
-      TEST_INBOX: 'false',
-      DB_POOL_SIZE: '20',
-    },
-    [],
-  );
+  const { env, cluster } = await benchEnvironment('sendwell_bench_webhooks', {
+    LOG_LEVEL: 'silent',
+    DB_POOL_SIZE: '20',
+  });
+  const config = loadConfig(env, []);
   const opened = await openPlatform(config, pino({ level: 'silent' }));
   const { platform } = opened;
   const hub = await startRealtimeHub({
@@ -68,21 +53,14 @@ export const runB8 = async (): Promise<TFigure> => {
   const app = await buildApp({ platform, hub });
   await app.ready();
   try {
-    const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
-    const { id: accountId } = await platform.db
-      .insertInto('sending_accounts')
-      .values({ user_id: user.id, name: 'Mailgun', provider: 'mailgun', domain: 'mg.bench.test', region: 'us' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await platform.db
-      .updateTable('sending_accounts')
-      .set({ webhook_key_encrypted: sealSecret(platform, accountId, 'webhook_key', KEY) })
-      .where('id', '=', accountId)
-      .execute();
+    const { userId, accountId } = await seedAccount(platform, {
+      values: { name: 'Mailgun', provider: 'mailgun', domain: 'mg.bench.test', region: 'us' },
+      secret: { column: 'webhook_key', value: KEY },
+    });
     const { id: sendId } = await platform.db
       .insertInto('sends')
       .values({
-        user_id: user.id,
+        user_id: userId,
         account_id: accountId,
         status: 'finished',
         from_address: 'n@mg.bench.test',
@@ -93,7 +71,7 @@ export const runB8 = async (): Promise<TFigure> => {
       .returning('id')
       .executeTakeFirstOrThrow();
     await sql`insert into send_recipients (send_id, user_id, email, token, status)
-      select ${sendId}, ${user.id}, 'r' || n || '@example.com', md5('r' || n), 'sent' from generate_series(1, ${EVENTS}) n`.execute(
+      select ${sendId}, ${userId}, 'r' || n || '@example.com', md5('r' || n), 'sent' from generate_series(1, ${EVENTS}) n`.execute(
       platform.db,
     );
     const kinds = ['delivered', 'opened', 'clicked'];

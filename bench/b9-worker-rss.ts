@@ -8,21 +8,16 @@
  */
 import fs from 'node:fs';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { pino } from 'pino';
-import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
-import { createUser } from '../packages/server/src/modules/auth/auth.service';
 import { createSend } from '../packages/server/src/modules/sending/sending.service';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
-import { startTestCluster } from '../packages/server/test/cluster';
 import { startMailgunFake } from '../packages/server/test/mailgun-fake';
 import { startServerProcess } from '../packages/server/test/processes';
 import { median, type TFigure } from './figures';
+import { benchEnvironment, seedAccount, seedList } from './seed';
 
 const KEY = 'key-bench-0123456789abcdef0123456789';
-const SECRET_KEY = 'bench-secret-key-that-is-long-enough-0123456789';
-const DATA_DIR = '/tmp/sendwell-bench-data';
 const GOAL_MB = 256;
 /** Node flags for the worker, for experiments (`--max-old-space-size=…`); none by default, as deployed. */
 const WORKER_NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? '';
@@ -42,57 +37,30 @@ export const runB9 = async (): Promise<TFigure> => {
     domains: [{ name: 'mg.bench.test', region: 'us' }],
     keepMessages: false,
   });
-  const cluster = await startTestCluster();
-  const admin = new pg.Client({ connectionString: cluster.adminUrl });
-  await admin.connect();
-  await admin.query('create database sendwell_bench_worker');
-  await admin.end();
-  const env = {
-    DATABASE_URL: cluster.adminUrl.replace(/\/[^/]*$/, '/sendwell_bench_worker'),
-    SECRET_KEY,
-    DATA_DIR,
-    WEB_DIST_DIR: '/nonexistent',
-    TEST_INBOX: 'false',
+  const { env, cluster } = await benchEnvironment('sendwell_bench_worker', {
     MAILGUN_US_URL: mailgun.urls.us,
     MAILGUN_EU_URL: mailgun.urls.eu,
-  };
+  });
   // The harness only enqueues: the web role never takes jobs.
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent', SENDWELL_ROLE: 'web' }, []);
   const opened = await openPlatform(config, pino({ level: 'silent' }));
   const { platform } = opened;
   try {
-    const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
-    const { id: accountId } = await platform.db
-      .insertInto('sending_accounts')
-      .values({ user_id: user.id, name: 'Mailgun', provider: 'mailgun', domain: 'mg.bench.test', region: 'us' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await platform.db
-      .updateTable('sending_accounts')
-      .set({ api_key_encrypted: sealSecret(platform, accountId, 'api_key', KEY) })
-      .where('id', '=', accountId)
-      .execute();
+    const owner = await seedAccount(platform, {
+      values: { name: 'Mailgun', provider: 'mailgun', domain: 'mg.bench.test', region: 'us' },
+      secret: { column: 'api_key', value: KEY },
+    });
     const html = `<html><body><h1>Hello {{name::friend}}</h1><p>${'Some news. '.repeat(60)}</p><p><a href="https://example.com/a">A</a> <a href="https://example.com/b">B</a></p></body></html>`;
     const peaks: number[] = [];
     const idles: number[] = [];
     const rates: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const { id: listId } = await platform.db
-        .insertInto('mailing_lists')
-        .values({
-          user_id: user.id,
-          account_id: accountId,
-          alias: `l${run}`,
-          domain: 'mg.bench.test',
-          address: `l${run}@mg.bench.test`,
-          name: `L${run}`,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await sql`insert into list_members (user_id, list_id, account_id, email, fullname, fields)
-        select ${user.id}, ${listId}, ${accountId}, 'r' || n || '.' || ${run} || '@example.com', 'Reader ' || n,
-               jsonb_build_object('city', 'City ' || n)
-          from generate_series(1, ${RECIPIENTS}) n`.execute(platform.db);
+      const listId = await seedList(platform, owner, {
+        run,
+        domain: 'mg.bench.test',
+        size: RECIPIENTS,
+        withCity: true,
+      });
       await sql`vacuum analyze list_members`.execute(platform.db);
 
       const worker = startServerProcess({
@@ -107,8 +75,8 @@ export const runB9 = async (): Promise<TFigure> => {
         idles.push(memoryOf(pid).rssMb);
         const acceptedBefore = mailgun.accepted.recipients;
         const started = performance.now();
-        const sendId = await createSend(platform, user.id, {
-          accountId,
+        const sendId = await createSend(platform, owner.userId, {
+          accountId: owner.accountId,
           fromName: 'Bench',
           fromAddress: 'news@mg.bench.test',
           subject: 'Hello {{name}} in {{city::town}}',

@@ -1,0 +1,79 @@
+/**
+ * What the sending benchmarks set up alike: a database of their own in the run's cluster,
+ * the environment a platform opens with, a user with one sending account, and a list of
+ * generated members.
+ */
+import { sql } from 'kysely';
+import pg from 'pg';
+import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
+import { createUser } from '../packages/server/src/modules/auth/auth.service';
+import type { TPlatform } from '../packages/server/src/platform/context';
+import { startTestCluster } from '../packages/server/test/cluster';
+
+export const BENCH_SECRET_KEY = 'bench-secret-key-that-is-long-enough-0123456789';
+export const BENCH_DATA_DIR = '/tmp/sendwell-bench-data';
+
+/** A fresh database in the run's PostgreSQL, and the environment that opens Sendwell on it. */
+export const benchEnvironment = async (database: string, extra: Record<string, string> = {}) => {
+  const cluster = await startTestCluster();
+  const admin = new pg.Client({ connectionString: cluster.adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${database}`);
+  await admin.end();
+  const env = {
+    DATABASE_URL: cluster.adminUrl.replace(/\/[^/]*$/, `/${database}`),
+    SECRET_KEY: BENCH_SECRET_KEY,
+    DATA_DIR: BENCH_DATA_DIR,
+    WEB_DIST_DIR: '/nonexistent',
+    TEST_INBOX: 'false',
+    ...extra,
+  };
+  return { env, cluster };
+};
+
+type TAccountSeed = {
+  values: Record<string, unknown>;
+  /** The secret column (without `_encrypted`) and its value, sealed for the new row. */
+  secret: { column: 'api_key' | 'webhook_key' | 'password'; value: string };
+};
+
+/** The bench user and one sending account of theirs. */
+export const seedAccount = async (platform: TPlatform, { values, secret }: TAccountSeed) => {
+  const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
+  const { id: accountId } = await platform.db
+    .insertInto('sending_accounts')
+    .values({ user_id: user.id, ...values } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await platform.db
+    .updateTable('sending_accounts')
+    .set({ [`${secret.column}_encrypted`]: sealSecret(platform, accountId, secret.column, secret.value) })
+    .where('id', '=', accountId)
+    .execute();
+  return { userId: user.id, accountId };
+};
+
+/** A list `l{run}@{domain}` of `size` members r{n}.{run}@example.com named 'Reader n', with a city field if asked. */
+export const seedList = async (
+  platform: TPlatform,
+  { userId, accountId }: { userId: number; accountId: number },
+  { run, domain, size, withCity = false }: { run: number; domain: string; size: number; withCity?: boolean },
+) => {
+  const { id: listId } = await platform.db
+    .insertInto('mailing_lists')
+    .values({
+      user_id: userId,
+      account_id: accountId,
+      alias: `l${run}`,
+      domain,
+      address: `l${run}@${domain}`,
+      name: `L${run}`,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const fields = withCity ? sql`jsonb_build_object('city', 'City ' || n)` : sql`'{}'::jsonb`;
+  await sql`insert into list_members (user_id, list_id, account_id, email, fullname, fields)
+    select ${userId}, ${listId}, ${accountId}, 'r' || n || '.' || ${run} || '@example.com', 'Reader ' || n, ${fields}
+      from generate_series(1, ${size}) n`.execute(platform.db);
+  return listId;
+};
