@@ -33,11 +33,14 @@ export type TMailTransport = {
   /**
    * Sends a batch; `onResult` runs for each message as its answer comes (before that
    * connection takes the next one), so the caller can checkpoint message by message.
+   * No message starts at or after `startBefore` (ms since the epoch): those are left out
+   * of the answer (their places stay empty) and out of `onResult`.
    */
   send: (
     batch: TOutgoingMessage[],
     onResult?: (index: number, result: TSendResult) => Promise<void>,
-  ) => Promise<TSendResult[]>;
+    options?: { startBefore?: number },
+  ) => Promise<(TSendResult | undefined)[]>;
   /**
    * Providers that take many recipients in one call (Mailgun, up to `batchSize`): one
    * message whose `%recipient.…%` variables each recipient fills in. One answer for all.

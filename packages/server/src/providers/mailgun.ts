@@ -121,9 +121,10 @@ export const createMailgunTransport = (
         throw describeFailure(error, settings);
       }
     },
-    send: async (batch, onResult) => {
+    send: async (batch, onResult, { startBefore = Number.POSITIVE_INFINITY } = {}) => {
       const results: TSendResult[] = [];
       for (const [index, message] of batch.entries()) {
+        if (Date.now() >= startBefore) break;
         results.push(await sendOne(message));
         await onResult?.(index, results[index]!);
       }

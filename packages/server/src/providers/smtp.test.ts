@@ -194,9 +194,37 @@ describe('pooled sending', () => {
     }));
     const results = await transport.send(batch);
     transport.close();
-    expect(results.map((result) => result.to)).toEqual(batch.map((item) => item.to));
-    expect(results.every((result) => result.accepted)).toBe(true);
+    expect(results.map((result) => result?.to)).toEqual(batch.map((item) => item.to));
+    expect(results.every((result) => result?.accepted)).toBe(true);
     const arrived = received.slice(before).flatMap((item) => item.to);
     expect(arrived.sort()).toEqual(batch.map((item) => item.to).sort());
+  });
+
+  it('starts no message at or after the deadline it is given, and reports none for them', async () => {
+    const before = received.length;
+    const transport = await createSmtpTransport(settings(), { ...options, connections: 2 });
+    const batch = Array.from({ length: 6 }, (_, index) => ({
+      from: 'Sender <sender@example.com>',
+      to: `late${index}@example.com`,
+      subject: `Message ${index}`,
+      text: 'Body',
+    }));
+    const reported: number[] = [];
+    // The deadline passes while the first two messages (one per connection) are on their way.
+    const startBefore = Date.now() + 5;
+    const results = await transport.send(
+      batch,
+      async (index) => {
+        reported.push(index);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      },
+      { startBefore },
+    );
+    transport.close();
+    const started = results.filter((result) => result !== undefined);
+    expect(started.length).toBeGreaterThan(0);
+    expect(started.length).toBeLessThan(batch.length);
+    expect(reported.sort()).toEqual(results.flatMap((result, index) => (result ? [index] : [])));
+    expect(received.length - before).toBe(started.length);
   });
 });

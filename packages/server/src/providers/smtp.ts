@@ -190,13 +190,13 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
         throw describeFailure(error, settings, timeoutMs);
       }
     },
-    send: async (batch, onResult) => {
+    send: async (batch, onResult, { startBefore = Number.POSITIVE_INFINITY } = {}) => {
       // Up to `connections` sessions at once, each kept open across batches; results keep the batch's order.
-      const results: TSendResult[] = new Array(batch.length);
+      const results: (TSendResult | undefined)[] = new Array(batch.length);
       let next = 0;
       const worker = async (slot: number) => {
         const session = { connection: sessions[slot] ?? null };
-        while (next < batch.length) {
+        while (next < batch.length && Date.now() < startBefore) {
           const index = next++;
           results[index] = await sendOne(session, batch[index]!);
           await onResult?.(index, results[index]!);

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
+import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
@@ -17,6 +19,8 @@ const received: TReceived[] = [];
 const script = new Map<string, number[]>();
 /** Takes the whole message, then drops the connection before answering. */
 const DROP = -1;
+/** How long the sink takes to answer each message. */
+let answerDelayMs = 0;
 
 beforeAll(async () => {
   sink = new SMTPServer({
@@ -50,7 +54,8 @@ beforeAll(async () => {
           return callback(error);
         }
         received.push({ to, raw: Buffer.concat(chunks).toString() });
-        callback();
+        if (answerDelayMs > 0) setTimeout(callback, answerDelayMs);
+        else callback();
       });
     },
   });
@@ -66,6 +71,7 @@ afterAll(async () => {
 beforeEach(() => {
   received.length = 0;
   script.clear();
+  answerDelayMs = 0;
 });
 
 /** A user with an SMTP account on the sink and lists of the given members. */
@@ -253,9 +259,9 @@ describe('a send through an SMTP account', () => {
     expect(await recipients(sendId)).toEqual([{ email: 'busy@example.com', status: 'failed', attempts: MAX_ATTEMPTS }]);
   });
 
-  it('pauses, resumes and cancels: nobody twice, nobody skipped (R5)', async () => {
-    const members = Array.from({ length: 30 }, (_, index) => ({
-      email: `p${String(index).padStart(2, '0')}@example.com`,
+  it('pauses and resumes five times while it runs, then cancels: nobody twice, nobody skipped (R5)', async () => {
+    const members = Array.from({ length: 300 }, (_, index) => ({
+      email: `p${String(index).padStart(3, '0')}@example.com`,
     }));
     const audience = await seedAudience([members]);
     const sendId = await newSend(audience);
@@ -263,13 +269,26 @@ describe('a send through an SMTP account', () => {
     await pauseSend(t.platform, audience.user.id, sendId);
     await dispatch(t.platform, sendId);
     expect(received).toHaveLength(0);
+    answerDelayMs = 5;
+    const sentAtPauses: number[] = [];
     for (let round = 0; round < 5; round++) {
       await resumeSend(t.platform, audience.user.id, sendId);
+      const running = dispatch(t.platform, sendId);
+      const before = received.length;
+      await expect.poll(() => received.length, { interval: 5 }).toBeGreaterThan(before);
       await pauseSend(t.platform, audience.user.id, sendId);
+      await running;
+      sentAtPauses.push(received.length);
     }
+    // Each pause stopped the run part of the way through.
+    expect(sentAtPauses.at(-1)).toBeLessThan(members.length);
+    expect(new Set(sentAtPauses).size).toBe(5);
     await resumeSend(t.platform, audience.user.id, sendId);
     await dispatch(t.platform, sendId);
     expect(received.map((item) => item.to).sort()).toEqual(members.map((member) => member.email));
+    expect(
+      (await recipients(sendId)).every((recipient) => recipient.status === 'sent' && recipient.attempts === 1),
+    ).toBe(true);
     await expect(cancelSend(t.platform, audience.user.id, sendId)).rejects.toMatchObject({ statusCode: 409 });
   });
 
@@ -473,5 +492,154 @@ describe('a send through an SMTP account', () => {
     const sendId = await newSend(audience);
     const other = await seedUser(t.platform);
     await expect(pauseSend(t.platform, other.id, sendId)).rejects.toMatchObject({ statusCode: 404 });
+  });
+  it('sends each message once when a worker stalls past its lease and another takes its claim over (R4)', async () => {
+    // A second process on the same database whose claims last 2 s (the shortest allowed).
+    const shortLease = await startTestApp(
+      { ALLOW_LOOPBACK_SMTP: 'true', PUBLIC_URL: 'https://sendwell.test', SEND_LEASE_SECONDS: '2' },
+      { databaseUrl: t.databaseUrl },
+    );
+    const locker = new pg.Client({ connectionString: t.databaseUrl });
+    await locker.connect();
+    try {
+      const members = Array.from({ length: 30 }, (_, index) => ({
+        email: `l${String(index).padStart(2, '0')}@example.com`,
+      }));
+      const audience = await seedAudience([members]);
+      const sendId = await newSend(audience);
+      await snapshotSend(t.platform, sendId);
+      answerDelayMs = 50;
+      const claimedBy = async () =>
+        Number(
+          (
+            await locker.query(
+              `select count(distinct lease_token)::int as holders from send_recipients where send_id = $1 and lease_token is not null`,
+              [sendId],
+            )
+          ).rows[0].holders,
+        );
+      // Worker A claims everyone and sends through one connection.
+      const first = dispatch(shortLease.platform, sendId, { connections: 1 });
+      await expect.poll(claimedBy, { interval: 5 }).toBe(1);
+      const claimedAt = Date.now();
+      // A stalls: its checkpoint of the eleventh recipient waits on a row lock past the lease.
+      await locker.query('begin');
+      await locker.query(`select id from send_recipients where send_id = $1 order by id offset 10 limit 1 for update`, [
+        sendId,
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, claimedAt + 2_300 - Date.now())));
+      // The lease is over: worker B takes the expired claim over.
+      const second = dispatch(shortLease.platform, sendId, { connections: 2 });
+      await expect.poll(claimedBy, { interval: 5 }).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await locker.query('commit');
+      await Promise.all([first, second]);
+
+      expect(received).toHaveLength(30);
+      expect(new Set(received.map((item) => item.to)).size).toBe(30);
+      expect((await recipients(sendId)).every((recipient) => recipient.status === 'sent')).toBe(true);
+      expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 30 });
+    } finally {
+      await locker.end().catch(() => {});
+      await shortLease.close();
+    }
+  });
+
+  it('takes the same snapshot again after one was cut off midway, with nobody twice (R2)', async () => {
+    const audience = await seedAudience([[{ email: 'seed@example.com' }], [{ email: 'SEED@example.com' }]]);
+    // A large audience, so the snapshot is still writing when its connection is killed.
+    await sql`insert into list_members (user_id, list_id, account_id, email, fullname)
+      select ${audience.user.id}, list_id, ${audience.accountId}, 'm' || n || '@example.com', 'M ' || n
+        from generate_series(1, 100000) n, unnest(${audience.listIds}::bigint[]) as list_id`.execute(t.platform.db);
+    const sendId = await newSend(audience);
+    const killer = new pg.Client({ connectionString: t.databaseUrl });
+    await killer.connect();
+    try {
+      let isSettled = false;
+      const cut = snapshotSend(t.platform, sendId).finally(() => {
+        isSettled = true;
+      });
+      let killed = 0;
+      while (killed === 0 && !isSettled) {
+        const { rows } = await killer.query(
+          `select pg_terminate_backend(pid) as done from pg_stat_activity
+            where datname = current_database() and pid <> pg_backend_pid() and query like '%insert into send_recipients%'
+              and state = 'active'`,
+        );
+        killed = rows.length;
+      }
+      expect(killed, 'the snapshot ended before it could be cut off').toBe(1);
+      await expect(cut).rejects.toThrow();
+      expect(
+        (await killer.query(`select count(*)::int as n from send_recipients where send_id = $1`, [sendId])).rows[0].n,
+      ).toBe(0);
+      await snapshotSend(t.platform, sendId);
+      const { rows } = await killer.query(
+        `select count(*)::int as total, count(distinct lower(email))::int as distinct_emails
+           from send_recipients where send_id = $1`,
+        [sendId],
+      );
+      expect(rows[0]).toEqual({ total: 100_001, distinct_emails: 100_001 });
+      expect(await sendRow(sendId)).toMatchObject({ status: 'sending', recipients_count: 100_001 });
+    } finally {
+      await killer.end();
+      // Nobody is sent this one: the test is about the snapshot.
+      await cancelSend(t.platform, audience.user.id, sendId).catch(() => {});
+    }
+  });
+
+  it('sends to exactly the subscribed, unsuppressed addresses of random overlapping lists, once each (R8)', async () => {
+    const pool = ['ann', 'bob', 'cy', 'dee', 'eve', 'fay', 'gus', 'hal'];
+    const member = fc.record({
+      name: fc.constantFrom(...pool),
+      isUpper: fc.boolean(),
+      subscribed: fc.boolean(),
+    });
+    const scenario = fc.record({
+      lists: fc.array(fc.array(member, { maxLength: 6 }), { minLength: 1, maxLength: 3 }),
+      otherList: fc.array(member, { maxLength: 3 }),
+      suppressed: fc.subarray(pool),
+      suppressionType: fc.constantFrom('bounce', 'complained', 'unsubscribed', 'suppress-bounce' as const),
+    });
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ lists, otherList, suppressed, suppressionType }) => {
+        received.length = 0;
+        const emailOf = (item: { name: string; isUpper: boolean }) =>
+          item.isUpper ? `${item.name.toUpperCase()}@Example.com` : `${item.name}@example.com`;
+        // One list's members are unique ignoring case: the last row of an address stands.
+        const unique = (items: typeof otherList) => [
+          ...new Map(items.map((item) => [item.name, { email: emailOf(item), subscribed: item.subscribed }])).values(),
+        ];
+        const audience = await seedAudience([...lists.map(unique), unique(otherList)]);
+        const chosen = audience.listIds.slice(0, lists.length);
+        for (const name of suppressed) {
+          await t.platform.db
+            .insertInto('suppressions')
+            .values({ user_id: audience.user.id, email: `${name}@EXAMPLE.com`, type: suppressionType, reason: 'test' })
+            .execute();
+        }
+        const sendId = await createSend(t.platform, audience.user.id, {
+          accountId: audience.accountId,
+          fromName: 'Acme News',
+          fromAddress: 'news@acme.test',
+          subject: 'Hello',
+          html: '<p>Hi</p>',
+          listIds: chosen,
+        });
+        await snapshotSend(t.platform, sendId);
+        await dispatch(t.platform, sendId);
+
+        const expected = new Set(
+          lists
+            .flatMap((items) => unique(items))
+            .filter((item) => item.subscribed && !suppressed.includes(item.email.split('@')[0]!.toLowerCase()))
+            .map((item) => item.email.toLowerCase()),
+        );
+        const got = received.map((item) => item.to.toLowerCase());
+        expect(got.length).toBe(new Set(got).size);
+        expect(new Set(got)).toEqual(expected);
+      }),
+      { numRuns: 25 },
+    );
   });
 });

@@ -20,8 +20,12 @@ const SMTP_CONNECTIONS = 4;
 const SLICE = 20;
 /** Recipients claimed at once by one dispatch run. */
 const CLAIM_SIZE = 200;
-/** A worker stops sending from a claim this long before its lease (SEND_LEASE_SECONDS) ends. */
-const leaseMarginMs = (leaseMs: number) => Math.min(15_000, leaseMs / 4);
+/**
+ * No message starts from a claim this long before its lease (SEND_LEASE_SECONDS) ends: a
+ * quarter of it, 30 s by default, as long as the SMTP socket timeout, so a message still
+ * in flight has ended before another worker may take the claim over.
+ */
+const leaseMarginMs = (leaseMs: number) => Math.min(60_000, leaseMs / 4);
 /** Retries of a temporary failure, with capped exponential backoff. */
 export const MAX_ATTEMPTS = 5;
 const BACKOFF_BASE_MS = 30_000;
@@ -125,6 +129,19 @@ const claim = async (platform: TPlatform, sendId: number, leaseToken: string, li
 };
 
 type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
+
+/**
+ * Gives back the recipients of a claim that were never started (its deadline came first),
+ * as they were: due now, the attempt not counted. Only while the claim is still this
+ * worker's; one another worker took over is left to it.
+ */
+const releaseUnstarted = async (executor: Executor, leaseToken: string, ids: number[]) => {
+  if (ids.length === 0) return;
+  await sql`
+    update send_recipients set status = 'pending', lease_token = null, lease_until = null,
+           attempts = attempts - 1, updated_at = now()
+     where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
+};
 
 /** Records one recipient's outcome, only while the claim is still this worker's; answers what was recorded. */
 const settle = async (
@@ -396,15 +413,31 @@ const sendClaims = async (
     const leaseMs = platform.config.sendLeaseMs;
     const deadline = claimedAt + leaseMs - leaseMarginMs(leaseMs);
     const outcomes: (TOutcome | null)[] = [];
-    // Slices keep the lease check close to each message; within a slice every
+    // No message starts past the claim's deadline (R4): a worker stalled beyond it, whose
+    // claim another worker may now hold, sends nothing more from it. Within a slice every
     // recipient is checkpointed as its own answer comes, before its connection moves on.
-    for (let start = 0; start < batch.length && Date.now() < deadline; start += SLICE) {
+    // A pause or cancel is seen before each slice, so it takes effect within a few
+    // messages per connection rather than at the end of the claim.
+    const unstarted: number[] = [];
+    let isStopped = false;
+    for (let start = 0; start < batch.length; start += SLICE) {
       const slice = batch.slice(start, start + SLICE);
+      if (!isStopped && start > 0) isStopped = !(await isSending());
+      if (isStopped || Date.now() >= deadline) {
+        unstarted.push(...slice.map((recipient) => recipient.id));
+        continue;
+      }
       const messages: TOutgoingMessage[] = slice.map((recipient) => buildMessage(platform, send, recipient, links));
-      await transport.send(messages, async (index, result) => {
-        outcomes.push(await settle(checkpoints, sendId, leaseToken, slice[index]!, result));
-      });
+      const results = await transport.send(
+        messages,
+        async (index, result) => {
+          outcomes.push(await settle(checkpoints, sendId, leaseToken, slice[index]!, result));
+        },
+        { startBefore: deadline },
+      );
+      for (const [index, recipient] of slice.entries()) if (!results[index]) unstarted.push(recipient.id);
     }
+    await releaseUnstarted(checkpoints, leaseToken, unstarted);
     await addCounts(platform, sendId, outcomes);
     if (reservation) {
       const sent = outcomes.filter((outcome) => outcome === 'sent').length;
