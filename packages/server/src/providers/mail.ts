@@ -27,19 +27,25 @@ export type TSendResult =
   | { to: string; accepted: true; providerId: string | null }
   | { to: string; accepted: false; error: string; kind: TFailureKind };
 
+export type TSendOptions = { startBefore?: number; isStopped?: () => boolean };
+
+/** Whether the next message of a batch may start. */
+export const mayStart = ({ startBefore = Number.POSITIVE_INFINITY, isStopped }: TSendOptions = {}) =>
+  Date.now() < startBefore && !isStopped?.();
+
 export type TMailTransport = {
   /** Connects and authenticates without sending: the account form's check. */
   verify: () => Promise<void>;
   /**
    * Sends a batch; `onResult` runs for each message as its answer comes (before that
    * connection takes the next one), so the caller can checkpoint message by message.
-   * No message starts at or after `startBefore` (ms since the epoch): those are left out
-   * of the answer (their places stay empty) and out of `onResult`.
+   * No message starts at or after `startBefore` (ms since the epoch) or once `isStopped`
+   * says so: those are left out of the answer (their places stay empty) and of `onResult`.
    */
   send: (
     batch: TOutgoingMessage[],
     onResult?: (index: number, result: TSendResult) => Promise<void>,
-    options?: { startBefore?: number },
+    options?: TSendOptions,
   ) => Promise<(TSendResult | undefined)[]>;
   /**
    * Providers that take many recipients in one call (Mailgun, up to `batchSize`): one

@@ -1,6 +1,7 @@
 import FormData from 'form-data';
 import Mailgun from 'mailgun.js';
 import {
+  mayStart,
   type TFailureKind,
   type TMailTransport,
   type TOutgoingMessage,
@@ -121,10 +122,10 @@ export const createMailgunTransport = (
         throw describeFailure(error, settings);
       }
     },
-    send: async (batch, onResult, { startBefore = Number.POSITIVE_INFINITY } = {}) => {
+    send: async (batch, onResult, options) => {
       const results: TSendResult[] = [];
       for (const [index, message] of batch.entries()) {
-        if (Date.now() >= startBefore) break;
+        if (!mayStart(options)) break;
         results.push(await sendOne(message));
         await onResult?.(index, results[index]!);
       }

@@ -7,6 +7,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import XOAuth2 from 'nodemailer/lib/xoauth2';
 import { resolvePublicHost } from '../platform/network-guard';
 import {
+  mayStart,
   type TFailureKind,
   type TMailTransport,
   type TOutgoingMessage,
@@ -190,13 +191,13 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
         throw describeFailure(error, settings, timeoutMs);
       }
     },
-    send: async (batch, onResult, { startBefore = Number.POSITIVE_INFINITY } = {}) => {
+    send: async (batch, onResult, sendOptions) => {
       // Up to `connections` sessions at once, each kept open across batches; results keep the batch's order.
       const results: (TSendResult | undefined)[] = new Array(batch.length);
       let next = 0;
       const worker = async (slot: number) => {
         const session = { connection: sessions[slot] ?? null };
-        while (next < batch.length && Date.now() < startBefore) {
+        while (next < batch.length && mayStart(sendOptions)) {
           const index = next++;
           results[index] = await sendOne(session, batch[index]!);
           await onResult?.(index, results[index]!);

@@ -269,7 +269,7 @@ describe('a send through an SMTP account', () => {
     await pauseSend(t.platform, audience.user.id, sendId);
     await dispatch(t.platform, sendId);
     expect(received).toHaveLength(0);
-    answerDelayMs = 5;
+    answerDelayMs = 20;
     const sentAtPauses: number[] = [];
     for (let round = 0; round < 5; round++) {
       await resumeSend(t.platform, audience.user.id, sendId);

@@ -16,8 +16,8 @@ import { linksOfSend, storeLinks } from './tracking';
 
 /** SMTP connections one dispatch run keeps open to the account's server. */
 const SMTP_CONNECTIONS = 4;
-/** Messages handed to the transport at once; nothing starts from a claim past its deadline (R4). */
-const SLICE = 20;
+/** How often a running dispatch looks whether its send was paused or cancelled. */
+const STATUS_WATCH_MS = 100;
 /** Recipients claimed at once by one dispatch run. */
 const CLAIM_SIZE = 200;
 /**
@@ -399,51 +399,57 @@ const sendClaims = async (
     const [first, second] = await Promise.all([worker(), worker()]);
     return first && second ? 'drained' : 'stopped';
   }
-  for (;;) {
-    if (!(await isSending())) return 'stopped';
-    const leaseToken = randomUUID();
-    const claimedAt = Date.now();
-    const reservation = cap === null ? null : await reserveToday(platform, send.account_id!, cap, CLAIM_SIZE);
-    if (reservation?.granted === 0) return 'capped';
-    const batch = await claim(platform, sendId, leaseToken, reservation?.granted ?? CLAIM_SIZE);
-    if (batch.length === 0) {
-      if (reservation) await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted);
-      return 'drained';
-    }
-    const leaseMs = platform.config.sendLeaseMs;
-    const deadline = claimedAt + leaseMs - leaseMarginMs(leaseMs);
-    const outcomes: (TOutcome | null)[] = [];
-    // No message starts past the claim's deadline (R4): a worker stalled beyond it, whose
-    // claim another worker may now hold, sends nothing more from it. Within a slice every
-    // recipient is checkpointed as its own answer comes, before its connection moves on.
-    // A pause or cancel is seen before each slice, so it takes effect within a few
-    // messages per connection rather than at the end of the claim.
-    const unstarted: number[] = [];
-    let isStopped = false;
-    for (let start = 0; start < batch.length; start += SLICE) {
-      const slice = batch.slice(start, start + SLICE);
-      if (!isStopped && start > 0) isStopped = !(await isSending());
-      if (isStopped || Date.now() >= deadline) {
-        unstarted.push(...slice.map((recipient) => recipient.id));
-        continue;
+  // A pause or cancel is watched for while messages go out, so it takes effect after the
+  // messages in flight rather than at the end of the claim.
+  let isStopped = false;
+  const watch = setInterval(() => {
+    isSending()
+      .then((isStill) => {
+        if (!isStill) isStopped = true;
+      })
+      .catch(() => {});
+  }, STATUS_WATCH_MS);
+  try {
+    for (;;) {
+      if (isStopped || !(await isSending())) return 'stopped';
+      const leaseToken = randomUUID();
+      const claimedAt = Date.now();
+      const reservation = cap === null ? null : await reserveToday(platform, send.account_id!, cap, CLAIM_SIZE);
+      if (reservation?.granted === 0) return 'capped';
+      const batch = await claim(platform, sendId, leaseToken, reservation?.granted ?? CLAIM_SIZE);
+      if (batch.length === 0) {
+        if (reservation) await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted);
+        return 'drained';
       }
-      const messages: TOutgoingMessage[] = slice.map((recipient) => buildMessage(platform, send, recipient, links));
+      const leaseMs = platform.config.sendLeaseMs;
+      const deadline = claimedAt + leaseMs - leaseMarginMs(leaseMs);
+      const outcomes: (TOutcome | null)[] = [];
+      // No message starts past the claim's deadline (R4): a worker stalled beyond it, whose
+      // claim another worker may now hold, sends nothing more from it. Every recipient is
+      // checkpointed as its own answer comes, before its connection moves on.
+      const messages: TOutgoingMessage[] = batch.map((recipient) => buildMessage(platform, send, recipient, links));
       const results = await transport.send(
         messages,
         async (index, result) => {
-          outcomes.push(await settle(checkpoints, sendId, leaseToken, slice[index]!, result));
+          outcomes.push(await settle(checkpoints, sendId, leaseToken, batch[index]!, result));
         },
-        { startBefore: deadline },
+        { startBefore: deadline, isStopped: () => isStopped },
       );
-      for (const [index, recipient] of slice.entries()) if (!results[index]) unstarted.push(recipient.id);
+      // What never started goes back at once.
+      await releaseUnstarted(
+        checkpoints,
+        leaseToken,
+        batch.flatMap((recipient, index) => (results[index] ? [] : [recipient.id])),
+      );
+      await addCounts(platform, sendId, outcomes);
+      if (reservation) {
+        const sent = outcomes.filter((outcome) => outcome === 'sent').length;
+        await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted - sent);
+      }
+      await publishProgress(platform, sendId);
     }
-    await releaseUnstarted(checkpoints, leaseToken, unstarted);
-    await addCounts(platform, sendId, outcomes);
-    if (reservation) {
-      const sent = outcomes.filter((outcome) => outcome === 'sent').length;
-      await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted - sent);
-    }
-    await publishProgress(platform, sendId);
+  } finally {
+    clearInterval(watch);
   }
 };
 
