@@ -1,4 +1,3 @@
-import { buildApp } from './app';
 import { startTestInbox, type TTestInbox } from './modules/accounts/test-inbox';
 import { openPlatform } from './platform/bootstrap';
 import { hasWeb, hasWorker, loadConfig } from './platform/config';
@@ -27,7 +26,7 @@ const { platform } = opened;
 const log = platform.log;
 
 let hub: TRealtimeHub | undefined;
-let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+let app: Awaited<ReturnType<typeof import('./app').buildApp>> | undefined;
 
 let testInbox: TTestInbox | undefined;
 if (hasWorker(config.role)) {
@@ -48,6 +47,8 @@ if (hasWeb(config.role)) {
     onSessionEnded: platform.sessionCache.evict,
     onListeningChange: platform.sessionCache.setTrusted,
   });
+  // Loaded only where it serves: a worker process keeps the HTTP app out of its memory.
+  const { buildApp } = await import('./app');
   app = await buildApp({ platform, hub });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
