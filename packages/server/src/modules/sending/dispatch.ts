@@ -16,6 +16,8 @@ import { linksOfSend, storeLinks } from './tracking';
 
 /** SMTP connections one dispatch run keeps open to the account's server. */
 const SMTP_CONNECTIONS = 4;
+/** Provider batch calls (Mailgun, 1,000 recipients each) one dispatch run keeps in flight. */
+const BATCH_CALLS_IN_FLIGHT = 2;
 /** How often a running dispatch looks whether its send was paused or cancelled. */
 const STATUS_WATCH_MS = 100;
 /** Recipients claimed at once by one dispatch run. */
@@ -381,7 +383,7 @@ const sendClaims = async (
   if (transport.sendBatch) {
     const sendBatch = transport.sendBatch;
     const { template, variablesOf } = buildBatchMessage(platform, send, links);
-    // Two calls in flight: one is prepared and checkpointed while the other travels.
+    // Calls in flight at once: some are prepared and checkpointed while others travel.
     const worker = async (): Promise<boolean> => {
       for (;;) {
         if (!(await isSending())) return false;
@@ -396,8 +398,8 @@ const sendClaims = async (
         await publishProgress(platform, sendId);
       }
     };
-    const [first, second] = await Promise.all([worker(), worker()]);
-    return first && second ? 'drained' : 'stopped';
+    const drained = await Promise.all(Array.from({ length: BATCH_CALLS_IN_FLIGHT }, worker));
+    return drained.every(Boolean) ? 'drained' : 'stopped';
   }
   // A pause or cancel is watched for while messages go out, so it takes effect after the
   // messages in flight rather than at the end of the claim.
