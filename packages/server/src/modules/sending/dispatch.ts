@@ -404,12 +404,19 @@ const sendClaims = async (
   // A pause or cancel is watched for while messages go out, so it takes effect after the
   // messages in flight rather than at the end of the claim.
   let isStopped = false;
+  let isLooking = false;
   const watch = setInterval(() => {
+    // One look at a time: a slow database gets no pile of them.
+    if (isLooking) return;
+    isLooking = true;
     isSending()
       .then((isStill) => {
         if (!isStill) isStopped = true;
       })
-      .catch(() => {});
+      .catch(() => {})
+      .finally(() => {
+        isLooking = false;
+      });
   }, STATUS_WATCH_MS);
   try {
     for (;;) {
