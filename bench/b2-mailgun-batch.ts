@@ -5,24 +5,16 @@
  */
 import { pino } from 'pino';
 import { dispatch, snapshotSend } from '../packages/server/src/modules/sending/dispatch';
-import { createSend } from '../packages/server/src/modules/sending/sending.service';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
-import { startMailgunFake } from '../packages/server/test/mailgun-fake';
 import { median, type TFigure } from './figures';
-import { benchEnvironment, seedAccount, seedList } from './seed';
-
-const KEY = 'key-bench-0123456789abcdef0123456789';
+import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList, startBenchMailgun } from './seed';
 
 type TSetup = { recipients: number; runs: number };
 
 /** One send of `recipients` per run through the Mailgun path; its rates. */
 const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup) => {
-  const mailgun = await startMailgunFake({
-    key: KEY,
-    domains: [{ name: 'mg.bench.test', region: 'us' }],
-    keepMessages: false,
-  });
+  const mailgun = await startBenchMailgun();
   const { env, cluster } = await benchEnvironment('sendwell_bench_batch', {
     LOG_LEVEL: 'silent',
     MAILGUN_US_URL: mailgun.urls.us,
@@ -31,28 +23,12 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
   const opened = await openPlatform(loadConfig(env, []), pino({ level: 'silent' }));
   const { platform } = opened;
   try {
-    const owner = await seedAccount(platform, {
-      values: { name: 'Mailgun', provider: 'mailgun', domain: 'mg.bench.test', region: 'us' },
-      secret: { column: 'api_key', value: KEY },
-    });
-    const html = `<html><body><h1>Hello {{name::friend}}</h1><p>${'Some news. '.repeat(60)}</p><p><a href="https://example.com/a">A</a> <a href="https://example.com/b">B</a></p></body></html>`;
+    const owner = await seedMailgunAccount(platform);
     const dispatchRates: number[] = [];
     const totalRates: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const listId = await seedList(platform, owner, {
-        run,
-        domain: 'mg.bench.test',
-        size: RECIPIENTS,
-        withCity: true,
-      });
-      const sendId = await createSend(platform, owner.userId, {
-        accountId: owner.accountId,
-        fromName: 'Bench',
-        fromAddress: 'news@mg.bench.test',
-        subject: 'Hello {{name}} in {{city::town}}',
-        html,
-        listIds: [listId],
-      });
+      const listId = await seedMailgunList(platform, owner, run, RECIPIENTS);
+      const sendId = await createMailgunSend(platform, owner, listId);
       const acceptedBefore = mailgun.accepted.recipients;
       const started = performance.now();
       await snapshotSend(platform, sendId);

@@ -9,15 +9,12 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import { pino } from 'pino';
-import { createSend } from '../packages/server/src/modules/sending/sending.service';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
-import { startMailgunFake } from '../packages/server/test/mailgun-fake';
 import { startServerProcess } from '../packages/server/test/processes';
 import { median, type TFigure } from './figures';
-import { benchEnvironment, seedAccount, seedList } from './seed';
+import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList, startBenchMailgun } from './seed';
 
-const KEY = 'key-bench-0123456789abcdef0123456789';
 const GOAL_MB = 256;
 /** Node flags for the worker, for experiments (`--max-old-space-size=…`); none by default, as deployed. */
 const WORKER_NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? '';
@@ -32,11 +29,7 @@ export const memoryOf = (pid: number) => {
 export const runB9 = async (): Promise<TFigure> => {
   const RECIPIENTS = Number(process.env.BENCH_B9_RECIPIENTS ?? 1_000_000);
   const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-  const mailgun = await startMailgunFake({
-    key: KEY,
-    domains: [{ name: 'mg.bench.test', region: 'us' }],
-    keepMessages: false,
-  });
+  const mailgun = await startBenchMailgun();
   const { env, cluster } = await benchEnvironment('sendwell_bench_worker', {
     MAILGUN_US_URL: mailgun.urls.us,
     MAILGUN_EU_URL: mailgun.urls.eu,
@@ -46,21 +39,12 @@ export const runB9 = async (): Promise<TFigure> => {
   const opened = await openPlatform(config, pino({ level: 'silent' }));
   const { platform } = opened;
   try {
-    const owner = await seedAccount(platform, {
-      values: { name: 'Mailgun', provider: 'mailgun', domain: 'mg.bench.test', region: 'us' },
-      secret: { column: 'api_key', value: KEY },
-    });
-    const html = `<html><body><h1>Hello {{name::friend}}</h1><p>${'Some news. '.repeat(60)}</p><p><a href="https://example.com/a">A</a> <a href="https://example.com/b">B</a></p></body></html>`;
+    const owner = await seedMailgunAccount(platform);
     const peaks: number[] = [];
     const idles: number[] = [];
     const rates: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const listId = await seedList(platform, owner, {
-        run,
-        domain: 'mg.bench.test',
-        size: RECIPIENTS,
-        withCity: true,
-      });
+      const listId = await seedMailgunList(platform, owner, run, RECIPIENTS);
       await sql`vacuum analyze list_members`.execute(platform.db);
 
       const worker = startServerProcess({
@@ -75,14 +59,7 @@ export const runB9 = async (): Promise<TFigure> => {
         idles.push(memoryOf(pid).rssMb);
         const acceptedBefore = mailgun.accepted.recipients;
         const started = performance.now();
-        const sendId = await createSend(platform, owner.userId, {
-          accountId: owner.accountId,
-          fromName: 'Bench',
-          fromAddress: 'news@mg.bench.test',
-          subject: 'Hello {{name}} in {{city::town}}',
-          html,
-          listIds: [listId],
-        });
+        const sendId = await createMailgunSend(platform, owner, listId);
         for (;;) {
           await new Promise((resolve) => setTimeout(resolve, 250));
           const { status } = await platform.db

@@ -1,17 +1,19 @@
 /**
  * What the sending benchmarks set up alike: a database of their own in the run's cluster,
- * the environment a platform opens with, a user with one sending account, and a list of
- * generated members.
+ * the environment a platform opens with, a user with one sending account, a list of
+ * generated members, and for B2 and B9 the same Mailgun account, fake and send.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
 import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
 import { createUser } from '../packages/server/src/modules/auth/auth.service';
+import { createSend } from '../packages/server/src/modules/sending/sending.service';
 import type { TPlatform } from '../packages/server/src/platform/context';
 import { startTestCluster } from '../packages/server/test/cluster';
+import { startMailgunFake } from '../packages/server/test/mailgun-fake';
 
-export const BENCH_SECRET_KEY = 'bench-secret-key-that-is-long-enough-0123456789';
-export const BENCH_DATA_DIR = '/tmp/sendwell-bench-data';
+const BENCH_SECRET_KEY = 'bench-secret-key-that-is-long-enough-0123456789';
+const BENCH_DATA_DIR = '/tmp/sendwell-bench-data';
 
 /** A fresh database in the run's PostgreSQL, and the environment that opens Sendwell on it. */
 export const benchEnvironment = async (database: string, extra: Record<string, string> = {}) => {
@@ -77,3 +79,38 @@ export const seedList = async (
       from generate_series(1, ${size}) n`.execute(platform.db);
   return listId;
 };
+
+const MAILGUN_KEY = 'key-bench-0123456789abcdef0123456789';
+const MAILGUN_DOMAIN = 'mg.bench.test';
+
+/** The Mailgun contract fake the Mailgun benches send to; it keeps counts, not messages. */
+export const startBenchMailgun = () =>
+  startMailgunFake({ key: MAILGUN_KEY, domains: [{ name: MAILGUN_DOMAIN, region: 'us' }], keepMessages: false });
+
+/** The bench user with a Mailgun account on the fake's domain. */
+export const seedMailgunAccount = (platform: TPlatform) =>
+  seedAccount(platform, {
+    values: { name: 'Mailgun', provider: 'mailgun', domain: MAILGUN_DOMAIN, region: 'us' },
+    secret: { column: 'api_key', value: MAILGUN_KEY },
+  });
+
+/** A list of `size` members with a city field on the Mailgun account. */
+export const seedMailgunList = (
+  platform: TPlatform,
+  owner: { userId: number; accountId: number },
+  run: number,
+  size: number,
+) => seedList(platform, owner, { run, domain: MAILGUN_DOMAIN, size, withCity: true });
+
+const MAILGUN_HTML = `<html><body><h1>Hello {{name::friend}}</h1><p>${'Some news. '.repeat(60)}</p><p><a href="https://example.com/a">A</a> <a href="https://example.com/b">B</a></p></body></html>`;
+
+/** The send both Mailgun benches measure: merge fields with fallbacks and two tracked links. */
+export const createMailgunSend = (platform: TPlatform, owner: { userId: number; accountId: number }, listId: number) =>
+  createSend(platform, owner.userId, {
+    accountId: owner.accountId,
+    fromName: 'Bench',
+    fromAddress: `news@${MAILGUN_DOMAIN}`,
+    subject: 'Hello {{name}} in {{city::town}}',
+    html: MAILGUN_HTML,
+    listIds: [listId],
+  });
