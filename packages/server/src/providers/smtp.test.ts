@@ -183,15 +183,19 @@ describe('what a failed send means for its recipient (R3, R7)', () => {
 });
 
 describe('pooled sending', () => {
-  it('sends a batch over several connections and keeps the order of the results', async () => {
-    const before = received.length;
-    const transport = await createSmtpTransport(settings(), { ...options, connections: 4 });
-    const batch = Array.from({ length: 24 }, (_, index) => ({
+  /** `count` short messages to `{prefix}{n}@example.com`. */
+  const messagesTo = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, index) => ({
       from: 'Sender <sender@example.com>',
-      to: `reader${index}@example.com`,
+      to: `${prefix}${index}@example.com`,
       subject: `Message ${index}`,
       text: 'Body',
     }));
+
+  it('sends a batch over several connections and keeps the order of the results', async () => {
+    const before = received.length;
+    const transport = await createSmtpTransport(settings(), { ...options, connections: 4 });
+    const batch = messagesTo('reader', 24);
     const results = await transport.send(batch);
     transport.close();
     expect(results.map((result) => result?.to)).toEqual(batch.map((item) => item.to));
@@ -203,12 +207,7 @@ describe('pooled sending', () => {
   it('starts no message at or after the deadline it is given, and reports none for them', async () => {
     const before = received.length;
     const transport = await createSmtpTransport(settings(), { ...options, connections: 2 });
-    const batch = Array.from({ length: 6 }, (_, index) => ({
-      from: 'Sender <sender@example.com>',
-      to: `late${index}@example.com`,
-      subject: `Message ${index}`,
-      text: 'Body',
-    }));
+    const batch = messagesTo('late', 6);
     const reported: number[] = [];
     // The deadline passes while the first two messages (one per connection) are on their way.
     const startBefore = Date.now() + 5;
