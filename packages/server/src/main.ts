@@ -1,3 +1,4 @@
+import { modules } from './modules';
 import { startTestInbox, type TTestInbox } from './modules/accounts/test-inbox';
 import { openPlatform } from './platform/bootstrap';
 import { hasWeb, hasWorker, loadConfig } from './platform/config';
@@ -29,8 +30,10 @@ let hub: TRealtimeHub | undefined;
 let app: Awaited<ReturnType<typeof import('./app').buildApp>> | undefined;
 
 let testInbox: TTestInbox | undefined;
+const stopWatches: (() => void)[] = [];
 if (hasWorker(config.role)) {
   await platform.queue.work(platform);
+  for (const module of modules) if (module.onWorkerStart) stopWatches.push(module.onWorkerStart(platform));
   log.info('worker started');
   if (config.testInbox) {
     // A busy port (another Sendwell on this machine) costs the test inbox, not the server.
@@ -71,6 +74,7 @@ const stop = async (signal: string) => {
   }, 20_000);
   timer.unref();
   try {
+    for (const stopWatch of stopWatches) stopWatch();
     await app?.close();
     await hub?.close();
     await testInbox?.close();

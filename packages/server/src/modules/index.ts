@@ -13,7 +13,7 @@ import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
-import { dispatchSendJob, sendingTickJob, snapshotSendJob } from './sending/dispatch';
+import { dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './sending/dispatch';
 import { emailRoutes } from './sending/email.routes';
 import { applyEventsJob } from './sending/mailgun-webhooks';
 import { sendingRoutes } from './sending/sending.routes';
@@ -28,6 +28,8 @@ export type TModule = {
   name: string;
   routes?: FastifyPluginAsyncZod<{ platform: TPlatform }>;
   jobs?: TJobDefinition[];
+  /** Runs once in each worker process after its job handlers start; answers how to stop it. */
+  onWorkerStart?: (platform: TPlatform) => () => void;
 };
 
 export const modules: TModule[] = [
@@ -43,6 +45,7 @@ export const modules: TModule[] = [
     name: 'sending',
     routes: sendingRoutes,
     jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, applyEventsJob] as TJobDefinition[],
+    onWorkerStart: watchSending,
   },
   { name: 'email', routes: emailRoutes },
   { name: 'lists', routes: listRoutes, jobs: [importListJob, syncProviderListsJob] as TJobDefinition[] },

@@ -7,6 +7,7 @@ import { createDatabase, isDatabaseShutdown, type TDatabase } from './db';
 import { startEmbeddedPostgres, type TEmbeddedPostgres } from './embedded-postgres';
 import { createMailer } from './mailer';
 import { migrate } from './migrations';
+import { createPresence } from './presence';
 import { startQueue } from './queue';
 import { loadSecrets } from './secrets';
 import { createSessionCache } from './session-cache';
@@ -67,6 +68,11 @@ export const openPlatform = async (
       sessionCache: createSessionCache(),
       stripe: config.stripe ? createStripe(config.stripe) : null,
       log,
+      presence: createPresence(url, (error) =>
+        isDatabaseShutdown(error)
+          ? log.info('database is shutting down; presence connection closed')
+          : log.warn({ err: error }, 'presence connection lost; claims go on under a new key'),
+      ),
     };
     return {
       platform,
@@ -74,6 +80,7 @@ export const openPlatform = async (
       embedded,
       close: async () => {
         await queue.stop().catch((error) => log.warn({ err: error }, 'queue stop failed'));
+        await platform.presence.close();
         await database.close();
         await embedded?.stop();
       },

@@ -4,6 +4,7 @@ import type { TStripe } from '../providers/stripe';
 import type { TConfig } from './config';
 import type { Db } from './db';
 import type { TMailer } from './mailer';
+import type { TPresence } from './presence';
 import type { TQueue } from './queue';
 import type { TSecrets } from './secrets';
 import type { TSessionCache } from './session-cache';
@@ -24,4 +25,6 @@ export type TPlatform = {
   /** Null when the operator has not configured Stripe. */
   stripe: TStripe | null;
   log: FastifyBaseLogger;
+  /** This process's proof of life for the work it claims (sending). */
+  presence: TPresence;
 };

@@ -307,6 +307,8 @@ export type SendRecipientsTable = {
   next_attempt_at: Date | null;
   lease_token: string | null;
   lease_until: Date | null;
+  started_at: Date | null;
+  worker_key: number | null;
   message_id: string | null;
   provider_id: string | null;
   error: string | null;

@@ -27,7 +27,21 @@ export type TSendResult =
   | { to: string; accepted: true; providerId: string | null }
   | { to: string; accepted: false; error: string; kind: TFailureKind };
 
-export type TSendOptions = { startBefore?: number; isStopped?: () => boolean };
+export type TSendOptions = {
+  startBefore?: number;
+  isStopped?: () => boolean;
+  /**
+   * Runs for each message before the provider can have all of it (for SMTP, after the
+   * server's 354, while the body waits; for an HTTP API, before the call). False, or a
+   * failure, means the message must not go: it is abandoned before its last byte and
+   * answered as a temporary failure. The caller records here that the message may
+   * leave, so a process killed afterwards never sends it twice (R1).
+   */
+  beforeHandOver?: (index: number) => Promise<boolean>;
+};
+
+/** The refusal a transport answers when `beforeHandOver` said no. */
+export const HANDOVER_REFUSED = "The message was held back: its claim is no longer this worker's.";
 
 /** Whether the next message of a batch may start. */
 export const mayStart = ({ startBefore = Number.POSITIVE_INFINITY, isStopped }: TSendOptions = {}) =>

@@ -1,6 +1,7 @@
 import FormData from 'form-data';
 import Mailgun from 'mailgun.js';
 import {
+  HANDOVER_REFUSED,
   mayStart,
   type TFailureKind,
   type TMailTransport,
@@ -126,7 +127,12 @@ export const createMailgunTransport = (
       const results: TSendResult[] = [];
       for (const [index, message] of batch.entries()) {
         if (!mayStart(options)) break;
-        results.push(await sendOne(message));
+        const mayHandOver = (await options?.beforeHandOver?.(index).catch(() => false)) ?? true;
+        results.push(
+          mayHandOver
+            ? await sendOne(message)
+            : { to: message.to, accepted: false, error: HANDOVER_REFUSED, kind: 'temporary' },
+        );
         await onResult?.(index, results[index]!);
       }
       return results;

@@ -7,6 +7,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import XOAuth2 from 'nodemailer/lib/xoauth2';
 import { resolvePublicHost } from '../platform/network-guard';
 import {
+  HANDOVER_REFUSED,
   mayStart,
   type TFailureKind,
   type TMailTransport,
@@ -146,7 +147,16 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
     return isHandedOver ? 'unknown' : 'temporary';
   };
 
-  const sendOne = async (session: { connection: SMTPConnection | null }, message: TOutgoingMessage) => {
+  /**
+   * One message over one session. `mayHandOver` (the caller's committed mark, started
+   * with the envelope so its round trip overlaps the server's) is awaited after the 354
+   * and before the body: refused, the body is never written and the server has nothing.
+   */
+  const sendOne = async (
+    session: { connection: SMTPConnection | null },
+    message: TOutgoingMessage,
+    mayHandOver: Promise<boolean> = Promise.resolve(true),
+  ) => {
     const { variables: _variables, ...mime } = message;
     const raw = await new MailComposer(mime).compile().build();
     let isHandedOver = false;
@@ -160,7 +170,10 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
           return;
         }
         isPushed = true;
-        this.push(raw);
+        mayHandOver.then(
+          (isAllowed) => (isAllowed ? this.push(raw) : this.destroy(new Error(HANDOVER_REFUSED))),
+          (error: unknown) => this.destroy(error as Error),
+        );
       },
     });
     try {
@@ -199,7 +212,10 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
         const session = { connection: sessions[slot] ?? null };
         while (next < batch.length && mayStart(sendOptions)) {
           const index = next++;
-          results[index] = await sendOne(session, batch[index]!);
+          const mayHandOver = sendOptions?.beforeHandOver?.(index);
+          // Settled even when the session fails before the body is asked for.
+          mayHandOver?.catch(() => {});
+          results[index] = await sendOne(session, batch[index]!, mayHandOver);
           await onResult?.(index, results[index]!);
         }
         sessions[slot] = session.connection;

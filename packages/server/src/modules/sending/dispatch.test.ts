@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { sealSecret } from '../accounts/secrets';
-import { dispatch, MAX_ATTEMPTS, snapshotSend, startDueSends } from './dispatch';
+import { dispatch, MAX_ATTEMPTS, recoverAbandonedClaims, snapshotSend, startDueSends } from './dispatch';
 import { cancelSend, countDuplicates, createSend, pauseSend, resumeSend } from './sending.service';
 
 type TReceived = { to: string; raw: string };
@@ -21,6 +21,8 @@ const script = new Map<string, number[]>();
 const DROP = -1;
 /** How long the sink takes to answer each message. */
 let answerDelayMs = 0;
+/** An answer delay for the nth message to arrive (1-based). */
+const answerDelayAt = new Map<number, number>();
 
 beforeAll(async () => {
   sink = new SMTPServer({
@@ -54,7 +56,8 @@ beforeAll(async () => {
           return callback(error);
         }
         received.push({ to, raw: Buffer.concat(chunks).toString() });
-        if (answerDelayMs > 0) setTimeout(callback, answerDelayMs);
+        const delayMs = answerDelayAt.get(received.length) ?? answerDelayMs;
+        if (delayMs > 0) setTimeout(callback, delayMs);
         else callback();
       });
     },
@@ -72,6 +75,7 @@ beforeEach(() => {
   received.length = 0;
   script.clear();
   answerDelayMs = 0;
+  answerDelayAt.clear();
 });
 
 /** A user with an SMTP account on the sink and lists of the given members. */
@@ -297,7 +301,20 @@ describe('a send through an SMTP account', () => {
     const audience = await seedAudience([members]);
     const sendId = await newSend(audience);
     await snapshotSend(t.platform, sendId);
-    await Promise.all([dispatch(t.platform, sendId), dispatch(t.platform, sendId)]);
+    // A second process on the same database (its own pool, queue and presence).
+    const second = await startTestApp(
+      { ALLOW_LOOPBACK_SMTP: 'true', PUBLIC_URL: 'https://sendwell.test' },
+      { databaseUrl: t.databaseUrl },
+    );
+    try {
+      await Promise.all([
+        dispatch(t.platform, sendId),
+        dispatch(second.platform, sendId),
+        dispatch(t.platform, sendId),
+      ]);
+    } finally {
+      await second.close();
+    }
     expect(received).toHaveLength(60);
     expect(new Set(received.map((item) => item.to)).size).toBe(60);
     expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 60 });
@@ -499,8 +516,6 @@ describe('a send through an SMTP account', () => {
       { ALLOW_LOOPBACK_SMTP: 'true', PUBLIC_URL: 'https://sendwell.test', SEND_LEASE_SECONDS: '2' },
       { databaseUrl: t.databaseUrl },
     );
-    const locker = new pg.Client({ connectionString: t.databaseUrl });
-    await locker.connect();
     try {
       const members = Array.from({ length: 30 }, (_, index) => ({
         email: `l${String(index).padStart(2, '0')}@example.com`,
@@ -508,41 +523,68 @@ describe('a send through an SMTP account', () => {
       const audience = await seedAudience([members]);
       const sendId = await newSend(audience);
       await snapshotSend(t.platform, sendId);
-      answerDelayMs = 50;
-      const claimedBy = async () =>
-        Number(
-          (
-            await locker.query(
-              `select count(distinct lease_token)::int as holders from send_recipients where send_id = $1 and lease_token is not null`,
-              [sendId],
-            )
-          ).rows[0].holders,
-        );
-      // Worker A claims everyone and sends through one connection.
+      // Worker A claims everyone and sends through one connection; the server keeps the
+      // eleventh message's answer past A's lease, so A stalls with it in hand.
+      answerDelayAt.set(11, 2_600);
       const first = dispatch(shortLease.platform, sendId, { connections: 1 });
-      await expect.poll(claimedBy, { interval: 5 }).toBe(1);
-      const claimedAt = Date.now();
-      // A stalls: its checkpoint of the eleventh recipient waits on a row lock past the lease.
-      await locker.query('begin');
-      await locker.query(`select id from send_recipients where send_id = $1 order by id offset 10 limit 1 for update`, [
-        sendId,
-      ]);
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, claimedAt + 2_300 - Date.now())));
-      // The lease is over: worker B takes the expired claim over.
-      const second = dispatch(shortLease.platform, sendId, { connections: 2 });
-      await expect.poll(claimedBy, { interval: 5 }).toBe(2);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await locker.query('commit');
+      await expect.poll(() => received.length, { interval: 5 }).toBe(11);
+      await expect
+        .poll(async () => (await recipients(sendId)).filter((recipient) => recipient.status === 'sent').length)
+        .toBe(10);
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      // The lease is over: worker B (another process) takes the claim over while A still waits.
+      const second = dispatch(t.platform, sendId, { connections: 2 });
       await Promise.all([first, second]);
 
+      // One message each; the one A had in hand is unknown (its answer reached a worker
+      // that no longer held the claim), never sent again.
       expect(received).toHaveLength(30);
       expect(new Set(received.map((item) => item.to)).size).toBe(30);
-      expect((await recipients(sendId)).every((recipient) => recipient.status === 'sent')).toBe(true);
-      expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 30 });
+      const states = await recipients(sendId);
+      expect(states.filter((recipient) => recipient.status === 'unknown').map((recipient) => recipient.email)).toEqual([
+        received[10]!.to,
+      ]);
+      expect(states.filter((recipient) => recipient.status === 'sent')).toHaveLength(29);
+      expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 29, unknown_count: 1 });
     } finally {
-      await locker.end().catch(() => {});
       await shortLease.close();
     }
+  });
+
+  it('takes over the claims of a process that died at once, not after its lease, and resends none that may have left (R1, R28)', async () => {
+    const members = Array.from({ length: 12 }, (_, index) => ({
+      email: `k${String(index).padStart(2, '0')}@example.com`,
+    }));
+    const audience = await seedAudience([members]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    // A process that claims 12 recipients (two-minute lease), hands one message over and dies.
+    const dead = new pg.Client({ connectionString: t.databaseUrl });
+    await dead.connect();
+    const key = 987_654_321;
+    await dead.query('select pg_advisory_lock($1::bigint)', [key]);
+    await dead.query(
+      `update send_recipients set status = 'sending', lease_token = gen_random_uuid(), worker_key = $2,
+              lease_until = now() + interval '2 minutes', attempts = 1
+        where send_id = $1`,
+      [sendId, key],
+    );
+    await dead.query(`update send_recipients set started_at = now() where send_id = $1 and email = 'k03@example.com'`, [
+      sendId,
+    ]);
+    // While it lives, its claims are its own.
+    expect(await recoverAbandonedClaims(t.platform)).toBe(0);
+    await dispatch(t.platform, sendId);
+    expect(received).toHaveLength(0);
+    await dead.end();
+    await expect.poll(() => recoverAbandonedClaims(t.platform)).toBe(1);
+    await dispatch(t.platform, sendId);
+    expect(received.map((item) => item.to).sort()).toEqual(
+      members.map((member) => member.email).filter((email) => email !== 'k03@example.com'),
+    );
+    const k03 = (await recipients(sendId)).find((recipient) => recipient.email === 'k03@example.com');
+    expect(k03).toMatchObject({ status: 'unknown', attempts: 1 });
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 11, unknown_count: 1 });
   });
 
   it('takes the same snapshot again after one was cut off midway, with nobody twice (R2)', async () => {

@@ -5,9 +5,10 @@ import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { SendsTable } from '../../platform/db-schema';
+import { liveKeys } from '../../platform/presence';
 import { defineJob } from '../../platform/queue';
 import { publishToUser } from '../../platform/realtime';
-import type { TMailTransport, TOutgoingMessage, TSendResult } from '../../providers/mail';
+import type { TMailTransport, TSendResult } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
 import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
 import { applyPendingEvents } from './mailgun-webhooks';
@@ -101,17 +102,50 @@ type TClaimed = {
   attempts: number;
 };
 
+/** Why a recipient of an abandoned claim ends `unknown` rather than being sent again. */
+export const ABANDONED_HANDOVER_ERROR =
+  'Sendwell stopped while handing this message over, before the answer was recorded: it may have been delivered, so it is not sent again on its own.';
+
 /**
- * Claims the next recipients: pending ones, deferred ones whose time has come, and ones
- * a dead worker left claimed past its lease (they go again: a worker that is gone sent
- * nothing more after its last checkpoint but the message it was writing).
+ * Takes back the claims of processes that are gone (their presence lock is released) or
+ * whose lease ran out. A recipient whose message was never handed over goes back to
+ * pending, its attempt not counted; one whose message was being handed over becomes
+ * `unknown`: the provider may have accepted it, and exactly once means never sending it
+ * blindly again (R1, R3). Answers how many went back to pending.
+ */
+export const reapAbandonedClaims = async (executor: Executor, sendId: number) => {
+  const reaped = await sql<{ pending: number; unknown: number }>`
+    with reaped as (
+      update send_recipients r
+         set status = case when r.started_at is null then 'pending' else 'unknown' end,
+             attempts = case when r.started_at is null then greatest(r.attempts - 1, 0) else r.attempts end,
+             error = case when r.started_at is null then r.error else ${ABANDONED_HANDOVER_ERROR} end,
+             lease_token = null, lease_until = null, worker_key = null, updated_at = now()
+       where r.send_id = ${sendId} and r.status = 'sending'
+         and (r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))
+      returning r.status),
+    counted as (
+      update sends set unknown_count = unknown_count + (select count(*) from reaped where status = 'unknown'),
+             updated_at = now()
+       where id = ${sendId} and exists (select 1 from reaped where status = 'unknown'))
+    select count(*) filter (where status = 'pending')::int as pending,
+           count(*) filter (where status = 'unknown')::int as unknown
+      from reaped`.execute(executor);
+  return reaped.rows[0] ?? { pending: 0, unknown: 0 };
+};
+
+/**
+ * Claims the next recipients for this process (its presence key): pending ones first,
+ * then deferred ones whose time has come, after taking back abandoned claims.
  */
 const claim = async (platform: TPlatform, sendId: number, leaseToken: string, limit: number) => {
+  const workerKey = await platform.presence.key();
   const take = async (due: ReturnType<typeof sql>) =>
     (
       await sql<TClaimed>`
         update send_recipients set status = 'sending', lease_token = ${leaseToken},
                lease_until = now() + ${`${platform.config.sendLeaseMs} milliseconds`}::interval,
+               worker_key = ${workerKey}, started_at = null,
                attempts = attempts + 1, updated_at = now()
          where id in (
            select id from send_recipients
@@ -122,13 +156,26 @@ const claim = async (platform: TPlatform, sendId: number, leaseToken: string, li
         returning id, email, name, fields, token, attempts`.execute(platform.db)
     ).rows;
   // Pending recipients first, straight off the (send, status, id) index; the rarer due
-  // retries and expired claims only when no pending one is left.
+  // retries and abandoned claims only when no pending one is left.
   const pending = await take(sql`status = 'pending'`);
   if (pending.length > 0) return pending;
-  return take(
-    sql`((status = 'deferred' and next_attempt_at <= now()) or (status = 'sending' and lease_until < now()))`,
-  );
+  await reapAbandonedClaims(platform.db, sendId);
+  return take(sql`(status = 'pending' or (status = 'deferred' and next_attempt_at <= now()))`);
 };
+
+/**
+ * Marks recipients of this worker's claim as being handed over, in a committed statement
+ * (the pool's connections commit synchronously), before the provider can have their
+ * message. Answers the ids marked: a recipient whose claim another worker has taken over
+ * is not marked, and its message must not go.
+ */
+const markHandedOver = async (platform: TPlatform, leaseToken: string, ids: number[]) =>
+  (
+    await sql<{ id: number }>`
+      update send_recipients set started_at = now()
+       where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} and status = 'sending'
+      returning id`.execute(platform.db)
+  ).rows.map((row) => row.id);
 
 type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
 
@@ -140,8 +187,8 @@ type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
 const releaseUnstarted = async (executor: Executor, leaseToken: string, ids: number[]) => {
   if (ids.length === 0) return;
   await sql`
-    update send_recipients set status = 'pending', lease_token = null, lease_until = null,
-           attempts = attempts - 1, updated_at = now()
+    update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
+           started_at = null, attempts = attempts - 1, updated_at = now()
      where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
 };
 
@@ -156,7 +203,7 @@ const settle = async (
   const fenced = async (status: TOutcome, changes: Record<string, unknown>) => {
     const updated = await checkpoints
       .updateTable('send_recipients')
-      .set({ ...changes, status, lease_token: null, lease_until: null, updated_at: new Date() })
+      .set({ ...changes, status, lease_token: null, lease_until: null, worker_key: null, updated_at: new Date() })
       .where('id', '=', recipient.id)
       .where('lease_token', '=', leaseToken)
       .executeTakeFirst();
@@ -197,7 +244,7 @@ const settleBatch = async (
   result: TSendResult,
 ): Promise<(TOutcome | null)[]> => {
   const ids = batch.map((recipient) => recipient.id);
-  const released = sql`lease_token = null, lease_until = null, updated_at = now()`;
+  const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
   if (result.accepted) {
     const updated = await sql<{ id: number }>`
       update send_recipients set status = 'sent', sent_at = now(), provider_id = ${result.providerId}, error = null, ${released}
@@ -236,7 +283,10 @@ const addCounts = (platform: TPlatform, sendId: number, outcomes: (TOutcome | nu
   return sql`
     update sends set sent_count = sent_count + ${count('sent')}, failed_count = failed_count + ${count('failed')},
            unknown_count = unknown_count + ${count('unknown')}, updated_at = now()
-     where id = ${sendId}`.execute(platform.db);
+     where id = ${sendId}
+       -- A finished send's counters were recounted from its recipients when it finished,
+       -- these outcomes included: a worker that stalled past its lease adds nothing twice.
+       and status <> 'finished'`.execute(platform.db);
 };
 
 const lastProgress = new Map<number, number>();
@@ -317,6 +367,23 @@ export type TDispatchOptions = { transport?: TMailTransport; connections?: numbe
  * while the claim is still its own.
  */
 export const dispatch = async (platform: TPlatform, sendId: number, options: TDispatchOptions = {}) => {
+  // One run per send in a process: a second would only open more connections to the
+  // same server (the running one drains the send, then reschedules what is left).
+  const running = runningSends.get(platform) ?? new Set<number>();
+  runningSends.set(platform, running);
+  if (running.has(sendId)) return;
+  running.add(sendId);
+  try {
+    await dispatchRun(platform, sendId, options);
+  } finally {
+    running.delete(sendId);
+  }
+};
+
+/** The sends a dispatch run is working on, per process (a platform stands for one). */
+const runningSends = new WeakMap<TPlatform, Set<number>>();
+
+const dispatchRun = async (platform: TPlatform, sendId: number, options: TDispatchOptions) => {
   const send = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirst();
   if (send?.status !== 'sending' || send.account_id === null) return;
   const transport =
@@ -365,6 +432,52 @@ export const dispatch = async (platform: TPlatform, sendId: number, options: TDi
 };
 
 /**
+ * Composes each recipient's message (or batch variables) on its own: a recipient whose
+ * message cannot be composed fails alone, with the reason, and the send goes on.
+ */
+const composeEach = <T>(batch: TClaimed[], compose: (recipient: TClaimed) => T) => {
+  const composed: { recipient: TClaimed; composed: T }[] = [];
+  const uncomposable: { recipient: TClaimed; reason: string }[] = [];
+  for (const recipient of batch) {
+    try {
+      composed.push({ recipient, composed: compose(recipient) });
+    } catch (error) {
+      uncomposable.push({
+        recipient,
+        reason: `This message could not be composed: ${(error as Error).message}`.slice(0, 1000),
+      });
+    }
+  }
+  return { composed, uncomposable };
+};
+
+/** Records recipients whose message could not be composed as failed (not suppressed: the address is fine). */
+const failUncomposable = async (
+  checkpoints: Executor,
+  leaseToken: string,
+  uncomposable: { recipient: TClaimed; reason: string }[],
+): Promise<TOutcome[]> => {
+  const outcomes: TOutcome[] = [];
+  for (const { recipient, reason } of uncomposable) {
+    const updated = await checkpoints
+      .updateTable('send_recipients')
+      .set({
+        status: 'failed',
+        error: reason,
+        lease_token: null,
+        lease_until: null,
+        worker_key: null,
+        updated_at: new Date(),
+      })
+      .where('id', '=', recipient.id)
+      .where('lease_token', '=', leaseToken)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows > 0n) outcomes.push('failed');
+  }
+  return outcomes;
+};
+
+/**
  * Sends claims until nothing is due ('drained'), the send is paused or cancelled
  * ('stopped'), or the account's daily cap is reached ('capped').
  */
@@ -388,13 +501,36 @@ const sendClaims = async (
       for (;;) {
         if (!(await isSending())) return false;
         const leaseToken = randomUUID();
-        const batch = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE);
-        if (batch.length === 0) return true;
-        const results = await sendBatch(
-          template,
-          batch.map((recipient) => ({ to: recipient.email, variables: variablesOf(recipient) })),
+        const claimed = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE);
+        if (claimed.length === 0) return true;
+        const { composed: variables, uncomposable } = composeEach(claimed, variablesOf);
+        const failedToCompose = await failUncomposable(checkpoints, leaseToken, uncomposable);
+        // One mark for the whole call: if this process dies while Mailgun has it, every
+        // one of them ends `unknown`, none is sent twice.
+        const marked = new Set(
+          await markHandedOver(
+            platform,
+            leaseToken,
+            variables.map(({ recipient }) => recipient.id),
+          ),
         );
-        await addCounts(platform, sendId, await settleBatch(checkpoints, sendId, leaseToken, batch, results[0]!));
+        const batch = variables.filter(({ recipient }) => marked.has(recipient.id));
+        if (batch.length > 0) {
+          const results = await sendBatch(
+            template,
+            batch.map(({ recipient, composed }) => ({ to: recipient.email, variables: composed })),
+          );
+          const outcomes = await settleBatch(
+            checkpoints,
+            sendId,
+            leaseToken,
+            batch.map(({ recipient }) => recipient),
+            results[0]!,
+          );
+          await addCounts(platform, sendId, [...outcomes, ...failedToCompose]);
+        } else {
+          await addCounts(platform, sendId, failedToCompose);
+        }
         await publishProgress(platform, sendId);
       }
     };
@@ -436,19 +572,29 @@ const sendClaims = async (
       // No message starts past the claim's deadline (R4): a worker stalled beyond it, whose
       // claim another worker may now hold, sends nothing more from it. Every recipient is
       // checkpointed as its own answer comes, before its connection moves on.
-      const messages: TOutgoingMessage[] = batch.map((recipient) => buildMessage(platform, send, recipient, links));
+      const { composed, uncomposable } = composeEach(batch, (recipient) =>
+        buildMessage(platform, send, recipient, links),
+      );
+      outcomes.push(...(await failUncomposable(checkpoints, leaseToken, uncomposable)));
       const results = await transport.send(
-        messages,
+        composed.map((item) => item.composed),
         async (index, result) => {
-          outcomes.push(await settle(checkpoints, sendId, leaseToken, batch[index]!, result));
+          outcomes.push(await settle(checkpoints, sendId, leaseToken, composed[index]!.recipient, result));
         },
-        { startBefore: deadline, isStopped: () => isStopped },
+        {
+          startBefore: deadline,
+          isStopped: () => isStopped,
+          // Each message's last byte waits for its committed mark (R1): a worker killed
+          // after it leaves the recipient `unknown`, never sent twice.
+          beforeHandOver: async (index) =>
+            (await markHandedOver(platform, leaseToken, [composed[index]!.recipient.id])).length === 1,
+        },
       );
       // What never started goes back at once.
       await releaseUnstarted(
         checkpoints,
         leaseToken,
-        batch.flatMap((recipient, index) => (results[index] ? [] : [recipient.id])),
+        composed.flatMap(({ recipient }, index) => (results[index] ? [] : [recipient.id])),
       );
       await addCounts(platform, sendId, outcomes);
       if (reservation) {
@@ -492,9 +638,10 @@ export const startDueSends = (platform: TPlatform) =>
   });
 
 /**
- * Sends whose worker died: recipients claimable now (pending, due, or claimed past their
- * lease) with no dispatch running for them get one. Dispatch runs are safe side by side,
- * so a watchdog that fires while one is alive costs a claim query, nothing more.
+ * Sends whose worker died: recipients claimable now (pending, due, or claimed by a process
+ * that is gone or past their lease) with no dispatch running for them get one. Dispatch
+ * runs are safe side by side, so a watchdog that fires while one is alive costs a claim
+ * query, nothing more.
  */
 export const resumeStalledSends = async (platform: TPlatform) => {
   const stalled = await sql<{ id: number }>`
@@ -506,11 +653,58 @@ export const resumeStalledSends = async (platform: TPlatform) => {
           where r.send_id = s.id
             and (r.status = 'pending'
                  or (r.status = 'deferred' and r.next_attempt_at <= now())
-                 or (r.status = 'sending' and r.lease_until < now())))`.execute(platform.db);
+                 or (r.status = 'sending' and (r.lease_until < now() or r.worker_key is null
+                                               or r.worker_key not in (${liveKeys})))))`.execute(platform.db);
   for (const { id } of stalled.rows) {
     await platform.queue.enqueue(dispatchSendJob, { sendId: id }, { singletonKey: `watch-${id}` });
   }
   return stalled.rows.length;
+};
+
+/** How often a worker looks for claims of processes that died (R28: back within seconds). */
+const ABANDONED_WATCH_MS = 3000;
+
+/**
+ * Claims of a process that is gone, taken over within seconds: the sends holding them are
+ * reaped (unstarted recipients back to pending, started ones `unknown`) and dispatched.
+ * One cheap query when nothing died: claims in flight are a few hundred rows at most.
+ */
+export const recoverAbandonedClaims = async (platform: TPlatform) => {
+  const abandoned = await sql<{ send_id: number }>`
+    select distinct r.send_id from send_recipients r join sends s on s.id = r.send_id
+     where r.status = 'sending' and s.status in ('sending', 'paused', 'cancelled')
+       and (r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))`.execute(platform.db);
+  for (const { send_id: sendId } of abandoned.rows) {
+    const { pending } = await reapAbandonedClaims(platform.db, sendId);
+    if (pending > 0) await platform.queue.enqueue(dispatchSendJob, { sendId }, { singletonKey: `recover-${sendId}` });
+    await publishProgress(platform, sendId, { force: true });
+  }
+  return abandoned.rows.length;
+};
+
+/**
+ * A worker process's watch over sending: at start, every send left behind by processes
+ * that died (their jobs may still look active in the queue) is taken up again at once;
+ * then abandoned claims are looked for every few seconds. The minute's tick does the rest.
+ */
+export const watchSending = (platform: TPlatform) => {
+  const look = () =>
+    recoverAbandonedClaims(platform)
+      .then(() => resumeStalledSends(platform))
+      .catch((error: unknown) => platform.log.warn({ err: error }, 'looking for abandoned sends failed'));
+  void look();
+  let isLooking = false;
+  const timer = setInterval(() => {
+    if (isLooking) return;
+    isLooking = true;
+    recoverAbandonedClaims(platform)
+      .catch((error: unknown) => platform.log.warn({ err: error }, 'looking for abandoned claims failed'))
+      .finally(() => {
+        isLooking = false;
+      });
+  }, ABANDONED_WATCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 };
 
 export const sendingTickJob = defineJob({
