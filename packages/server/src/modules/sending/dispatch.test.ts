@@ -8,7 +8,7 @@ import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { sealSecret } from '../accounts/secrets';
 import { dispatch, MAX_ATTEMPTS, recoverAbandonedClaims, snapshotSend, startDueSends } from './dispatch';
-import { cancelSend, countDuplicates, createSend, pauseSend, resumeSend } from './sending.service';
+import { cancelSend, countDuplicates, createSend, pauseSend, resendUnknown, resumeSend } from './sending.service';
 
 type TReceived = { to: string; raw: string };
 let t: TTestApp;
@@ -246,6 +246,18 @@ describe('a send through an SMTP account', () => {
     ]);
     expect(received.filter((item) => item.to === 'dropped@example.com')).toHaveLength(1);
     expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 2, unknown_count: 1 });
+
+    // The user chooses to send to the unknown recipient again: only to it, once more.
+    script.delete('dropped@example.com');
+    const other = await seedUser(t.platform);
+    await expect(resendUnknown(t.platform, other.id, sendId)).rejects.toMatchObject({ statusCode: 404 });
+    expect(await resendUnknown(t.platform, audience.user.id, sendId)).toBe(1);
+    expect(await sendRow(sendId)).toMatchObject({ status: 'sending', unknown_count: 0 });
+    await dispatch(t.platform, sendId);
+    expect(received.filter((item) => item.to === 'dropped@example.com')).toHaveLength(2);
+    expect(received).toHaveLength(4);
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 3, unknown_count: 0 });
+    expect(await resendUnknown(t.platform, audience.user.id, sendId)).toBe(0);
   });
 
   it(`stops retrying after ${MAX_ATTEMPTS} temporary failures`, async () => {

@@ -24,7 +24,7 @@ import {
   sendEmailContent,
   sendProgress,
 } from './email.service';
-import { cancelSend, pauseSend, resumeSend } from './sending.service';
+import { cancelSend, pauseSend, resendUnknown, resumeSend } from './sending.service';
 
 const ZId = z.object({ id: z.coerce.number().int().positive() });
 const ZStatus = z.object({ status: z.literal(true), message: z.string() });
@@ -107,6 +107,23 @@ export const emailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async
   stateRoute('pause', pauseSend, 'The send is paused. Nothing more goes out until you resume it.');
   stateRoute('resume', resumeSend, 'The send goes on.');
   stateRoute('cancel', cancelSend, 'The send is cancelled. Nothing more goes out.');
+
+  // Recipients whose message may have left (its answer never came) are not resent on
+  // their own (R3); the user may choose to, knowing some may get it twice.
+  app.post(
+    '/email/sends/:id/resend-unknown',
+    { config: editLimit, schema: { tags, params: ZId, response: { 200: ZStatus } } },
+    async (request) => {
+      const count = await resendUnknown(platform, userOf(request), request.params.id);
+      return {
+        status: true as const,
+        message:
+          count === 0
+            ? 'No recipient of this send is unknown.'
+            : `${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'} with an unknown outcome ${count === 1 ? 'is' : 'are'} being sent the email again.`,
+      };
+    },
+  );
 
   app.get(
     '/templates',

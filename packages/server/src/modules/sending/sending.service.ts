@@ -118,3 +118,38 @@ export const resumeSend = (platform: TPlatform, userId: number, sendId: number) 
   changeStatus(platform, userId, sendId, ['paused'], 'sending');
 export const cancelSend = (platform: TPlatform, userId: number, sendId: number) =>
   changeStatus(platform, userId, sendId, ['scheduled', 'queued', 'snapshotting', 'sending', 'paused'], 'cancelled');
+
+/**
+ * Sends again, on the user's word, to the recipients whose message may or may not have
+ * left (`unknown`: the answer never came, or a worker died while handing it over). They
+ * go back to pending, and a finished send runs again for them. Answers how many.
+ */
+export const resendUnknown = async (platform: TPlatform, userId: number, sendId: number) => {
+  const count = await platform.db.transaction().execute(async (trx) => {
+    const send = await trx
+      .selectFrom('sends')
+      .select(['id', 'status'])
+      .where('user_id', '=', userId)
+      .where('id', '=', sendId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!send) throw notFound('This send does not exist.');
+    if (!['finished', 'sending', 'paused'].includes(send.status)) {
+      throw new HttpError(409, `This send is ${send.status}.`, 'SEND_STATE');
+    }
+    const again = await sql<{ id: number }>`
+      update send_recipients set status = 'pending', started_at = null, error = null, attempts = 0, updated_at = now()
+       where send_id = ${sendId} and status = 'unknown' returning id`.execute(trx);
+    const resent = again.rows.length;
+    if (resent === 0) return 0;
+    await sql`
+      update sends set unknown_count = greatest(unknown_count - ${resent}, 0), updated_at = now(),
+             status = case when status = 'finished' then 'sending' else status end,
+             finished_at = case when status = 'finished' then null else finished_at end
+       where id = ${sendId}`.execute(trx);
+    await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    return resent;
+  });
+  await publishProgress(platform, sendId, { force: true });
+  return count;
+};

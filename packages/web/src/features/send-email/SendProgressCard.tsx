@@ -15,7 +15,7 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { TSendProgress } from '@sendwell/contracts';
-import { IconInfoCircle, IconPlayerPause, IconPlayerPlay, IconX } from '@tabler/icons-react';
+import { IconInfoCircle, IconPlayerPause, IconPlayerPlay, IconQuestionMark, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import {
@@ -116,7 +116,8 @@ const CancelSendModal = ({
 const ProgressBody = ({ send }: { send: TSendProgress }) => {
   const action = useSendAction(send.id);
   const [isCancelling, setIsCancelling] = useState(false);
-  const handled = send.sent_count + send.failed_count;
+  const [isResending, setIsResending] = useState(false);
+  const handled = send.sent_count + send.failed_count + send.unknown_count;
   const percent = send.recipients_count > 0 ? Math.min(100, (handled / send.recipients_count) * 100) : 0;
   const isRunning = send.status === 'sending' || send.status === 'snapshotting' || send.status === 'queued';
 
@@ -125,6 +126,7 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
       onSuccess: ({ message }) => {
         notifications.show({ color: 'green', message, position: 'top-center' });
         setIsCancelling(false);
+        setIsResending(false);
       },
     });
 
@@ -165,6 +167,22 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
         <Count label="Waiting" value={send.waiting_count} />
         {send.unknown_count > 0 && <Count label="Unknown" value={send.unknown_count} color="orange" />}
       </SimpleGrid>
+      {send.unknown_count > 0 && (
+        <Alert color="orange" icon={<IconQuestionMark size={18} aria-hidden />} title="Outcome unknown">
+          <Stack gap="xs" align="flex-start">
+            <Text size="sm">
+              For {send.unknown_count.toLocaleString('en-US')} recipient{send.unknown_count === 1 ? '' : 's'} the
+              provider's answer never came (the connection was lost, or Sendwell stopped, while the message was being
+              handed over). The message may have been delivered, so Sendwell does not send it again on its own.
+            </Text>
+            {!isRunning && send.status !== 'cancelled' && send.status !== 'failed' && (
+              <Button variant="default" size="xs" onClick={() => setIsResending(true)}>
+                Send again to {send.unknown_count.toLocaleString('en-US')} unknown
+              </Button>
+            )}
+          </Stack>
+        </Alert>
+      )}
       {send.note && (
         <Alert color={send.status === 'failed' ? 'red' : 'blue'} icon={<IconInfoCircle size={18} />}>
           {send.note}
@@ -204,6 +222,31 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
           </Button>
         </Group>
       )}
+      <Modal
+        opened={isResending}
+        onClose={() => setIsResending(false)}
+        title="Send again to the unknown recipients?"
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <Stack>
+          <Text size="sm">
+            Some of them may already have the email and will get it a second time. The others get it now.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setIsResending(false)}>
+              Not now
+            </Button>
+            <Button
+              onClick={() => run('resend-unknown')}
+              loading={action.isPending && action.variables === 'resend-unknown'}
+              data-autofocus
+            >
+              Yes, send again
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
       <CancelSendModal
         opened={isCancelling}
         isPending={action.isPending && action.variables === 'cancel'}

@@ -26,7 +26,7 @@ export const sendEmailKeys = {
 
 type TStatusMessage = { status: true; message: string };
 export type TSendEmailResponse = TStatusMessage & { sendId: number; scheduled: boolean };
-export type TSendAction = 'pause' | 'resume' | 'cancel';
+export type TSendAction = 'pause' | 'resume' | 'cancel' | 'resend-unknown';
 
 /** Accounts, the primary account's lists, templates, the SMTP cap, the plan's scheduling and the user's zone. */
 export const useSendEmailContent = () =>
