@@ -53,6 +53,14 @@ const ZEnvironment = z.object({
   SUPPORT_EMAIL: z.string().email().optional(),
   TEST_INBOX: boolean.default(true),
   TEST_INBOX_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  /** Each user's test inbox keeps at most this many messages and megabytes; the oldest go first (R30). */
+  TEST_INBOX_MAX_MESSAGES: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  TEST_INBOX_MAX_MB: z.coerce.number().int().min(1).max(10_240).default(50),
+  /**
+   * Applied provider events (Mailgun's) are deleted after this many days (R30). At least one:
+   * an event id must outlive Mailgun's retries (8 hours) so a retry is still recognised.
+   */
+  PROVIDER_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   ALLOW_LOOPBACK_SMTP: boolean.default(false),
   MAILGUN_US_URL: z.string().url().default('https://api.mailgun.net'),
   MAILGUN_EU_URL: z.string().url().default('https://api.eu.mailgun.net'),
@@ -97,6 +105,9 @@ export type TConfig = {
   supportEmail: string | undefined;
   /** The built-in SMTP sink on loopback every user may send to while trying Sendwell; null when off. */
   testInbox: { port: number } | null;
+  /** Per user, whether or not this process runs the inbox (R30). */
+  testInboxQuota: { messages: number; bytes: number };
+  providerEventRetentionDays: number;
   /** Lets users' SMTP accounts reach loopback: local development only (R14). */
   allowLoopbackSmtp: boolean;
   mailgunUrls: { us: string; eu: string };
@@ -203,6 +214,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     registrationLimitPerIp: e.REGISTRATION_LIMIT_PER_IP,
     supportEmail: e.SUPPORT_EMAIL,
     testInbox: e.TEST_INBOX ? { port: e.TEST_INBOX_PORT } : null,
+    testInboxQuota: { messages: e.TEST_INBOX_MAX_MESSAGES, bytes: e.TEST_INBOX_MAX_MB * 1024 * 1024 },
+    providerEventRetentionDays: e.PROVIDER_EVENT_RETENTION_DAYS,
     allowLoopbackSmtp: e.ALLOW_LOOPBACK_SMTP,
     mailgunUrls: { us: e.MAILGUN_US_URL.replace(/\/+$/, ''), eu: e.MAILGUN_EU_URL.replace(/\/+$/, '') },
     google: {

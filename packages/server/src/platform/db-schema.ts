@@ -345,7 +345,12 @@ export type ProviderEventsTable = {
   applied_at: Date | null;
   created_at: CreatedAt;
 };
-export type WebhookTokensTable = { token: string; created_at: CreatedAt };
+export type WebhookTokensTable = {
+  token: string;
+  /** The event the token came with: a retry carries the same one (R31). Null on rows older than the column. */
+  event_id: string | null;
+  created_at: CreatedAt;
+};
 
 export type Database = {
   sending_accounts: SendingAccountsTable;

@@ -1,8 +1,22 @@
+import * as crypto from 'node:crypto';
 import { createHmac, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { sealSecret } from '../accounts/secrets';
-import { applyPendingEvents, RECIPIENT_VARIABLE, receiveMailgunWebhook, ZMailgunWebhook } from './mailgun-webhooks';
+import { cleanupJob } from '../system/system.jobs';
+import {
+  applyPendingEvents,
+  RECIPIENT_VARIABLE,
+  receiveMailgunWebhook,
+  SIGNATURE_MAX_AGE_SECONDS,
+  ZMailgunWebhook,
+} from './mailgun-webhooks';
+
+// Watched, not changed: the signature check must go through Node's constant-time comparison.
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
 
 const WEBHOOK_KEY = 'whsec-0123456789abcdef0123456789abcdef';
 let t: TTestApp;
@@ -84,8 +98,10 @@ const sendRow = async (sendId: number) => {
   return t.platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
 };
 
+const secondsAgo = (seconds: number) => Math.floor(Date.now() / 1000) - seconds;
+
 describe('Mailgun webhooks (R9)', () => {
-  it('accepts a signed event and refuses tampered, foreign-key, stale and replayed ones', async () => {
+  it('accepts a signed event and refuses tampered, foreign-key, expired and replayed ones with 406', async () => {
     const { accountId, sendId, token } = await seedSent();
     const event = { event: 'delivered', 'user-variables': { [RECIPIENT_VARIABLE]: token } };
     const good = signed(event);
@@ -95,13 +111,27 @@ describe('Mailgun webhooks (R9)', () => {
     const tampered = signed({ ...event, id: 'other-1' });
     tampered.signature.signature = tampered.signature.signature.replace(/^./, (first) => (first === 'a' ? 'b' : 'a'));
     const foreignKey = signed({ ...event, id: 'other-2' }, { key: 'not-the-key' });
-    const stale = signed({ ...event, id: 'other-3' }, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
-    const replayed = signed({ ...event, id: 'other-4' }, { token: good.signature.token });
-    for (const body of [tampered, foreignKey, stale, replayed]) {
-      expect((await post(accountId, body)).statusCode).toBe(401);
+    const expired = signed({ ...event, id: 'other-3' }, { timestamp: secondsAgo(SIGNATURE_MAX_AGE_SECONDS + 60) });
+    // Mailgun signs timestamp and token only: the same signature block on another event is a replay.
+    const replayed = { ...good, 'event-data': { ...good['event-data'], id: 'other-4' } };
+    const replayedToken = signed({ ...event, id: 'other-5' }, { token: good.signature.token });
+    // 406 is the refusal Mailgun does not retry: no retry can make these pass.
+    for (const body of [tampered, foreignKey, expired, replayed, replayedToken]) {
+      expect((await post(accountId, body)).statusCode).toBe(406);
     }
     expect((await post(999_999, signed(event))).statusCode).toBe(404);
     expect((await sendRow(sendId)).delivered_count).toBe(1);
+  });
+
+  it('compares signatures in constant time', async () => {
+    const { accountId } = await seedSent();
+    const compare = vi.mocked(crypto.timingSafeEqual);
+    compare.mockClear();
+    const tampered = signed({ event: 'opened' });
+    const given = tampered.signature.signature;
+    tampered.signature.signature = `${given.slice(0, -1)}${given.endsWith('a') ? 'b' : 'a'}`;
+    expect((await post(accountId, tampered)).statusCode).toBe(406);
+    expect(compare).toHaveBeenCalledWith(Buffer.from(tampered.signature.signature), expect.any(Buffer));
   });
 });
 
@@ -127,7 +157,7 @@ describe('Mailgun webhooks arriving together (R9, R10)', () => {
     );
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1 + 1 + sameEvent.length);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(sameToken.length - 1);
+    expect(statuses.filter((status) => status === 406)).toHaveLength(sameToken.length - 1);
     const stored = await t.platform.db
       .selectFrom('provider_events')
       .select('id')
@@ -237,5 +267,172 @@ describe('Mailgun events (R10)', () => {
       .where('user_id', '=', user.id)
       .executeTakeFirstOrThrow();
     expect(member.subscribed).toBe(false);
+  });
+});
+
+describe('Mailgun retries after an outage (R31)', () => {
+  it('accepts an event signed two hours ago once and applies it once however often it is retried', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    // Sendwell was down: Mailgun's retry two hours on carries the original signature block.
+    const retried = signed(
+      { event: 'delivered', 'user-variables': { [RECIPIENT_VARIABLE]: token } },
+      { timestamp: secondsAgo(2 * 3600) },
+    );
+    expect((await post(accountId, retried)).statusCode).toBe(200);
+    expect((await sendRow(sendId)).delivered_count).toBe(1);
+    // Its answer was lost, say: the same delivery three more times is answered 200 (so Mailgun stops), applied once.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await post(accountId, retried)).statusCode).toBe(200);
+    }
+    expect((await sendRow(sendId)).delivered_count).toBe(1);
+    const stored = await t.platform.db
+      .selectFrom('provider_events')
+      .select('id')
+      .where('id', '=', `mailgun:${retried['event-data'].id}`)
+      .execute();
+    expect(stored).toHaveLength(1);
+  });
+
+  it('refuses with 406 a tampered retry, a signature far older than the horizon and one from the future', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    const tampered = signed({ event: 'delivered', ...variables }, { timestamp: secondsAgo(2 * 3600) });
+    tampered.signature.timestamp = String(secondsAgo(2 * 3600 - 1));
+    const farOlder = signed({ event: 'delivered', ...variables }, { timestamp: secondsAgo(3 * 24 * 3600) });
+    const future = signed({ event: 'delivered', ...variables }, { timestamp: secondsAgo(-3600) });
+    for (const body of [tampered, farOlder, future]) {
+      const response = await post(accountId, body);
+      expect(response.statusCode).toBe(406);
+      // Retried later by Mailgun (it will not: 406), still refused.
+      expect((await post(accountId, body)).statusCode).toBe(406);
+    }
+    expect((await sendRow(sendId)).delivered_count).toBe(0);
+  });
+
+  it('keeps a retried event apart from a replay when both race on one token', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    await post(accountId, signed({ event: 'failed', severity: 'temporary', ...variables })); // caches the key
+    const original = ZMailgunWebhook.parse(signed({ event: 'opened', ...variables }, { timestamp: secondsAgo(600) }));
+    const forged = { ...original, 'event-data': { ...original['event-data'], id: 'forged', event: 'clicked' } };
+    const answers = await Promise.all(
+      [original, original, forged, original].map((body) => receiveMailgunWebhook(t.platform, accountId, body)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 406, 200]);
+    expect(await sendRow(sendId)).toMatchObject({ opened_count: 1, clicked_count: 0 });
+  });
+});
+
+/** The hourly `system.cleanup` job, run now. */
+const runCleanup = () =>
+  cleanupJob.handler({}, t.platform, { jobId: 'test', retryCount: 0, signal: new AbortController().signal });
+
+describe('Mailgun webhook storage (R30)', () => {
+  it('stores only the fields it uses, the provider text of a failure clipped', async () => {
+    const { accountId, token } = await seedSent();
+    const bulky = {
+      timestamp: 1_700_000_000.5,
+      envelope: { sender: 'news@mg.acme.test', targets: 'reader@example.com', transport: 'smtp' },
+      message: { headers: { 'message-id': 'x@mg', subject: 'A'.repeat(5000) }, attachments: [], size: 123 },
+      flags: { 'is-routed': false },
+      'user-variables': { [RECIPIENT_VARIABLE]: token, other: 'z'.repeat(5000) },
+      tags: ['t'.repeat(2000)],
+    };
+    const failed = signed({
+      ...bulky,
+      event: 'failed',
+      severity: 'permanent',
+      reason: 'bounce',
+      'delivery-status': {
+        code: 550,
+        message: `5.1.1 ${'m'.repeat(5000)}`,
+        description: 'd'.repeat(5000),
+        'attempt-no': 1,
+        'mx-host': 'mx.example.com',
+      },
+    });
+    const delivered = signed({ ...bulky, event: 'delivered', 'delivery-status': { code: 250, message: 'OK' } });
+    for (const body of [failed, delivered]) expect((await post(accountId, body)).statusCode).toBe(200);
+    const payloadOf = async (id: string) =>
+      (
+        await t.platform.db
+          .selectFrom('provider_events')
+          .select('payload')
+          .where('id', '=', `mailgun:${id}`)
+          .executeTakeFirstOrThrow()
+      ).payload;
+    expect(await payloadOf(failed['event-data'].id)).toEqual({
+      id: failed['event-data'].id,
+      event: 'failed',
+      severity: 'permanent',
+      recipient: 'reader@example.com',
+      reason: 'bounce',
+      'user-variables': { [RECIPIENT_VARIABLE]: token },
+      'delivery-status': { code: 550, message: `5.1.1 ${'m'.repeat(994)}`, description: 'd'.repeat(1000) },
+    });
+    expect(await payloadOf(delivered['event-data'].id)).toEqual({
+      id: delivered['event-data'].id,
+      event: 'delivered',
+      recipient: 'reader@example.com',
+      'user-variables': { [RECIPIENT_VARIABLE]: token },
+    });
+  });
+
+  it('prunes tokens past the retry horizon and applied events past the retention on the hourly cleanup', async () => {
+    const { accountId } = await seedSent();
+    const prefix = randomBytes(4).toString('hex');
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3600_000);
+    await t.platform.db
+      .insertInto('webhook_tokens')
+      .values([
+        { token: `${prefix}-token-old`, event_id: 'e', created_at: hoursAgo(25) },
+        { token: `${prefix}-token-recent`, event_id: 'e', created_at: hoursAgo(13) },
+      ])
+      .execute();
+    const retentionHours = t.platform.config.providerEventRetentionDays * 24;
+    await t.platform.db
+      .insertInto('provider_events')
+      .values([
+        // Applied long ago: gone. Applied recently, or never applied however old: kept.
+        {
+          id: `${prefix}-applied-old`,
+          account_id: accountId,
+          payload: '{}',
+          created_at: hoursAgo(retentionHours + 2),
+          applied_at: hoursAgo(retentionHours + 1),
+        },
+        {
+          id: `${prefix}-applied-recent`,
+          account_id: accountId,
+          payload: '{}',
+          created_at: hoursAgo(retentionHours + 2),
+          applied_at: hoursAgo(retentionHours - 1),
+        },
+        { id: `${prefix}-pending-old`, account_id: accountId, payload: '{}', created_at: hoursAgo(retentionHours + 2) },
+      ])
+      .execute();
+    await runCleanup();
+    const tokens = await t.platform.db
+      .selectFrom('webhook_tokens')
+      .select('token')
+      .where('token', 'like', `${prefix}-%`)
+      .execute();
+    expect(tokens.map((row) => row.token)).toEqual([`${prefix}-token-recent`]);
+    const events = await t.platform.db
+      .selectFrom('provider_events')
+      .select('id')
+      .where('id', 'like', `${prefix}-%`)
+      .orderBy('id')
+      .execute();
+    expect(events.map((row) => row.id)).toEqual([`${prefix}-applied-recent`, `${prefix}-pending-old`]);
+  });
+
+  it('still refuses a replayed token while its signature could pass', async () => {
+    const { accountId } = await seedSent();
+    const first = signed({ event: 'opened' }, { timestamp: secondsAgo(SIGNATURE_MAX_AGE_SECONDS - 60) });
+    expect((await post(accountId, first)).statusCode).toBe(200);
+    await runCleanup();
+    const replayed = { ...first, 'event-data': { ...first['event-data'], id: 'replayed-after-cleanup' } };
+    expect((await post(accountId, replayed)).statusCode).toBe(406);
   });
 });

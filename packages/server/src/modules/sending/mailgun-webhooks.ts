@@ -9,8 +9,25 @@ import { openSecret } from '../accounts/secrets';
 
 /** The custom variable each Mailgun message carries, naming its recipient row. */
 export const RECIPIENT_VARIABLE = 'sendwell-recipient';
-/** Signatures older (or newer) than this are refused, as Mailgun advises. */
-const MAX_AGE_SECONDS = 300;
+/**
+ * How old a signature may be and still be taken. Mailgun resends a delivery it could not
+ * make (any answer but 200 and 406) for up to 8 hours with the original signature block
+ * (https://documentation.mailgun.com/docs/mailgun/user-manual/webhooks/webhook-retries),
+ * so a freshness window of minutes loses every event of an outage longer than that (R31).
+ * 12 hours: the 8 of the schedule plus room for Mailgun's own queueing. Replay protection
+ * does not rest on this window but on the tokens (`webhook_tokens`).
+ */
+export const SIGNATURE_MAX_AGE_SECONDS = 12 * 3600;
+/** Mailgun does not sign in the future; this is room for our clock being behind. */
+const MAX_CLOCK_AHEAD_SECONDS = 300;
+/**
+ * Tokens are kept this long after they arrived: longer than their signature can pass the
+ * check above (arrival ≥ signing − MAX_CLOCK_AHEAD_SECONDS), so no pruned token can ever be
+ * taken again.
+ */
+export const TOKEN_RETENTION_HOURS = 24;
+/** Provider text kept per field (an SMTP answer can run to kilobytes; R30). */
+const PROVIDER_TEXT_LIMIT = 1000;
 
 /** Mailgun's webhook body (https://documentation.mailgun.com, "Securing webhooks", "Events"). */
 export const ZMailgunWebhook = z.object({
@@ -19,33 +36,42 @@ export const ZMailgunWebhook = z.object({
     token: z.string().min(10).max(100),
     signature: z.string().max(128),
   }),
-  'event-data': z
-    .object({
-      id: z.string().max(200),
-      event: z.string().max(40),
-      severity: z.string().max(40).optional(),
-      recipient: z.string().max(320).optional(),
-      'user-variables': z.record(z.string(), z.unknown()).optional(),
-      'delivery-status': z
-        .object({
-          code: z.number().optional(),
-          message: z.string().optional(),
-          description: z.string().optional(),
-        })
-        .passthrough()
-        .optional(),
-    })
-    .passthrough(),
+  'event-data': z.object({
+    id: z.string().max(200),
+    event: z.string().max(40),
+    severity: z.string().max(40).optional(),
+    recipient: z.string().max(320).optional(),
+    // Only ever stored clipped (`storedEvent`): a longer text is no reason to refuse the
+    // event, which Mailgun would then retry for hours.
+    reason: z.string().optional(),
+    'user-variables': z.record(z.string(), z.unknown()).optional(),
+    'delivery-status': z
+      .object({
+        code: z.number().optional(),
+        message: z.string().optional(),
+        description: z.string().optional(),
+      })
+      .optional(),
+  }),
 });
 export type TMailgunWebhook = z.infer<typeof ZMailgunWebhook>;
+type TEvent = TMailgunWebhook['event-data'];
 
-export type TWebhookAnswer = { status: 200 | 401 | 404; message: string };
+/**
+ * 406 is the one refusal Mailgun does not retry: it answers what no retry can fix (a bad or
+ * expired signature, a signature reused on another event). 404 (no such account, or no
+ * signing key yet) is retried, so events sent before the key was saved still arrive.
+ */
+export type TWebhookAnswer = { status: 200 | 404 | 406; message: string };
 
 /**
  * Checks a webhook the way Mailgun documents it: HMAC-SHA256 of timestamp + token with the
- * account's webhook signing key, compared in constant time; a stale timestamp and a token
- * seen before are refused (R9). The event is stored once by its id and applied in a batch
- * soon after (`applyPendingEvents`), whatever order or however often it arrives (R10).
+ * account's webhook signing key, compared in constant time (R9); a signature is taken for
+ * as long as Mailgun retries (SIGNATURE_MAX_AGE_SECONDS, R31). Mailgun signs timestamp and
+ * token only, not the event, so each token is bound to the event it first came with: the
+ * same token with the same event is a retry (200, stored once), with another event a replay
+ * (406). The event is stored once by its id and applied in a batch soon after
+ * (`applyPendingEvents`), whatever order or however often it arrives (R10).
  */
 export const receiveMailgunWebhook = async (
   platform: TPlatform,
@@ -57,24 +83,55 @@ export const receiveMailgunWebhook = async (
   if (!key) return { status: 404, message: 'No Mailgun account here takes webhooks.' };
   const { timestamp, token, signature } = body.signature;
   const expected = createHmac('sha256', key).update(`${timestamp}${token}`).digest('hex');
-  if (!safeEqual(signature, expected)) return { status: 401, message: 'The signature does not match.' };
-  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_AGE_SECONDS || !Number.isFinite(Number(timestamp))) {
-    return { status: 401, message: 'The signature is too old.' };
+  if (!safeEqual(signature, expected)) return { status: 406, message: 'The signature does not match.' };
+  const age = Date.now() / 1000 - Number(timestamp);
+  if (!/^\d+$/.test(timestamp) || age > SIGNATURE_MAX_AGE_SECONDS || age < -MAX_CLOCK_AHEAD_SECONDS) {
+    return { status: 406, message: 'The signature has expired.' };
   }
   const event = body['event-data'];
-  const isFresh = await new Promise<boolean>((resolve, reject) => {
+  const eventId = `mailgun:${event.id}`;
+  const boundEventId = await new Promise<string | null>((resolve, reject) => {
     state.waiting.push({
       accountId,
       token,
-      eventId: `mailgun:${event.id}`,
-      payload: JSON.stringify(event),
+      eventId,
+      payload: JSON.stringify(storedEvent(event)),
       resolve,
       reject,
     });
     void storeWaiting(platform, state);
   });
-  if (!isFresh) return { status: 401, message: 'This request was seen before.' };
+  if (boundEventId !== eventId) return { status: 406, message: 'This signature came with another event.' };
   return { status: 200, message: 'ok' };
+};
+
+/**
+ * What is kept of an event (R30): what `applyPendingEvents` reads and, for a failure, the
+ * provider's own words (clipped) that a bounce screen shows. Mailgun's shape, so events
+ * stored whole before this change are read the same way.
+ */
+export const storedEvent = (event: TEvent): TEvent => {
+  const recipientToken = event['user-variables']?.[RECIPIENT_VARIABLE];
+  const status = event['delivery-status'];
+  return {
+    id: event.id,
+    event: event.event,
+    severity: event.severity,
+    recipient: event.recipient,
+    ...(typeof recipientToken === 'string'
+      ? { 'user-variables': { [RECIPIENT_VARIABLE]: recipientToken.slice(0, 100) } }
+      : {}),
+    ...(event.event === 'failed'
+      ? {
+          reason: event.reason?.slice(0, 100),
+          'delivery-status': {
+            code: status?.code,
+            message: status?.message?.slice(0, PROVIDER_TEXT_LIMIT),
+            description: status?.description?.slice(0, PROVIDER_TEXT_LIMIT),
+          },
+        }
+      : {}),
+  };
 };
 
 type TIncoming = {
@@ -82,7 +139,8 @@ type TIncoming = {
   token: string;
   eventId: string;
   payload: string;
-  resolve: (isFresh: boolean) => void;
+  /** With the event id the token is bound to: this request's own, or another's (a replay). */
+  resolve: (boundEventId: string | null) => void;
   reject: (error: unknown) => void;
 };
 
@@ -109,9 +167,9 @@ const STORE_BATCH = 500;
 
 /**
  * Stores the verified events that arrived while the previous statement ran, in one
- * statement and one commit: the token is recorded (a token already there refuses its
- * request, R9) and, only for a new token, the event is stored unless its id already is
- * (R10). Each request is answered after the commit that holds its event, so an accepted
+ * statement and one commit: the token is recorded with its event, or the event it was
+ * recorded with first is read (R9, R31), and only for a token bound to this event is the
+ * event stored, unless its id already is (R10). Each request is answered after the commit that holds its event, so an accepted
  * event survives a crash exactly as with one statement per request; under load the
  * round trips and commits are shared (Mailgun posts thousands of events a second). An
  * idle process stores a lone event at once, without waiting for company.
@@ -122,7 +180,7 @@ const storeWaiting = async (platform: TPlatform, state: TWebhookState) => {
   try {
     while (state.waiting.length > 0) {
       // A token twice in one statement would be "new" for both requests: the second
-      // waits for the next statement, where the first one's row refuses it.
+      // waits for the next statement, where it meets the first one's row.
       const batch: TIncoming[] = [];
       const later: TIncoming[] = [];
       const tokens = new Set<string>();
@@ -139,28 +197,34 @@ const storeWaiting = async (platform: TPlatform, state: TWebhookState) => {
       // overlapping batches wait for each other instead of deadlocking.
       batch.sort((left, right) => (left.token < right.token ? -1 : 1));
       try {
-        const stored = await sql<{ token: string }>`
+        // A known token's row is "updated" to itself: that locks it (a concurrent first
+        // delivery commits before a retry reads it) and returns the event it is bound to.
+        // Only retries and replays take that path; new tokens are plain inserts.
+        const stored = await sql<{ token: string; event_id: string | null; has_new_events: boolean }>`
           with incoming as (
             select * from unnest(${batch.map((incoming) => incoming.token)}::text[],
                                  ${batch.map((incoming) => incoming.accountId)}::bigint[],
                                  ${batch.map((incoming) => incoming.eventId)}::text[],
                                  ${batch.map((incoming) => incoming.payload)}::text[])
               as incoming (token, account_id, event_id, payload)
-          ), token as (
-            insert into webhook_tokens (token) select token from incoming order by token
-            on conflict do nothing returning token
+          ), bound as (
+            insert into webhook_tokens (token, event_id) select token, event_id from incoming order by token
+            on conflict (token) do update set event_id = webhook_tokens.event_id
+            returning token, event_id
           ), event as (
             insert into provider_events (id, account_id, payload)
-            select incoming.event_id, incoming.account_id, incoming.payload::jsonb from incoming join token using (token)
+            select incoming.event_id, incoming.account_id, incoming.payload::jsonb
+              from incoming join bound on bound.token = incoming.token and bound.event_id = incoming.event_id
              order by incoming.event_id
             on conflict (id) do nothing
+            returning id
           )
-          select token from token`.execute(platform.db);
-        const fresh = new Set(stored.rows.map((row) => row.token));
-        for (const incoming of batch) incoming.resolve(fresh.has(incoming.token));
+          select token, event_id, exists (select from event) as has_new_events from bound`.execute(platform.db);
+        const boundEventIds = new Map(stored.rows.map((row) => [row.token, row.event_id]));
+        for (const incoming of batch) incoming.resolve(boundEventIds.get(incoming.token) ?? null);
         // The events are committed: a queue that fails here delays them until the
         // sending tick applies them, it does not lose them.
-        if (fresh.size > 0) await scheduleApply(platform).catch((error) => platform.log.error(error));
+        if (stored.rows[0]?.has_new_events) await scheduleApply(platform).catch((error) => platform.log.error(error));
       } catch (error) {
         for (const incoming of batch) incoming.reject(error);
       }
@@ -206,6 +270,42 @@ const scheduleApply = async (platform: TPlatform) => {
   );
 };
 
+/** Rows deleted per statement when pruning, so no statement runs long or locks much. */
+const PRUNE_SLICE = 10_000;
+
+const deleteInSlices = async (deleteSlice: () => Promise<{ numAffectedRows?: bigint }>) => {
+  let deleted = 0;
+  for (;;) {
+    const count = Number((await deleteSlice()).numAffectedRows ?? 0n);
+    deleted += count;
+    if (count < PRUNE_SLICE) return deleted;
+  }
+};
+
+/**
+ * Deletes what replay protection and idempotency no longer need (R30), for the hourly
+ * cleanup: tokens past TOKEN_RETENTION_HOURS (their signatures can no longer pass) and
+ * applied events past PROVIDER_EVENT_RETENTION_DAYS (at least a day, beyond Mailgun's
+ * retries, so a retried event is still recognised by its id). Events not applied yet are
+ * never deleted.
+ */
+export const pruneWebhookRecords = async (platform: TPlatform) => {
+  const webhookTokens = await deleteInSlices(() =>
+    sql`delete from webhook_tokens where token in (
+          select token from webhook_tokens
+           where created_at < now() - make_interval(hours => ${TOKEN_RETENTION_HOURS}) limit ${PRUNE_SLICE})`.execute(
+      platform.db,
+    ),
+  );
+  const providerEvents = await deleteInSlices(() =>
+    sql`delete from provider_events where id in (
+          select id from provider_events
+           where applied_at < now() - make_interval(days => ${platform.config.providerEventRetentionDays})
+           limit ${PRUNE_SLICE})`.execute(platform.db),
+  );
+  return { webhookTokens, providerEvents };
+};
+
 /** Events applied per transaction. */
 const APPLY_BATCH = 1000;
 
@@ -220,7 +320,6 @@ const FIRST_TIME = {
 type TFirstTimeKind = keyof typeof FIRST_TIME;
 const isFirstTimeKind = (kind: string): kind is TFirstTimeKind => Object.hasOwn(FIRST_TIME, kind);
 
-type TEvent = TMailgunWebhook['event-data'];
 type TRecipient = { id: number; email: string; send_id: number };
 type TCounters = Map<number, Map<string, number>>;
 
