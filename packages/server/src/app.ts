@@ -5,13 +5,13 @@ import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import { REALTIME_PATH } from '@sendwell/contracts';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { modules } from './modules';
 import { unsubscribePageHandler } from './modules/sending/sending.routes';
 import type { TPlatform } from './platform/context';
 import { HttpError, handleError, notFound } from './platform/errors';
-import { httpSecurity } from './platform/http-security';
+import { httpSecurity, isApiRequest } from './platform/http-security';
 import { registerMetrics } from './platform/metrics';
 import type { TRealtimeHub } from './platform/realtime';
 import { zodResponseSerializer } from './platform/serializer';
@@ -43,7 +43,13 @@ const contentSecurityPolicy = (withStripe: boolean) => {
 
 type TBuildOptions = { platform: TPlatform; hub: TRealtimeHub };
 
-export type TRouteEntry = { method: string; url: string; isPublic: boolean; isCsrfExempt: boolean };
+export type TRouteEntry = {
+  method: string;
+  url: string;
+  isPublic: boolean;
+  isCsrfExempt: boolean;
+  rateLimit: FastifyContextConfig['rateLimit'];
+};
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -61,9 +67,17 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
   const { config } = platform;
   const app = Fastify({
     loggerInstance: platform.log,
+    // Only the listed proxies' X-Forwarded-* count; anyone else's would pick their own IP (R26).
     trustProxy: config.trustProxy,
     genReqId: () => randomToken().slice(0, 16),
     bodyLimit: 10 * 1024 * 1024,
+    // Slow clients cost a socket, never forever (R25): the headers must come quickly, a
+    // socket silent in both directions is closed, and the whole request has a generous
+    // bound so a 256 MB list upload on a slow but live link still arrives.
+    http: { headersTimeout: config.http.headersTimeoutMs, connectionsCheckingInterval: 5_000 },
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionTimeout: config.http.idleTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
   }).withTypeProvider<ZodTypeProvider>();
   const routes: TRouteEntry[] = [];
   app.addHook('onRoute', (route) => {
@@ -74,6 +88,7 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
         url: route.url,
         isPublic: route.config?.public === true,
         isCsrfExempt: route.config?.csrf === false,
+        rateLimit: route.config?.rateLimit,
       });
     }
   });
@@ -95,7 +110,7 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
     reply.header('x-frame-options', 'SAMEORIGIN');
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    if (isApiRequest(request)) reply.header('cache-control', 'no-store');
     else reply.header('content-security-policy', csp);
   });
 
@@ -148,7 +163,7 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
   }
 
   app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith('/api/') || request.method !== 'GET' || !hasWebBuild) {
+    if (isApiRequest(request) || request.method !== 'GET' || !hasWebBuild) {
       return handleError(notFound(), request, reply);
     }
     // Client-side routes (/mailing-lists/detail/…) all load the app shell.

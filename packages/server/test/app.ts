@@ -121,17 +121,19 @@ export const createAgent = (app: FastifyInstance) => {
     url: string,
     body?: unknown,
     options: TRequestOptions = {},
-  ) => {
+    isRetry = false,
+  ): Promise<LightMyRequestResponse> => {
     const headers: Record<string, string> = { ...options.headers };
-    if (method !== 'GET' && csrfToken === undefined) {
+    const isOwnToken = method !== 'GET' && !('x-csrf-token' in headers);
+    if (isOwnToken && csrfToken === undefined) {
       const response = remember(
         await app.inject({ method: 'GET', url: '/api/csrf', headers: { cookie: cookieHeader() } }),
       );
       csrfToken = response.json().token;
     }
-    if (method !== 'GET' && !('x-csrf-token' in headers)) headers['x-csrf-token'] = csrfToken!;
+    if (isOwnToken) headers['x-csrf-token'] = csrfToken!;
     if (cookies.size > 0) headers.cookie = cookieHeader();
-    return remember(
+    const response = remember(
       await app.inject({
         method,
         url,
@@ -140,6 +142,13 @@ export const createAgent = (app: FastifyInstance) => {
         ...(body !== undefined ? { payload: body as object } : {}),
       }),
     );
+    // The token is bound to the session, which changes on sign-in and sign-out: like the web
+    // app, fetch a fresh token once when the server says the one held is stale.
+    if (isOwnToken && !isRetry && response.statusCode === 403 && response.json().code === 'CSRF') {
+      csrfToken = undefined;
+      return request(method, url, body, options, true);
+    }
+    return response;
   };
 
   return {

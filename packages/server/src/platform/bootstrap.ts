@@ -41,6 +41,8 @@ export const openPlatform = async (
   const url = config.databaseUrl ?? embedded!.url;
   const database = createDatabase(url, {
     poolSize: config.dbPoolSize,
+    acquireTimeoutMs: config.dbAcquireTimeoutMs,
+    idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
     onError: (error) =>
       isDatabaseShutdown(error)
         ? log.info('database is shutting down; idle connection closed')

@@ -20,7 +20,45 @@ describe('loadConfig', () => {
   });
 
   it('reads booleans the way operators write them', () => {
-    expect(loadConfig({ TRUST_PROXY: 'yes' }, []).trustProxy).toBe(true);
-    expect(loadConfig({ TRUST_PROXY: '0' }, []).trustProxy).toBe(false);
+    expect(loadConfig({ TEST_INBOX: 'no' }, []).testInbox).toBeNull();
+    expect(loadConfig({ ALLOW_LOOPBACK_SMTP: '1' }, []).allowLoopbackSmtp).toBe(true);
+  });
+
+  it('takes the trusted proxies as addresses and CIDRs, and trusts none by default (R26)', () => {
+    expect(loadConfig({}, []).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }, []).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, ::1,192.168.1.1 ' }, []).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      '192.168.1.1',
+    ]);
+    expect(loadConfig({ TRUST_PROXY: 'loopback,fd00::/8,172.16.0.0/255.240.0.0' }, []).trustProxy).toEqual([
+      'loopback',
+      'fd00::/8',
+      '172.16.0.0/255.240.0.0',
+    ]);
+  });
+
+  it('refuses TRUST_PROXY=true, telling the operator to list the proxies', () => {
+    for (const value of ['true', 'yes', '1']) {
+      expect(() => loadConfig({ TRUST_PROXY: value }, [])).toThrow(/TRUST_PROXY: .*list the addresses or CIDRs/);
+    }
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' }, [])).toThrow(/TRUST_PROXY: 10\.0\.0\.0\/33 is not/);
+    expect(() => loadConfig({ TRUST_PROXY: 'proxy.internal' }, [])).toThrow(/TRUST_PROXY/);
+  });
+
+  it('bounds slow clients and waits for a database connection only so long (R25)', () => {
+    expect(loadConfig({}, [])).toMatchObject({
+      dbAcquireTimeoutMs: 10_000,
+      dbIdleInTransactionTimeoutMs: 60_000,
+      http: {
+        requestTimeoutMs: 3_600_000,
+        headersTimeoutMs: 20_000,
+        idleTimeoutMs: 60_000,
+        keepAliveTimeoutMs: 72_000,
+      },
+    });
+    expect(loadConfig({ DB_ACQUIRE_TIMEOUT_SECONDS: '0.5' }, []).dbAcquireTimeoutMs).toBe(500);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '0' }, [])).toThrow(/HTTP_REQUEST_TIMEOUT_SECONDS/);
   });
 });

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { GENERIC_EMAIL_PREFIXES } from '@sendwell/contracts';
 import { z } from 'zod';
@@ -23,7 +24,7 @@ const ZEnvironment = z.object({
   PUBLIC_URL: z.string().url().optional(),
   ALLOWED_ORIGINS: z.string().default(''),
   SECRET_KEY: z.string().min(32).optional(),
-  TRUST_PROXY: boolean.default(false),
+  TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   LOGIN_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
@@ -39,6 +40,18 @@ const ZEnvironment = z.object({
   MAIL_FROM: z.string().default('Sendwell <no-reply@localhost>'),
   WEB_DIST_DIR: z.string().optional(),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** How long a request waits for a free database connection before it answers 503. */
+  DB_ACQUIRE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
+  /** PostgreSQL ends a session idle this long inside a transaction, releasing its locks and connection. */
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** The whole request (headers and body) must arrive within this; generous for 256 MB uploads on slow links. */
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** The request line and headers must arrive within this. */
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
+  /** A socket with no bytes either way for this long is closed (a live upload keeps sending). */
+  HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** How long an idle keep-alive connection stays open between requests. */
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(72),
   METRICS_TOKEN: z.string().min(16).optional(),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().min(1).optional(),
@@ -84,7 +97,8 @@ export type TConfig = {
   publicUrl: string | undefined;
   allowedOrigins: string[];
   secretKey: string | undefined;
-  trustProxy: boolean;
+  /** Addresses and CIDRs of the proxies whose `X-Forwarded-*` headers count; false for none. */
+  trustProxy: string[] | false;
   logLevel: string;
   sessionTtlDays: number;
   loginLimitPerIp: number;
@@ -97,6 +111,9 @@ export type TConfig = {
   mailFrom: string;
   webDistDir: string;
   dbPoolSize: number;
+  dbAcquireTimeoutMs: number;
+  dbIdleInTransactionTimeoutMs: number;
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; idleTimeoutMs: number; keepAliveTimeoutMs: number };
   metricsToken: string | undefined;
   stripe: TStripeConfig | null;
   currency: string;
@@ -137,6 +154,50 @@ export type TStripeConfig = {
   webhookSecret: string | undefined;
   /** Another API base (a local contract fake in tests); Stripe's own when unset. */
   apiUrl: URL | undefined;
+};
+
+/** Names @fastify/proxy-addr expands into address ranges. */
+const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+const isProxyAddress = (entry: string): boolean => {
+  if (NAMED_PROXY_RANGES.includes(entry)) return true;
+  const [address = '', range, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (!family || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (net.isIP(range) === family) return true; // IP/netmask
+  if (!/^\d{1,3}$/.test(range)) return false;
+  return Number(range) <= (family === 4 ? 32 : 128);
+};
+
+/**
+ * `TRUST_PROXY` lists the proxies in front of Sendwell. Only a hop from one of them may name
+ * the client in `X-Forwarded-For`; from anyone else the header is ignored, so a client cannot
+ * pick a fresh address for every request and reset the per-IP limits (R26). `true` (trust
+ * every hop) is refused rather than guessed at: on a server reachable directly it hands
+ * every limit to the client.
+ */
+const trustProxyConfig = (value: string): string[] | false => {
+  const trimmed = value.trim().toLowerCase();
+  if (['', 'false', '0', 'no'].includes(trimmed)) return false;
+  if (['true', '1', 'yes'].includes(trimmed)) {
+    throw new Error(
+      'Invalid configuration: TRUST_PROXY: `true` would believe X-Forwarded-For from any client; ' +
+        'list the addresses or CIDRs of your reverse proxies instead, e.g. TRUST_PROXY=127.0.0.1 or TRUST_PROXY=10.0.0.0/8,::1 ' +
+        '(`loopback` stands for 127.0.0.0/8 and ::1)',
+    );
+  }
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const invalid = entries.filter((entry) => !isProxyAddress(entry));
+  if (invalid.length > 0) {
+    throw new Error(
+      `Invalid configuration: TRUST_PROXY: ${invalid.join(', ')} is not an IP address, CIDR or one of ${NAMED_PROXY_RANGES.join(', ')}`,
+    );
+  }
+  return entries;
 };
 
 const roleFromArgs = (argv: readonly string[]): string | undefined => {
@@ -186,7 +247,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
       .map((origin) => origin.trim())
       .filter(Boolean),
     secretKey: e.SECRET_KEY,
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: trustProxyConfig(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
     sessionTtlDays: e.SESSION_TTL_DAYS,
     loginLimitPerIp: e.LOGIN_LIMIT_PER_IP,
@@ -207,6 +268,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     mailFrom: e.MAIL_FROM,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../../web/dist', import.meta.url).pathname),
     dbPoolSize: e.DB_POOL_SIZE,
+    dbAcquireTimeoutMs: Math.round(e.DB_ACQUIRE_TIMEOUT_SECONDS * 1000),
+    dbIdleInTransactionTimeoutMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS * 1000,
+    http: {
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      headersTimeoutMs: Math.min(e.HTTP_HEADERS_TIMEOUT_SECONDS, e.HTTP_REQUEST_TIMEOUT_SECONDS) * 1000,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    },
     metricsToken: e.METRICS_TOKEN,
     stripe: stripeConfig(e),
     currency: e.CURRENCY,

@@ -32,14 +32,35 @@ export const guardedClient = (onError: (error: Error) => void): typeof pg.Client
     }
   };
 
+type TPoolOptions = {
+  poolSize?: number;
+  /** How long a caller waits for a free connection before the pool fails it (see isPoolExhausted); 0 waits forever. */
+  acquireTimeoutMs?: number;
+  /** PostgreSQL ends a session left idle inside a transaction this long; 0 never. */
+  idleInTransactionTimeoutMs?: number;
+  onError?: (error: Error) => void;
+};
+
 export const createDatabase = (
   url: string,
-  { poolSize = 10, onError = () => {} }: { poolSize?: number; onError?: (error: Error) => void } = {},
+  {
+    poolSize = 10,
+    acquireTimeoutMs = 10_000,
+    idleInTransactionTimeoutMs = 60_000,
+    onError = () => {},
+  }: TPoolOptions = {},
 ): TDatabase => {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     idleTimeoutMillis: 30_000,
+    // Without it a request queues for a connection forever while others hold them all
+    // (slow uploads, a stuck transaction); with it, it answers 503 and the client may retry.
+    connectionTimeoutMillis: acquireTimeoutMs,
+    // A transaction whose caller stopped talking (awaiting a slow client, a crashed
+    // handler's leaked client) would hold its connection and row locks indefinitely;
+    // PostgreSQL ends such a session and the pool replaces the connection.
+    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
     Client: guardedClient(onError),
   });
   pool.on('error', onError);
@@ -66,6 +87,10 @@ export const createDatabase = (
  */
 export const isDatabaseShutdown = (error: unknown): boolean =>
   ['57P01', '57P02', '57P03'].includes((error as { code?: string } | undefined)?.code ?? '');
+
+/** pg-pool gave up waiting for a free connection (`connectionTimeoutMillis`). */
+export const isPoolExhausted = (error: unknown): boolean =>
+  error instanceof Error && error.message === 'timeout exceeded when trying to connect';
 
 /** PostgreSQL refused a duplicate (23505), optionally on one named constraint or index. */
 export const isUniqueViolation = (error: unknown, constraint?: string): boolean =>

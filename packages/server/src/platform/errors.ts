@@ -1,6 +1,7 @@
 import type { TErrorBody, TValidationErrorBody } from '@sendwell/contracts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isPoolExhausted } from './db';
 
 /** An error whose message is meant for the user, with the HTTP status it answers with. */
 export class HttpError extends Error {
@@ -31,8 +32,8 @@ const validationBody = (errors: Record<string, string[]>): TValidationErrorBody 
 
 /**
  * One place that turns errors into answers: schema failures and ValidationError → 422,
- * HttpError → its status with `{status: false, message}`, anything else → 500 with a
- * message that leaks nothing, logged with the request id.
+ * HttpError → its status with `{status: false, message}`, no free database connection →
+ * 503, anything else → 500 with a message that leaks nothing, logged with the request id.
  */
 export const handleError = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -53,6 +54,18 @@ export const handleError = (error: FastifyError | Error, request: FastifyRequest
   if (statusCode && statusCode >= 400 && statusCode < 500) {
     // Fastify's own client errors (bad JSON, body too large): their messages are safe to show.
     return reply.code(statusCode).send({ status: false, message: error.message } satisfies TErrorBody);
+  }
+  if (isPoolExhausted(error)) {
+    // Every connection was busy for DB_ACQUIRE_TIMEOUT_SECONDS: say so now rather than hold the caller.
+    request.log.warn('no database connection free in time; answered 503');
+    return reply
+      .code(503)
+      .header('retry-after', '5')
+      .send({
+        status: false,
+        message: 'Sendwell is busy right now. Please try again in a moment.',
+        code: 'BUSY',
+      } satisfies TErrorBody);
   }
   request.log.error({ err: error }, 'request failed');
   return reply

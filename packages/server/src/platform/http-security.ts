@@ -6,6 +6,7 @@ import { HttpError, unauthenticated } from './errors';
 import { consumeRateLimit, createMemoryRateLimiter } from './rate-limit';
 import { hashToken, hmac, randomToken, safeEqual } from './tokens';
 
+/** The cookies' names over plain HTTP; over HTTPS they carry the `__Host-` prefix (see `cookieName`). */
 export const SESSION_COOKIE = 'sendwell_session';
 export const CSRF_COOKIE = 'sendwell_csrf';
 
@@ -43,32 +44,51 @@ declare module 'fastify' {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * Over HTTPS (directly or via a trusted proxy) our cookies are `__Host-` cookies: the browser
+ * keeps them only if they are Secure, for path `/` and without a Domain, so a sibling
+ * subdomain or a plain-HTTP page cannot plant or overwrite them (a planted session or CSRF
+ * secret is how fixation starts). Browsers refuse the prefix without Secure, hence plain
+ * names over HTTP (local runs).
+ */
+export const cookieName = (request: FastifyRequest, name: string) =>
+  request.protocol === 'https' ? `__Host-${name}` : name;
+
 const cookieOptions = (request: FastifyRequest, maxAgeSeconds?: number) => ({
   path: '/',
   httpOnly: true,
   sameSite: 'lax' as const,
-  // Behind HTTPS (directly or via a proxy with TRUST_PROXY) cookies never travel in clear.
+  // Behind HTTPS (directly or via a proxy listed in TRUST_PROXY) cookies never travel in clear.
   secure: request.protocol === 'https',
   ...(maxAgeSeconds ? { maxAge: maxAgeSeconds } : {}),
 });
 
-export const csrfTokenFor = (platform: TPlatform, secret: string) => hmac(platform.secrets.csrfKey, secret);
+/**
+ * What a CSRF token is bound to: the session when signed in, else the browser's CSRF secret
+ * cookie. A token seen before sign-in, or issued to another session, is worthless after it;
+ * the web app fetches a new one on sign-in and sign-out, and once more on a `CSRF` 403.
+ */
+const csrfBinding = (session: TSession | null, secret: string | undefined): string | null => {
+  if (session) return `session:${session.id}`;
+  return secret && secret.length >= 32 ? `browser:${secret}` : null;
+};
 
-/** Gives the browser a CSRF secret cookie when it has none, and answers its token. */
+/** Gives the browser a CSRF secret cookie when it has none, and answers the token for its session or browser. */
 export const issueCsrfToken = (platform: TPlatform, request: FastifyRequest, reply: FastifyReply): string => {
-  let secret = request.cookies[CSRF_COOKIE];
+  const name = cookieName(request, CSRF_COOKIE);
+  let secret = request.cookies[name];
   if (!secret || secret.length < 32) {
     secret = randomToken();
-    reply.setCookie(CSRF_COOKIE, secret, cookieOptions(request, 365 * 86_400));
+    reply.setCookie(name, secret, cookieOptions(request, 365 * 86_400));
   }
-  return csrfTokenFor(platform, secret);
+  return hmac(platform.secrets.csrfKey, csrfBinding(request.session, secret)!);
 };
 
 const hasValidCsrfToken = (platform: TPlatform, request: FastifyRequest): boolean => {
-  const secret = request.cookies[CSRF_COOKIE];
+  const binding = csrfBinding(request.session, request.cookies[cookieName(request, CSRF_COOKIE)]);
   const header = request.headers[CSRF_HEADER];
-  if (!secret || typeof header !== 'string') return false;
-  return safeEqual(header, csrfTokenFor(platform, secret));
+  if (!binding || typeof header !== 'string') return false;
+  return safeEqual(header, hmac(platform.secrets.csrfKey, binding));
 };
 
 export const findSession = async (platform: TPlatform, cookieValue: string | undefined): Promise<TSession | null> => {
@@ -112,31 +132,57 @@ export const startSession = async (
       expires_at: expiresAt,
     })
     .execute();
-  reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, ttlSeconds));
+  reply.setCookie(cookieName(request, SESSION_COOKIE), token, cookieOptions(request, ttlSeconds));
   platform.sessionCache.set(idHash.toString('hex'), userId, expiresAt);
   return { id: idHash.toString('hex'), userId };
 };
 
 export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply) =>
-  reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+  reply.clearCookie(cookieName(request, SESSION_COOKIE), cookieOptions(request));
+
+/**
+ * Whether a request is for the API, decided on the route the router matched: the router
+ * decodes `%xx` and takes absolute-form request lines (`POST http://host/api/…`), so the
+ * raw URL is not what runs. Without a matched route (404s) the path is normalised the same
+ * way, so a 404 under any spelling of `/api/` is a JSON answer too.
+ */
+export const isApiRequest = (request: FastifyRequest): boolean => {
+  const route = request.routeOptions.url;
+  if (route !== undefined) return route.startsWith('/api/');
+  return normalizedPath(request.url).startsWith('/api/');
+};
+
+const normalizedPath = (url: string): string => {
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0] ?? '';
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape stays as sent; it matches no route either.
+  }
+  return decoded.replace(/\/{2,}/g, '/').toLowerCase();
+};
 
 /**
  * The sign-in baseline every /api route gets without asking: CSRF on state-changing
  * methods (403), a session unless the route is public (401), and per-route rate limits
- * (429) counted in PostgreSQL so all web processes share them.
+ * (429) counted in PostgreSQL so all web processes share them. Which routes get it is
+ * decided on the matched route, so no spelling of a path walks around it (R22).
  */
 export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { platform: TPlatform }) => {
   app.decorateRequest('session', null);
   const consumeInMemory = createMemoryRateLimiter();
 
   app.addHook('onRequest', async (request) => {
+    // The route the router matched, never the raw URL (`/%61pi/…` is `/api/…` to the router).
     // No matched route: the not-found handler answers 404, and it reads nothing private.
-    if (!request.url.startsWith('/api/') || !request.routeOptions.url) return;
+    if (!request.routeOptions.url?.startsWith('/api/')) return;
     const config = request.routeOptions.config;
+    // The session first: a signed-in browser's CSRF token is bound to it.
+    request.session = await findSession(platform, request.cookies[cookieName(request, SESSION_COOKIE)]);
     if (!SAFE_METHODS.has(request.method) && config.csrf !== false && !hasValidCsrfToken(platform, request)) {
       throw new HttpError(403, 'Your session has expired. Reload the page and try again.', 'CSRF');
     }
-    request.session = await findSession(platform, request.cookies[SESSION_COOKIE]);
     if (!config.public && !request.session) throw unauthenticated();
 
     const rateLimit = config.rateLimit;

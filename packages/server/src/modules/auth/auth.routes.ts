@@ -9,8 +9,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { clearSessionCookie, issueCsrfToken, SESSION_COOKIE, startSession } from '../../platform/http-security';
-import { hashToken } from '../../platform/tokens';
+import { clearSessionCookie, issueCsrfToken, startSession } from '../../platform/http-security';
 import * as auth from './auth.service';
 
 export const authRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
@@ -33,8 +32,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
     async (request, reply) => {
       const userId = await auth.authenticate(platform, { ...request.body, ip: request.ip });
       // A session id known before sign-in (fixation) must not survive it.
-      const previous = request.cookies[SESSION_COOKIE];
-      if (previous) await auth.endSession(platform, hashToken(previous).toString('hex'));
+      if (request.session) await auth.endSession(platform, request.session.id);
       await startSession(platform, request, reply, userId);
       return { status: true as const, data: await auth.getUserInformation(platform, userId) };
     },

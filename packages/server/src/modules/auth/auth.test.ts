@@ -54,17 +54,37 @@ describe('sign in', () => {
     });
   });
 
-  it('marks the cookie Secure behind an HTTPS proxy when TRUST_PROXY is on', async () => {
-    const proxied = await startTestApp({ TRUST_PROXY: 'true' });
+  it('sets __Host- cookies behind an HTTPS proxy listed in TRUST_PROXY, and reads only those over HTTPS', async () => {
+    const proxied = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
     try {
       const user = await seedUser(proxied.platform);
-      const agent = createAgent(proxied.app);
-      const response = await agent.post(
-        '/api/login',
-        { email: user.email, password: user.password },
-        { headers: { 'x-forwarded-proto': 'https' } },
-      );
-      expect(sessionCookieOf(response)!.secure).toBe(true);
+      const https = { 'x-forwarded-proto': 'https' };
+      const csrf = await proxied.app.inject({ url: '/api/csrf', headers: https });
+      const csrfCookie = (csrf.cookies as { name: string; value: string }[])[0]!;
+      const response = await proxied.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        headers: { ...https, cookie: `${csrfCookie.name}=${csrfCookie.value}`, 'x-csrf-token': csrf.json().token },
+        payload: { email: user.email, password: user.password },
+      });
+      expect(response.statusCode).toBe(200);
+      const cookies = response.cookies as {
+        name: string;
+        value: string;
+        secure?: boolean;
+        path?: string;
+        domain?: string;
+      }[];
+      expect(csrfCookie.name).toBe('__Host-sendwell_csrf');
+      const session = cookies.find((cookie) => cookie.name === `__Host-${SESSION_COOKIE}`)!;
+      expect(session).toMatchObject({ secure: true, path: '/' });
+      expect(session.domain).toBeUndefined();
+
+      const read = (cookie: string) =>
+        proxied.app.inject({ url: '/api/user-information', headers: { ...https, cookie } });
+      expect((await read(`__Host-${SESSION_COOKIE}=${session.value}`)).statusCode).toBe(200);
+      // A cookie without the prefix could have been planted by a sibling subdomain or plain HTTP.
+      expect((await read(`${SESSION_COOKIE}=${session.value}`)).statusCode).toBe(401);
     } finally {
       await proxied.close();
     }
@@ -167,6 +187,43 @@ describe('CSRF', () => {
     expect(forged.statusCode).toBe(403);
     // Still signed in: the refused logout did nothing.
     expect((await agent.get('/api/user-information')).statusCode).toBe(200);
+  });
+
+  it('does not accept a token fetched before sign-in once the browser is signed in', async () => {
+    const user = await seedUser(t.platform);
+    const agent = createAgent(t.app);
+    const beforeSignIn = (await agent.get('/api/csrf')).json().token;
+    await agent.signIn(user.email, user.password);
+    const stale = await agent.post('/api/notifications/read', {}, { headers: { 'x-csrf-token': beforeSignIn } });
+    expect(stale.statusCode).toBe(403);
+    expect(stale.json()).toMatchObject({ code: 'CSRF' });
+    // The token fetched now, for this session, works.
+    const fresh = (await agent.get('/api/csrf')).json().token;
+    expect(fresh).not.toBe(beforeSignIn);
+    const accepted = await agent.post('/api/notifications/read', {}, { headers: { 'x-csrf-token': fresh } });
+    expect(accepted.statusCode).toBe(200);
+  });
+
+  it('does not accept a token issued to another session, even in the same browser', async () => {
+    const first = await seedUser(t.platform);
+    const second = await seedUser(t.platform);
+    const agent = createAgent(t.app);
+    await agent.signIn(first.email, first.password);
+    const firstSessionToken = (await agent.get('/api/csrf')).json().token;
+    await agent.post('/api/logout');
+    await agent.signIn(second.email, second.password);
+    const response = await agent.post(
+      '/api/notifications/read',
+      {},
+      { headers: { 'x-csrf-token': firstSessionToken } },
+    );
+    expect(response.statusCode).toBe(403);
+
+    const elsewhere = createAgent(t.app);
+    await elsewhere.signIn(first.email, first.password);
+    const elsewhereToken = (await elsewhere.get('/api/csrf')).json().token;
+    const crossed = await agent.post('/api/notifications/read', {}, { headers: { 'x-csrf-token': elsewhereToken } });
+    expect(crossed.statusCode).toBe(403);
   });
 
   it('does not accept one browser’s token with another browser’s cookie', async () => {

@@ -3,8 +3,7 @@ import { ZRegisterRequest, ZRegisterResponse } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { SESSION_COOKIE, startSession } from '../../platform/http-security';
-import { hashToken } from '../../platform/tokens';
+import { startSession } from '../../platform/http-security';
 import { endSession } from '../auth/auth.service';
 import { issueChallenge } from './captcha.service';
 import { register } from './registration.service';
@@ -55,8 +54,8 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
     },
     async (request, reply) => {
       const { userId, customerId } = await register(platform, request.body);
-      const previous = request.cookies[SESSION_COOKIE];
-      if (previous) await endSession(platform, hashToken(previous).toString('hex'));
+      // A session the browser had (fixation) must not survive the sign-up.
+      if (request.session) await endSession(platform, request.session.id);
       await startSession(platform, request, reply, userId);
       return {
         status: true as const,
