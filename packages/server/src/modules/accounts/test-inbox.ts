@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
 import { publishToUser } from '../../platform/realtime';
 import { hmac, safeEqual } from '../../platform/tokens';
 
@@ -26,15 +28,45 @@ const userIdFromLogin = (platform: TPlatform, username: string, password: string
 };
 
 /**
+ * Keeps the advisory locks of inbox quotas apart from others (two-key form, the user id
+ * second; ids 2^31 apart share a lock, which only makes them wait for each other).
+ */
+const QUOTA_LOCK_CLASS = 0x7e57_1b0;
+
+/**
+ * Keeps a user's inbox within its quota (R30) by deleting the oldest messages beyond the
+ * newest `messages`, or beyond the newest that fit in `bytes` together. Oldest first rather
+ * than refusing new mail: a test inbox is for seeing what was just sent, and a refusal
+ * would fail the send (a 5xx even suppresses the address as a bounce). Runs in the
+ * transaction that stored the new message, after a per-user lock, so two messages arriving
+ * together are counted one after the other.
+ */
+const pruneToQuota = async (trx: Executor, userId: number, quota: { messages: number; bytes: number }) => {
+  await sql`select pg_advisory_xact_lock(${QUOTA_LOCK_CLASS}::int, (${userId}::bigint % 2147483648)::int)`.execute(trx);
+  await sql`
+    delete from test_inbox_messages where id in (
+      select id from (
+        select id, row_number() over newest as position, sum(size_bytes) over newest as bytes
+          from test_inbox_messages
+         where user_id = ${userId}
+        window newest as (order by created_at desc, id desc)
+      ) as ranked
+       where position > ${quota.messages} or bytes > ${quota.bytes})`.execute(trx);
+};
+
+/**
  * The built-in SMTP sink (runs with the worker): accepts mail from signed-in users'
- * test-inbox accounts, keeps it in `test_inbox_messages`, tells the user's tabs, and
- * never delivers anything anywhere.
+ * test-inbox accounts, keeps it in `test_inbox_messages` within each user's quota
+ * (`TEST_INBOX_MAX_MESSAGES`, `TEST_INBOX_MAX_MB`; the oldest go), tells the user's tabs,
+ * and never delivers anything anywhere.
  */
 export const startTestInbox = async (platform: TPlatform, port: number) => {
+  const quota = platform.config.testInboxQuota;
   const server = new SMTPServer({
     logger: false,
     banner: 'Sendwell test inbox: nothing sent here leaves this machine',
-    size: MAX_MESSAGE_BYTES,
+    // A message larger than the whole quota could never be kept: refused (552) at once.
+    size: Math.min(MAX_MESSAGE_BYTES, quota.bytes),
     authMethods: ['PLAIN', 'LOGIN'],
     // Loopback only, so a login in clear never crosses a network; STARTTLS is offered too.
     allowInsecureAuth: true,
@@ -65,6 +97,7 @@ export const startTestInbox = async (platform: TPlatform, port: number) => {
               })
               .returning(['id', 'subject'])
               .executeTakeFirstOrThrow();
+            await pruneToQuota(trx, userId, quota);
             await publishToUser(trx, userId, 'TestInboxMessageEvent', { id: row.id, subject: row.subject });
           });
           callback();
