@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../platform/context';
 import type { TJobDefinition } from '../platform/queue';
 import { accountRoutes } from './accounts/accounts.routes';
+import { authJobs } from './auth/auth.jobs';
 import { authRoutes } from './auth/auth.routes';
 import { billingRoutes } from './billing/billing.routes';
 import { contactRoutes } from './contact/contact.routes';
@@ -34,7 +35,7 @@ export type TModule = {
 
 export const modules: TModule[] = [
   { name: 'system', routes: systemRoutes, jobs: systemJobs as TJobDefinition[] },
-  { name: 'auth', routes: authRoutes },
+  { name: 'auth', routes: authRoutes, jobs: authJobs as TJobDefinition[] },
   { name: 'registration', routes: registrationRoutes },
   { name: 'plans', routes: planRoutes },
   { name: 'billing', routes: billingRoutes },

@@ -9,6 +9,7 @@ import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
 import { changeCredits } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.repository';
+import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
 
 const RESET_LINK_TTL_MS = 60 * 60_000;
@@ -114,10 +115,15 @@ export const createUser = async (
 };
 
 /**
- * Sends a reset link when the account exists, and answers the same either way so the
- * form does not reveal which emails have accounts.
+ * Queues the reset mail (see `sendPasswordResetJob`). The same one insert for every email, so
+ * the form's answer reveals nothing, not even through its timing.
  */
 export const requestPasswordReset = async (platform: TPlatform, email: string) => {
+  await platform.queue.enqueue(sendPasswordResetJob, { email });
+};
+
+/** The job's work: a one-hour link for the account with that email, if there is one. */
+export const sendPasswordReset = async (platform: TPlatform, email: string) => {
   const user = await repository.findUserByEmail(platform.db, email);
   if (!user) return;
   const token = randomToken();

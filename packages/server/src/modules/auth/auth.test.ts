@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startSmtpSink } from '../../../test/smtp-sink';
 import { SESSION_COOKIE } from '../../platform/http-security';
+import { sendPasswordResetJob } from './auth.jobs';
 import { FORGOT_PASSWORD_MESSAGE, INVALID_CREDENTIALS_MESSAGE } from './auth.service';
 
 let t: TTestApp;
@@ -256,6 +258,30 @@ describe('sign out', () => {
   });
 });
 
+/** The reset jobs the form queued for an email (run by nobody in tests until asked). */
+const queuedResetJobs = async (email: string) =>
+  (
+    await sql<{ id: string; data: { email: string } }>`
+      select id, data from pgboss.job where name = ${sendPasswordResetJob.name} and data->>'email' = ${email}
+    `.execute(t.platform.db)
+  ).rows;
+
+/** Runs the queued reset jobs of an email the way a worker does: the handler, with the job's payload. */
+const runResetJobs = async (email: string) => {
+  const jobs = await queuedResetJobs(email);
+  for (const job of jobs) {
+    await sendPasswordResetJob.handler(sendPasswordResetJob.schema.parse(job.data), t.platform, {
+      jobId: job.id,
+      retryCount: 0,
+      signal: new AbortController().signal,
+    });
+  }
+  return jobs.length;
+};
+
+const resetRowsOf = async (userId: number) =>
+  (await t.platform.db.selectFrom('password_resets').select('id').where('user_id', '=', userId).execute()).length;
+
 describe('forgotten password', () => {
   it('mails a one-hour reset link that sets a new password and signs out other devices', async () => {
     const user = await seedUser(t.platform, { name: 'Grace' });
@@ -265,6 +291,7 @@ describe('forgotten password', () => {
     const agent = createAgent(t.app);
     const response = await agent.post('/api/forgot-password', { email: user.email });
     expect(response.json()).toEqual({ status: true, message: FORGOT_PASSWORD_MESSAGE });
+    expect(await runResetJobs(user.email)).toBe(1);
 
     const mail = await sink.waitFor(user.email);
     expect(mail.subject).toBe('Reset your Sendwell password');
@@ -286,10 +313,29 @@ describe('forgotten password', () => {
     expect(reused.json().errors.token[0]).toMatch(/invalid or has expired/);
   });
 
-  it('answers the same for an unknown email and sends nothing', async () => {
+  it('does the same in the request for an existing and an unknown email: one queued job, no mail, no link yet', async () => {
+    const user = await seedUser(t.platform);
     const before = sink.messages.length;
-    const response = await createAgent(t.app).post('/api/forgot-password', { email: 'ghost@example.com' });
-    expect(response.json()).toEqual({ status: true, message: FORGOT_PASSWORD_MESSAGE });
+    for (const email of [user.email, 'ghost@example.com']) {
+      const response = await createAgent(t.app).post('/api/forgot-password', { email });
+      expect(response.json()).toEqual({ status: true, message: FORGOT_PASSWORD_MESSAGE });
+      expect(await queuedResetJobs(email)).toHaveLength(1);
+    }
+    // The mail is the job's work, so the answer never waits for SMTP.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sink.messages.length).toBe(before);
+    expect(await resetRowsOf(user.id)).toBe(0);
+
+    await runResetJobs(user.email);
+    expect(await resetRowsOf(user.id)).toBe(1);
+    expect((await sink.waitFor(user.email)).subject).toBe('Reset your Sendwell password');
+  });
+
+  it('mails nothing when the job runs for an unknown email', async () => {
+    const email = `ghost-${Date.now()}@example.com`;
+    await createAgent(t.app).post('/api/forgot-password', { email });
+    const before = sink.messages.length;
+    expect(await runResetJobs(email)).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sink.messages.length).toBe(before);
   });
