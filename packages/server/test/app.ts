@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app';
 import { createUser } from '../src/modules/auth/auth.service';
 import { openPlatform } from '../src/platform/bootstrap';
 import { loadConfig, type TConfig } from '../src/platform/config';
 import type { TPlatform } from '../src/platform/context';
+import { createLogger } from '../src/platform/logging';
 import { startRealtimeHub, type TRealtimeHub } from '../src/platform/realtime';
 import { createDatabaseFromTemplate } from './template';
 
@@ -32,11 +33,12 @@ export const createTestDatabase = async () => {
 
 /**
  * The real app on its own database: the same build as production, with the web role's
- * realtime hub. `env` overrides configuration (e.g. `{SMTP_URL: …}`).
+ * realtime hub. `env` overrides configuration (e.g. `{SMTP_URL: …}`); `log` replaces the
+ * silent logger (to read what the app logs).
  */
 export const startTestApp = async (
   env: Record<string, string> = {},
-  { databaseUrl: existing }: { databaseUrl?: string } = {},
+  { databaseUrl: existing, log }: { databaseUrl?: string; log?: Logger } = {},
 ): Promise<TTestApp> => {
   // A second app on an existing database stands for a second web process.
   const databaseUrl = existing ?? (await createTestDatabase());
@@ -53,7 +55,8 @@ export const startTestApp = async (
     },
     [],
   );
-  const opened = await openPlatform(config, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  // The production logger (its serializers and redaction), silent unless asked.
+  const opened = await openPlatform(config, log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
   const hub = await startRealtimeHub({
     url: databaseUrl,
     log: opened.platform.log,

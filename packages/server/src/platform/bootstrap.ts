@@ -1,10 +1,10 @@
-import { pino } from 'pino';
 import { allJobs } from '../modules';
 import { createStripe } from '../providers/stripe';
 import { hasWorker, type TConfig } from './config';
 import type { TPlatform } from './context';
 import { createDatabase, isDatabaseShutdown, type TDatabase } from './db';
 import { startEmbeddedPostgres, type TEmbeddedPostgres } from './embedded-postgres';
+import { createLogger } from './logging';
 import { createMailer } from './mailer';
 import { migrate } from './migrations';
 import { createPresence } from './presence';
@@ -26,7 +26,7 @@ export type TOpenPlatform = {
  */
 export const openPlatform = async (
   config: TConfig,
-  log = pino({ level: config.logLevel }),
+  log = createLogger(config.logLevel),
   { adoptOrphanDatabase = true }: { adoptOrphanDatabase?: boolean } = {},
 ): Promise<TOpenPlatform> => {
   const embedded = config.databaseUrl
@@ -66,7 +66,7 @@ export const openPlatform = async (
       pool: database.pool,
       queue,
       secrets: loadSecrets(config.secretKey, config.dataDir),
-      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
+      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, isLocalRun: embedded !== undefined }),
       sessionCache: createSessionCache(),
       stripe: config.stripe ? createStripe(config.stripe) : null,
       log,
