@@ -12,6 +12,7 @@ import { runB3, runB4 } from './b3-b4-lists';
 import { runB7 } from './b7-api-list';
 import { runB8 } from './b8-webhooks';
 import { runB9 } from './b9-worker-rss';
+import { runB12 } from './b12-crash-recovery';
 import type { TFigure } from './figures';
 
 const benchmarks: Record<string, () => Promise<TFigure>> = {
@@ -22,6 +23,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B7: runB7,
   B8: runB8,
   B9: runB9,
+  B12: runB12,
 };
 
 const wanted = process.argv.slice(2).map((id) => id.toUpperCase());
@@ -49,7 +51,8 @@ for (const id of ids) {
 const rows = fs
   .readdirSync(resultsDir)
   .filter((file) => file.endsWith('.json'))
-  .sort()
+  // B1, B2 … B12 in number order.
+  .sort((a, b) => Number.parseInt(a.slice(1), 10) - Number.parseInt(b.slice(1), 10))
   .map(
     (file) =>
       JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8')) as TFigure & {

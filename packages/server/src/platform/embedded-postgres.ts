@@ -52,12 +52,20 @@ const isPortOpen = (port: number): Promise<boolean> =>
     socket.once('error', () => resolve(false));
   });
 
+/**
+ * Whether a process runs. A killed process whose parent is gone stays a zombie until PID 1
+ * reaps it, and in a container PID 1 often never does: a zombie is dead here.
+ */
 const isProcessAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
   }
 };
 
@@ -202,6 +210,9 @@ export const startEmbeddedPostgres = async ({
     }).initialise();
   }
 
+  // A PostgreSQL killed with its owner (kill -9 of everything) leaves its lock file; its
+  // own stale-lock check counts a zombie postmaster as running and would refuse to start.
+  if (runningPid && !isProcessAlive(runningPid)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
   let child: ChildProcess;
   try {
     child = await launch(clusterDir, port, url, path.join(dataDir, 'pg.log'));
