@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { usableCredit } from '@sendwell/contracts';
 import { pino } from 'pino';
 import { findUserByEmail, updatePasswordHash } from './modules/auth/auth.repository';
 import { createUser } from './modules/auth/auth.service';
@@ -116,7 +117,7 @@ const commands: Record<string, TCommand> = {
           reference: text(flags, 'reference') ?? 'operator',
         }),
       );
-      console.log(`Granted ${amount} credits to ${email}; balance ${balance.totalCredit}.`);
+      console.log(`Granted ${amount} credits to ${email}; usable ${usableCredit(balance)} of ${balance.totalCredit}.`);
     },
   },
   'remove-credits': {
@@ -132,7 +133,7 @@ const commands: Record<string, TCommand> = {
           reference: text(flags, 'reference') ?? 'operator',
         }),
       );
-      console.log(`Removed credits from ${email}; balance ${balance.totalCredit}.`);
+      console.log(`Removed credits from ${email}; usable ${usableCredit(balance)} of ${balance.totalCredit}.`);
     },
   },
   'list-plans': {

@@ -161,7 +161,10 @@ export const GENERIC_EMAIL_PREFIXES = [
   'webmaster',
 ] as const;
 
-/** `GET /api/ajax/get-credit-info`. */
+/**
+ * `GET /api/ajax/get-credit-info`. userCredit is the total (the spec's totalCredit): usable
+ * is userCredit − usedCredit. isSmtp / isGmail: whether the user has an SMTP / Gmail account.
+ */
 export const ZCreditInfo = z.object({
   status: z.literal(true),
   userCredit: z.number().int(),

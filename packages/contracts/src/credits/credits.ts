@@ -19,13 +19,20 @@ export const SPENDING_CREDIT_TYPES: readonly TCreditType[] = ['verify', 'spam-ch
 
 export const CREDIT_LOG_DEFAULT_PER_PAGE = 15;
 
+/**
+ * The spec's credit fields (sending-lists-verification §3): total, used, and usable =
+ * total − used, which is what the user can spend now. Total is every credit the user was
+ * given (trial, monthly, bought, granted) less what was taken back (a plan's monthly
+ * credits ending); used is what work (verification, spam tests) spent, net of refunds.
+ */
 export const ZCreditBalance = z.object({
-  /** What the user can spend now. */
   totalCredit: z.number().int(),
-  /** Spent on work (verification, spam tests), net of refunds. */
   usedCredit: z.number().int(),
 });
 export type TCreditBalance = z.infer<typeof ZCreditBalance>;
+
+/** What the user can spend now: total − used, never below zero. */
+export const usableCredit = (balance: TCreditBalance): number => Math.max(0, balance.totalCredit - balance.usedCredit);
 
 export const ZCreditLogEntry = z.object({
   id: z.number().int(),

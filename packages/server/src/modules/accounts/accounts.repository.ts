@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db';
 import type { SendingAccountsTable } from '../../platform/db-schema';
 
@@ -41,3 +41,21 @@ export const hasPrimary = async (db: Executor, userId: number) =>
 
 export const deleteAccountRow = (db: Executor, userId: number, id: number) =>
   db.deleteFrom('sending_accounts').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+
+/**
+ * Which kinds of sending account the user has: Gmail (a Google sign-in, or an app password
+ * through Gmail's SMTP service) and other SMTP servers (the test inbox among them). One
+ * account is one kind; Mailgun accounts are neither.
+ */
+export const findAccountKinds = async (db: Executor, userId: number) => {
+  const isGmail = sql<boolean>`provider = 'google' or driver = 'gmail'`;
+  const row = await db
+    .selectFrom('sending_accounts')
+    .select([
+      sql<boolean>`coalesce(bool_or(provider = 'smtp' and not (${isGmail})), false)`.as('hasSmtp'),
+      sql<boolean>`coalesce(bool_or(${isGmail}), false)`.as('hasGmail'),
+    ])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return row;
+};

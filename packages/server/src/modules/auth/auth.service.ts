@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from '../../platform/passwords';
 import { consumeRateLimit, resetRateLimit } from '../../platform/rate-limit';
 import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
-import { changeCredits } from '../credits/credits.service';
+import { changeCredits, toCreditBalance } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.repository';
 import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
@@ -29,7 +29,7 @@ export const getUserInformation = async (platform: TPlatform, userId: number): P
     free: row.plan_is_free,
     plan: { id: row.plan_id, name: row.plan_name, isFree: row.plan_is_free },
     time_zone: row.time_zone,
-    credit: { totalCredit: row.balance ?? 0, usedCredit: row.used ?? 0 },
+    credit: toCreditBalance({ balance: row.balance ?? 0, used: row.used ?? 0 }),
   };
 };
 

@@ -19,6 +19,16 @@ export class InsufficientCreditsError extends HttpError {
   }
 }
 
+/**
+ * The stored figures in the spec's terms: `balance` is what is left to spend (usable) and
+ * `used` what work spent, so the total is their sum (usable = total − used, as the spec
+ * and every screen compute it).
+ */
+export const toCreditBalance = ({ balance, used }: { balance: number; used: number }): TCreditBalance => ({
+  totalCredit: balance + used,
+  usedCredit: used,
+});
+
 type TChange = { userId: number; type: TCreditType; quantity: number; reference?: string | null };
 
 /**
@@ -37,7 +47,7 @@ export const changeCredits = async (trx: Executor, change: TChange): Promise<TCr
     throw new InsufficientCreditsError(-change.quantity, balance);
   }
   await repository.insertEntry(trx, { ...change, reference: change.reference ?? null });
-  const balance = { totalCredit: moved.balance, usedCredit: moved.used };
+  const balance = toCreditBalance(moved);
   await publishToUser(trx, change.userId, 'CreditBalanceEvent', balance);
   return balance;
 };
@@ -66,14 +76,12 @@ export const removeCredits = async (
   // reading it and taking it (which would turn this removal into an insufficient-credits error).
   const { balance, used } = await repository.findBalance(trx, removal.userId, { forUpdate: true });
   const quantity = -Math.min(balance, removal.amount);
-  if (quantity === 0) return { totalCredit: balance, usedCredit: used };
+  if (quantity === 0) return toCreditBalance({ balance, used });
   return changeCredits(trx, { ...removal, quantity });
 };
 
-export const getBalance = async (db: Executor, userId: number): Promise<TCreditBalance> => {
-  const { balance, used } = await repository.findBalance(db, userId);
-  return { totalCredit: balance, usedCredit: used };
-};
+export const getBalance = async (db: Executor, userId: number): Promise<TCreditBalance> =>
+  toCreditBalance(await repository.findBalance(db, userId));
 
 /**
  * Dates filter in the user's time zone (read in the same query): a bare day covers the

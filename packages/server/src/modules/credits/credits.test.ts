@@ -1,3 +1,4 @@
+import { usableCredit } from '@sendwell/contracts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
@@ -60,8 +61,8 @@ describe('the credit ledger', () => {
     expect(refused).toHaveLength(40);
     for (const result of refused)
       expect((result as PromiseRejectedResult).reason).toBeInstanceOf(InsufficientCreditsError);
-    expect(await getBalance(t.platform.db, user.id)).toEqual({ totalCredit: 0, usedCredit: 10 });
-    // The balance is what the entries add up to.
+    expect(await getBalance(t.platform.db, user.id)).toEqual({ totalCredit: 10, usedCredit: 10 });
+    // What is left to spend is what the entries add up to.
     expect(await entrySum(user.id)).toBe(0);
   });
 
@@ -70,7 +71,7 @@ describe('the credit ledger', () => {
     await t.platform.db
       .transaction()
       .execute((trx) => chargeCredits(trx, { userId: user.id, type: 'spam-check', amount: 100, reference: 'test 1' }));
-    expect(await getBalance(t.platform.db, user.id)).toEqual({ totalCredit: 0, usedCredit: 100 });
+    expect(await getBalance(t.platform.db, user.id)).toEqual({ totalCredit: 100, usedCredit: 100 });
     await t.platform.db
       .transaction()
       .execute((trx) =>
@@ -145,7 +146,7 @@ describe('the credit ledger', () => {
       expect(heard[0]).toMatchObject({
         kind: 'event',
         event: 'CreditBalanceEvent',
-        payload: { totalCredit: 25, usedCredit: 5 },
+        payload: { totalCredit: 30, usedCredit: 5 },
       });
     } finally {
       await listener.end();
@@ -215,6 +216,64 @@ describe('user information', () => {
   });
 });
 
+describe('credit fields in the spec’s sense: total, used, usable = total − used', () => {
+  it('answers the same three figures in the ledger, user information and get-credit-info', async () => {
+    const user = await userWithBalance(100);
+    await t.platform.db
+      .transaction()
+      .execute((trx) => chargeCredits(trx, { userId: user.id, type: 'verify', amount: 30, reference: 'list 1' }));
+    const balance = await getBalance(t.platform.db, user.id);
+    expect(balance).toEqual({ totalCredit: 100, usedCredit: 30 });
+    expect(usableCredit(balance)).toBe(70);
+
+    const agent = createAgent(t.app);
+    await agent.signIn(user.email, user.password);
+    expect((await agent.get('/api/user-information')).json().data.credit).toEqual({
+      totalCredit: 100,
+      usedCredit: 30,
+    });
+    expect((await agent.get('/api/ajax/get-credit-info')).json()).toMatchObject({ userCredit: 100, usedCredit: 30 });
+
+    // A removal (a plan's monthly credits ending) lowers the total, not what was used.
+    await t.platform.db
+      .transaction()
+      .execute((trx) => removeCredits(trx, { userId: user.id, type: 'mon-balance-remove', amount: 20 }));
+    expect(await getBalance(t.platform.db, user.id)).toEqual({ totalCredit: 80, usedCredit: 30 });
+  });
+});
+
+describe('GET /api/ajax/get-credit-info', () => {
+  const addAccount = (userId: number, provider: 'smtp' | 'google' | 'mailgun', driver: string | null) =>
+    t.platform.db
+      .insertInto('sending_accounts')
+      .values({ user_id: userId, name: `${provider} ${driver}`, provider, driver, mail_per_day: 500 })
+      .execute();
+
+  it('says whether the user has SMTP and Gmail accounts', async () => {
+    const user = await seedUser(t.platform, { planId: 3 });
+    const agent = createAgent(t.app);
+    await agent.signIn(user.email, user.password);
+    const kinds = async () => {
+      const { isSmtp, isGmail } = (await agent.get('/api/ajax/get-credit-info')).json();
+      return { isSmtp, isGmail };
+    };
+    expect(await kinds()).toEqual({ isSmtp: false, isGmail: false });
+    await addAccount(user.id, 'mailgun', null);
+    expect(await kinds()).toEqual({ isSmtp: false, isGmail: false });
+    await addAccount(user.id, 'smtp', 'gmail');
+    expect(await kinds()).toEqual({ isSmtp: false, isGmail: true });
+    await addAccount(user.id, 'smtp', 'sendgrid');
+    expect(await kinds()).toEqual({ isSmtp: true, isGmail: true });
+
+    // Another user's accounts are not this user's.
+    const other = await seedUser(t.platform, { planId: 3 });
+    await addAccount(other.id, 'google', 'gmail');
+    const otherAgent = createAgent(t.app);
+    await otherAgent.signIn(other.email, other.password);
+    expect((await otherAgent.get('/api/ajax/get-credit-info')).json()).toMatchObject({ isSmtp: false, isGmail: true });
+  });
+});
+
 describe('removals racing charges', () => {
   it('stop at zero instead of failing when charges land at the same time', async () => {
     const user = await userWithBalance(20);
@@ -229,8 +288,8 @@ describe('removals racing charges', () => {
     const results = await Promise.allSettled([...charges, ...removals]);
     const removalResults = results.slice(10);
     expect(removalResults.every((result) => result.status === 'fulfilled')).toBe(true);
-    const { totalCredit } = await getBalance(t.platform.db, user.id);
-    expect(totalCredit).toBeGreaterThanOrEqual(0);
-    expect(await entrySum(user.id)).toBe(totalCredit);
+    const usable = usableCredit(await getBalance(t.platform.db, user.id));
+    expect(usable).toBeGreaterThanOrEqual(0);
+    expect(await entrySum(user.id)).toBe(usable);
   });
 });
