@@ -268,6 +268,28 @@ describe('Mailgun events (R10)', () => {
       .executeTakeFirstOrThrow();
     expect(member.subscribed).toBe(false);
   });
+
+  it('takes a failure whose provider fields come as null or the code as a string, rather than refusing it into hours of retries', async () => {
+    const { user, accountId, sendId, token } = await seedSent();
+    const response = await post(
+      accountId,
+      signed({
+        event: 'failed',
+        severity: 'permanent',
+        reason: null,
+        'delivery-status': { code: '550', message: '5.1.1 The email account does not exist', description: null },
+        'user-variables': { [RECIPIENT_VARIABLE]: token },
+      }),
+    );
+    expect(response.statusCode).toBe(200);
+    expect((await sendRow(sendId)).failed_count).toBe(1);
+    const suppression = await t.platform.db
+      .selectFrom('suppressions')
+      .select(['type', 'message'])
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(suppression).toEqual({ type: 'bounce', message: '5.1.1 The email account does not exist' });
+  });
 });
 
 describe('Mailgun retries after an outage (R31)', () => {

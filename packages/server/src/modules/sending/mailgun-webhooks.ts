@@ -39,19 +39,21 @@ export const ZMailgunWebhook = z.object({
   'event-data': z.object({
     id: z.string().max(200),
     event: z.string().max(40),
-    severity: z.string().max(40).optional(),
+    severity: z.string().max(40).nullish(),
     recipient: z.string().max(320).optional(),
     // Only ever stored clipped (`storedEvent`): a longer text is no reason to refuse the
     // event, which Mailgun would then retry for hours.
-    reason: z.string().optional(),
+    reason: z.string().nullish(),
     'user-variables': z.record(z.string(), z.unknown()).optional(),
+    // Mailgun sends some of these as null or the code as a string on some event kinds: a
+    // shape we refuse would be retried for hours and then lost, so they are taken as they come.
     'delivery-status': z
       .object({
-        code: z.number().optional(),
-        message: z.string().optional(),
-        description: z.string().optional(),
+        code: z.union([z.number(), z.string().max(10)]).nullish(),
+        message: z.string().nullish(),
+        description: z.string().nullish(),
       })
-      .optional(),
+      .nullish(),
   }),
 });
 export type TMailgunWebhook = z.infer<typeof ZMailgunWebhook>;
