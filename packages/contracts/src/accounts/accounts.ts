@@ -14,6 +14,11 @@ export const ACCOUNT_MESSAGES = {
   encryptionRequired: 'The Encryption field is required.',
   fromAddressInvalid: 'The From Address must be a valid email address.',
   mailPerDayInvalid: 'The Maximum Email per Day must be a number from 1 to 1000.',
+  /** Not the spec's: a saved password is only sent where it was saved for (R27). */
+  passwordForChangedServer:
+    'The host, port or username has changed: please enter the password again. A saved password is only sent to the server and username it was saved for.',
+  googleMailboxChanged:
+    'This account is connected to another Gmail address by Google sign-in: sign in with Google again for this address, or enter its app password.',
 } as const;
 
 export const ACCOUNT_PROVIDERS = ['mailgun', 'smtp', 'google'] as const;
@@ -256,6 +261,15 @@ export const ZSendTestSmtpRequest = z.object({
   accountId: z.number().int().positive().optional(),
 });
 export type TSendTestSmtpRequest = z.input<typeof ZSendTestSmtpRequest>;
+
+/**
+ * `POST /api/settings/account/create-google-account` (spec §7): the authorization code that
+ * Google's JavaScript code client (popup mode) gave the page, traded here for the tokens.
+ */
+export const ZCreateGoogleAccountRequest = z.object({
+  authCode: z.string().trim().min(1, { message: 'The Google authorization code is required.' }).max(2_000),
+});
+export type TCreateGoogleAccountRequest = z.input<typeof ZCreateGoogleAccountRequest>;
 
 /** `GET /api/settings/account/get-providers`. */
 export const ZAccountProviders = z.object({

@@ -68,6 +68,26 @@ export const listAccounts = async (platform: TPlatform, userId: number) => {
 
 const canCreateAccounts = async (db: Executor, userId: number) => (await findPlanOfUser(db, userId)).allows_accounts;
 
+/**
+ * A plan without sending accounts has the test inbox only (R23): adding, changing or
+ * connecting any other account is refused, whatever the path (create, update, Google).
+ */
+export const requireAccountsAllowed = async (db: Executor, userId: number, driver: string | null) => {
+  if (isTestInbox(driver) || (await canCreateAccounts(db, userId))) return;
+  throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
+};
+
+/**
+ * R27: a stored password is only ever sent to the host, port and username it was saved
+ * for. Anything else (a host typed in the form, another login) needs the password again,
+ * or one session could replay the stored secret to a server of its own.
+ */
+const isSavedDestination = (row: repository.TAccountRow, target: { host: string; port: number; username: string }) =>
+  row.host !== null &&
+  row.host.toLowerCase() === target.host.toLowerCase() &&
+  row.port === target.port &&
+  row.username === target.username;
+
 export const getProviders = async (
   platform: TPlatform,
   userId: number,
@@ -148,9 +168,12 @@ export const saveAccount = async (
   const existing = id === undefined ? undefined : await repository.findAccountRow(platform.db, userId, id);
   if (id !== undefined && !existing) throw notFound('This sending account does not exist.');
   const driver = form.provider === 'google' ? 'gmail' : form.provider === 'smtp' ? form.driver! : null;
-  if (!existing && !isTestInbox(driver) && !(await canCreateAccounts(platform.db, userId))) {
-    throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
-  }
+  // Every save, not only the first: otherwise a free plan saves its test inbox again as
+  // Mailgun or a real SMTP server (R23). Checked before the provider is contacted.
+  await requireAccountsAllowed(platform.db, userId, driver);
+  // A Mailgun key (and webhook key) is only ever sent to the Mailgun API at the base URL the
+  // operator configured for the region, so a changed domain or region keeps it: Mailgun
+  // checks it again with the new domain below. Nothing the user types decides where it goes.
   const stored = (column: TSecretColumn, value: Buffer | null | undefined) =>
     existing && existing.provider === form.provider ? open(platform, existing.id, column, value ?? null) : null;
 
@@ -177,10 +200,21 @@ export const saveAccount = async (
       encryption: inbox?.encryption ?? google?.encryption ?? form.encryption!,
       username: inbox?.username ?? form.username!,
     };
-    const password = inbox?.password ?? (form.password || stored('password', existing?.password_encrypted));
+    const storedPassword = () => {
+      const secret = stored('password', existing?.password_encrypted);
+      if (secret && !isSavedDestination(existing!, smtp!)) {
+        throw fieldError('password', ACCOUNT_MESSAGES.passwordForChangedServer);
+      }
+      return secret;
+    };
+    const password = inbox?.password ?? (form.password || storedPassword());
     // A Google account connected by signing in keeps its tokens; it has no password to check.
     const isSignedInGoogle = !password && google && existing?.oauth_refresh_token_encrypted;
     if (!password && !isSignedInGoogle) throw fieldError('password', ACCOUNT_MESSAGES.passwordRequired);
+    // Its tokens are for the mailbox that signed in, and are used for no other (R27).
+    if (isSignedInGoogle && smtp.username.toLowerCase() !== existing!.google_email) {
+      throw fieldError('username', ACCOUNT_MESSAGES.googleMailboxChanged);
+    }
     if (isSignedInGoogle) {
       const accessToken = await googleAccessToken(platform, existing!);
       await checkTransport(await openSmtp(platform, driver!, { ...smtp, password: '', accessToken }));
@@ -230,11 +264,13 @@ export const saveAccount = async (
     });
     return accountId;
   });
-  return toAccount(
-    platform,
-    (await repository.findAccountRow(platform.db, userId, accountId))!,
-    await emailOf(platform, userId),
-  );
+  return getAccount(platform, userId, accountId);
+};
+
+export const getAccount = async (platform: TPlatform, userId: number, id: number) => {
+  const row = await repository.findAccountRow(platform.db, userId, id);
+  if (!row) throw notFound('This sending account does not exist.');
+  return toAccount(platform, row, await emailOf(platform, userId));
 };
 
 export const deleteAccount = async (platform: TPlatform, userId: number, id: number) => {
@@ -258,6 +294,9 @@ export const sendTestSmtp = async (
     const account = await repository.findAccountRow(platform.db, user.id, request.accountId);
     if (!account) throw notFound('This sending account does not exist.');
     password = open(platform, account.id, 'password', account.password_encrypted) ?? '';
+    if (password && !isSavedDestination(account, request)) {
+      throw new HttpError(422, ACCOUNT_MESSAGES.passwordForChangedServer, 'PASSWORD_REQUIRED');
+    }
     // A Google sign-in account has no password: it proves itself with a fresh access token,
     // and only to the Gmail server it was connected for.
     if (!password && account.oauth_refresh_token_encrypted) {

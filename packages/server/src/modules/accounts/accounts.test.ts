@@ -1,3 +1,4 @@
+import { ACCOUNT_MESSAGES } from '@sendwell/contracts';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
@@ -14,6 +15,10 @@ let mailgun: Awaited<ReturnType<typeof startMailgunFake>>;
 let smtp: SMTPServer;
 let smtpPort: number;
 const smtpReceived: string[] = [];
+/** Another server on loopback, as a session's own server would be: it records every login it is offered. */
+let recorder: SMTPServer;
+let recorderPort: number;
+const recordedLogins: { username: string; password: string }[] = [];
 
 beforeAll(async () => {
   mailgun = await startMailgunFake({
@@ -39,6 +44,19 @@ beforeAll(async () => {
   });
   smtpPort = await freePort();
   await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+  recorder = new SMTPServer({
+    logger: false,
+    onAuth: (auth, _session, callback) => {
+      recordedLogins.push({ username: auth.username ?? '', password: auth.password ?? '' });
+      callback(null, { user: auth.username });
+    },
+    onData: (stream, _session, callback) => {
+      stream.resume();
+      stream.on('end', () => callback());
+    },
+  });
+  recorderPort = await freePort();
+  await new Promise<void>((resolve) => recorder.listen(recorderPort, '127.0.0.1', resolve));
   const inboxPort = await freePort();
   const env = {
     TEST_INBOX_PORT: String(inboxPort),
@@ -56,6 +74,7 @@ afterAll(async () => {
   await t?.close();
   await mailgun?.close();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await new Promise<void>((resolve) => recorder.close(() => resolve()));
 });
 
 const signedIn = async (app: TTestApp, planId?: number) => {
@@ -119,6 +138,41 @@ describe('the test inbox', () => {
     expect((await other.agent.get(`/api/test-inbox/messages/${list.data[0].id}`)).statusCode).toBe(404);
   });
 
+  it('stays the test inbox on a free plan: saving it again as Mailgun or a real SMTP server is refused (R23)', async () => {
+    const { user, agent } = await signedIn(t);
+    const fields = { driver: 'test-inbox', username: 'ignored', host: 'ignored', port: 1, encryption: 'tls' };
+    const saved = await agent.post('/api/settings/account/create-or-update', {
+      ...smtpForm(fields),
+      name: 'Test inbox',
+      password: '',
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const id = saved.json().data.id;
+    const mailgunBefore = mailgun.requests.length;
+
+    for (const form of [
+      { name: 'Now Mailgun', provider: 'mailgun', domain: 'mg.example.com', apiKey: MAILGUN_KEY, region: 'us' },
+      smtpForm({ name: 'Now real SMTP' }),
+      { name: 'Now Gmail', provider: 'google', username: 'someone@gmail.com', password: 'app-password' },
+    ]) {
+      const changed = await agent.post(`/api/settings/account/create-or-update/${id}`, form);
+      expect({ provider: form.provider, status: changed.statusCode }).toEqual({ provider: form.provider, status: 403 });
+      expect(changed.json()).toMatchObject({ message: ACCOUNT_MESSAGES.upgrade, code: 'UPGRADE_REQUIRED' });
+    }
+    // Refused before anything was asked of a provider, and the row is still the test inbox.
+    expect(mailgun.requests.length).toBe(mailgunBefore);
+    const [row] = await rawAccountRows(user.id);
+    expect(row).toMatchObject({ provider: 'smtp', driver: 'test-inbox', port: inbox.port, name: 'Test inbox' });
+
+    // Saving it as the test inbox still works.
+    const renamed = await agent.post(`/api/settings/account/create-or-update/${id}`, {
+      ...smtpForm(fields),
+      name: 'My inbox',
+      password: '',
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+  });
+
   it('refuses a login that is not the user’s own', async () => {
     const { agent } = await signedIn(t);
     const spoofed = await agent.post(
@@ -174,6 +228,56 @@ describe('SMTP accounts', () => {
     const missing = await agent.post('/api/settings/account/send-test-smtp', smtpForm({ password: '' }));
     expect(missing.statusCode).toBe(422);
     expect(missing.json().message).toBe('The Password field is required for this operation!');
+  });
+
+  it('sends a stored password only to the host, port and username it was saved for (R27)', async () => {
+    const { user, agent } = await signedIn(t, 3);
+    const saved = await agent.post('/api/settings/account/create-or-update', smtpForm());
+    expect(saved.statusCode, saved.body).toBe(200);
+    const accountId = saved.json().data.id;
+    recordedLogins.length = 0;
+
+    // Test button and save, each with the stored password and another server or login.
+    for (const changed of [
+      { port: recorderPort },
+      { host: 'localhost' },
+      { username: 'mailer2' },
+      { host: '127.0.0.1', port: recorderPort, username: 'mailer' },
+    ]) {
+      const tested = await agent.post('/api/settings/account/send-test-smtp', {
+        ...smtpForm({ password: '', ...changed }),
+        accountId,
+      });
+      expect({ changed, status: tested.statusCode }).toEqual({ changed, status: 422 });
+      expect(tested.json()).toMatchObject({
+        message: ACCOUNT_MESSAGES.passwordForChangedServer,
+        code: 'PASSWORD_REQUIRED',
+      });
+      const resaved = await agent.post(
+        `/api/settings/account/create-or-update/${accountId}`,
+        smtpForm({ password: '', ...changed }),
+      );
+      expect({ changed, status: resaved.statusCode }).toEqual({ changed, status: 422 });
+      expect(resaved.json().errors.password).toEqual([ACCOUNT_MESSAGES.passwordForChangedServer]);
+    }
+    expect(recordedLogins).toEqual([]);
+    const [row] = await rawAccountRows(user.id);
+    expect(row).toMatchObject({ host: '127.0.0.1', port: smtpPort, username: 'mailer' });
+
+    // The server and login it was saved for still get it.
+    const sameServer = await agent.post('/api/settings/account/send-test-smtp', {
+      ...smtpForm({ password: '' }),
+      accountId,
+    });
+    expect(sameServer.statusCode, sameServer.body).toBe(200);
+
+    // With the secret given again, the new server gets that one, never the stored one.
+    const moved = await agent.post(
+      `/api/settings/account/create-or-update/${accountId}`,
+      smtpForm({ port: recorderPort, password: 'typed-again' }),
+    );
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(recordedLogins).toEqual([{ username: 'mailer', password: 'typed-again' }]);
   });
 
   it('refuses loopback and private hosts when the operator has not allowed them, open port or not (R14)', async () => {
@@ -267,6 +371,20 @@ describe('Mailgun accounts', () => {
       mailgunForm({ apiKey: '', name: 'Renamed' }),
     );
     expect(edited.statusCode, edited.body).toBe(200);
+  });
+
+  it('keeps the stored key for another domain or region: it only ever goes to the configured Mailgun API (R27)', async () => {
+    const { agent } = await signedIn(t, 3);
+    const saved = await agent.post('/api/settings/account/create-or-update', mailgunForm());
+    expect(saved.statusCode, saved.body).toBe(200);
+    const before = mailgun.requests.length;
+    const moved = await agent.post(
+      `/api/settings/account/create-or-update/${saved.json().data.id}`,
+      mailgunForm({ apiKey: '', domain: 'mg.example.eu', region: 'eu' }),
+    );
+    expect(moved.statusCode, moved.body).toBe(200);
+    // Checked again, with the new domain, at the region's base URL the operator configured.
+    expect(mailgun.requests.slice(before).map((request) => request.region)).toEqual(['eu']);
   });
 
   it('uses the EU base URL for an EU domain', async () => {

@@ -20,6 +20,15 @@ const ZTokenResponse = z.object({
 });
 const ZUserInfo = z.object({ email: z.string().email(), email_verified: z.boolean().optional() });
 
+const emailOfUser = async (platform: TPlatform, userId: number) =>
+  (await platform.db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email;
+
+/**
+ * What Google's JavaScript code client (popup mode) uses as the redirect URI of the codes
+ * it hands to the page; the code is then traded with this value.
+ */
+export const GOOGLE_POPUP_REDIRECT_URI = 'postmessage';
+
 export const googleRedirectUri = (platform: TPlatform) => `${publicUrl(platform)}/api/login/google/callback`;
 
 /** Google is offered when configured, and in test mode only to the listed emails (spec §6). */
@@ -74,11 +83,23 @@ const requestTokens = async (platform: TPlatform, params: Record<string, string>
  * Step two: trade the code for tokens, learn the mailbox's address, and keep the account
  * (a new one, or the user's existing account for that mailbox), tokens encrypted.
  */
-export const finishGoogleLogin = async (platform: TPlatform, userId: number, code: string) => {
+export const finishGoogleLogin = async (
+  platform: TPlatform,
+  userId: number,
+  code: string,
+  redirectUri = googleRedirectUri(platform),
+) => {
+  if (!isGoogleOffered(platform, await emailOfUser(platform, userId))) {
+    throw new HttpError(404, 'Google accounts are not available on this server.');
+  }
+  // Refused before the code is spent: a plan without accounts connects none, new or again (R23).
+  if (!(await findPlanOfUser(platform.db, userId)).allows_accounts) {
+    throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
+  }
   const tokens = await requestTokens(platform, {
     code,
     grant_type: 'authorization_code',
-    redirect_uri: googleRedirectUri(platform),
+    redirect_uri: redirectUri,
   });
   if (!tokens.refresh_token) {
     throw new HttpError(
@@ -102,7 +123,7 @@ export const finishGoogleLogin = async (platform: TPlatform, userId: number, cod
     const existing = (await repository.listAccountRows(trx, userId)).find(
       (row) => row.provider === 'google' && row.google_email === email,
     );
-    if (!existing && !(await findPlanOfUser(trx, userId)).allows_accounts) {
+    if (!(await findPlanOfUser(trx, userId)).allows_accounts) {
       throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
     }
     const id =

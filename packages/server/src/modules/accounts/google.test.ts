@@ -1,3 +1,4 @@
+import { ACCOUNT_MESSAGES } from '@sendwell/contracts';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
@@ -152,6 +153,28 @@ describe('connecting Gmail with a Google login', () => {
     );
   });
 
+  it('sends its tokens for no other mailbox: changing the address needs a new sign-in or a password (R27)', async () => {
+    const { agent, state } = await startLogin();
+    await agent.get('/api/login/google/callback', { query: { code: 'good-code', state } });
+    const [account] = (await agent.get('/api/settings/accounts')).json().data;
+    const tokensBefore = xoauthTokens.length;
+    const changed = await agent.post(`/api/settings/account/create-or-update/${account.id}`, {
+      name: 'Gmail',
+      provider: 'google',
+      username: 'someone-else@gmail.test',
+    });
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json().errors.username).toEqual([ACCOUNT_MESSAGES.googleMailboxChanged]);
+    expect(xoauthTokens.length).toBe(tokensBefore);
+    // The mailbox it was connected for is saved as before.
+    const same = await agent.post(`/api/settings/account/create-or-update/${account.id}`, {
+      name: 'Gmail',
+      provider: 'google',
+      username: MAILBOX,
+    });
+    expect(same.statusCode, same.body).toBe(200);
+  });
+
   it('is offered per configuration, and in test mode only to listed users', async () => {
     const user = await seedUser(t.platform);
     const agent = createAgent(t.app);
@@ -177,5 +200,44 @@ describe('connecting Gmail with a Google login', () => {
     } finally {
       await testMode.close();
     }
+  });
+});
+
+describe('POST /api/settings/account/create-google-account', () => {
+  const signedIn = async (planId = 3) => {
+    const user = await seedUser(t.platform, { planId });
+    const agent = createAgent(t.app);
+    await agent.signIn(user.email, user.password);
+    return { user, agent };
+  };
+
+  it('trades the code from Google’s popup for tokens and keeps the account', async () => {
+    const { agent } = await signedIn();
+    const created = await agent.post('/api/settings/account/create-google-account', { authCode: 'good-code' });
+    expect(created.statusCode, created.body).toBe(200);
+    expect(created.json()).toMatchObject({
+      status: true,
+      data: { provider: 'google', google: true, gmail_accounts: { email: MAILBOX }, active: true },
+    });
+    // Codes from the JavaScript code client are traded with the redirect URI 'postmessage'.
+    expect(google.grants.at(-1)).toEqual({ grant_type: 'authorization_code', redirect_uri: 'postmessage' });
+    expect(created.body).not.toContain('refresh-1');
+    expect((await agent.get('/api/settings/accounts')).json().data).toHaveLength(1);
+  });
+
+  it('refuses a code Google refuses, a missing code, and a free plan before asking Google (R23)', async () => {
+    const { agent } = await signedIn();
+    const refused = await agent.post('/api/settings/account/create-google-account', { authCode: 'bad-code' });
+    expect(refused.statusCode).toBe(502);
+    expect(refused.json().message).toBe('Google did not accept the sign-in. Please try connecting the account again.');
+    expect((await agent.post('/api/settings/account/create-google-account', {})).statusCode).toBe(422);
+    expect((await agent.get('/api/settings/accounts')).json().data).toEqual([]);
+
+    const free = await signedIn(2);
+    const grantsBefore = google.grants.length;
+    const upgrade = await free.agent.post('/api/settings/account/create-google-account', { authCode: 'good-code' });
+    expect(upgrade.statusCode).toBe(403);
+    expect(upgrade.json()).toMatchObject({ message: ACCOUNT_MESSAGES.upgrade, code: 'UPGRADE_REQUIRED' });
+    expect(google.grants.length).toBe(grantsBefore);
   });
 });
