@@ -48,6 +48,14 @@ describe('sender address', () => {
     expect(senderDomain('gmail.com', false)).toBe('gmail.com');
     expect(senderDomain('Mg.Example.COM', false)).toBe('example.com');
   });
+
+  it("drops the first label whenever the domain contains 'mg.' or 'mail.', as the spec words it", () => {
+    expect(senderDomain('email.example.com', false)).toBe('example.com');
+    expect(senderDomain('newsmail.example.com', false)).toBe('example.com');
+    expect(senderDomain('smg.example.com', false)).toBe('example.com');
+    expect(senderDomain('mgmt.example.com', false)).toBe('mgmt.example.com');
+    expect(senderDomain('email.example.com', true)).toBe('email.example.com');
+  });
 });
 
 describe('merge fields', () => {

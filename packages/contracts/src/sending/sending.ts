@@ -46,11 +46,13 @@ export const sendsAsSenderNameOnly = (provider: TAccountKind) => provider === 's
 
 /**
  * The domain a sender alias goes with: a domain containing 'mg.' or 'mail.' (Mailgun's
- * sending subdomains) loses its first label, unless the user keeps the subdomain.
+ * sending subdomains) loses its first label, unless the user keeps the subdomain. "Contains"
+ * as the spec words it, anywhere in the name ('email.example.com', 'newsmg.example.com'
+ * too); a two-label domain ('gmail.com') stays whole, so no bare TLD is ever left.
  */
 export const senderDomain = (domain: string, useSubdomain: boolean) => {
   const clean = domain.trim().toLowerCase();
-  if (useSubdomain || !/(^|\.)(mg|mail)\./.test(clean)) return clean;
+  if (useSubdomain || !(clean.includes('mg.') || clean.includes('mail.'))) return clean;
   const labels = clean.split('.');
   return labels.length > 2 ? labels.slice(1).join('.') : clean;
 };
