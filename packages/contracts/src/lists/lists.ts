@@ -169,12 +169,19 @@ export const ZUpdateMemberRequest = z.object({
 });
 export type TUpdateMemberRequest = z.input<typeof ZUpdateMemberRequest>;
 
-/** `POST /api/mailing-lists/delete-member`. */
+/**
+ * `POST /api/mailing-lists/delete-member`. deleteMailgun (default true): also remove the
+ * address from the Mailgun list. Read as a form would send it: `false`, 'false', '0' and 0
+ * are false (a plain coercion would read the string 'false' as true).
+ */
 export const ZDeleteMemberRequest = z.object({
   listId: z.coerce.number().int().positive(),
   id: z.coerce.number().int().positive(),
   email: z.string().optional(),
-  deleteMailgun: z.coerce.boolean().optional().default(true),
+  deleteMailgun: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0']), z.literal(1), z.literal(0)])
+    .optional()
+    .transform((value) => value === undefined || value === true || value === 'true' || value === '1' || value === 1),
 });
 
 /** `POST /api/mailing-lists/bulk-delete-member`: memberId is a JSON array (or an array). */

@@ -222,7 +222,8 @@ export const listRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
     '/mailing-lists/delete-member',
     { config: editLimit, schema: { tags, body: ZDeleteMemberRequest, response: { 200: ZStatusMessage } } },
     async (request) => {
-      await deleteMember(platform, userOf(request), request.body.listId, request.body.id);
+      const { listId, id, deleteMailgun } = request.body;
+      await deleteMember(platform, userOf(request), { listId, memberId: id, deleteMailgun });
       return { status: true, message: LIST_MESSAGES.memberDeleted };
     },
   );

@@ -442,6 +442,49 @@ describe('Mailgun lists', () => {
     expect((await listInfo(agent, team.id)).members_count).toBe(130);
   });
 
+  it('deletes a member at Mailgun only when deleteMailgun is not false', async () => {
+    mailgun.addList('kept-members@mg.acme.test', 'Kept members', [
+      { address: 'stays@example.com', name: 'Stays', subscribed: true },
+      { address: 'form@example.com', name: 'Form', subscribed: true },
+      { address: 'goes@example.com', name: 'Goes', subscribed: true },
+    ]);
+    const { agent, accountId } = await mailgunAccount();
+    await agent.post('/api/mailing-lists/import-lists-from-provider', { accountId });
+    const list = (await agent.get('/api/mailing-lists'))
+      .json()
+      .data.find((candidate: { address: string }) => candidate.address === 'kept-members@mg.acme.test');
+    const memberId = async (email: string) =>
+      (await agent.get(`/api/mailing-lists/${list.id}/members`, { query: { search: email } })).json().data[0].id;
+    const atMailgun = () => mailgun.lists.get('kept-members@mg.acme.test')!.members;
+
+    const before = mailgun.requests.length;
+    const kept = await agent.post('/api/mailing-lists/delete-member', {
+      listId: list.id,
+      id: await memberId('stays@'),
+      email: 'stays@example.com',
+      deleteMailgun: false,
+    });
+    expect(kept.statusCode, kept.body).toBe(200);
+    // A form sends the flag as text: 'false' is false too.
+    const keptByForm = await agent.post('/api/mailing-lists/delete-member', {
+      listId: String(list.id),
+      id: String(await memberId('form@')),
+      deleteMailgun: 'false',
+    });
+    expect(keptByForm.statusCode, keptByForm.body).toBe(200);
+    expect(mailgun.requests.slice(before).filter((request) => request.method === 'DELETE')).toEqual([]);
+    expect(atMailgun().has('stays@example.com')).toBe(true);
+    expect(atMailgun().has('form@example.com')).toBe(true);
+
+    await agent.post('/api/mailing-lists/delete-member', {
+      listId: list.id,
+      id: await memberId('goes@'),
+      deleteMailgun: true,
+    });
+    expect(atMailgun().has('goes@example.com')).toBe(false);
+    expect((await listInfo(agent, list.id)).members_count).toBe(0);
+  });
+
   it('creates the list at Mailgun, and deletes it there only when asked', async () => {
     const { agent, accountId } = await mailgunAccount();
     const list = await createList(agent, accountId, 'promo', 'Promo');

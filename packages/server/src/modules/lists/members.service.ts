@@ -108,9 +108,14 @@ export const addMember = async (platform: TPlatform, userId: number, request: z.
   return getMember(platform, userId, id);
 };
 
-export const deleteMember = async (platform: TPlatform, userId: number, listId: number, memberId: number) => {
+/** Removes a member here, and at Mailgun too unless `deleteMailgun` is false (spec §7). */
+export const deleteMember = async (
+  platform: TPlatform,
+  userId: number,
+  { listId, memberId, deleteMailgun }: { listId: number; memberId: number; deleteMailgun: boolean },
+) => {
   const list = await requireList(platform.db, userId, listId);
-  const mailgun = await mailgunOfList(platform, platform.db, list);
+  const mailgun = deleteMailgun ? await mailgunOfList(platform, platform.db, list) : null;
   await platform.db.transaction().execute(async (trx) => {
     const deleted = await repository.deleteMembers(trx, userId, listId, [memberId]);
     if (deleted.length === 0) throw notFound('This member does not exist.');
