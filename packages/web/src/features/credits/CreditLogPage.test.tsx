@@ -69,8 +69,10 @@ describe('CreditLogPage', () => {
     expect(within(second as HTMLElement).getByText('+1,000')).toBeTruthy();
     expect(within(second as HTMLElement).getByText('—')).toBeTruthy();
 
-    expect(screen.getByTestId('credit-log-balance').textContent).toBe('880');
+    // Usable = total − used, as the spec counts them.
+    expect(screen.getByTestId('credit-log-balance').textContent).toBe('760');
     expect(screen.getByTestId('credit-log-used').textContent).toBe('120');
+    expect(screen.getByTestId('credit-log-total').textContent).toBe('880');
   });
 
   it('filters by type at once, from the first page', async () => {
@@ -109,8 +111,9 @@ describe('CreditLogPage', () => {
 
     act(() => pushRealtimeEvent('CreditBalanceEvent', { totalCredit: 870, usedCredit: 130 }));
 
-    await waitFor(() => expect(screen.getByTestId('credit-log-balance').textContent).toBe('870'));
+    await waitFor(() => expect(screen.getByTestId('credit-log-balance').textContent).toBe('740'));
     expect(screen.getByTestId('credit-log-used').textContent).toBe('130');
+    expect(screen.getByTestId('credit-log-total').textContent).toBe('870');
     await waitFor(() => expect(creditLogCalls(fetchMock).length).toBe(callsBefore + 1));
   });
 });

@@ -1,6 +1,12 @@
 import { Badge, Group, NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
-import { CREDIT_LOG_DEFAULT_PER_PAGE, CREDIT_TYPES, type TCreditLogEntry, type TCreditType } from '@sendwell/contracts';
+import {
+  CREDIT_LOG_DEFAULT_PER_PAGE,
+  CREDIT_TYPES,
+  type TCreditLogEntry,
+  type TCreditType,
+  usableCredit,
+} from '@sendwell/contracts';
 import { IconCalendar } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -95,8 +101,10 @@ export const CreditLogPage = () => {
       />
       <Paper withBorder p="md" mb="md" w="fit-content">
         <Group gap="xl" wrap="nowrap">
-          <BalanceStat label="Balance" value={balance?.totalCredit} testId="credit-log-balance" />
+          {/* The spec's three figures: usable = total − used. */}
+          <BalanceStat label="Usable" value={balance ? usableCredit(balance) : undefined} testId="credit-log-balance" />
           <BalanceStat label="Used" value={balance?.usedCredit} testId="credit-log-used" />
+          <BalanceStat label="Total" value={balance?.totalCredit} testId="credit-log-total" />
         </Group>
       </Paper>
       <Paper withBorder p="md">

@@ -34,9 +34,9 @@ describe('useCreditBalance', () => {
     vi.unstubAllGlobals();
   });
 
-  it('starts from the balance user information carried at sign-in', () => {
+  it('starts from the balance user information carried at sign-in, and shows what is usable (total − used)', () => {
     renderWithApp(<CreditBalance />, signedInClient());
-    expect(shownBalance()).toBe('1,000');
+    expect(shownBalance()).toBe('960');
   });
 
   it('follows CreditBalanceEvent and keeps the new balance in the cached user information', async () => {
@@ -45,7 +45,7 @@ describe('useCreditBalance', () => {
 
     act(() => pushRealtimeEvent('CreditBalanceEvent', { totalCredit: 1250, usedCredit: 75 }));
 
-    await waitFor(() => expect(shownBalance()).toBe('1,250'));
+    await waitFor(() => expect(shownBalance()).toBe('1,175'));
     expect(queryClient.getQueryData<TUserInformation>(USER_QUERY_KEY)?.credit).toEqual({
       totalCredit: 1250,
       usedCredit: 75,
@@ -54,7 +54,7 @@ describe('useCreditBalance', () => {
     // Mounted again (another screen, the header re-rendering), it starts from the pushed value.
     unmount();
     renderWithApp(<CreditBalance />, queryClient);
-    expect(shownBalance()).toBe('1,250');
+    expect(shownBalance()).toBe('1,175');
   });
 
   it('shows a dash while no user is loaded, and an event does not invent one', () => {
