@@ -82,31 +82,7 @@ export const senderEmail = (alias: string, domain: string, useSubdomain: boolean
 
 // ---------------------------------------------------------------- merge fields
 
-/** `{{field}}` or `{{field::fallback}}`; names are letters, digits and underscores. */
-export const MERGE_FIELD = /\{\{\s*([A-Za-z0-9_]+)\s*(?:::([^}]*))?\}\}/g;
-
-export type TMergeRecipient = { email: string; name: string; fields: Record<string, string> };
-
-/** A recipient's value for a merge field, or the fallback when it is missing or blank. */
-export const mergeValue = (recipient: TMergeRecipient, key: string, fallback: string | undefined) => {
-  const values: Record<string, string> = { ...recipient.fields, name: recipient.name, email: recipient.email };
-  const value = values[key] ?? values[key.toLowerCase()] ?? '';
-  return value.trim() ? value : (fallback ?? '');
-};
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-
-/** A template with each merge field filled in for one recipient; HTML-escaped when `isHtml`. */
-export const renderMergeFields = (template: string, recipient: TMergeRecipient, isHtml: boolean) =>
-  template.replace(MERGE_FIELD, (_match, key: string, fallback?: string) => {
-    const value = mergeValue(recipient, key, fallback);
-    return isHtml ? escapeHtml(value) : value;
-  });
-
-/** The merge fields a template uses, each once, in order of first use. */
-export const mergeFieldsOf = (template: string) => [
-  ...new Set(Array.from(template.matchAll(MERGE_FIELD), (match) => match[1]!)),
-];
+export * from './merge-fields';
 
 // ---------------------------------------------------------------- SMTP daily cap
 

@@ -1,4 +1,4 @@
-import { MERGE_FIELD, mergeValue } from '@sendwell/contracts';
+import { mergeValue, replaceMergeFields } from '@sendwell/contracts';
 import type { Selectable } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { SendsTable } from '../../platform/db-schema';
@@ -8,6 +8,37 @@ import { RECIPIENT_VARIABLE } from './mailgun-webhooks';
 import { type TTrackingUrls, trackHtml, trackingSignatures, trackingUrlsFor } from './tracking';
 
 type TRecipient = { email: string; name: string; fields: Record<string, string>; token: string };
+
+/**
+ * The most a composed message may hold, in characters: the body allows 2,000,000, and
+ * merge fields and tracking addresses make it longer. A template that repeats a large
+ * field thousands of times would otherwise build hundreds of megabytes per recipient (R24).
+ */
+export const MAX_MESSAGE_CHARS = 10_000_000;
+
+export type TComposeFailure = 'too-large';
+
+/**
+ * One recipient's message cannot be composed. `buildMessage` throws it for that recipient,
+ * and so does the `variablesOf` of `buildBatchMessage`; dispatch fails that recipient alone,
+ * with `message` as its reason (written for the user), and the send goes on. Anything else
+ * thrown while composing is a fault of the code, not of the recipient.
+ */
+export class MessageComposeError extends Error {
+  override readonly name = 'MessageComposeError';
+  constructor(
+    readonly reason: TComposeFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const tooLarge = () =>
+  new MessageComposeError(
+    'too-large',
+    `With this recipient's fields filled in, the message would be longer than ${MAX_MESSAGE_CHARS.toLocaleString('en-US')} characters.`,
+  );
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
@@ -30,6 +61,8 @@ type TParts = {
   /** A merge field's text in the subject (isHtml false) or the body (escaped). */
   resolve: (key: string, fallback: string | undefined, isHtml: boolean) => string;
   tracking: TTrackingUrls;
+  /** The most characters the message may hold: one recipient's is capped; a batch template, whose variables are filled in by the provider, is not. */
+  maxChars: number;
   unsubscribePage: string;
   unsubscribeOneClick: string;
   token: string;
@@ -41,14 +74,23 @@ const compose = (
   links: Map<string, number>,
   parts: TParts,
 ): Omit<TOutgoingMessage, 'to'> => {
-  const render = (template: string, isHtml: boolean) =>
-    template.replace(MERGE_FIELD, (_match, key: string, fallback?: string) => parts.resolve(key, fallback, isHtml));
+  // Stops as soon as the text grows past the limit, before building it.
+  const render = (template: string, isHtml: boolean) => {
+    let length = template.length;
+    return replaceMergeFields(template, ({ key, fallback }) => {
+      const text = parts.resolve(key, fallback, isHtml);
+      length += text.length;
+      if (length > parts.maxChars) throw tooLarge();
+      return text;
+    });
+  };
   const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">You are receiving this email because you subscribed to our list. <a href="${escapeHtml(parts.unsubscribePage)}">Unsubscribe</a></p>`;
   const html = trackHtml(render(send.html, true), parts.tracking, links, {
     opens: send.track_opens,
     clicks: send.track_clicks,
   });
   const body = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
+  if (body.length > parts.maxChars) throw tooLarge();
   return {
     from: fromHeader(send.from_name, send.from_address),
     subject: oneLine(render(send.subject, false)),
@@ -81,6 +123,7 @@ export const buildMessage = (
       return isHtml ? escapeHtml(value) : value;
     },
     tracking: trackingUrlsFor(platform, recipient.token),
+    maxChars: MAX_MESSAGE_CHARS,
     unsubscribePage: urls.page,
     unsubscribeOneClick: urls.oneClick,
     token: recipient.token,
@@ -95,16 +138,25 @@ export const buildMessage = (
 /**
  * The message of a provider batch (Mailgun, up to 1,000 recipients a call): what differs
  * per recipient is a `%recipient.…%` variable, and `variablesOf` gives each recipient's
- * values (merge fields with their fallbacks, token, tracking signatures).
+ * values (merge fields with their fallbacks, token, tracking signatures). A field used
+ * again with the same fallback reuses its variable, so a recipient's variables stay few
+ * however often the template repeats it.
  */
 export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTable>, links: Map<string, number>) => {
   const slots: { key: string; fallback: string | undefined; isHtml: boolean }[] = [];
+  const slotIndex = new Map<string, number>();
   const base = publicUrl(platform);
   const template = compose(send, links, {
     resolve: (key, fallback, isHtml) => {
-      slots.push({ key, fallback, isHtml });
-      return `%recipient.m${slots.length - 1}%`;
+      const id = JSON.stringify([key, fallback ?? null, isHtml]);
+      let index = slotIndex.get(id);
+      if (index === undefined) {
+        index = slots.push({ key, fallback, isHtml }) - 1;
+        slotIndex.set(id, index);
+      }
+      return `%recipient.m${index}%`;
     },
+    maxChars: Number.POSITIVE_INFINITY,
     tracking: {
       click: (linkId) => `${base}/api/t/c/%recipient.token%/${linkId}/%recipient.c${linkId}%`,
       open: () => `${base}/api/t/o/%recipient.token%/%recipient.o%.gif`,
@@ -115,6 +167,7 @@ export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTab
   });
   const variablesOf = (recipient: TRecipient): Record<string, string> => {
     const signatures = trackingSignatures(platform, recipient.token, links);
+    let length = 0;
     return {
       token: recipient.token,
       o: signatures.open,
@@ -122,6 +175,8 @@ export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTab
       ...Object.fromEntries(
         slots.map((slot, index) => {
           const value = mergeValue(recipient, slot.key, slot.fallback);
+          length += value.length;
+          if (length > MAX_MESSAGE_CHARS) throw tooLarge();
           return [`m${index}`, slot.isHtml ? escapeHtml(value) : oneLine(value)];
         }),
       ),
