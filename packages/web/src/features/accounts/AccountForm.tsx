@@ -36,6 +36,7 @@ import {
   chooseProvider,
   chooseService,
   initialValues,
+  isStoredPasswordUsable,
   isTestInboxDriver,
   needsUpgrade,
   PROVIDER_LABELS,
@@ -116,15 +117,19 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
   const service = serviceOf(values, services);
   const isSmtpLike = values.provider !== 'mailgun';
   const isTestInbox = values.provider === 'smtp' && isTestInboxDriver(values.driver);
-  const isBlocked = needsUpgrade(values, { isNew, canCreate: providers.canCreate });
+  const isBlocked = needsUpgrade(values, { canCreate: providers.canCreate });
   const signature = smtpSignature(values);
   const isTested = testResult?.isPassed === true && testResult.signature === signature;
   const isStoredUnchanged = storedSignature !== null && signature === storedSignature;
   const canSave = !isBlocked && (!isSmtpLike || isTested || isStoredUnchanged);
   const isTestShown = isSmtpLike && !isBlocked && !isTested;
-  // On edit, an empty password means the stored one; it belongs to this provider only.
-  const storedPasswordOf =
-    account?.hasPassword && account.provider === values.provider && !isTestInbox ? account.id : undefined;
+  // On edit, an empty password means the stored one: this provider's, and only for the
+  // host, port and username it was saved for (R27); otherwise it must be typed again.
+  const hasStoredPassword = account?.hasPassword === true && account.provider === values.provider && !isTestInbox;
+  const storedPasswordOf = hasStoredPassword && isStoredPasswordUsable(account, values) ? account.id : undefined;
+  const missingPasswordMessage = hasStoredPassword
+    ? ACCOUNT_MESSAGES.passwordForChangedServer
+    : ACCOUNT_MESSAGES.passwordRequired;
   const storedApiKey = account?.provider === 'mailgun' ? account.apiKey : null;
   const storedWebhookKey = account?.provider === 'mailgun' ? account.webhookKey : null;
 
@@ -162,7 +167,7 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
     }
     // The test inbox logs in with the server's own password, whatever the form holds.
     if (!parsedRequest.data.password && parsedRequest.data.accountId === undefined && !isTestInbox) {
-      setTestResult({ signature, isPassed: false, message: ACCOUNT_MESSAGES.passwordRequired });
+      setTestResult({ signature, isPassed: false, message: missingPasswordMessage });
       return;
     }
     setTestResult(null);
@@ -217,7 +222,7 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
       issues.apiKey = ACCOUNT_MESSAGES.apiKeyRequired;
     }
     if (isSmtpLike && !isTestInbox && !values.password && storedPasswordOf === undefined) {
-      issues.password = ACCOUNT_MESSAGES.passwordRequired;
+      issues.password = missingPasswordMessage;
     }
     setErrors(issues);
     if (!parsed.success || Object.keys(issues).length > 0) return;

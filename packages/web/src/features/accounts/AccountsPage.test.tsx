@@ -274,12 +274,44 @@ describe('AccountsPage', () => {
 
     const form = await within(item).findByTestId('account-form');
     expect(saveButton(form).disabled).toBe(false);
-    type(form, 'Host', 'smtp2.example.com');
+    type(form, 'From Address', 'news@example.com');
     expect(saveButton(form).disabled).toBe(true);
 
     fireEvent.click(within(form).getByTestId('smtp-test'));
     await waitFor(() => expect(saveButton(form).disabled).toBe(false));
     expect(bodiesOf(fetchMock, TEST_SMTP)).toEqual([expect.objectContaining({ password: '', accountId: 4 })]);
+  });
+
+  it('asks for the password again when the host, port or username of a stored one changes (R27)', async () => {
+    const account = buildSmtpAccount({ id: 5, name: 'Office server' });
+    const fetchMock = stubAccounts([account], { [TEST_SMTP]: TEST_PASSED });
+    renderWithApp(<AccountsPage />);
+    const item = await screen.findByTestId('account-item-5');
+    fireEvent.click(within(item).getByRole('button', { name: /Office server/ }));
+    const edit = await within(item).findByRole('button', { name: 'Edit' });
+    await waitFor(() => expect((edit as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.click(edit);
+
+    const form = await within(item).findByTestId('account-form');
+    expect(within(form).getByLabelText('Password').getAttribute('placeholder')).toBe(
+      'Leave empty to keep the stored one',
+    );
+    type(form, 'Host', 'smtp.elsewhere.test');
+    expect(within(form).getByLabelText('Password').getAttribute('placeholder')).toBeNull();
+    fireEvent.click(within(form).getByTestId('smtp-test'));
+
+    expect((await within(form).findByTestId('smtp-test-result')).textContent).toBe(
+      ACCOUNT_MESSAGES.passwordForChangedServer,
+    );
+    expect(callsTo(fetchMock, TEST_SMTP)).toHaveLength(0);
+
+    type(form, 'Password', 'typed-again');
+    fireEvent.click(within(form).getByTestId('smtp-test'));
+    await waitFor(() => expect(saveButton(form).disabled).toBe(false));
+    expect(bodiesOf(fetchMock, TEST_SMTP)).toEqual([
+      expect.objectContaining({ host: 'smtp.elsewhere.test', password: 'typed-again' }),
+    ]);
+    expect(bodiesOf(fetchMock, TEST_SMTP)[0]).not.toHaveProperty('accountId');
   });
 
   it('asks before deleting an account, naming it', async () => {

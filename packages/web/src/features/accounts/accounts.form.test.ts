@@ -5,6 +5,7 @@ import {
   chooseProvider,
   chooseService,
   initialValues,
+  isStoredPasswordUsable,
   needsUpgrade,
   smtpServiceOptions,
   smtpSignature,
@@ -42,13 +43,37 @@ describe('account form values', () => {
     const free = { ...context, canCreate: false };
     const values = initialValues(undefined, { ...free, isFirstAccount: true });
     expect(values).toMatchObject({ provider: 'smtp', driver: TEST_INBOX_DRIVER, active: true });
-    expect(needsUpgrade(values, { isNew: true, canCreate: false })).toBe(false);
+    expect(needsUpgrade(values, { canCreate: false })).toBe(false);
 
-    expect(needsUpgrade(chooseProvider(values, 'mailgun', free), { isNew: true, canCreate: false })).toBe(true);
+    expect(needsUpgrade(chooseProvider(values, 'mailgun', free), { canCreate: false })).toBe(true);
     const sendgrid = chooseService(values, 'sendgrid', services, providers.testInbox);
-    expect(needsUpgrade(sendgrid, { isNew: true, canCreate: false })).toBe(true);
-    // Accounts it already has stay editable.
-    expect(needsUpgrade(sendgrid, { isNew: false, canCreate: false })).toBe(false);
+    expect(needsUpgrade(sendgrid, { canCreate: false })).toBe(true);
+    expect(needsUpgrade(sendgrid, { canCreate: true })).toBe(false);
+  });
+
+  it('asks a free plan to upgrade when an existing account is saved as anything but the test inbox (R23)', () => {
+    const inbox = initialValues(buildSmtpAccount({ id: 9, driver: TEST_INBOX_DRIVER }), {
+      ...context,
+      canCreate: false,
+      isFirstAccount: false,
+    });
+    expect(needsUpgrade(inbox, { canCreate: false })).toBe(false);
+    expect(needsUpgrade(chooseProvider(inbox, 'mailgun', { ...context, canCreate: false }), { canCreate: false })).toBe(
+      true,
+    );
+    expect(needsUpgrade(chooseService(inbox, 'smtp', services, providers.testInbox), { canCreate: false })).toBe(true);
+  });
+
+  it('keeps the stored password only for the host, port and username it was saved for (R27)', () => {
+    const account = buildSmtpAccount({ id: 7 });
+    const values = initialValues(account, { ...context, isFirstAccount: false });
+    expect(isStoredPasswordUsable(account, values)).toBe(true);
+    expect(isStoredPasswordUsable(account, { ...values, host: ' SMTP.example.com ' })).toBe(true);
+    expect(isStoredPasswordUsable(account, { ...values, encryption: 'ssl' })).toBe(true);
+    expect(isStoredPasswordUsable(account, { ...values, host: 'smtp.elsewhere.test' })).toBe(false);
+    expect(isStoredPasswordUsable(account, { ...values, port: 2525 })).toBe(false);
+    expect(isStoredPasswordUsable(account, { ...values, username: 'someone-else' })).toBe(false);
+    expect(isStoredPasswordUsable({ ...account, hasPassword: false }, values)).toBe(false);
   });
 
   it('uses Gmail’s server for a Google account', () => {

@@ -197,11 +197,28 @@ export const initialValues = (account: TSendingAccount | undefined, options: TIn
     : values;
 };
 
-/** A free plan adds only the test inbox; anything else is refused before the server is asked. */
-export const needsUpgrade = (
-  values: TAccountFormValues,
-  { isNew, canCreate }: { isNew: boolean; canCreate: boolean },
-) => isNew && !canCreate && !(values.provider === 'smtp' && isTestInboxDriver(values.driver));
+/**
+ * A free plan has only the test inbox: adding or saving anything else is refused before the
+ * server is asked, as the server refuses it on every save (R23).
+ */
+export const needsUpgrade = (values: TAccountFormValues, { canCreate }: { canCreate: boolean }) =>
+  !canCreate && !(values.provider === 'smtp' && isTestInboxDriver(values.driver));
+
+/**
+ * Whether an empty password field may mean the stored one: the server sends a stored
+ * password only to the host, port and username it was saved for (R27); with any of them
+ * changed, the password must be typed again. Google's host is the server's own.
+ */
+export const isStoredPasswordUsable = (account: TSendingAccount, values: TAccountFormValues) => {
+  if (!account.hasPassword || account.provider !== values.provider || values.provider === 'mailgun') return false;
+  const isSameUser = (account.username ?? '') === values.username.trim();
+  if (values.provider === 'google') return isSameUser;
+  return (
+    isSameUser &&
+    (account.host ?? '').toLowerCase() === values.host.trim().toLowerCase() &&
+    String(account.port) === String(values.port).trim()
+  );
+};
 
 /** An empty numeric field is 'not given'; anything else goes as a number and the schema judges it. */
 const toNumber = (value: string | number): number | undefined => (value === '' ? undefined : Number(value));
