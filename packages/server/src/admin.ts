@@ -117,7 +117,9 @@ const commands: Record<string, TCommand> = {
           reference: text(flags, 'reference') ?? 'operator',
         }),
       );
-      console.log(`Granted ${amount} credits to ${email}; usable ${usableCredit(balance)} of ${balance.totalCredit}.`);
+      console.log(
+        `Granted ${amount} credits to ${email}; balance ${usableCredit(balance)} usable of ${balance.totalCredit}.`,
+      );
     },
   },
   'remove-credits': {
@@ -133,7 +135,7 @@ const commands: Record<string, TCommand> = {
           reference: text(flags, 'reference') ?? 'operator',
         }),
       );
-      console.log(`Removed credits from ${email}; usable ${usableCredit(balance)} of ${balance.totalCredit}.`);
+      console.log(`Removed credits from ${email}; balance ${usableCredit(balance)} usable of ${balance.totalCredit}.`);
     },
   },
   'list-plans': {
