@@ -131,7 +131,14 @@ describe('a worker killed again and again in the middle of a send (R1, R28)', ()
     let worker: TServerProcess = startWorker();
     try {
       for (const threshold of killAt) {
-        await waitFor(() => receivedCount >= threshold, 120_000, `${threshold} messages`);
+        await waitFor(() => receivedCount >= threshold, 120_000, `${threshold} messages`).catch(async (error) => {
+          // What a stall looks like, for whoever reads a red run.
+          const states = await sql`
+            select status, error, worker_key, count(*)::int from send_recipients
+             where send_id = ${sendId} group by 1, 2, 3`.execute(t.platform.db);
+          console.error(JSON.stringify(states.rows), worker.output().slice(-3000));
+          throw error;
+        });
         // A random moment after the threshold: between mark and body, mid-body, after the answer…
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
         await worker.stop('SIGKILL');
