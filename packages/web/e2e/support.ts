@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import pg from 'pg';
 
@@ -38,4 +39,37 @@ export const withDatabase = async <T>(work: (client: pg.Client) => Promise<T>): 
   } finally {
     await client.end();
   }
+};
+
+/** WCAG 2.2 AA: axe's tags for levels A and AA of 2.0, 2.1 and 2.2 (2.2 adds no level-A rule in axe). */
+const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/**
+ * Runs axe on what the page shows now and fails on serious or critical violations, one
+ * line per rule and element, so a failure says what to fix without opening the trace.
+ * Call it on every screen a journey visits, once the screen has its content (and with a
+ * modal or menu open when that is the screen). `screen` names it in the failure.
+ */
+export const expectAccessible = async (page: Page, screen: string) => {
+  // A transition caught halfway (a modal fading in) would be measured at the wrong colours.
+  // Loaders spin forever and are left alone.
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((animation) => animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity),
+  );
+  const results = await new AxeBuilder({ page })
+    .withTags(WCAG_AA_TAGS)
+    // Experimental in axe, so off unless named: a visible label the accessible name does not contain (2.5.3).
+    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
+    .analyze();
+  const problems = results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) =>
+      violation.nodes.map((node) => {
+        const detail = node.failureSummary?.split('\n').slice(1).join(' ').trim();
+        return `${violation.id} (${violation.impact}) at ${node.target.join(' ')}: ${detail || violation.help}`;
+      }),
+    );
+  expect(problems, `axe on ${screen} (${page.url()})`).toEqual([]);
 };

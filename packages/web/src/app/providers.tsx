@@ -3,7 +3,7 @@ import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { theme } from './theme';
+import { cssVariablesResolver, theme } from './theme';
 
 type TProps = {
   queryClient: QueryClient;
@@ -13,7 +13,7 @@ type TProps = {
 };
 
 export const AppProviders = ({ queryClient, children, env = 'default' }: TProps) => (
-  <MantineProvider theme={theme} env={env}>
+  <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} env={env}>
     <QueryClientProvider client={queryClient}>
       <ModalsProvider>
         <Notifications position="top-center" />

@@ -1,4 +1,4 @@
-import { Avatar, Group, Menu, Text, UnstyledButton } from '@mantine/core';
+import { Avatar, Group, Menu, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { IconChevronDown, IconLogout } from '@tabler/icons-react';
 import { useSignOut } from '../../features/auth/auth.queries';
 import { useSignedInUser } from '../session';
@@ -9,12 +9,18 @@ export const UserMenu = () => {
   return (
     <Menu position="bottom-end" width={240} shadow="md">
       <Menu.Target>
-        <UnstyledButton aria-label={`Account menu for ${user.name}`}>
+        {/*
+          Named by the visible name, not an aria-label: speech users say what they see (WCAG 2.5.3),
+          and the menu role says the rest. The initials are decoration; where the name does not fit,
+          it is still read.
+        */}
+        <UnstyledButton>
           <Group gap={8} wrap="nowrap">
-            <Avatar name={user.name} color="initials" size={30} radius="xl" />
+            <Avatar name={user.name} color="initials" size={30} radius="xl" aria-hidden />
             <Text size="sm" fw={500} data-testid="user-name" visibleFrom="sm" maw={180} truncate>
               {user.name}
             </Text>
+            <VisuallyHidden hiddenFrom="sm">{user.name}</VisuallyHidden>
             <IconChevronDown size={14} aria-hidden />
           </Group>
         </UnstyledButton>

@@ -26,7 +26,8 @@ export const PlanCard = ({ plan, testId, selection, isCurrent = false, isUnavail
       data-testid={testId}
       style={{
         borderColor: isHighlighted ? 'var(--mantine-primary-color-filled)' : undefined,
-        opacity: isUnavailable ? 0.75 : undefined,
+        // Muted by a tint, not opacity: faded text would fall below 4.5:1 contrast.
+        backgroundColor: isUnavailable ? 'var(--mantine-color-gray-0)' : undefined,
       }}
     >
       <Stack gap="xs" h="100%">
@@ -65,7 +66,7 @@ export const PlanCard = ({ plan, testId, selection, isCurrent = false, isUnavail
           {describePlan(plan)}
         </Text>
         {isUnavailable && (
-          <Text size="xs" c="orange.8">
+          <Text size="xs" c="orange">
             {PAID_PLANS_UNAVAILABLE}
           </Text>
         )}
