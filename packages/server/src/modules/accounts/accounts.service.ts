@@ -346,6 +346,9 @@ export const openAccountTransport = async (
 ) => {
   const row = await repository.findAccountRow(platform.db, userId, accountId);
   if (!row) throw notFound('This sending account does not exist.');
+  // Every send goes through this door: an account kept from a paid period sends nothing
+  // once the plan no longer allows accounts (R23).
+  await requireAccountsAllowed(platform.db, userId, row.driver);
   if (row.provider === 'mailgun') {
     return createMailgunTransport(
       {

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { sealSecret } from '../accounts/secrets';
-import { dispatch, MAX_ATTEMPTS, recoverAbandonedClaims, snapshotSend, startDueSends } from './dispatch';
+import {
+  dispatch,
+  MAX_ATTEMPTS,
+  PLAN_WITHOUT_ACCOUNTS,
+  recoverAbandonedClaims,
+  snapshotSend,
+  startDueSends,
+} from './dispatch';
 import { cancelSend, countDuplicates, createSend, pauseSend, resendUnknown, resumeSend } from './sending.service';
 
 type TReceived = { to: string; raw: string };
@@ -514,6 +521,18 @@ describe('a send through an SMTP account', () => {
     ]);
     // Nobody sees another recipient's address.
     for (const item of received) expect(item.raw).not.toMatch(/^(Cc|Bcc):/im);
+  });
+
+  it('sends nothing through an account the plan no longer allows after a downgrade, and says why (R23)', async () => {
+    const audience = await seedAudience([[{ email: 'reader@example.com' }]]);
+    const queued = await newSend(audience);
+    await snapshotSend(t.platform, queued);
+    // Down to the free plan: the test inbox only.
+    await t.platform.db.updateTable('users').set({ plan_id: 2 }).where('id', '=', audience.user.id).execute();
+    await expect(newSend(audience)).rejects.toMatchObject({ statusCode: 403, message: PLAN_WITHOUT_ACCOUNTS });
+    await dispatch(t.platform, queued);
+    expect(received).toHaveLength(0);
+    expect(await sendRow(queued)).toMatchObject({ status: 'failed', note: PLAN_WITHOUT_ACCOUNTS });
   });
 
   it("answers 404 for another user's send", async () => {

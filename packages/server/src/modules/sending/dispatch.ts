@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { SendsTable } from '../../platform/db-schema';
+import { HttpError } from '../../platform/errors';
 import { liveKeys } from '../../platform/presence';
 import { defineJob } from '../../platform/queue';
 import { publishToUser } from '../../platform/realtime';
@@ -101,6 +102,10 @@ type TClaimed = {
   token: string;
   attempts: number;
 };
+
+/** Said when a plan without sending accounts (a downgrade) meets a send through one (R23). */
+export const PLAN_WITHOUT_ACCOUNTS =
+  'Your plan includes no sending account but the test inbox. Upgrade your plan to send with this account.';
 
 /** Why a recipient of an abandoned claim ends `unknown` rather than being sent again. */
 export const ABANDONED_HANDOVER_ERROR =
@@ -386,11 +391,22 @@ const runningSends = new WeakMap<TPlatform, Set<number>>();
 const dispatchRun = async (platform: TPlatform, sendId: number, options: TDispatchOptions) => {
   const send = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirst();
   if (send?.status !== 'sending' || send.account_id === null) return;
-  const transport =
-    options.transport ??
-    (await openAccountTransport(platform, send.user_id, send.account_id, {
-      connections: options.connections ?? SMTP_CONNECTIONS,
-    }));
+  let transport: TMailTransport;
+  try {
+    transport =
+      options.transport ??
+      (await openAccountTransport(platform, send.user_id, send.account_id, {
+        connections: options.connections ?? SMTP_CONNECTIONS,
+      }));
+  } catch (error) {
+    // The plan no longer allows this account (a downgrade): the send stops and says why,
+    // instead of being retried forever.
+    if (!(error instanceof HttpError) || error.code !== 'UPGRADE_REQUIRED') throw error;
+    await sql`update sends set status = 'failed', finished_at = now(), updated_at = now(), note = ${PLAN_WITHOUT_ACCOUNTS}
+               where id = ${sendId} and status = 'sending'`.execute(platform.db);
+    await publishProgress(platform, sendId, { force: true });
+    return;
+  }
   const links = send.track_clicks ? await linksOfSend(platform.db, sendId) : new Map<string, number>();
   try {
     // Checkpoints go through one connection that does not wait for the disk at each

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
 import { findAccountRow } from '../accounts/accounts.repository';
-import { dispatchSendJob, publishProgress, snapshotSendJob } from './dispatch';
+import { requireAccountsAllowed } from '../accounts/accounts.service';
+import { dispatchSendJob, PLAN_WITHOUT_ACCOUNTS, publishProgress, snapshotSendJob } from './dispatch';
 
 export type TNewSend = {
   accountId: number;
@@ -26,6 +27,9 @@ export type TNewSend = {
 export const createSend = async (platform: TPlatform, userId: number, input: TNewSend) => {
   const account = await findAccountRow(platform.db, userId, input.accountId);
   if (!account) throw notFound('This sending account does not exist.');
+  await requireAccountsAllowed(platform.db, userId, account.driver).catch((error: unknown) => {
+    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+  });
   const lists = await platform.db
     .selectFrom('mailing_lists')
     .select(['id', 'name'])
