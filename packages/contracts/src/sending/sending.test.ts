@@ -5,14 +5,17 @@ import {
   earliestDeliveryTime,
   formatDeliveryTime,
   isDeliverySlot,
+  isSendLater,
   mergeFieldsOf,
   parseDeliveryTime,
   renderMergeFields,
   SEND_MESSAGES,
   senderAddress,
   senderDomain,
+  senderPartsOf,
   sendFormIssues,
   smtpRemaining,
+  type TAccountKind,
   ZSendEmailRequest,
 } from './sending';
 
@@ -134,16 +137,42 @@ describe('delivery time', () => {
 });
 
 describe('the send form', () => {
-  const valid = { account: 3, mailingLists: [1], subject: 'Hello', message: '<p>Hi</p>' };
+  const valid = { account: 3, to: [1], subject: 'Hello', message: '<p>Hi</p>' };
   const context = { allowsScheduling: true, timeZone: 'America/New_York', now: new Date('2026-07-01T12:00:00Z') };
 
   it('accepts a minimal form and trims header fields', () => {
     const form = ZSendEmailRequest.parse({ ...valid, senderName: '  Ada  ', subject: ' Hello ' });
-    expect(form).toMatchObject({ senderName: 'Ada', subject: 'Hello', deliveryTime: '', trackOpens: true });
+    expect(form).toMatchObject({ senderName: 'Ada', subject: 'Hello', delivery: '', trackOpens: true });
   });
 
-  it('refuses line breaks in subject, sender name and reply-to (R18)', () => {
-    for (const field of ['subject', 'senderName', 'replyTo', 'alias', 'cc']) {
+  it("takes the spec's field names: account, from, to, subject, cc, bcc, reply, message, delivery, sendLater, storageId", () => {
+    const form = ZSendEmailRequest.parse({
+      account: '3',
+      from: 'Ada Shop <news@example.com>',
+      to: ['1', 2],
+      subject: 'Hello',
+      cc: 'a@example.com',
+      bcc: 'b@example.com',
+      reply: 'reply@example.com',
+      message: '<p>Hi</p>',
+      delivery: '2026-07-02 10:00 AM',
+      sendLater: true,
+      storageId: 'upsell-1',
+    });
+    expect(form).toMatchObject({
+      account: 3,
+      from: 'Ada Shop <news@example.com>',
+      to: [1, 2],
+      reply: 'reply@example.com',
+      delivery: '2026-07-02 10:00 AM',
+      sendLater: true,
+      storageId: 'upsell-1',
+    });
+    expect(ZSendEmailRequest.safeParse({ ...valid, to: undefined, mailingLists: [1] }).success).toBe(false);
+  });
+
+  it('refuses line breaks in subject, sender, sender name and reply-to (R18)', () => {
+    for (const field of ['subject', 'from', 'senderName', 'reply', 'alias', 'cc']) {
       const result = ZSendEmailRequest.safeParse({ ...valid, [field]: 'a@example.com\r\nBcc: victim@example.com' });
       expect(result.success, field).toBe(false);
       expect(result.error?.issues.some((issue) => issue.message === SEND_MESSAGES.lineBreak)).toBe(true);
@@ -151,7 +180,7 @@ describe('the send form', () => {
   });
 
   it('gives the spec messages for missing fields', () => {
-    const result = ZSendEmailRequest.safeParse({ account: '', mailingLists: [], subject: '', message: ' ' });
+    const result = ZSendEmailRequest.safeParse({ account: '', to: [], subject: '', message: ' ' });
     const messages = result.error?.issues.map((issue) => issue.message);
     expect(messages).toEqual(
       expect.arrayContaining([
@@ -161,16 +190,18 @@ describe('the send form', () => {
         SEND_MESSAGES.messageRequired,
       ]),
     );
-    expect(ZSendEmailRequest.safeParse({ ...valid, replyTo: 'nope' }).error?.issues[0]?.message).toBe(
-      SEND_MESSAGES.replyToInvalid,
-    );
+    expect(result.error?.issues.find((issue) => issue.message === SEND_MESSAGES.listsRequired)?.path).toEqual(['to']);
+    expect(ZSendEmailRequest.safeParse({ ...valid, reply: 'nope' }).error?.issues[0]).toMatchObject({
+      path: ['reply'],
+      message: SEND_MESSAGES.replyToInvalid,
+    });
     expect(ZSendEmailRequest.safeParse({ ...valid, cc: 'a@example.com, nope' }).error?.issues[0]?.message).toBe(
       SEND_MESSAGES.copyInvalid,
     );
   });
 
   it('needs a sender name for SMTP and Gmail, an alias for Mailgun', () => {
-    const form = { senderName: '', alias: '', deliveryTime: '' };
+    const form = { senderName: '', alias: '', delivery: '' };
     expect(sendFormIssues(form, { ...context, provider: 'smtp' })).toEqual([
       { path: 'senderName', message: SEND_MESSAGES.senderNameRequired },
     ]);
@@ -181,14 +212,41 @@ describe('the send form', () => {
     expect(sendFormIssues({ ...form, alias: 'news' }, { ...context, provider: 'mailgun' })).toEqual([]);
   });
 
-  it('checks the delivery time: the plan, the format, the step and the past', () => {
-    const form = { senderName: 'Ada', alias: '', provider: 'smtp' } as const;
-    const issue = (deliveryTime: string, allowsScheduling = true) =>
-      sendFormIssues({ ...form, deliveryTime }, { ...context, provider: 'smtp', allowsScheduling })[0]?.message;
-    expect(issue('2026-07-01 10:00 AM', false)).toBe(SEND_MESSAGES.scheduleUpgrade);
-    expect(issue('soon')).toBe(SEND_MESSAGES.deliveryInvalid);
-    expect(issue('2026-07-01 10:03 AM')).toBe(SEND_MESSAGES.deliveryInvalid);
-    expect(issue('2026-07-01 07:00 AM')).toBe(SEND_MESSAGES.deliveryPast);
+  it('reads the sender parts back from `from` when the request has only it', () => {
+    const parts = (from: string, provider: TAccountKind = 'mailgun') =>
+      senderPartsOf(ZSendEmailRequest.parse({ ...valid, from }), provider, 'mg.example.com');
+    expect(parts('Ada Shop <news@example.com>')).toEqual({
+      senderName: 'Ada Shop',
+      alias: 'news',
+      useSubdomain: false,
+      isForeignDomain: false,
+    });
+    expect(parts('"Ada, Shop" <news@mg.example.com>')).toMatchObject({ senderName: 'Ada, Shop', useSubdomain: true });
+    expect(parts('news@example.com')).toMatchObject({ senderName: '', alias: 'news', isForeignDomain: false });
+    expect(parts('news@elsewhere.test')).toMatchObject({ isForeignDomain: true });
+    expect(parts('Ada Shop', 'smtp')).toMatchObject({ senderName: 'Ada Shop', alias: '' });
+    // Given parts win over `from`.
+    const both = ZSendEmailRequest.parse({ ...valid, from: 'x@elsewhere.test', senderName: 'Ada', alias: 'hi' });
+    expect(senderPartsOf(both, 'mailgun', 'example.com')).toMatchObject({ alias: 'hi', isForeignDomain: false });
+    const issues = (from: string) =>
+      sendFormIssues({ ...parts(from), delivery: '' }, { ...context, provider: 'mailgun' }).map((item) => item.path);
+    expect(issues('news@elsewhere.test')).toEqual(['from']);
+    expect(issues('Ada <bad alias@example.com>')).toEqual(['alias']);
+  });
+
+  it('checks the delivery time of a send later: the plan, the format, the step and the past', () => {
+    const form = { senderName: 'Ada', alias: '' };
+    const issue = (delivery: string, allowsScheduling = true, sendLater?: boolean) =>
+      sendFormIssues({ ...form, delivery, sendLater }, { ...context, provider: 'smtp', allowsScheduling })[0];
+    expect(issue('2026-07-01 10:00 AM', false)?.message).toBe(SEND_MESSAGES.scheduleUpgrade);
+    expect(issue('soon')).toEqual({ path: 'delivery', message: SEND_MESSAGES.deliveryInvalid });
+    expect(issue('2026-07-01 10:03 AM')?.message).toBe(SEND_MESSAGES.deliveryInvalid);
+    expect(issue('2026-07-01 07:00 AM')?.message).toBe(SEND_MESSAGES.deliveryPast);
     expect(issue('2026-07-01 10:00 AM')).toBeUndefined();
+    expect(issue('', true, true)?.message).toBe(SEND_MESSAGES.deliveryRequired);
+    // Send later off: the email goes now, whatever the picker holds.
+    expect(issue('soon', true, false)).toBeUndefined();
+    expect(isSendLater({ delivery: '2026-07-01 10:00 AM', sendLater: false })).toBe(false);
+    expect(isSendLater({ delivery: '2026-07-01 10:00 AM' })).toBe(true);
   });
 });

@@ -14,6 +14,7 @@ export const SEND_MESSAGES = {
   subjectRequired: 'Subject field is required!',
   messageRequired: 'Message field is required!',
   lineBreak: 'Line breaks are not allowed in this field.',
+  fromForeignDomain: "The sender address must be at the sending account's domain.",
   deliveryRequired: 'Delivery time field is required!',
   deliveryInvalid: 'Please choose the delivery time from the picker (YYYY-MM-DD hh:mm A).',
   deliveryPast: 'The delivery time must be in the future.',
@@ -228,36 +229,49 @@ const copyField = headerText(2000).refine(
   },
 );
 
+/** What an alias may hold (one pass over a character class: linear). */
+const ALIAS_PATTERN = /^[A-Za-z0-9._+-]+$/;
+
 /**
- * `POST /api/email/send`: the email form (spec §3): account, sender name and alias,
- * mailing lists, subject, cc, bcc, reply-to, the HTML message, and the delivery time
- * (blank sends now). What the account's kind requires is checked by `sendFormIssues`.
+ * `POST /api/email/send`: the email form under the spec's names (§3, §7): `account`, `from`
+ * (the sender address formed from sender name, alias and domain, as `senderAddress` forms
+ * it), `to` (the mailing lists), `subject`, `cc`, `bcc`, `reply` (reply-to), `message` (the
+ * HTML), `delivery` (`YYYY-MM-DD hh:mm A` in the user's time zone), `sendLater` (the
+ * confirmation's switch: on, the email waits for `delivery`; off, it goes now; absent, a
+ * non-blank `delivery` means later) and `storageId` (the verify-lists upsell's stored form,
+ * spec §7 `verify`; accepted, not used yet: the upsell is not built). Kept beside them:
+ * `senderName`, `alias` and `useSubdomain`, the parts `from` is formed from (when given,
+ * the sender is built from them and a mistake is named on its own field; without them
+ * they are read from `from`), and the tracking switches. What the account's kind requires
+ * is checked by `sendFormIssues`.
  */
 export const ZSendEmailRequest = z.object({
   account: z.coerce.number({ message: SEND_MESSAGES.accountRequired }).int().positive({
     message: SEND_MESSAGES.accountRequired,
   }),
-  senderName: headerText(120).default(''),
+  from: headerText(400).default(''),
+  senderName: headerText(120).optional(),
   alias: headerText(64)
-    .refine((value) => value === '' || /^[A-Za-z0-9._+-]+$/.test(value), { message: SEND_MESSAGES.aliasInvalid })
-    .default(''),
-  useSubdomain: z.boolean().default(false),
-  mailingLists: z
+    .refine((value) => value === '' || ALIAS_PATTERN.test(value), { message: SEND_MESSAGES.aliasInvalid })
+    .optional(),
+  useSubdomain: z.boolean().optional(),
+  to: z
     .array(z.coerce.number().int().positive(), { message: SEND_MESSAGES.listsRequired })
     .min(1, { message: SEND_MESSAGES.listsRequired })
     .max(100),
   subject: headerText(998).pipe(z.string().min(1, { message: SEND_MESSAGES.subjectRequired })),
   cc: copyField.default(''),
   bcc: copyField.default(''),
-  replyTo: headerText(320)
+  reply: headerText(320)
     .refine((value) => value === '' || z.email().safeParse(value).success, { message: SEND_MESSAGES.replyToInvalid })
     .default(''),
   message: z
     .string()
     .max(2_000_000)
     .refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
-  /** `YYYY-MM-DD hh:mm A` in the user's time zone; blank sends now. */
-  deliveryTime: z.string().trim().max(40).default(''),
+  delivery: z.string().trim().max(40).default(''),
+  sendLater: z.boolean().optional(),
+  storageId: z.string().trim().max(100).optional(),
   trackOpens: z.boolean().default(true),
   trackClicks: z.boolean().default(true),
 });
@@ -266,13 +280,63 @@ export type TSendEmailForm = z.output<typeof ZSendEmailRequest>;
 
 export type TFormIssue = { path: string; message: string };
 
+/** The parts a sender address is formed from (spec §4). */
+export type TSenderParts = { senderName: string; alias: string; useSubdomain: boolean };
+
+/**
+ * The sender parts a send request stands for: its own `senderName`, `alias` and
+ * `useSubdomain` when it has them, else read back from `from` as `senderAddress` forms it:
+ * the sender name alone for SMTP and Gmail, otherwise 'Name <alias@domain>' or
+ * 'alias@domain'. `isForeignDomain`: `from` names a domain other than the account's
+ * `domain` (with or without its Mailgun subdomain).
+ */
+export const senderPartsOf = (
+  form: Pick<TSendEmailForm, 'from' | 'senderName' | 'alias' | 'useSubdomain'>,
+  provider: TAccountKind,
+  domain: string,
+): TSenderParts & { isForeignDomain: boolean } => {
+  if (form.senderName !== undefined || form.alias !== undefined) {
+    return {
+      senderName: form.senderName ?? '',
+      alias: form.alias ?? '',
+      useSubdomain: form.useSubdomain ?? false,
+      isForeignDomain: false,
+    };
+  }
+  const from = form.from.trim();
+  if (sendsAsSenderNameOnly(provider))
+    return { senderName: from, alias: '', useSubdomain: false, isForeignDomain: false };
+  const open = from.lastIndexOf('<');
+  const hasName = open >= 0 && from.endsWith('>');
+  const address = hasName ? from.slice(open + 1, -1).trim() : from;
+  const quotedName = hasName ? from.slice(0, open).trim() : '';
+  const senderName =
+    quotedName.length >= 2 && quotedName.startsWith('"') && quotedName.endsWith('"')
+      ? quotedName.slice(1, -1)
+      : quotedName;
+  const at = address.lastIndexOf('@');
+  const addressDomain = at < 0 ? '' : address.slice(at + 1).toLowerCase();
+  const isSubdomain = addressDomain !== senderDomain(domain, false) && addressDomain === senderDomain(domain, true);
+  return {
+    senderName,
+    alias: at < 0 ? address : address.slice(0, at),
+    useSubdomain: isSubdomain,
+    isForeignDomain: addressDomain !== '' && addressDomain !== senderDomain(domain, false) && !isSubdomain,
+  };
+};
+
+/** Whether a request asks to wait for its delivery time (`sendLater`, or else a delivery time given). */
+export const isSendLater = (form: Pick<TSendEmailForm, 'delivery' | 'sendLater'>) =>
+  form.sendLater ?? form.delivery.trim() !== '';
+
 /**
  * What the account's kind and the delivery time require (spec §5): a sender name for
- * SMTP and Gmail, an alias for the others; a delivery time that parses, lies ahead, and
- * is allowed by the plan.
+ * SMTP and Gmail, an alias (at the account's domain) for the others; for a send later, a
+ * delivery time that parses, lies ahead, and is allowed by the plan.
  */
 export const sendFormIssues = (
-  form: Pick<TSendEmailForm, 'senderName' | 'alias' | 'deliveryTime'>,
+  form: Pick<TSenderParts, 'senderName' | 'alias'> &
+    Pick<TSendEmailForm, 'delivery' | 'sendLater'> & { isForeignDomain?: boolean },
   context: { provider: TAccountKind; allowsScheduling: boolean; timeZone: string; now?: Date },
 ): TFormIssue[] => {
   const issues: TFormIssue[] = [];
@@ -280,14 +344,19 @@ export const sendFormIssues = (
     if (!form.senderName.trim()) issues.push({ path: 'senderName', message: SEND_MESSAGES.senderNameRequired });
   } else if (!form.alias.trim()) {
     issues.push({ path: 'alias', message: SEND_MESSAGES.aliasRequired });
+  } else if (!ALIAS_PATTERN.test(form.alias.trim())) {
+    issues.push({ path: 'alias', message: SEND_MESSAGES.aliasInvalid });
+  } else if (form.isForeignDomain) {
+    issues.push({ path: 'from', message: SEND_MESSAGES.fromForeignDomain });
   }
-  if (form.deliveryTime) {
-    const instant = parseDeliveryTime(form.deliveryTime, context.timeZone);
-    if (!context.allowsScheduling) issues.push({ path: 'deliveryTime', message: SEND_MESSAGES.scheduleUpgrade });
+  if (isSendLater(form)) {
+    const instant = form.delivery ? parseDeliveryTime(form.delivery, context.timeZone) : null;
+    if (!context.allowsScheduling) issues.push({ path: 'delivery', message: SEND_MESSAGES.scheduleUpgrade });
+    else if (!form.delivery) issues.push({ path: 'delivery', message: SEND_MESSAGES.deliveryRequired });
     else if (!instant || !isDeliverySlot(instant, context.timeZone)) {
-      issues.push({ path: 'deliveryTime', message: SEND_MESSAGES.deliveryInvalid });
+      issues.push({ path: 'delivery', message: SEND_MESSAGES.deliveryInvalid });
     } else if (instant.getTime() < (context.now ?? new Date()).getTime() - 60_000) {
-      issues.push({ path: 'deliveryTime', message: SEND_MESSAGES.deliveryPast });
+      issues.push({ path: 'delivery', message: SEND_MESSAGES.deliveryPast });
     }
   }
   return issues;

@@ -1,7 +1,9 @@
 import {
+  isSendLater,
   parseDeliveryTime,
   SEND_MESSAGES,
   senderEmail,
+  senderPartsOf,
   sendFormIssues,
   sendsAsSenderNameOnly,
   type TAccountListsResponse,
@@ -138,7 +140,8 @@ export const findDuplicates = async (platform: TPlatform, userId: number, listId
 
 /**
  * `POST /api/email/send`: checks what the account's kind, the plan and the time zone
- * require, builds the sender, and records the send (now, or at its delivery time).
+ * require, builds the sender (from its parts, or from `from` as the spec sends it), and
+ * records the send (now, or at its delivery time when it is sent later).
  */
 export const sendEmail = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
   const [row, user, plan] = await Promise.all([
@@ -147,11 +150,13 @@ export const sendEmail = async (platform: TPlatform, userId: number, form: TSend
     findPlanOfUser(platform.db, userId),
   ]);
   if (!row) throw new ValidationError({ account: [SEND_MESSAGES.accountRequired] });
-  const issues = sendFormIssues(form, {
-    provider: row.provider,
-    allowsScheduling: plan.allows_scheduling,
-    timeZone: user.time_zone,
-  });
+  const nameOnly = sendsAsSenderNameOnly(row.provider);
+  const domain = nameOnly ? '' : accountDomain(row, user.email);
+  const sender = senderPartsOf(form, row.provider, domain);
+  const issues = sendFormIssues(
+    { ...sender, delivery: form.delivery, sendLater: form.sendLater },
+    { provider: row.provider, allowsScheduling: plan.allows_scheduling, timeZone: user.time_zone },
+  );
   if (issues.length > 0) {
     throw new ValidationError(Object.fromEntries(issues.map((issue) => [issue.path, [issue.message]])));
   }
@@ -160,23 +165,20 @@ export const sendEmail = async (platform: TPlatform, userId: number, form: TSend
     .select('id')
     .where('user_id', '=', userId)
     .where('account_id', '=', row.id)
-    .where('id', 'in', form.mailingLists)
+    .where('id', 'in', form.to)
     .execute();
-  if (lists.length !== new Set(form.mailingLists).size) {
-    throw new ValidationError({ mailingLists: ['Please choose mailing lists of the chosen account.'] });
+  if (lists.length !== new Set(form.to).size) {
+    throw new ValidationError({ to: ['Please choose mailing lists of the chosen account.'] });
   }
-  const nameOnly = sendsAsSenderNameOnly(row.provider);
-  const deliverAt = form.deliveryTime ? parseDeliveryTime(form.deliveryTime, user.time_zone) : null;
+  const deliverAt = isSendLater(form) ? parseDeliveryTime(form.delivery, user.time_zone) : null;
   const sendId = await createSend(platform, userId, {
     accountId: row.id,
-    fromName: form.senderName,
-    fromAddress: nameOnly
-      ? smtpFromAddress(row, user.email)
-      : senderEmail(form.alias, accountDomain(row, user.email), form.useSubdomain),
+    fromName: sender.senderName,
+    fromAddress: nameOnly ? smtpFromAddress(row, user.email) : senderEmail(sender.alias, domain, sender.useSubdomain),
     subject: form.subject,
     html: form.message,
-    listIds: form.mailingLists,
-    replyTo: form.replyTo,
+    listIds: form.to,
+    replyTo: form.reply,
     cc: form.cc,
     bcc: form.bcc,
     deliverAt,

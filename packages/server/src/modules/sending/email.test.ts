@@ -74,7 +74,7 @@ const setup = async (planId = 3): Promise<TSetup> => {
 const form = (s: TSetup, changes: object = {}) => ({
   account: s.smtpId,
   senderName: 'Acme News',
-  mailingLists: s.lists,
+  to: s.lists,
   subject: 'Hello {{name::friend}}',
   message: '<p>Hi {{name}}</p>',
   ...changes,
@@ -113,7 +113,7 @@ describe('the Send Email page data', () => {
     expect(duplicates.statusCode).toBe(404);
     const send = await s.agent.post('/api/email/send', form(s, { account: other.smtpId }));
     expect(send.statusCode).toBe(422);
-    const foreignLists = await s.agent.post('/api/email/send', form(s, { mailingLists: other.lists }));
+    const foreignLists = await s.agent.post('/api/email/send', form(s, { to: other.lists }));
     expect(foreignLists.statusCode).toBe(422);
     expect(await t.platform.db.selectFrom('sends').where('user_id', '=', s.userId).selectAll().execute()).toEqual([]);
   });
@@ -145,18 +145,18 @@ describe('sending', () => {
       .executeTakeFirstOrThrow();
     const mailgun = await s.agent.post(
       '/api/email/send',
-      form(s, { account: s.mailgunId, mailingLists: [mailgunList.id], alias: '' }),
+      form(s, { account: s.mailgunId, to: [mailgunList.id], alias: '' }),
     );
     expect(mailgun.statusCode).toBe(422);
     expect(mailgun.json().errors.alias).toEqual([SEND_MESSAGES.aliasRequired]);
-    const missing = await s.agent.post('/api/email/send', { account: s.smtpId, mailingLists: [], subject: '' });
+    const missing = await s.agent.post('/api/email/send', { account: s.smtpId, to: [], subject: '' });
     expect(missing.statusCode).toBe(422);
-    expect(Object.keys(missing.json().errors)).toEqual(expect.arrayContaining(['mailingLists', 'subject', 'message']));
+    expect(Object.keys(missing.json().errors)).toEqual(expect.arrayContaining(['to', 'subject', 'message']));
   });
 
   it('refuses a line break in subject, sender name and reply-to, and the composer could not be fooled either (R18)', async () => {
     const s = await setup();
-    for (const field of ['subject', 'senderName', 'replyTo']) {
+    for (const field of ['subject', 'from', 'senderName', 'reply']) {
       const response = await s.agent.post(
         '/api/email/send',
         form(s, { [field]: 'x@example.com\r\nBcc: victim@example.com' }),
@@ -202,7 +202,7 @@ describe('sending', () => {
     ] as const) {
       const response = await s.agent.post(
         '/api/email/send',
-        form(s, { account: s.mailgunId, mailingLists: [list.id], alias: 'news', useSubdomain }),
+        form(s, { account: s.mailgunId, to: [list.id], alias: 'news', useSubdomain }),
       );
       expect(response.statusCode, response.body).toBe(200);
       const send = await t.platform.db
@@ -212,6 +212,66 @@ describe('sending', () => {
         .executeTakeFirstOrThrow();
       expect(send).toEqual({ from_name: 'Acme News', from_address: address });
     }
+  });
+
+  it("takes the spec's send call: from alone forms the sender, to, reply, delivery, sendLater and storageId", async () => {
+    const s = await setup();
+    const list = await t.platform.db
+      .insertInto('mailing_lists')
+      .values({
+        user_id: s.userId,
+        account_id: s.mailgunId,
+        alias: 'm',
+        domain: 'acme.test',
+        address: 'm@acme.test',
+        name: 'M',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const delivery = `${formatDeliveryTime(new Date(Date.now() + 86_400_000)).slice(0, 10)} 10:00 AM`;
+    const spec = {
+      account: s.mailgunId,
+      from: 'Acme News <news@mg.acme.test>',
+      to: [list.id],
+      subject: 'Hello',
+      cc: '',
+      bcc: '',
+      reply: 'replies@acme.test',
+      message: '<p>Hi</p>',
+      delivery,
+      sendLater: true,
+      storageId: 'upsell-7',
+    };
+    const later = await s.agent.post('/api/email/send', spec);
+    expect(later.statusCode, later.body).toBe(200);
+    expect(later.json()).toMatchObject({ scheduled: true });
+    const row = (id: number) =>
+      t.platform.db
+        .selectFrom('sends')
+        .select(['from_name', 'from_address', 'reply_to', 'status', 'list_ids'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+    expect(await row(later.json().sendId)).toMatchObject({
+      from_name: 'Acme News',
+      from_address: 'news@mg.acme.test',
+      reply_to: 'replies@acme.test',
+      status: 'scheduled',
+    });
+    // The confirmation's switch off: the email goes now, whatever the picker held.
+    const now = await s.agent.post('/api/email/send', { ...spec, from: 'news@acme.test', sendLater: false });
+    expect(now.json()).toMatchObject({ scheduled: false });
+    expect(await row(now.json().sendId)).toMatchObject({
+      from_name: '',
+      from_address: 'news@acme.test',
+      status: 'queued',
+    });
+    // Send later without a time, and a sender at another domain, are named on their fields.
+    const refused = await s.agent.post('/api/email/send', { ...spec, from: 'news@elsewhere.test', delivery: '' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors).toMatchObject({
+      from: [SEND_MESSAGES.fromForeignDomain],
+      delivery: [SEND_MESSAGES.deliveryRequired],
+    });
   });
 
   it('sends now through the queue and shows progress; pause, resume and cancel change it', async () => {
@@ -242,8 +302,8 @@ describe('sending', () => {
 
   it('schedules for a time in the user zone, only on a plan that allows it', async () => {
     const s = await setup();
-    const deliveryTime = `${formatDeliveryTime(new Date(Date.now() + 86_400_000)).slice(0, 10)} 10:00 AM`;
-    const response = await s.agent.post('/api/email/send', form(s, { deliveryTime }));
+    const delivery = `${formatDeliveryTime(new Date(Date.now() + 86_400_000)).slice(0, 10)} 10:00 AM`;
+    const response = await s.agent.post('/api/email/send', form(s, { delivery }));
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ scheduled: true, message: SEND_MESSAGES.scheduled });
     const send = await t.platform.db
@@ -252,19 +312,19 @@ describe('sending', () => {
       .where('id', '=', response.json().sendId)
       .executeTakeFirstOrThrow();
     expect(send).toMatchObject({ status: 'scheduled', type: 2 });
-    expect(send.deliver_at!.toISOString()).toBe(parseDeliveryTime(deliveryTime, 'America/New_York')!.toISOString());
-    expect(formatDeliveryTime(send.deliver_at!, 'America/New_York')).toBe(deliveryTime);
+    expect(send.deliver_at!.toISOString()).toBe(parseDeliveryTime(delivery, 'America/New_York')!.toISOString());
+    expect(formatDeliveryTime(send.deliver_at!, 'America/New_York')).toBe(delivery);
     // The list is now used by a scheduled email: deleting it is checked first.
     const check = await s.agent.post('/api/mailing-lists/check-delete', { accountId: s.smtpId, listId: s.lists[0] });
     expect(check.json().campaigns).toEqual([
       expect.objectContaining({ type: 'scheduled', id: response.json().sendId }),
     ]);
     const free = await setup(2);
-    const refused = await free.agent.post('/api/email/send', form(free, { deliveryTime }));
+    const refused = await free.agent.post('/api/email/send', form(free, { delivery }));
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().errors.deliveryTime).toEqual([SEND_MESSAGES.scheduleUpgrade]);
-    const past = await s.agent.post('/api/email/send', form(s, { deliveryTime: '2020-01-01 10:00 AM' }));
-    expect(past.json().errors.deliveryTime).toEqual([SEND_MESSAGES.deliveryPast]);
+    expect(refused.json().errors.delivery).toEqual([SEND_MESSAGES.scheduleUpgrade]);
+    const past = await s.agent.post('/api/email/send', form(s, { delivery: '2020-01-01 10:00 AM' }));
+    expect(past.json().errors.delivery).toEqual([SEND_MESSAGES.deliveryPast]);
   });
 
   it('renders merge fields per recipient with fallbacks', async () => {

@@ -158,11 +158,18 @@ export const trackHtml = (
   let tracked = html;
   if (clicks) {
     const parts: string[] = [];
+    // One signature per link, however often the message repeats it.
+    const clickUrls = new Map<number, string>();
     let copied = 0;
     for (const href of webHrefsOf(html)) {
       const linkId = links.get(href.url);
       if (linkId === undefined) continue;
-      parts.push(html.slice(copied, href.start), urls.click(linkId));
+      let clickUrl = clickUrls.get(linkId);
+      if (clickUrl === undefined) {
+        clickUrl = urls.click(linkId);
+        clickUrls.set(linkId, clickUrl);
+      }
+      parts.push(html.slice(copied, href.start), clickUrl);
       copied = href.end;
     }
     if (copied > 0) tracked = parts.join('') + html.slice(copied);

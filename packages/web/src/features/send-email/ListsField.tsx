@@ -24,7 +24,7 @@ export const ListsField = ({ lists, value, error, onChange }: TProps) => {
         <Text size="sm">
           Emails go to the members of a mailing list.{' '}
           {/* The form's first-error focus lands here when the lists are what is missing. */}
-          <Anchor component={Link} to="/mailing-lists" size="sm" id={fieldId('mailingLists')}>
+          <Anchor component={Link} to="/mailing-lists" size="sm" id={fieldId('to')}>
             Create a list on Mailing Lists
           </Anchor>{' '}
           and add members to it, then come back here.
@@ -43,7 +43,7 @@ export const ListsField = ({ lists, value, error, onChange }: TProps) => {
     .reduce((sum, list) => sum + list.subscribed, 0);
   return (
     <MultiSelect
-      id={fieldId('mailingLists')}
+      id={fieldId('to')}
       label="Mailing lists"
       comboboxProps={OPTIONS_WHILE_OPEN}
       required

@@ -164,13 +164,13 @@ export const MessageFields = ({ values, errors, templates, isLiveEdit, onLiveEdi
           onChange={(event) => onChange({ bcc: event.currentTarget.value })}
         />
         <TextInput
-          id={fieldId('replyTo')}
+          id={fieldId('reply')}
           label="Reply To"
           type="email"
           placeholder="replies@example.com"
-          value={values.replyTo}
-          error={errors.replyTo}
-          onChange={(event) => onChange({ replyTo: event.currentTarget.value })}
+          value={values.reply}
+          error={errors.reply}
+          onChange={(event) => onChange({ reply: event.currentTarget.value })}
         />
       </SimpleGrid>
       <Group justify="space-between" gap="xs" mt="xs">

@@ -66,9 +66,7 @@ const Section = ({ icon, title, children }: { icon: ReactNode; title: string; ch
 
 /** The fields a change clears the error of; the picker's two inputs share the delivery time's. */
 const fieldsOf = (patch: Partial<TSendFormValues>): TSendField[] =>
-  Object.keys(patch).map(
-    (key) => (key === 'deliveryDate' || key === 'deliverySlot' ? 'deliveryTime' : key) as TSendField,
-  );
+  Object.keys(patch).map((key) => (key === 'deliveryDate' || key === 'deliverySlot' ? 'delivery' : key) as TSendField);
 
 /** After a send the form is ready for the next email from the same sender. */
 const afterSend = (values: TSendFormValues): TSendFormValues => ({
@@ -114,9 +112,10 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
           dailyCount: otherAccount.data.dailyCount,
         }
       : null;
-  const chosenLists = (audience?.lists ?? []).filter((list) => values.mailingLists.includes(String(list.id)));
+  const chosenLists = (audience?.lists ?? []).filter((list) => values.to.includes(String(list.id)));
   const context = account && {
     provider: account.provider,
+    domain: account.domain,
     allowsScheduling: content.allowsScheduling,
     timeZone: content.timeZone,
   };
@@ -164,7 +163,7 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
       showFieldErrors(result.errors);
       return;
     }
-    checkDuplicates.mutate(result.request.mailingLists, {
+    checkDuplicates.mutate(result.request.to, {
       onSuccess: (check) => {
         offerListVerification(check);
         if (check.duplicates > 0) setFlow({ step: 'duplicates', check });
@@ -176,7 +175,7 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
   const scheduleInstead = () => {
     setFlow(null);
     setTimeout(() => {
-      const picker = document.getElementById(fieldId('deliveryTime'));
+      const picker = document.getElementById(fieldId('delivery'));
       picker?.focus();
       picker?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
     }, 0);
@@ -191,13 +190,13 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
   const confirmSend = () => {
     if (!context || flow?.step !== 'confirm') return;
     if (flow.isSendLater && !hasDeliveryTime(values)) {
-      setErrors({ deliveryTime: SEND_MESSAGES.deliveryRequired });
+      setErrors({ delivery: SEND_MESSAGES.deliveryRequired });
       return;
     }
     const result = validateSendForm(values, context);
     if (!result.ok) {
       // A delivery time is fixed inside the dialog; anything else changed since the check is fixed on the form.
-      if (firstErrorField(result.errors) === 'deliveryTime' && flow.isSendLater) setErrors(result.errors);
+      if (firstErrorField(result.errors) === 'delivery' && flow.isSendLater) setErrors(result.errors);
       else {
         setFlow(null);
         showFieldErrors(result.errors);
@@ -208,7 +207,7 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
       onSuccess: ({ message, sendId, scheduled }) => {
         setFlow(null);
         notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-        onStarted({ sendId, scheduled, deliveryTime: result.request.deliveryTime, subject: result.request.subject });
+        onStarted({ sendId, scheduled, deliveryTime: result.request.delivery, subject: result.request.subject });
         setValues(afterSend(values));
         setErrors({});
         // Today's count of an SMTP account moved; the lists' next check starts fresh.
@@ -243,15 +242,15 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
                   accounts={content.accounts}
                   account={account}
                   onChange={update}
-                  onAccountChange={(id) => update({ account: id, mailingLists: [] })}
+                  onAccountChange={(id) => update({ account: id, to: [] })}
                 />
               </Section>
               <Section icon={<IconUsers size={16} />} title="To">
                 <ListsField
                   lists={audience?.lists ?? null}
-                  value={values.mailingLists}
-                  error={errors.mailingLists}
-                  onChange={(mailingLists) => update({ mailingLists })}
+                  value={values.to}
+                  error={errors.to}
+                  onChange={(to) => update({ to })}
                 />
               </Section>
               <Section icon={<IconMail size={16} />} title="Message">
@@ -266,12 +265,12 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
               </Section>
               <Section icon={<IconClock size={16} />} title="Send later">
                 <DeliveryTimePicker
-                  id={fieldId('deliveryTime')}
+                  id={fieldId('delivery')}
                   value={delivery}
                   onChange={update}
                   timeZone={content.timeZone}
                   allowsScheduling={content.allowsScheduling}
-                  error={flow ? undefined : errors.deliveryTime}
+                  error={flow ? undefined : errors.delivery}
                 />
               </Section>
               <Group justify="space-between">
@@ -331,7 +330,7 @@ export const SendEmailForm = ({ content, onStarted }: TProps) => {
         onSendLaterChange={changeSendLater}
         delivery={delivery}
         onDeliveryChange={update}
-        deliveryError={errors.deliveryTime}
+        deliveryError={errors.delivery}
         timeZone={content.timeZone}
         allowsScheduling={content.allowsScheduling}
         isSending={sendEmail.isPending}

@@ -205,7 +205,7 @@ describe('SendEmailPage', () => {
     fireEvent.click(warning.getByRole('button', { name: 'Schedule instead' }));
 
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-    await waitFor(() => expect(document.activeElement?.id).toBe('send-email-deliveryTime'));
+    await waitFor(() => expect(document.activeElement?.id).toBe('send-email-delivery'));
   });
 
   it("lets an SMTP send go on when part of the audience fits in today's balance", async () => {
@@ -292,16 +292,18 @@ describe('SendEmailPage', () => {
     await waitFor(() => expect(callsTo(fetchMock, SEND)).toHaveLength(1));
     expect(bodiesOf(fetchMock, SEND)[0]).toEqual({
       account: 1,
+      from: 'Sam <news@example.com>',
       senderName: 'Sam',
       alias: 'news',
       useSubdomain: false,
-      mailingLists: [5],
+      to: [5],
       subject: 'Hello {{name::you}}',
       cc: 'boss@example.com',
       bcc: '',
-      replyTo: '',
+      reply: '',
       message: '<p>Hello {{name::there}}</p>',
-      deliveryTime: '',
+      delivery: '',
+      sendLater: false,
       trackOpens: true,
       trackClicks: false,
     });
@@ -365,7 +367,7 @@ describe('SendEmailPage', () => {
     stubPage(buildContent(), {
       [SEND]: () =>
         jsonResponse(
-          { message: 'The given data was invalid.', errors: { replyTo: [SEND_MESSAGES.replyToInvalid] } },
+          { message: 'The given data was invalid.', errors: { reply: [SEND_MESSAGES.replyToInvalid] } },
           422,
         ),
     });
@@ -380,7 +382,7 @@ describe('SendEmailPage', () => {
 
     expect(await screen.findByText(SEND_MESSAGES.replyToInvalid)).toBeTruthy();
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-    await waitFor(() => expect(document.activeElement?.id).toBe('send-email-replyTo'));
+    await waitFor(() => expect(document.activeElement?.id).toBe('send-email-reply'));
   });
 
   it('imports an HTML file into the message and refuses other files', async () => {
@@ -464,7 +466,7 @@ describe('SendEmailPage', () => {
       fireEvent.click(confirm.getByRole('button', { name: 'Yes, send it' }));
 
       await waitFor(() => expect(callsTo(fetchMock, SEND)).toHaveLength(1));
-      expect(bodiesOf(fetchMock, SEND)[0].deliveryTime).toBe('2026-11-25 02:30 PM');
+      expect(bodiesOf(fetchMock, SEND)[0]).toMatchObject({ delivery: '2026-11-25 02:30 PM', sendLater: true });
       const notice = await screen.findByTestId('send-scheduled');
       expect(notice.textContent).toContain('goes out on 2026-11-25 02:30 PM (America/New_York)');
       expect(screen.queryByTestId('send-progress')).toBeNull();

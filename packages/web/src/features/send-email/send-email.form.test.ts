@@ -18,13 +18,18 @@ const filled = (overrides: Partial<TSendFormValues> = {}): TSendFormValues => ({
   ...initialSendFormValues(1),
   senderName: ' Sam ',
   alias: 'news',
-  mailingLists: ['5'],
+  to: ['5'],
   subject: 'Hello',
   message: '<p>Hi</p>',
   ...overrides,
 });
 
-const mailgun = { provider: 'mailgun' as const, allowsScheduling: true, timeZone: 'America/New_York' };
+const mailgun = {
+  provider: 'mailgun' as const,
+  domain: 'mg.example.com',
+  allowsScheduling: true,
+  timeZone: 'America/New_York',
+};
 
 describe('send form', () => {
   it('joins the picked day and time as YYYY-MM-DD hh:mm A, and keeps half a choice so it is refused', () => {
@@ -32,16 +37,37 @@ describe('send form', () => {
     expect(deliveryTimeOf({ deliveryDate: '2026-11-25', deliverySlot: '00:05' })).toBe('2026-11-25 12:05 AM');
     expect(deliveryTimeOf({ deliveryDate: null, deliverySlot: null })).toBe('');
     const halfChosen = validateSendForm(filled({ deliveryDate: '2026-11-25' }), mailgun);
-    expect(halfChosen.ok ? null : halfChosen.errors.deliveryTime).toBe(SEND_MESSAGES.deliveryInvalid);
+    expect(halfChosen.ok ? null : halfChosen.errors.delivery).toBe(SEND_MESSAGES.deliveryInvalid);
   });
 
   it('sends no alias for an SMTP account, and trims what it sends', () => {
     const result = validateSendForm(filled({ alias: 'not used!' }), { ...mailgun, provider: 'smtp' });
     expect(result.ok && result.request).toMatchObject({ senderName: 'Sam', alias: '', useSubdomain: false });
-    expect(toSendRequest(filled({ useSubdomain: true }), 'mailgun')).toMatchObject({
+    expect(toSendRequest(filled({ useSubdomain: true }), mailgun)).toMatchObject({
       alias: 'news',
       useSubdomain: true,
     });
+  });
+
+  it("posts the spec's field names: from, to, reply, delivery and sendLater beside the sender's parts", () => {
+    const values = filled({ reply: 'replies@example.com', deliveryDate: '2030-01-02', deliverySlot: '10:00' });
+    expect(toSendRequest(values, mailgun)).toMatchObject({
+      account: 1,
+      from: 'Sam <news@example.com>',
+      senderName: ' Sam ',
+      alias: 'news',
+      to: [5],
+      reply: 'replies@example.com',
+      delivery: '2030-01-02 10:00 AM',
+      sendLater: true,
+    });
+    expect(toSendRequest(filled(), { provider: 'smtp', domain: '' })).toMatchObject({
+      from: 'Sam',
+      delivery: '',
+      sendLater: false,
+    });
+    const result = validateSendForm(values, mailgun);
+    expect(result.ok && Object.keys(result.request)).not.toContain('mailingLists');
   });
 
   it('needs a sender name from SMTP and Gmail accounts and an alias from Mailgun ones', () => {
@@ -58,7 +84,7 @@ describe('send form', () => {
       ...mailgun,
       allowsScheduling: false,
     });
-    expect(result.ok ? {} : result.errors).toEqual({ deliveryTime: SEND_MESSAGES.scheduleUpgrade });
+    expect(result.ok ? {} : result.errors).toEqual({ delivery: SEND_MESSAGES.scheduleUpgrade });
   });
 
   it('refuses a line break in a header field', () => {

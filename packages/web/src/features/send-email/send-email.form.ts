@@ -21,12 +21,13 @@ export type TSendFormValues = {
   senderName: string;
   alias: string;
   useSubdomain: boolean;
-  mailingLists: string[];
+  /** The chosen mailing lists' ids (the request's `to`). */
+  to: string[];
   template: string | null;
   subject: string;
   cc: string;
   bcc: string;
-  replyTo: string;
+  reply: string;
   message: string;
   /** `YYYY-MM-DD` in the user's time zone, or null to send now. */
   deliveryDate: string | null;
@@ -44,12 +45,12 @@ export const initialSendFormValues = (accountId: number | null): TSendFormValues
   senderName: '',
   alias: '',
   useSubdomain: false,
-  mailingLists: [],
+  to: [],
   template: null,
   subject: '',
   cc: '',
   bcc: '',
-  replyTo: '',
+  reply: '',
   message: '',
   deliveryDate: null,
   deliverySlot: null,
@@ -62,13 +63,14 @@ export const FIELD_ORDER: TSendField[] = [
   'account',
   'senderName',
   'alias',
-  'mailingLists',
+  'from',
+  'to',
   'subject',
   'cc',
   'bcc',
-  'replyTo',
+  'reply',
   'message',
-  'deliveryTime',
+  'delivery',
 ];
 
 /** The id of each field's input, for focusing the first error. */
@@ -89,39 +91,59 @@ export const deliveryTimeOf = ({
 export const hasDeliveryTime = (values: Pick<TSendFormValues, 'deliveryDate' | 'deliverySlot'>) =>
   Boolean(values.deliveryDate || values.deliverySlot);
 
-/** `POST /api/email/send`'s body. Sender-name-only accounts have no alias, so none is sent. */
-export const toSendRequest = (values: TSendFormValues, provider: TAccountKind) => {
+/**
+ * `POST /api/email/send`'s body under the spec's names (`from`, `to`, `reply`, `delivery`,
+ * `sendLater`), with the sender's parts beside `from` so the server names a mistake on its
+ * own field. Sender-name-only accounts have no alias, so none is sent.
+ */
+export const toSendRequest = (
+  values: TSendFormValues,
+  { provider, domain }: Pick<TSendContext, 'provider' | 'domain'>,
+) => {
   const nameOnly = sendsAsSenderNameOnly(provider);
-  return {
-    account: Number(values.account),
+  const sender = {
     senderName: values.senderName,
     alias: nameOnly ? '' : values.alias,
     useSubdomain: nameOnly ? false : values.useSubdomain,
-    mailingLists: values.mailingLists.map(Number),
+  };
+  return {
+    account: Number(values.account),
+    from: senderAddress({ provider, domain, ...sender }),
+    ...sender,
+    to: values.to.map(Number),
     subject: values.subject,
     cc: values.cc,
     bcc: values.bcc,
-    replyTo: values.replyTo,
+    reply: values.reply,
     message: values.message,
-    deliveryTime: deliveryTimeOf(values),
+    delivery: deliveryTimeOf(values),
+    sendLater: hasDeliveryTime(values),
     trackOpens: values.trackOpens,
     trackClicks: values.trackClicks,
   };
 };
 
-export type TSendContext = { provider: TAccountKind; allowsScheduling: boolean; timeZone: string; now?: Date };
+export type TSendContext = {
+  provider: TAccountKind;
+  /** The account's sending domain (empty for SMTP and Gmail). */
+  domain: string;
+  allowsScheduling: boolean;
+  timeZone: string;
+  now?: Date;
+};
 
 export type TValidation = { ok: true; request: TSendEmailForm } | { ok: false; errors: TFieldErrors };
 
 /** The form's checks, the same the server makes: the schema, then what the account's kind and the plan require. */
 export const validateSendForm = (values: TSendFormValues, context: TSendContext): TValidation => {
-  const parsed = ZSendEmailRequest.safeParse(toSendRequest(values, context.provider));
+  const parsed = ZSendEmailRequest.safeParse(toSendRequest(values, context));
   const errors: TFieldErrors = parsed.success ? {} : (firstIssueByField(parsed.error.issues) as TFieldErrors);
   const issues = sendFormIssues(
     {
       senderName: values.senderName,
       alias: values.alias,
-      deliveryTime: deliveryTimeOf(values),
+      delivery: deliveryTimeOf(values),
+      sendLater: hasDeliveryTime(values),
     },
     context,
   );
