@@ -1,14 +1,16 @@
 import { expect, test } from '@playwright/test';
-import { baseUrl, E2E_USER, signIn } from './support';
+import { baseUrl, E2E_USER, expectAccessible, signIn } from './support';
 
 test('a signed-out visitor is sent to sign in, and wrong credentials say so', async ({ page }) => {
   await page.goto(`${baseUrl()}/notifications`);
   await expect(page).toHaveURL(/\/login/);
+  await expectAccessible(page, 'sign-in');
   await page.getByLabel('Email').fill(E2E_USER.email);
   await page.getByLabel('Password', { exact: true }).fill('not-the-password');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByText('These credentials do not match our records.')).toBeVisible();
   await expect(page).toHaveURL(/\/login/);
+  await expectAccessible(page, 'sign-in with an error');
 });
 
 test('signing in opens the shell with the user, the credit slot, live status and only the areas that exist', async ({
@@ -25,11 +27,14 @@ test('signing in opens the shell with the user, the credit slot, live status and
   // Areas that later issues build are not shown as dead links.
   await expect(navigation.getByRole('link', { name: 'Drip Campaigns' })).toHaveCount(0);
   await expect(navigation.getByRole('link', { name: 'History' })).toHaveCount(0);
+  await expectAccessible(page, 'dashboard');
 });
 
 test('signing out ends the session and the app asks to sign in again', async ({ page }) => {
   await signIn(page);
   await page.getByTestId('user-name').click();
+  await expect(page.getByRole('menuitem', { name: 'Sign out' })).toBeVisible();
+  await expectAccessible(page, 'account menu');
   await page.getByRole('menuitem', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/login/);
   await page.goto(`${baseUrl()}/`);
@@ -41,7 +46,10 @@ test('signing out ends the session and the app asks to sign in again', async ({ 
 test('the forgotten-password form answers without revealing whether the account exists', async ({ page }) => {
   await page.goto(`${baseUrl()}/login`);
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  await expect(page.getByLabel('Email')).toBeVisible();
+  await expectAccessible(page, 'forgot password');
   await page.getByLabel('Email').fill('nobody@example.com');
   await page.getByRole('button', { name: /send/i }).click();
   await expect(page.getByText(/If an account exists for that email/)).toBeVisible();
+  await expectAccessible(page, 'forgot password, sent');
 });

@@ -8,6 +8,7 @@ import {
   luminance,
   type MantineColorsTuple,
   type MantineTheme,
+  Menu,
 } from '@mantine/core';
 
 const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
@@ -24,6 +25,10 @@ export const theme = createTheme({
   components: {
     // A link inside a sentence must not be told apart by colour alone (WCAG 1.4.1).
     Anchor: Anchor.extend({ defaultProps: { underline: 'always' } }),
+    // Mantine's placeholder is a focusable role="presentation" div inside role="menu", which
+    // a menu may not contain (axe aria-required-children); without it the trap focuses the
+    // menu itself and the arrow keys move to the items.
+    Menu: Menu.extend({ defaultProps: { withInitialFocusPlaceholder: false } }),
   },
 });
 
