@@ -227,6 +227,8 @@ export type SuppressionsTable = {
   reason: string | null;
   message: string | null;
   description: string | null;
+  source: 'smtp' | 'mailgun' | 'user' | 'import' | null;
+  send_id: number | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };

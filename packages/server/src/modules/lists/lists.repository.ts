@@ -214,3 +214,32 @@ export const findImportChunk = async (db: Executor, importId: number, kind: 'upl
 
 export const deleteImportChunks = (db: Executor, importId: number, kind: 'upload' | 'report') =>
   db.deleteFrom('list_import_files').where('import_id', '=', importId).where('kind', '=', kind).execute();
+
+/**
+ * The subscribed members of some of a user's lists (user_id, list_id, email, fullname,
+ * fields), as a subquery for set-based work of other modules (a send's snapshot), which
+ * hold no SQL of this module's tables of their own.
+ */
+export const subscribedMembersOf = (userId: number, listIds: number[]) =>
+  sql`(select m.user_id, m.list_id, m.email, m.fullname, m.fields
+         from list_members m
+        where m.user_id = ${userId} and m.list_id = any(${listIds}::bigint[]) and m.subscribed)`;
+
+/**
+ * Unsubscribes an address from every list of one sending account (a recipient's
+ * unsubscribe link, a complaint). Answers how many memberships changed.
+ */
+export const unsubscribeFromAccountLists = async (
+  db: Executor,
+  { userId, accountId, email }: { userId: number; accountId: number; email: string },
+) => {
+  const updated = await db
+    .updateTable('list_members')
+    .set({ subscribed: false, updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('account_id', '=', accountId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where('subscribed', '=', true)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows);
+};

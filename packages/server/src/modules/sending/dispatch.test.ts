@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { sealSecret } from '../accounts/secrets';
+import { suppress } from '../suppression/suppression.service';
 import {
   dispatch,
   MAX_ATTEMPTS,
@@ -15,6 +16,7 @@ import {
   snapshotSend,
   startDueSends,
 } from './dispatch';
+import { MAX_MESSAGE_CHARS } from './message';
 import { cancelSend, countDuplicates, createSend, pauseSend, resendUnknown, resumeSend } from './sending.service';
 
 type TReceived = { to: string; raw: string };
@@ -533,6 +535,78 @@ describe('a send through an SMTP account', () => {
     await dispatch(t.platform, queued);
     expect(received).toHaveLength(0);
     expect(await sendRow(queued)).toMatchObject({ status: 'failed', note: PLAN_WITHOUT_ACCOUNTS });
+  });
+
+  it('leaves out of the next send an address suppressed by any path: an SMTP refusal, a provider event, an unsubscribe', async () => {
+    const audience = await seedAudience([
+      [{ email: 'refused@example.com' }, { email: 'bounced@example.com' }, { email: 'left@example.com' }],
+      [{ email: 'stays@example.com' }, { email: 'LEFT@example.com' }],
+    ]);
+    script.set('refused@example.com', [550]);
+    const first = await newSend(audience);
+    await snapshotSend(t.platform, first);
+    await dispatch(t.platform, first);
+    // A provider's bounce (what a Mailgun event or a DSN records) and a recipient's unsubscribe.
+    await suppress(t.platform.db, [
+      { userId: audience.user.id, email: 'Bounced@Example.com', type: 'bounce', reason: 'failed', source: 'mailgun' },
+    ]);
+    const { token } = await t.platform.db
+      .selectFrom('send_recipients')
+      .select('token')
+      .where('send_id', '=', first)
+      .where('email', '=', 'left@example.com')
+      .executeTakeFirstOrThrow();
+    expect((await t.app.inject({ method: 'POST', url: `/api/unsubscribe/${token}` })).statusCode).toBe(200);
+    const suppressions = await t.platform.db
+      .selectFrom('suppressions')
+      .select(['email', 'type', 'source', 'send_id', 'message'])
+      .where('user_id', '=', audience.user.id)
+      .orderBy('email')
+      .execute();
+    expect(suppressions).toEqual([
+      { email: 'Bounced@Example.com', type: 'bounce', source: 'mailgun', send_id: null, message: null },
+      {
+        email: 'refused@example.com',
+        type: 'bounce',
+        source: 'smtp',
+        send_id: first,
+        message: expect.stringMatching(/No such user/),
+      },
+    ]);
+
+    received.length = 0;
+    const second = await newSend(audience);
+    await snapshotSend(t.platform, second);
+    await dispatch(t.platform, second);
+    expect(received.map((item) => item.to)).toEqual(['stays@example.com']);
+  });
+
+  it('fails alone, with the reason, a recipient whose message cannot be composed, and sends the rest', async () => {
+    const audience = await seedAudience([[{ email: 'huge@example.com' }, { email: 'fine@example.com' }]]);
+    await t.platform.db
+      .updateTable('list_members')
+      .set({ fields: JSON.stringify({ city: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }) })
+      .where('email', '=', 'huge@example.com')
+      .execute();
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received.map((item) => item.to)).toEqual(['fine@example.com']);
+    const huge = await t.platform.db
+      .selectFrom('send_recipients')
+      .select(['status', 'error'])
+      .where('send_id', '=', sendId)
+      .where('email', '=', 'huge@example.com')
+      .executeTakeFirstOrThrow();
+    expect(huge).toMatchObject({ status: 'failed', error: expect.stringMatching(/would be longer than/) });
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 1, failed_count: 1 });
+    // The address is fine: it is not suppressed.
+    const suppressed = await t.platform.db
+      .selectFrom('suppressions')
+      .select('id')
+      .where('user_id', '=', audience.user.id)
+      .execute();
+    expect(suppressed).toEqual([]);
   });
 
   it("answers 404 for another user's send", async () => {

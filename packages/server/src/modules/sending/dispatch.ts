@@ -11,6 +11,8 @@ import { defineJob } from '../../platform/queue';
 import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport, TSendResult } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
+import { subscribedMembersOf } from '../lists/lists.repository';
+import { notSuppressed, suppress } from '../suppression/suppression.service';
 import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
 import { applyPendingEvents } from './mailgun-webhooks';
 import { buildBatchMessage, buildMessage } from './message';
@@ -58,12 +60,8 @@ const snapshot = async (platform: TPlatform, sendId: number) => {
       insert into send_recipients (send_id, user_id, email, name, fields, token)
       select distinct on (lower(m.email)) ${sendId}, m.user_id, m.email, m.fullname, m.fields,
              replace(gen_random_uuid()::text, '-', '')
-        from list_members m
-       where m.user_id = ${send.user_id}
-         and m.list_id = any(${send.list_ids}::bigint[])
-         and m.subscribed
-         and not exists (
-           select 1 from suppressions s where s.user_id = m.user_id and lower(s.email) = lower(m.email))
+        from ${subscribedMembersOf(send.user_id, send.list_ids)} m
+       where ${notSuppressed(sql`m.user_id`, sql`m.email`)}
        order by lower(m.email), m.list_id
       on conflict (send_id, lower(email)) do nothing`.execute(trx);
     // CC and BCC addresses each get one copy, as recipients of their own: a bulk send
@@ -80,9 +78,8 @@ const snapshot = async (platform: TPlatform, sendId: number) => {
       await sql`
         insert into send_recipients (send_id, user_id, email, token)
         select ${sendId}, ${send.user_id}, c.email, replace(gen_random_uuid()::text, '-', '')
-          from unnest(${copies}::text[]) as c(email)
-         where not exists (
-           select 1 from suppressions s where s.user_id = ${send.user_id} and lower(s.email) = lower(c.email))
+            from unnest(${copies}::text[]) as c(email)
+         where ${notSuppressed(send.user_id, sql`c.email`)}
         on conflict (send_id, lower(email)) do nothing`.execute(trx);
     }
     await sql`
@@ -198,9 +195,12 @@ const releaseUnstarted = async (executor: Executor, leaseToken: string, ids: num
 };
 
 /** Records one recipient's outcome, only while the claim is still this worker's; answers what was recorded. */
+/** Whose send a settle is for, and which path answered (what a suppression records). */
+type TSettleContext = { sendId: number; userId: number; source: 'smtp' | 'mailgun' };
+
 const settle = async (
   checkpoints: Executor,
-  sendId: number,
+  { sendId, userId, source }: TSettleContext,
   leaseToken: string,
   recipient: TClaimed,
   result: TSendResult,
@@ -226,12 +226,17 @@ const settle = async (
   const outcome = await fenced(result.kind === 'unknown' ? 'unknown' : 'failed', { error: result.error });
   if (outcome && result.kind === 'permanent') {
     // A hard refusal: the address is never sent to again.
-    await sql`
-      insert into suppressions (user_id, email, type, reason, message)
-      select user_id, ${recipient.email}, 'bounce', 'permanent failure', ${result.error} from sends where id = ${sendId}
-      on conflict (user_id, lower(email), type) do update set quantity = suppressions.quantity + 1, updated_at = now()`.execute(
-      checkpoints,
-    );
+    await suppress(checkpoints, [
+      {
+        userId,
+        email: recipient.email,
+        type: 'bounce',
+        reason: 'permanent failure',
+        message: result.error,
+        source,
+        sendId,
+      },
+    ]);
   }
   return outcome;
 };
@@ -243,7 +248,7 @@ const settle = async (
  */
 const settleBatch = async (
   checkpoints: Executor,
-  sendId: number,
+  { sendId, userId, source }: TSettleContext,
   leaseToken: string,
   batch: TClaimed[],
   result: TSendResult,
@@ -269,14 +274,18 @@ const settleBatch = async (
   const updated = await sql<{ email: string }>`
     update send_recipients set status = ${status}, error = ${result.error}, ${released}
      where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} returning email`.execute(checkpoints);
-  if (result.kind === 'permanent' && updated.rows.length > 0) {
-    await sql`
-      insert into suppressions (user_id, email, type, reason, message)
-      select s.user_id, e.email, 'bounce', 'permanent failure', ${result.error}
-        from sends s, unnest(${updated.rows.map((row) => row.email)}::text[]) as e(email)
-       where s.id = ${sendId}
-      on conflict (user_id, lower(email), type) do update set quantity = suppressions.quantity + 1, updated_at = now()`.execute(
+  if (result.kind === 'permanent') {
+    await suppress(
       checkpoints,
+      updated.rows.map((row) => ({
+        userId,
+        email: row.email,
+        type: 'bounce' as const,
+        reason: 'permanent failure',
+        message: result.error,
+        source,
+        sendId,
+      })),
     );
   }
   return updated.rows.map(() => status);
@@ -538,7 +547,7 @@ const sendClaims = async (
           );
           const outcomes = await settleBatch(
             checkpoints,
-            sendId,
+            { sendId, userId: send.user_id, source: 'mailgun' },
             leaseToken,
             batch.map(({ recipient }) => recipient),
             results[0]!,
@@ -595,7 +604,15 @@ const sendClaims = async (
       const results = await transport.send(
         composed.map((item) => item.composed),
         async (index, result) => {
-          outcomes.push(await settle(checkpoints, sendId, leaseToken, composed[index]!.recipient, result));
+          outcomes.push(
+            await settle(
+              checkpoints,
+              { sendId, userId: send.user_id, source: 'smtp' },
+              leaseToken,
+              composed[index]!.recipient,
+              result,
+            ),
+          );
         },
         {
           startBefore: deadline,

@@ -6,6 +6,7 @@ import type { Executor } from '../../platform/db';
 import { defineJob } from '../../platform/queue';
 import { safeEqual } from '../../platform/tokens';
 import { openSecret } from '../accounts/secrets';
+import { suppress, unsubscribeEverywhere } from '../suppression/suppression.service';
 
 /** The custom variable each Mailgun message carries, naming its recipient row. */
 export const RECIPIENT_VARIABLE = 'sendwell-recipient';
@@ -452,23 +453,26 @@ const setFirstTime = async (
   for (const { send_id } of updated.rows) count(counters, send_id, counter);
 };
 
-const suppress = (trx: Executor, userId: number, email: string, type: 'bounce' | 'complained', event: TEvent) =>
-  sql`
-    insert into suppressions (user_id, email, type, reason, message, description)
-    values (${userId}, ${email}, ${type}, ${event.event}, ${event['delivery-status']?.message ?? null},
-            ${event['delivery-status']?.description ?? null})
-    on conflict (user_id, lower(email), type) do update set quantity = suppressions.quantity + 1, updated_at = now()`.execute(
-    trx,
-  );
-
-const unsubscribeEverywhere = (trx: Executor, userId: number, accountId: number, email: string) =>
-  trx
-    .updateTable('list_members')
-    .set({ subscribed: false, updated_at: new Date() })
-    .where('user_id', '=', userId)
-    .where('account_id', '=', accountId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .execute();
+const suppressFor = (
+  trx: Executor,
+  userId: number,
+  email: string,
+  type: 'bounce' | 'complained',
+  event: TEvent,
+  recipient: TRecipient | undefined,
+) =>
+  suppress(trx, [
+    {
+      userId,
+      email,
+      type,
+      reason: event.event,
+      message: event['delivery-status']?.message,
+      description: event['delivery-status']?.description,
+      source: 'mailgun',
+      sendId: recipient?.send_id ?? null,
+    },
+  ]);
 
 /** What an event does beyond its first-time column: suppressions, failures, unsubscribes. */
 const applySideEffects = async (
@@ -483,7 +487,7 @@ const applySideEffects = async (
     case 'failed': {
       // Temporary failures are Mailgun's to retry; a permanent one ends the address.
       if (event.severity !== 'permanent' || !email) return;
-      await suppress(trx, account.user_id, email, 'bounce', event);
+      await suppressFor(trx, account.user_id, email, 'bounce', event, recipient);
       if (recipient) {
         const failed =
           await sql`update send_recipients set status = 'failed', error = ${event['delivery-status']?.message ?? 'bounced'}
@@ -494,12 +498,12 @@ const applySideEffects = async (
     }
     case 'complained':
       if (!email) return;
-      await suppress(trx, account.user_id, email, 'complained', event);
-      await unsubscribeEverywhere(trx, account.user_id, account.id, email);
+      await suppressFor(trx, account.user_id, email, 'complained', event, recipient);
+      await unsubscribeEverywhere(trx, { userId: account.user_id, accountId: account.id, email });
       return;
     case 'unsubscribed':
       if (!email) return;
-      await unsubscribeEverywhere(trx, account.user_id, account.id, email);
+      await unsubscribeEverywhere(trx, { userId: account.user_id, accountId: account.id, email });
       return;
     default:
       return;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
+import { unsubscribeEverywhere } from '../suppression/suppression.service';
 
 /** A recipient's unsubscribe token, as in the link and the List-Unsubscribe header. */
 export const isToken = (token: string) => /^[0-9a-f]{32}$/.test(token);
@@ -30,14 +31,7 @@ export const unsubscribe = async (platform: TPlatform, token: string) => {
   if (!found) return null;
   await platform.db.transaction().execute(async (trx) => {
     if (found.account_id !== null) {
-      await trx
-        .updateTable('list_members')
-        .set({ subscribed: false, updated_at: new Date() })
-        .where('user_id', '=', found.user_id)
-        .where('account_id', '=', found.account_id)
-        .where(sql<string>`lower(email)`, '=', found.email.toLowerCase())
-        .where('subscribed', '=', true)
-        .execute();
+      await unsubscribeEverywhere(trx, { userId: found.user_id, accountId: found.account_id, email: found.email });
     }
     const first = await trx
       .updateTable('send_recipients')

@@ -1,0 +1,59 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Executor } from '../../platform/db';
+
+/** One suppression to record: an address the user never sends to again, and why. */
+export type TSuppressionEntry = {
+  userId: number;
+  email: string;
+  type: 'bounce' | 'complained';
+  /** What happened, in a word or two ('permanent failure', 'failed', 'complained'). */
+  reason: string;
+  /** The provider's or the receiving server's own words (an SMTP answer, a DSN line). */
+  message?: string | null;
+  description?: string | null;
+  source: 'smtp' | 'mailgun' | 'user' | 'import';
+  /** The send whose message bounced or drew the complaint. */
+  sendId?: number | null;
+};
+
+/** Provider text kept per field: an SMTP answer or DSN can run to kilobytes (R30). */
+const TEXT_LIMIT = 1000;
+
+/**
+ * Records suppressions in one statement: a new address gets a row, a known one counts once
+ * more and keeps the latest words. Entries for the same address and type are merged first
+ * (one statement cannot touch a row twice).
+ */
+export const upsertSuppressions = async (executor: Executor, entries: TSuppressionEntry[]) => {
+  const merged = new Map<string, TSuppressionEntry & { quantity: number }>();
+  for (const entry of entries) {
+    const key = `${entry.userId}\u0000${entry.email.toLowerCase()}\u0000${entry.type}`;
+    const known = merged.get(key);
+    merged.set(key, { ...entry, quantity: (known?.quantity ?? 0) + 1 });
+  }
+  const rows = [...merged.values()];
+  if (rows.length === 0) return;
+  const clip = (text: string | null | undefined) => (text ? text.slice(0, TEXT_LIMIT) : null);
+  await sql`
+    insert into suppressions (user_id, email, type, quantity, reason, message, description, source, send_id)
+    select * from unnest(
+      ${rows.map((row) => row.userId)}::bigint[], ${rows.map((row) => row.email)}::text[],
+      ${rows.map((row) => row.type)}::text[], ${rows.map((row) => row.quantity)}::int[],
+      ${rows.map((row) => clip(row.reason))}::text[], ${rows.map((row) => clip(row.message))}::text[],
+      ${rows.map((row) => clip(row.description))}::text[], ${rows.map((row) => row.source)}::text[],
+      ${rows.map((row) => row.sendId ?? null)}::bigint[])
+    on conflict (user_id, lower(email), type) do update
+       set quantity = suppressions.quantity + excluded.quantity,
+           message = coalesce(excluded.message, suppressions.message),
+           description = coalesce(excluded.description, suppressions.description),
+           source = excluded.source, send_id = coalesce(excluded.send_id, suppressions.send_id),
+           updated_at = now()`.execute(executor);
+};
+
+/**
+ * The condition "this address is not suppressed for this user", for set-based queries of
+ * other modules (a send's snapshot): they hold no SQL of this table of their own.
+ */
+export const notSuppressed = (userId: RawBuilder<unknown> | number, email: RawBuilder<unknown>) =>
+  sql<boolean>`not exists (
+    select 1 from suppressions s where s.user_id = ${userId} and lower(s.email) = lower(${email}))`;
