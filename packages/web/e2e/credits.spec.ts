@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, E2E_USER, signIn } from './support';
+import { admin, baseUrl, E2E_USER, expectAccessible, signIn } from './support';
 
 test('the balance follows an operator’s grant live in every tab, and the credit log lists both entries', async ({
   context,
@@ -23,4 +23,5 @@ test('the balance follows an operator’s grant live in every tab, and the credi
   await expect(table).toContainText('Trial credits');
   await expect(table).toContainText('+300');
   await expect(second.getByText('Displaying 2 of 2 entries.')).toBeVisible();
+  await expectAccessible(second, 'credit log');
 });

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { baseUrl, E2E_USER, signIn, withDatabase } from './support';
+import { baseUrl, E2E_USER, expectAccessible, signIn, withDatabase } from './support';
 
 const TOTAL = 57;
 
@@ -30,6 +30,7 @@ test.beforeEach(async ({ page }) => {
 
 test('pages with First, Prev, numbered pages, Next and Last', async ({ page }) => {
   await expect(table(page)).toContainText('Weekly report 57');
+  await expectAccessible(page, 'notifications, first page');
   await page.getByRole('button', { name: 'Next' }).click();
   await expect(page.getByRole('button', { name: '2', exact: true })).toHaveAttribute('aria-current', 'page');
   await expect(table(page)).toContainText('Weekly report 37');
@@ -41,6 +42,7 @@ test('pages with First, Prev, numbered pages, Next and Last', async ({ page }) =
   await page.getByRole('button', { name: 'First' }).click();
   await expect(page.getByRole('button', { name: '1', exact: true })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByRole('button', { name: 'First' })).toBeDisabled();
+  await expectAccessible(page, 'notifications, paged back to the first page');
 });
 
 test('keeps the chosen page size in localStorage under per_page', async ({ page }) => {
@@ -70,6 +72,7 @@ test('searches only at three characters or when cleared', async ({ page }) => {
 
   await search.fill('zzz-nothing');
   await expect(page.getByText('No data found.')).toBeVisible();
+  await expectAccessible(page, 'notifications, nothing found');
   await search.fill('');
   await expect(summary(page)).toHaveText(`Displaying 20 of ${TOTAL} entries.`);
 });
@@ -88,6 +91,7 @@ test('selects rows one by one and all at once, and expands a row', async ({ page
   for (const checkbox of await page.getByLabel('Select row').all()) await expect(checkbox).toBeChecked();
   await page.getByLabel('Expand row').first().click();
   await expect(table(page)).toContainText('Opens were steady this week');
+  await expectAccessible(page, 'notifications, rows selected and one expanded');
 });
 
 test('shows No data found. when the fetch fails, without an error dialog', async ({ page }) => {

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { baseUrl, E2E_USER, signIn, withDatabase } from './support';
+import { baseUrl, E2E_USER, expectAccessible, signIn, withDatabase } from './support';
 
 /** The spec's error catalogue, on a real mutation: 'Mark all as read'. */
 test.beforeAll(async () => {
@@ -33,6 +33,7 @@ test('a 422 shows the first message of each field as a toast', async ({ page }) 
   await expect(page.getByText('The scope is invalid.')).toBeVisible();
   await expect(page.getByText('A second message for ids.')).toHaveCount(0);
   await expect(page.getByRole('dialog')).toHaveCount(0);
+  await expectAccessible(page, 'notifications with validation toasts');
 });
 
 test('another HTTP error opens an Error! dialog with the server’s message', async ({ page }) => {
@@ -40,6 +41,7 @@ test('another HTTP error opens an Error! dialog with the server’s message', as
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByText('Error!')).toBeVisible();
   await expect(dialog.getByText('Something went wrong on our side. Please try again.')).toBeVisible();
+  await expectAccessible(page, 'Error! dialog');
   await dialog.getByRole('button', { name: 'OK' }).click();
   await expect(page.getByRole('dialog')).toHaveCount(0);
 });
@@ -48,4 +50,5 @@ test('a status:false answer shows the server message titled Error', async ({ pag
   await markAllAnswering(page, 200, { status: false, message: 'Nothing could be marked.' });
   await expect(page.getByText('Nothing could be marked.')).toBeVisible();
   await expect(page.getByText('Error', { exact: true })).toBeVisible();
+  await expectAccessible(page, 'notifications with an error toast');
 });

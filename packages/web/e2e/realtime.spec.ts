@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, E2E_USER, signIn } from './support';
+import { admin, baseUrl, E2E_USER, expectAccessible, signIn } from './support';
 
 test('a notification published by the worker process reaches every open tab live', async ({ context }) => {
   const first = await context.newPage();
@@ -18,6 +18,7 @@ test('a notification published by the worker process reaches every open tab live
   }
   // The table on the notifications page refreshes itself.
   await expect(second.getByTestId('data-table')).toContainText('Your import finished');
+  await expectAccessible(second, 'notifications, updated live');
 });
 
 test('signing out in one tab closes the live channel of the other', async ({ context }) => {

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl } from './support';
+import { admin, baseUrl, expectAccessible } from './support';
 
 test('a visitor registers on the free plan with the real captcha, and sees credits arrive live in a second tab', async ({
   context,
@@ -15,6 +15,7 @@ test('a visitor registers on the free plan with the real captcha, and sees credi
   await expect(page.getByTestId('register-plan-3')).toContainText('Pro');
   // Without Stripe configured, paid plans say so instead of asking for a card.
   await expect(page.getByText(/Paid plans are not available on this server/).first()).toBeVisible();
+  await expectAccessible(page, 'registration, plans');
   await page.getByRole('button', { name: 'Next' }).click();
 
   // Step 2: the form. Submitting before the captcha is solved gets the spec's message.
@@ -24,6 +25,7 @@ test('a visitor registers on the free plan with the real captcha, and sees credi
   await page.getByLabel('I accept the terms of service').check();
   await page.getByTestId('register-submit').click();
   await expect(page.getByText('Please verify the captcha!')).toBeVisible();
+  await expectAccessible(page, 'registration, form');
 
   // Back keeps what was typed.
   await page.getByRole('button', { name: 'Back' }).click();
@@ -33,6 +35,7 @@ test('a visitor registers on the free plan with the real captcha, and sees credi
   // The real proof of work, solved by the widget's workers in Chromium.
   await page.getByTestId('captcha').getByText("I'm not a robot").click();
   await expect(page.getByTestId('captcha')).toHaveAttribute('data-state', 'verified', { timeout: 30_000 });
+  await expectAccessible(page, 'registration, captcha solved');
   await page.getByTestId('register-submit').click();
 
   // Signed in, on the dashboard, with the free plan's trial credits in the header.
@@ -50,6 +53,7 @@ test('a visitor registers on the free plan with the real captcha, and sees credi
   await expect(table.getByRole('row').nth(1)).toContainText('+700');
   await expect(table).toContainText('Trial credits');
   await expect(second.getByText('Displaying 2 of 2 entries.')).toBeVisible();
+  await expectAccessible(second, 'credit log');
 });
 
 test('a registration the server refuses resets the captcha and shows the fieldâ€™s message', async ({ page }) => {
@@ -64,5 +68,6 @@ test('a registration the server refuses resets the captcha and shows the fieldâ€
   await expect(page.getByTestId('captcha')).toHaveAttribute('data-state', 'verified', { timeout: 30_000 });
   await page.getByTestId('register-submit').click();
   await expect(page.getByText('The email has already been taken.')).toBeVisible();
+  await expectAccessible(page, 'registration, refused');
   await expect(page.getByTestId('captcha')).not.toHaveAttribute('data-state', 'verified');
 });
