@@ -76,7 +76,8 @@ const readableShade = (shades: MantineColorsTuple, from: number, backgrounds: st
  * of its defaults (white on indigo-6 reads at 4.3:1, green text at 2.4:1, placeholders in
  * gray-5 at 2.1:1). Set here once so every screen, present and to come, inherits them:
  * - dimmed and placeholder text: gray-6, made readable above;
- * - `c="green"` text, links, outline buttons: a shade readable on white and on the page's gray-0;
+ * - `c="green"` text, links, outline buttons: a shade readable on white, the page's gray-0
+ *   and the tinted backgrounds of alerts;
  * - filled buttons, badges, pagination: a background white text reads on;
  * - light variants (badges, light buttons, the active nav link): a text shade readable on
  *   their tinted background and its hover.
@@ -85,14 +86,20 @@ const readableShade = (shades: MantineColorsTuple, from: number, backgrounds: st
 export const cssVariablesResolver: CSSVariablesResolver = (resolvedTheme: MantineTheme) => {
   const primaryShade = getPrimaryShade(resolvedTheme, 'light');
   const { white, colors } = resolvedTheme;
-  const page = colors.gray[0];
+  // Text sits on white, on the page's gray-0 and on the tinted surfaces of alerts and light
+  // badges: each palette's shade 1, the light variant's background (not `dark`, whose shade 1
+  // is a mid gray for dark-scheme text).
+  const tints = Object.entries(colors).flatMap(([name, shades]) =>
+    name === 'dark' || isVirtualColor(shades) ? [] : [shades[1]],
+  );
+  const surfaces = [white, colors.gray[0], ...tints];
   const light: Record<string, string> = {
     '--mantine-color-placeholder': 'var(--mantine-color-gray-6)',
     '--mantine-color-error': 'var(--mantine-color-red-text)',
   };
   for (const [name, shades] of Object.entries(colors)) {
     if (isVirtualColor(shades)) continue;
-    const text = readableShade(shades, primaryShade, [white, page]);
+    const text = readableShade(shades, primaryShade, surfaces);
     const filled = readableShade(shades, primaryShade, [white]);
     light[`--mantine-color-${name}-text`] = text;
     light[`--mantine-color-${name}-outline`] = text;
