@@ -331,13 +331,48 @@ export type SendLinksTable = {
   created_at: CreatedAt;
 };
 
-export type SendEventsTable = {
+export type TDeliveryEventType =
+  | 'accepted'
+  | 'delivered'
+  | 'deferred'
+  | 'failed'
+  | 'unknown'
+  | 'opened'
+  | 'clicked'
+  | 'complained'
+  | 'unsubscribed';
+
+export type DeliveryEventsTable = {
   id: Generated<number>;
-  send_id: number;
-  recipient_id: number;
-  type: 'opened' | 'clicked';
+  user_id: number;
+  account_id: number | null;
+  send_id: number | null;
+  recipient_id: number | null;
+  email: string;
+  type: TDeliveryEventType;
+  severity: 'temporary' | 'permanent' | null;
+  source: 'smtp' | 'mailgun' | 'tracking' | 'recipient';
+  provider_event_id: string | null;
+  detail: string | null;
   link_id: number | null;
+  occurred_at: Generated<Date>;
   created_at: CreatedAt;
+};
+
+export type AccountDailyStatsTable = {
+  account_id: number;
+  day: ColumnType<Date, string, string>;
+  user_id: number;
+  accepted: Generated<number>;
+  delivered: Generated<number>;
+  deferred: Generated<number>;
+  failed: Generated<number>;
+  unknown: Generated<number>;
+  opened: Generated<number>;
+  clicked: Generated<number>;
+  complained: Generated<number>;
+  unsubscribed: Generated<number>;
+  updated_at: Timestamp;
 };
 
 export type ProviderEventsTable = {
@@ -366,7 +401,8 @@ export type Database = {
   account_daily_counts: AccountDailyCountsTable;
   send_recipients: SendRecipientsTable;
   send_links: SendLinksTable;
-  send_events: SendEventsTable;
+  delivery_events: DeliveryEventsTable;
+  account_daily_stats: AccountDailyStatsTable;
   provider_events: ProviderEventsTable;
   webhook_tokens: WebhookTokensTable;
   test_inbox_messages: TestInboxMessagesTable;

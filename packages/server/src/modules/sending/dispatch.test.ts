@@ -269,6 +269,59 @@ describe('a send through an SMTP account', () => {
     expect(await resendUnknown(t.platform, audience.user.id, sendId)).toBe(0);
   });
 
+  it('records one delivery event per SMTP result, with the server’s words, and counts them per account and day', async () => {
+    const audience = await seedAudience([
+      [
+        { email: 'ok@example.com' },
+        { email: 'later@example.com' },
+        { email: 'gone@example.com' },
+        { email: 'lost@example.com' },
+      ],
+    ]);
+    script.set('later@example.com', [451]);
+    script.set('gone@example.com', [550]);
+    script.set('lost@example.com', [DROP]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    await skipBackoff(sendId);
+    await dispatch(t.platform, sendId);
+    const events = await t.platform.db
+      .selectFrom('delivery_events')
+      .select(['email', 'type', 'severity', 'source', 'account_id', 'detail'])
+      .where('send_id', '=', sendId)
+      .orderBy('email')
+      .orderBy('id')
+      .execute();
+    expect(events.map(({ detail: _detail, ...event }) => event)).toEqual([
+      {
+        email: 'gone@example.com',
+        type: 'failed',
+        severity: 'permanent',
+        source: 'smtp',
+        account_id: audience.accountId,
+      },
+      {
+        email: 'later@example.com',
+        type: 'deferred',
+        severity: 'temporary',
+        source: 'smtp',
+        account_id: audience.accountId,
+      },
+      { email: 'later@example.com', type: 'accepted', severity: null, source: 'smtp', account_id: audience.accountId },
+      { email: 'lost@example.com', type: 'unknown', severity: null, source: 'smtp', account_id: audience.accountId },
+      { email: 'ok@example.com', type: 'accepted', severity: null, source: 'smtp', account_id: audience.accountId },
+    ]);
+    expect(events.find((event) => event.type === 'failed')?.detail).toMatch(/No such user/);
+    expect(events.find((event) => event.type === 'deferred')?.detail).toMatch(/Try again later/);
+    const stats = await t.platform.db
+      .selectFrom('account_daily_stats')
+      .select(['accepted', 'deferred', 'failed', 'unknown', 'delivered'])
+      .where('account_id', '=', audience.accountId)
+      .execute();
+    expect(stats).toEqual([{ accepted: 2, deferred: 1, failed: 1, unknown: 1, delivered: 0 }]);
+  });
+
   it(`stops retrying after ${MAX_ATTEMPTS} temporary failures`, async () => {
     const audience = await seedAudience([[{ email: 'busy@example.com' }]]);
     script.set(
@@ -446,8 +499,19 @@ describe('a send through an SMTP account', () => {
       expect(clicked.headers.location).toBe('https://example.com/page?a=1&b=2');
     }
     expect(await sendRow(sendId)).toMatchObject({ opened_count: 1, clicked_count: 1 });
-    const events = await t.platform.db.selectFrom('send_events').select('type').where('send_id', '=', sendId).execute();
-    expect(events).toHaveLength(4);
+    const events = await t.platform.db
+      .selectFrom('delivery_events')
+      .select(['type', 'source'])
+      .where('send_id', '=', sendId)
+      .where('type', 'in', ['opened', 'clicked'])
+      .orderBy('id')
+      .execute();
+    expect(events).toEqual([
+      { type: 'opened', source: 'tracking' },
+      { type: 'clicked', source: 'tracking' },
+      { type: 'opened', source: 'tracking' },
+      { type: 'clicked', source: 'tracking' },
+    ]);
 
     const [, , , , token, linkId, sig] = click.split('/');
     for (const tampered of [

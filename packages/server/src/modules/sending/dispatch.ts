@@ -14,6 +14,7 @@ import { openAccountTransport } from '../accounts/accounts.service';
 import { subscribedMembersOf } from '../lists/lists.repository';
 import { notSuppressed, suppress } from '../suppression/suppression.service';
 import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
+import { eventsOfSettled } from './delivery-events';
 import { applyPendingEvents } from './mailgun-webhooks';
 import { buildBatchMessage, buildMessage } from './message';
 import { linksOfSend, storeLinks } from './tracking';
@@ -125,7 +126,13 @@ export const reapAbandonedClaims = async (executor: Executor, sendId: number) =>
              lease_token = null, lease_until = null, worker_key = null, updated_at = now()
        where r.send_id = ${sendId} and r.status = 'sending'
          and (r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))
-      returning r.status),
+      returning r.id, r.send_id, r.user_id, r.email, r.status),
+    events as (
+      insert into delivery_events (user_id, account_id, send_id, recipient_id, email, type, source, detail)
+      select reaped.user_id, s.account_id, reaped.send_id, reaped.id, reaped.email, 'unknown', 'smtp',
+             ${ABANDONED_HANDOVER_ERROR}
+        from reaped join sends s on s.id = reaped.send_id
+       where reaped.status = 'unknown'),
     counted as (
       update sends set unknown_count = unknown_count + (select count(*) from reaped where status = 'unknown'),
              updated_at = now()
@@ -194,36 +201,59 @@ const releaseUnstarted = async (executor: Executor, leaseToken: string, ids: num
      where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
 };
 
-/** Records one recipient's outcome, only while the claim is still this worker's; answers what was recorded. */
-/** Whose send a settle is for, and which path answered (what a suppression records). */
-type TSettleContext = { sendId: number; userId: number; source: 'smtp' | 'mailgun' };
+/** Whose send a settle is for, and which path answered (what events and suppressions record). */
+type TSettleContext = { sendId: number; userId: number; accountId: number; source: 'smtp' | 'mailgun' };
 
+/** The recipient columns a settle gives back, for its event. */
+const SETTLED = sql`returning id, send_id, user_id, email, status`;
+const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
+
+/**
+ * Records one recipient's outcome and its delivery event in one statement, only while the
+ * claim is still this worker's; answers what was recorded.
+ */
 const settle = async (
   checkpoints: Executor,
-  { sendId, userId, source }: TSettleContext,
+  context: TSettleContext,
   leaseToken: string,
   recipient: TClaimed,
   result: TSendResult,
 ): Promise<TOutcome | null> => {
-  const fenced = async (status: TOutcome, changes: Record<string, unknown>) => {
-    const updated = await checkpoints
-      .updateTable('send_recipients')
-      .set({ ...changes, status, lease_token: null, lease_until: null, worker_key: null, updated_at: new Date() })
-      .where('id', '=', recipient.id)
-      .where('lease_token', '=', leaseToken)
-      .executeTakeFirst();
-    return updated.numUpdatedRows > 0n ? status : null;
+  const { sendId, userId, accountId, source } = context;
+  const fenced = async (
+    status: TOutcome,
+    changes: ReturnType<typeof sql>,
+    event: Omit<Parameters<typeof eventsOfSettled>[0], 'accountId' | 'source'>,
+  ) => {
+    const updated = await sql`
+      with settled as (
+        update send_recipients set status = ${status}, ${changes}, ${released}
+         where id = ${recipient.id} and lease_token = ${leaseToken}
+        ${SETTLED})
+      ${eventsOfSettled({ accountId, source, ...event })}
+      returning recipient_id`.execute(checkpoints);
+    return updated.rows.length > 0 ? status : null;
   };
   if (result.accepted) {
-    return fenced('sent', { sent_at: new Date(), provider_id: result.providerId, error: null });
-  }
-  if (result.kind === 'temporary' && recipient.attempts < MAX_ATTEMPTS) {
-    return fenced('deferred', {
-      next_attempt_at: new Date(Date.now() + backoffMs(recipient.attempts)),
-      error: result.error,
+    return fenced('sent', sql`sent_at = now(), provider_id = ${result.providerId}, error = null`, {
+      type: 'accepted',
     });
   }
-  const outcome = await fenced(result.kind === 'unknown' ? 'unknown' : 'failed', { error: result.error });
+  if (result.kind === 'temporary' && recipient.attempts < MAX_ATTEMPTS) {
+    return fenced(
+      'deferred',
+      sql`next_attempt_at = ${new Date(Date.now() + backoffMs(recipient.attempts))}, error = ${result.error}`,
+      { type: 'deferred', severity: 'temporary', detail: result.error },
+    );
+  }
+  const outcome =
+    result.kind === 'unknown'
+      ? await fenced('unknown', sql`error = ${result.error}`, { type: 'unknown', detail: result.error })
+      : await fenced('failed', sql`error = ${result.error}`, {
+          type: 'failed',
+          severity: result.kind,
+          detail: result.error,
+        });
   if (outcome && result.kind === 'permanent') {
     // A hard refusal: the address is never sent to again.
     await suppress(checkpoints, [
@@ -242,38 +272,53 @@ const settle = async (
 };
 
 /**
- * Records one answer for a whole provider batch (one call, one answer), only for the
- * recipients whose claim is still this worker's: sent; deferred with backoff (or failed
- * after the last attempt); failed and suppressed; or unknown.
+ * Records one answer for a whole provider batch (one call, one answer) with each
+ * recipient's delivery event, only for the recipients whose claim is still this worker's:
+ * sent; deferred with backoff (or failed after the last attempt); failed and suppressed;
+ * or unknown.
  */
 const settleBatch = async (
   checkpoints: Executor,
-  { sendId, userId, source }: TSettleContext,
+  context: TSettleContext,
   leaseToken: string,
   batch: TClaimed[],
   result: TSendResult,
 ): Promise<(TOutcome | null)[]> => {
+  const { sendId, userId, accountId, source } = context;
   const ids = batch.map((recipient) => recipient.id);
-  const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
+  const mine = sql`where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`;
   if (result.accepted) {
-    const updated = await sql<{ id: number }>`
-      update send_recipients set status = 'sent', sent_at = now(), provider_id = ${result.providerId}, error = null, ${released}
-       where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} returning id`.execute(checkpoints);
-    return updated.rows.map(() => 'sent' as const);
+    const updated = await sql<{ status: TOutcome }>`
+      with settled as (
+        update send_recipients set status = 'sent', sent_at = now(), provider_id = ${result.providerId}, error = null,
+               ${released} ${mine} ${SETTLED})
+      ${eventsOfSettled({ accountId, source, type: 'accepted' })}
+      returning 'sent' as status`.execute(checkpoints);
+    return updated.rows.map((row) => row.status);
   }
   if (result.kind === 'temporary') {
     const updated = await sql<{ status: TOutcome }>`
-      update send_recipients
-         set status = case when attempts < ${MAX_ATTEMPTS} then 'deferred' else 'failed' end,
-             next_attempt_at = now() + least(${BACKOFF_CAP_MS}, ${BACKOFF_BASE_MS} * power(2, attempts - 1)) * interval '1 millisecond',
-             error = ${result.error}, ${released}
-       where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} returning status`.execute(checkpoints);
-    return updated.rows.map((row) => row.status);
+      with settled as (
+        update send_recipients
+           set status = case when attempts < ${MAX_ATTEMPTS} then 'deferred' else 'failed' end,
+               next_attempt_at = now() + least(${BACKOFF_CAP_MS}, ${BACKOFF_BASE_MS} * power(2, attempts - 1)) * interval '1 millisecond',
+               error = ${result.error}, ${released} ${mine} ${SETTLED})
+      ${eventsOfSettled({ accountId, source, type: sql`settled.status`, severity: 'temporary', detail: result.error })}
+      returning type as status`.execute(checkpoints);
+    return updated.rows.map((row) => (row.status === ('deferred' as TOutcome) ? 'deferred' : 'failed'));
   }
   const status = result.kind === 'unknown' ? 'unknown' : 'failed';
   const updated = await sql<{ email: string }>`
-    update send_recipients set status = ${status}, error = ${result.error}, ${released}
-     where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} returning email`.execute(checkpoints);
+    with settled as (
+      update send_recipients set status = ${status}, error = ${result.error}, ${released} ${mine} ${SETTLED})
+    ${eventsOfSettled({
+      accountId,
+      source,
+      type: status,
+      severity: result.kind === 'permanent' ? 'permanent' : null,
+      detail: result.error,
+    })}
+    returning email`.execute(checkpoints);
   if (result.kind === 'permanent') {
     await suppress(
       checkpoints,
@@ -479,25 +524,20 @@ const composeEach = <T>(batch: TClaimed[], compose: (recipient: TClaimed) => T) 
 /** Records recipients whose message could not be composed as failed (not suppressed: the address is fine). */
 const failUncomposable = async (
   checkpoints: Executor,
+  { accountId, source }: TSettleContext,
   leaseToken: string,
   uncomposable: { recipient: TClaimed; reason: string }[],
 ): Promise<TOutcome[]> => {
   const outcomes: TOutcome[] = [];
   for (const { recipient, reason } of uncomposable) {
-    const updated = await checkpoints
-      .updateTable('send_recipients')
-      .set({
-        status: 'failed',
-        error: reason,
-        lease_token: null,
-        lease_until: null,
-        worker_key: null,
-        updated_at: new Date(),
-      })
-      .where('id', '=', recipient.id)
-      .where('lease_token', '=', leaseToken)
-      .executeTakeFirst();
-    if (updated.numUpdatedRows > 0n) outcomes.push('failed');
+    const updated = await sql`
+      with settled as (
+        update send_recipients set status = 'failed', error = ${reason}, ${released}
+         where id = ${recipient.id} and lease_token = ${leaseToken}
+        ${SETTLED})
+      ${eventsOfSettled({ accountId, source, type: 'failed', detail: reason })}
+      returning recipient_id`.execute(checkpoints);
+    if (updated.rows.length > 0) outcomes.push('failed');
   }
   return outcomes;
 };
@@ -515,6 +555,8 @@ const sendClaims = async (
   cap: number | null,
 ): Promise<'drained' | 'stopped' | 'capped'> => {
   const sendId = send.id;
+  const batchContext: TSettleContext = { sendId, userId: send.user_id, accountId: send.account_id!, source: 'mailgun' };
+  const smtpContext: TSettleContext = { ...batchContext, source: 'smtp' };
   const isSending = async () =>
     (await platform.db.selectFrom('sends').select('status').where('id', '=', sendId).executeTakeFirst())?.status ===
     'sending';
@@ -529,7 +571,7 @@ const sendClaims = async (
         const claimed = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE);
         if (claimed.length === 0) return true;
         const { composed: variables, uncomposable } = composeEach(claimed, variablesOf);
-        const failedToCompose = await failUncomposable(checkpoints, leaseToken, uncomposable);
+        const failedToCompose = await failUncomposable(checkpoints, batchContext, leaseToken, uncomposable);
         // One mark for the whole call: if this process dies while Mailgun has it, every
         // one of them ends `unknown`, none is sent twice.
         const marked = new Set(
@@ -547,7 +589,7 @@ const sendClaims = async (
           );
           const outcomes = await settleBatch(
             checkpoints,
-            { sendId, userId: send.user_id, source: 'mailgun' },
+            batchContext,
             leaseToken,
             batch.map(({ recipient }) => recipient),
             results[0]!,
@@ -600,19 +642,11 @@ const sendClaims = async (
       const { composed, uncomposable } = composeEach(batch, (recipient) =>
         buildMessage(platform, send, recipient, links),
       );
-      outcomes.push(...(await failUncomposable(checkpoints, leaseToken, uncomposable)));
+      outcomes.push(...(await failUncomposable(checkpoints, smtpContext, leaseToken, uncomposable)));
       const results = await transport.send(
         composed.map((item) => item.composed),
         async (index, result) => {
-          outcomes.push(
-            await settle(
-              checkpoints,
-              { sendId, userId: send.user_id, source: 'smtp' },
-              leaseToken,
-              composed[index]!.recipient,
-              result,
-            ),
-          );
+          outcomes.push(await settle(checkpoints, smtpContext, leaseToken, composed[index]!.recipient, result));
         },
         {
           startBefore: deadline,

@@ -269,6 +269,72 @@ describe('Mailgun events (R10)', () => {
     expect(member.subscribed).toBe(false);
   });
 
+  it('records each provider event once as a delivery event, however often and in whatever order it arrives (R10)', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    const happened = Math.floor(Date.now() / 1000) - 3600;
+    // Mailgun's event ids are unique across its accounts: none of this file's other tests uses these.
+    const id = (name: string) => `r10-${token}-${name}`;
+    const truth = [
+      { id: id('delivered'), event: 'delivered', timestamp: happened },
+      { id: id('open-1'), event: 'opened', timestamp: happened + 60 },
+      { id: id('open-2'), event: 'opened', timestamp: happened + 120 },
+      { id: id('click'), event: 'clicked', timestamp: happened + 130 },
+      {
+        id: id('soft'),
+        event: 'failed',
+        severity: 'temporary',
+        'delivery-status': { code: 421, message: 'Try later' },
+      },
+      { id: id('complaint'), event: 'complained', timestamp: happened + 200 },
+    ];
+    // Each three times, shuffled, some applied between arrivals.
+    const arrivals = [...truth, ...truth, ...truth].sort(() => Math.random() - 0.5);
+    for (const [index, event] of arrivals.entries()) {
+      expect((await post(accountId, signed({ ...event, ...variables }))).statusCode).toBe(200);
+      if (index % 5 === 0) await applyPendingEvents(t.platform);
+    }
+    await applyPendingEvents(t.platform);
+    const events = await t.platform.db
+      .selectFrom('delivery_events')
+      .select(['provider_event_id', 'type', 'severity', 'source', 'occurred_at'])
+      .where('send_id', '=', sendId)
+      .orderBy('provider_event_id')
+      .execute();
+    expect(events.map(({ occurred_at: _at, ...event }) => event)).toEqual([
+      { provider_event_id: id('click'), type: 'clicked', severity: null, source: 'mailgun' },
+      { provider_event_id: id('complaint'), type: 'complained', severity: null, source: 'mailgun' },
+      { provider_event_id: id('delivered'), type: 'delivered', severity: null, source: 'mailgun' },
+      { provider_event_id: id('open-1'), type: 'opened', severity: null, source: 'mailgun' },
+      { provider_event_id: id('open-2'), type: 'opened', severity: null, source: 'mailgun' },
+      { provider_event_id: id('soft'), type: 'deferred', severity: 'temporary', source: 'mailgun' },
+    ]);
+    // When it happened, not when it arrived.
+    expect(events.find((event) => event.provider_event_id === id('delivered'))!.occurred_at.getTime()).toBe(
+      happened * 1000,
+    );
+    const stats = await t.platform.db
+      .selectFrom('account_daily_stats')
+      .select(['delivered', 'opened', 'clicked', 'deferred', 'complained', 'failed'])
+      .where('account_id', '=', accountId)
+      .execute();
+    const total = (key: keyof (typeof stats)[number]) => stats.reduce((sum, row) => sum + row[key], 0);
+    expect({
+      delivered: total('delivered'),
+      opened: total('opened'),
+      clicked: total('clicked'),
+      deferred: total('deferred'),
+      complained: total('complained'),
+      failed: total('failed'),
+    }).toEqual({ delivered: 1, opened: 2, clicked: 1, deferred: 1, complained: 1, failed: 0 });
+    expect(await sendRow(sendId)).toMatchObject({
+      delivered_count: 1,
+      opened_count: 1,
+      clicked_count: 1,
+      complained_count: 1,
+    });
+  });
+
   it('takes a failure whose provider fields come as null or the code as a string, rather than refusing it into hours of retries', async () => {
     const { user, accountId, sendId, token } = await seedSent();
     const response = await post(
@@ -386,6 +452,8 @@ describe('Mailgun webhook storage (R30)', () => {
     expect(await payloadOf(failed['event-data'].id)).toEqual({
       id: failed['event-data'].id,
       event: 'failed',
+      // Kept: the delivery event is dated when it happened.
+      timestamp: 1_700_000_000.5,
       severity: 'permanent',
       recipient: 'reader@example.com',
       reason: 'bounce',
@@ -395,6 +463,7 @@ describe('Mailgun webhook storage (R30)', () => {
     expect(await payloadOf(delivered['event-data'].id)).toEqual({
       id: delivered['event-data'].id,
       event: 'delivered',
+      timestamp: 1_700_000_000.5,
       recipient: 'reader@example.com',
       'user-variables': { [RECIPIENT_VARIABLE]: token },
     });

@@ -7,6 +7,7 @@ import { defineJob } from '../../platform/queue';
 import { safeEqual } from '../../platform/tokens';
 import { openSecret } from '../accounts/secrets';
 import { suppress, unsubscribeEverywhere } from '../suppression/suppression.service';
+import { recordDeliveryEvents, type TNewDeliveryEvent } from './delivery-events';
 
 /** The custom variable each Mailgun message carries, naming its recipient row. */
 export const RECIPIENT_VARIABLE = 'sendwell-recipient';
@@ -40,6 +41,9 @@ export const ZMailgunWebhook = z.object({
   'event-data': z.object({
     id: z.string().max(200),
     event: z.string().max(40),
+    // When it happened, in seconds (Mailgun sends a fraction): a retry hours later still
+    // counts on the day it happened.
+    timestamp: z.number().nullish(),
     severity: z.string().max(40).nullish(),
     recipient: z.string().max(320).optional(),
     // Only ever stored clipped (`storedEvent`): a longer text is no reason to refuse the
@@ -119,6 +123,7 @@ export const storedEvent = (event: TEvent): TEvent => {
   return {
     id: event.id,
     event: event.event,
+    ...(typeof event.timestamp === 'number' ? { timestamp: event.timestamp } : {}),
     severity: event.severity,
     recipient: event.recipient,
     ...(typeof recipientToken === 'string'
@@ -372,6 +377,13 @@ export const applyPendingEvents = async (platform: TPlatform) => {
       for (const [kind, recipientIds] of firstTimes) {
         await setFirstTime(trx, counters, FIRST_TIME[kind], recipientIds);
       }
+      await recordDeliveryEvents(
+        trx,
+        pending.flatMap((row, index) => {
+          const delivery = deliveryEventOf(events[index]!, recipients[index], row);
+          return delivery ? [delivery] : [];
+        }),
+      );
       for (const [index, row] of pending.entries()) {
         await applySideEffects(
           trx,
@@ -394,6 +406,46 @@ export const applyPendingEvents = async (platform: TPlatform) => {
     });
     applied += count;
     if (count < APPLY_BATCH) return applied;
+  }
+};
+
+/**
+ * Mailgun's event as a delivery event: its own id makes it one record however often it
+ * arrives (R10). Mailgun's `accepted` is left out: dispatch records acceptance from
+ * Mailgun's answer to the call itself.
+ */
+const deliveryEventOf = (
+  event: TEvent,
+  recipient: TRecipient | undefined,
+  account: { account_id: number; user_id: number },
+): TNewDeliveryEvent | null => {
+  const email = recipient?.email ?? event.recipient;
+  if (!email) return null;
+  const status = event['delivery-status'];
+  const detail = [status?.code, status?.message, status?.description].filter(Boolean).join(' ') || event.reason;
+  const base = {
+    userId: account.user_id,
+    accountId: account.account_id,
+    sendId: recipient?.send_id ?? null,
+    recipientId: recipient?.id ?? null,
+    email,
+    source: 'mailgun' as const,
+    providerEventId: event.id,
+    ...(typeof event.timestamp === 'number' ? { occurredAt: new Date(event.timestamp * 1000) } : {}),
+  };
+  switch (event.event) {
+    case 'delivered':
+    case 'opened':
+    case 'clicked':
+    case 'complained':
+    case 'unsubscribed':
+      return { ...base, type: event.event };
+    case 'failed':
+      return event.severity === 'permanent'
+        ? { ...base, type: 'failed', severity: 'permanent', detail }
+        : { ...base, type: 'deferred', severity: 'temporary', detail };
+    default:
+      return null;
   }
 };
 

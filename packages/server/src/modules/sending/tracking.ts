@@ -4,6 +4,7 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { hmac, safeEqual } from '../../platform/tokens';
 import { publicUrl } from '../auth/auth.service';
+import { recordDeliveryEvents } from './delivery-events';
 
 /** Targets longer than this are neither stored nor tracked. */
 const MAX_LINK_LENGTH = 2000;
@@ -190,9 +191,29 @@ export const trackingSignatures = (platform: TPlatform, token: string, links: Ma
 const recipientOf = (platform: TPlatform, token: string) =>
   platform.db
     .selectFrom('send_recipients')
-    .select(['id', 'send_id', 'opened_at', 'clicked_at'])
-    .where('token', '=', token)
+    .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
+    .select([
+      'send_recipients.id',
+      'send_recipients.send_id',
+      'send_recipients.user_id',
+      'send_recipients.email',
+      'sends.account_id',
+    ])
+    .where('send_recipients.token', '=', token)
     .executeTakeFirst();
+
+type TTracked = NonNullable<Awaited<ReturnType<typeof recipientOf>>>;
+
+const trackedEvent = (recipient: TTracked, type: 'opened' | 'clicked', linkId: number | null = null) => ({
+  userId: recipient.user_id,
+  accountId: recipient.account_id,
+  sendId: recipient.send_id,
+  recipientId: recipient.id,
+  email: recipient.email,
+  type,
+  source: 'tracking' as const,
+  linkId,
+});
 
 /** Records an open: every one as an event, the recipient once in the send's count. */
 export const recordOpen = async (platform: TPlatform, token: string, sig: string) => {
@@ -200,10 +221,7 @@ export const recordOpen = async (platform: TPlatform, token: string, sig: string
   const recipient = await recipientOf(platform, token);
   if (!recipient) return;
   await platform.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('send_events')
-      .values({ send_id: recipient.send_id, recipient_id: recipient.id, type: 'opened' })
-      .execute();
+    await recordDeliveryEvents(trx, [trackedEvent(recipient, 'opened')]);
     const first = await trx
       .updateTable('send_recipients')
       .set({ opened_at: new Date() })
@@ -232,10 +250,7 @@ export const recordClick = async (platform: TPlatform, token: string, linkId: nu
     .executeTakeFirst();
   if (!link || !/^https?:\/\//i.test(link.url)) return null;
   await platform.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('send_events')
-      .values({ send_id: recipient.send_id, recipient_id: recipient.id, type: 'clicked', link_id: link.id })
-      .execute();
+    await recordDeliveryEvents(trx, [trackedEvent(recipient, 'clicked', link.id)]);
     const first = await trx
       .updateTable('send_recipients')
       .set({ clicked_at: new Date() })

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import { unsubscribeEverywhere } from '../suppression/suppression.service';
+import { recordDeliveryEvents } from './delivery-events';
 
 /** A recipient's unsubscribe token, as in the link and the List-Unsubscribe header. */
 export const isToken = (token: string) => /^[0-9a-f]{32}$/.test(token);
@@ -41,6 +42,17 @@ export const unsubscribe = async (platform: TPlatform, token: string) => {
       .executeTakeFirst();
     if (first.numUpdatedRows > 0n) {
       await sql`update sends set unsubscribed_count = unsubscribed_count + 1 where id = ${found.send_id}`.execute(trx);
+      await recordDeliveryEvents(trx, [
+        {
+          userId: found.user_id,
+          accountId: found.account_id,
+          sendId: found.send_id,
+          recipientId: found.id,
+          email: found.email,
+          type: 'unsubscribed',
+          source: 'recipient',
+        },
+      ]);
     }
   });
   return found;
