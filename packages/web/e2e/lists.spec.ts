@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, signIn } from './support';
+import { admin, baseUrl, expectAccessible, signIn } from './support';
 
 const CSV = [
   'Name,Email,City',
@@ -27,8 +27,11 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
   await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
 
   await page.goto(`${baseUrl()}/mailing-lists`);
+  await expect(page.getByRole('button', { name: 'Create List' }).first()).toBeVisible();
+  await expectAccessible(page, 'mailing lists, none yet');
   await page.getByRole('button', { name: 'Create List' }).first().click();
   const createModal = page.getByRole('dialog', { name: 'Create List' });
+  await expectAccessible(page, 'Create List dialog');
   await createModal.getByLabel('Alias').fill('friends');
   await createModal.getByLabel(/^Name/).fill('Friends');
   await createModal.getByRole('button', { name: 'Create List' }).click();
@@ -40,6 +43,8 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
     .textContent())!.trim();
 
   await page.getByRole('button', { name: `Actions for ${address}` }).click();
+  await expect(page.getByRole('menuitem', { name: 'Import CSV' })).toBeVisible();
+  await expectAccessible(page, 'mailing lists, row menu open');
   await page.getByRole('menuitem', { name: 'Import CSV' }).click();
   const importModal = page.getByRole('dialog', { name: `Import members into ${address}` });
   // Not a CSV: refused before anything is read.
@@ -49,6 +54,7 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
     buffer: Buffer.from('x'),
   });
   await expect(importModal.getByText('File must be a CSV format.')).toBeVisible();
+  await expectAccessible(page, 'import dialog, file refused');
   await importModal.getByLabel('CSV file').setInputFiles({
     name: 'people.csv',
     mimeType: 'text/csv',
@@ -62,6 +68,7 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
   await expect(preview).toContainText('Ann Archer');
   const warning = importModal.getByTestId('generic-warning');
   await expect(warning).toContainText('info@example.com');
+  await expectAccessible(page, 'import dialog, preview and mapping');
   await importModal.getByLabel('Remove generic addresses').check();
   await importModal.getByRole('button', { name: 'Save Member List' }).click();
 
@@ -71,6 +78,7 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
   await expect(card).toContainText('4 added');
   await expect(card).toContainText('1 skipped');
   await expect(importModal.getByText('Success', { exact: true })).toBeVisible();
+  await expectAccessible(page, 'import dialog, finished');
   await importModal.getByRole('button', { name: 'Close' }).last().click();
   await expect(importModal).toBeHidden();
 
@@ -80,12 +88,14 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
   await expect(members).toContainText('ann@example.com');
   await expect(members).toContainText('dee@example.com');
   await expect(members).not.toContainText('info@example.com');
+  await expectAccessible(page, 'members');
 
   // Edit one: the email is read-only, the name and subscription change.
   await page.getByRole('button', { name: 'Actions for bob@example.com' }).click();
   await page.getByRole('menuitem', { name: 'Edit' }).click();
   const editModal = page.getByRole('dialog', { name: 'Edit Member' });
   await expect(editModal.getByLabel(/^Email/)).toHaveAttribute('readonly', '');
+  await expectAccessible(page, 'Edit Member dialog');
   await editModal.getByLabel(/^Name/).fill('Robert Baker');
   await editModal.getByRole('button', { name: 'Save' }).click();
   await expect(members).toContainText('Robert Baker');
@@ -98,9 +108,12 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
       .check();
   }
   await page.getByRole('button', { name: /Delete selected \(2\)/ }).click();
+  await expect(page.getByRole('button', { name: 'Delete 2 members' })).toBeVisible();
+  await expectAccessible(page, 'delete members dialog');
   await page.getByRole('button', { name: 'Delete 2 members' }).click();
   await expect(members).not.toContainText('cy@example.com');
   await expect(members).not.toContainText('dee@example.com');
   await expect(members).toContainText('ann@example.com');
   await expect(page.getByText('Displaying 2 of 2 entries.')).toBeVisible();
+  await expectAccessible(page, 'members after a bulk delete');
 });

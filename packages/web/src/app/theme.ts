@@ -44,7 +44,19 @@ export const theme = createTheme({
     // Mantine's placeholder is a focusable role="presentation" div inside role="menu", which
     // a menu may not contain (axe aria-required-children); without it the trap focuses the
     // menu itself and the arrow keys move to the items.
-    Menu: Menu.extend({ defaultProps: { withInitialFocusPlaceholder: false } }),
+    // A coloured Menu.Item (the red Delete) takes its text from shade 6 whatever the theme
+    // says (3.3:1 for red on white); inside menus, shade 6 is the readable text shade.
+    Menu: Menu.extend({
+      defaultProps: { withInitialFocusPlaceholder: false },
+      styles: {
+        dropdown: Object.fromEntries(
+          Object.keys(DEFAULT_THEME.colors).map((name) => [
+            `--mantine-color-${name}-6`,
+            `var(--mantine-color-${name}-text)`,
+          ]),
+        ),
+      },
+    }),
   },
 });
 
