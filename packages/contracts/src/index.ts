@@ -4,6 +4,7 @@ export * from './billing/billing';
 export * from './credits/credits';
 export * from './http/errors';
 export * from './lists/csv';
+export * from './lists/email';
 export * from './lists/lists';
 export * from './notifications/notifications';
 export * from './paging/paging';

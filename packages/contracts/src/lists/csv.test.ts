@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  cleanEmail,
   decodeSample,
   detectDelimiter,
   detectEncoding,
   fieldKeyOf,
   findEmailHeader,
+  firstRowProblem,
   hasCsvExtension,
   isGenericEmail,
-  isValidEmail,
   moreText,
 } from './csv';
-import { ZImportMapping } from './lists';
+import { cleanEmail, isValidEmail } from './email';
+import { LIST_MESSAGES, ZImportMapping } from './lists';
 
 const utf16le = (text: string) => new Uint8Array(Buffer.from(text, 'utf16le'));
 const utf16be = (text: string) => {
@@ -94,9 +94,9 @@ describe('addresses', () => {
     }
     expect(isValidEmail(`${'a'.repeat(65)}@example.com`)).toBe(false);
   });
-  it('cleans mailto: and angle brackets', () => {
-    expect(cleanEmail(' <mailto:Ann@Example.com> ')).toBe('Ann@Example.com');
-    expect(cleanEmail('mailto:ann@example.com')).toBe('ann@example.com');
+  it('takes the address out of angle brackets, and refuses a mailto: link rather than change it', () => {
+    expect(cleanEmail(' <Ann@Example.com> ')).toBe('Ann@example.com');
+    expect(isValidEmail(cleanEmail('mailto:ann@example.com'))).toBe(false);
   });
   it('finds generic local parts whatever their case', () => {
     const generic = new Set(['info', 'sales']);
@@ -106,5 +106,35 @@ describe('addresses', () => {
   it('writes the more text only when something is hidden', () => {
     expect(moreText(20, 15)).toBe('...and 5 more');
     expect(moreText(15, 15)).toBe('');
+  });
+});
+
+describe('the first-row rule (spec §5)', () => {
+  const headerless = [
+    ['john.smith.example.com', 'John', 'Smith'],
+    ['ann@example.com', 'Ann', 'Lee'],
+  ];
+  it('says the header row must be removed when the first row has no valid email', () => {
+    expect(firstRowProblem(headerless, { hasHeaders: false, emailColumn: 0 })).toBe(LIST_MESSAGES.headerRow);
+    expect(firstRowProblem([['Email'], ['ann@example.com']], { hasHeaders: false, emailColumn: 0 })).toBe(
+      LIST_MESSAGES.headerRow,
+    );
+  });
+  it('refuses to drop a first row that looks like an address as a header', () => {
+    expect(firstRowProblem(headerless, { hasHeaders: true, emailColumn: 0 })).toBe(
+      LIST_MESSAGES.headerLooksLikeAddress,
+    );
+    expect(firstRowProblem([['ann@example.com'], ['bob@example.com']], { hasHeaders: true, emailColumn: 0 })).toBe(
+      LIST_MESSAGES.headerLooksLikeAddress,
+    );
+  });
+  it('passes real headers and a valid first address', () => {
+    const mailchimp = [
+      ['Email Address', 'First Name', 'Last Name'],
+      ['ann@example.com', 'Ann', 'Lee'],
+    ];
+    expect(firstRowProblem(mailchimp, { hasHeaders: true, emailColumn: 0 })).toBeNull();
+    expect(firstRowProblem(headerless.slice(1), { hasHeaders: false, emailColumn: 0 })).toBeNull();
+    expect(firstRowProblem([['Email']], { hasHeaders: true, emailColumn: 0 })).toBe(LIST_MESSAGES.uploadFirst);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * CSV rules the browser's preview and the server's import share, so what the preview
  * shows is what the import does: encoding and delimiter detection, the email column
- * auto-mapping, address validity and the generic-address test.
+ * auto-mapping, the first-row rule and the generic-address test (address rules: `email.ts`).
  */
+import { looksLikeAddress, readEmailCell } from './email';
+import { LIST_MESSAGES } from './lists';
 
 export const CSV_EXTENSIONS = ['csv', 'txt'] as const;
 export const CSV_MIME_TYPES = ['text/csv', 'text/plain', 'application/vnd.ms-excel', ''] as const;
@@ -135,22 +137,24 @@ export const fieldKeyOf = (header: string) =>
     .replace(/^_+|_+$/g, '')
     .slice(0, 64);
 
-// One dot-atom local part, one domain of labels with a letter TLD: what mail servers accept
-// in practice. Quoted local parts and IP-literal domains are refused on purpose.
-const EMAIL_PATTERN =
-  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
-
-/** Whether an address can be put on a list. */
-export const isValidEmail = (email: string) =>
-  email.length <= 254 && EMAIL_PATTERN.test(email) && email.indexOf('@') <= 64;
-
-/** The address as a list keeps it: trimmed, angle brackets and `mailto:` removed. */
-export const cleanEmail = (raw: string) =>
-  raw
-    .trim()
-    .replace(/^<(.*)>$/, '$1')
-    .trim()
-    .replace(/^mailto:/i, '');
+/**
+ * The spec's first-row rule (§5): the first data row's email must be valid, otherwise the
+ * person is told that a header row must be removed (or marked as one). Checked by the import
+ * dialog on its preview and by the server on the uploaded file, the same way. Also refused:
+ * a row said to be headers whose email cell looks like an address, which would otherwise be
+ * dropped without a word. `rows` are the file's first rows, a header row included.
+ */
+export const firstRowProblem = (
+  rows: readonly (readonly string[])[],
+  mapping: { hasHeaders: boolean; emailColumn: number },
+): string | null => {
+  if (mapping.hasHeaders && looksLikeAddress(rows[0]?.[mapping.emailColumn] ?? '')) {
+    return LIST_MESSAGES.headerLooksLikeAddress;
+  }
+  const first = rows[mapping.hasHeaders ? 1 : 0];
+  if (!first) return LIST_MESSAGES.uploadFirst;
+  return readEmailCell(first[mapping.emailColumn] ?? '').email === null ? LIST_MESSAGES.headerRow : null;
+};
 
 /** Whether an address's local part is one of the generic names (info@, sales@…). */
 export const isGenericEmail = (email: string, genericNames: ReadonlySet<string>) => {

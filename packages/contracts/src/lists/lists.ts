@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pagedResponse, pageQuery } from '../paging/paging';
+import { canonicalEmail, EMAIL_PROBLEMS } from './email';
 
 /** The spec's list and member messages (sending-lists-verification §5, §8). */
 export const LIST_MESSAGES = {
@@ -28,6 +29,8 @@ export const LIST_MESSAGES = {
   uploadFirst: 'Please upload the CSV file first!',
   headerRow:
     "The first row's email is not a valid address. If your file starts with a header row, tick 'My file has headers' or remove that row.",
+  headerLooksLikeAddress:
+    "The first row holds an address, so it is not a header row: untick 'My file has headers' (and correct the address if it is mistyped).",
   importQueued: 'Your import has started. You can leave this page; it carries on in the background.',
   syncNotMailgun: 'Only Mailgun accounts can sync their mailing lists from the provider.',
 } as const;
@@ -154,7 +157,15 @@ const subscribe = z.coerce
 /** `POST /api/mailing-lists/add-member` (path not shown in the spec). */
 export const ZAddMemberRequest = z.object({
   listId: z.coerce.number().int().positive(),
-  email: z.email({ message: LIST_MESSAGES.emailInvalid }).trim().max(320),
+  // The list's address rules (email.ts), stored in their canonical form like an import's.
+  email: z
+    .string()
+    .max(320)
+    .transform((value, context) => {
+      const email = canonicalEmail(value);
+      if (email === null) context.addIssue({ code: 'custom', message: LIST_MESSAGES.emailInvalid });
+      return email ?? value;
+    }),
   fullname: memberName,
   subscribe,
 });
@@ -296,8 +307,10 @@ export const IMPORT_STAGES = ['reading', 'saving', 'done'] as const;
 
 /** Why a row was not imported; the skipped-rows report gives one per row. */
 export const SKIP_REASONS = {
-  invalidEmail: 'invalid email address',
-  missingEmail: 'no email in the mapped column',
+  invalidEmail: EMAIL_PROBLEMS.invalid,
+  missingEmail: EMAIL_PROBLEMS.missing,
+  mailto: EMAIL_PROBLEMS.mailto,
+  nonAsciiLocalPart: EMAIL_PROBLEMS.nonAsciiLocalPart,
   generic: 'generic address removed',
 } as const;
 
