@@ -5,7 +5,8 @@
  */
 import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
-import { dispatch, snapshotSend } from '../packages/server/src/modules/sending/dispatch';
+import { dispatch } from '../packages/server/src/modules/sending/dispatch';
+import { snapshotSend } from '../packages/server/src/modules/sending/sending.jobs';
 import { createSend } from '../packages/server/src/modules/sending/sending.service';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';

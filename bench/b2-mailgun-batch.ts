@@ -4,7 +4,8 @@
  * and handed over per second, 1,000 per call.
  */
 import { pino } from 'pino';
-import { dispatch, snapshotSend } from '../packages/server/src/modules/sending/dispatch';
+import { dispatch } from '../packages/server/src/modules/sending/dispatch';
+import { snapshotSend } from '../packages/server/src/modules/sending/sending.jobs';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { median, type TFigure } from './figures';

@@ -194,7 +194,8 @@ export type ListImportsTable = {
   list_id: number;
   file_name: string;
   mapping: ColumnType<unknown, string, string>;
-  status: Generated<'queued' | 'running' | 'finished' | 'failed'>;
+  /** 'uploading': chunks still arriving; no page shows the row and no job reads it. */
+  status: Generated<'uploading' | 'queued' | 'running' | 'finished' | 'failed'>;
   stage: Generated<'reading' | 'saving' | 'done'>;
   bytes_total: Generated<number>;
   bytes_read: Generated<number>;
@@ -258,6 +259,7 @@ export type SendsTable = {
   user_id: number;
   account_id: number | null;
   type: Generated<1 | 2>;
+  source: Generated<'lists'>;
   status: Generated<TSendStatus>;
   from_name: Generated<string>;
   from_address: string;

@@ -8,15 +8,10 @@ import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { sealSecret } from '../accounts/secrets';
 import { suppress } from '../suppression/suppression.service';
-import {
-  dispatch,
-  MAX_ATTEMPTS,
-  PLAN_WITHOUT_ACCOUNTS,
-  recoverAbandonedClaims,
-  snapshotSend,
-  startDueSends,
-} from './dispatch';
+import { dispatch, PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 import { MAX_MESSAGE_CHARS } from './message';
+import { recoverAbandonedClaims, snapshotSend, startDueSends } from './sending.jobs';
+import { MAX_ATTEMPTS } from './sending.repository';
 import { cancelSend, countDuplicates, createSend, pauseSend, resendUnknown, resumeSend } from './sending.service';
 
 type TReceived = { to: string; raw: string };

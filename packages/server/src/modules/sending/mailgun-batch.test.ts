@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startMailgunFake } from '../../../test/mailgun-fake';
-import { dispatch, snapshotSend } from './dispatch';
+import { dispatch } from './dispatch';
+import { snapshotSend } from './sending.jobs';
 import { createSend } from './sending.service';
 
 const MAILGUN_KEY = 'key-batch-0123456789abcdef0123456789';

@@ -3,11 +3,11 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
-import { defineJob } from '../../platform/queue';
 import { safeEqual } from '../../platform/tokens';
 import { openSecret } from '../accounts/secrets';
 import { suppress, unsubscribeEverywhere } from '../suppression/suppression.service';
 import { recordDeliveryEvents, type TNewDeliveryEvent } from './delivery-events';
+import { applyEventsJob } from './sending.jobs';
 
 /** The custom variable each Mailgun message carries, naming its recipient row. */
 export const RECIPIENT_VARIABLE = 'sendwell-recipient';
@@ -448,15 +448,6 @@ const deliveryEventOf = (
       return null;
   }
 };
-
-export const applyEventsJob = defineJob({
-  name: 'sending.apply-events',
-  schema: z.object({}).passthrough(),
-  concurrency: 1,
-  handler: async (_data, platform) => {
-    await applyPendingEvents(platform);
-  },
-});
 
 /**
  * Each event's recipient row, by the variable the message carried, in one query; only a

@@ -3,7 +3,8 @@ import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
 import { findAccountRow } from '../accounts/accounts.repository';
 import { requireAccountsAllowed } from '../accounts/accounts.service';
-import { dispatchSendJob, PLAN_WITHOUT_ACCOUNTS, publishProgress, snapshotSendJob } from './dispatch';
+import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
+import { dispatchSendJob, snapshotSendJob } from './sending.jobs';
 
 export type TNewSend = {
   accountId: number;
