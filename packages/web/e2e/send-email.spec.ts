@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, signIn, withDatabase } from './support';
+import { admin, baseUrl, expectAccessible, signIn, withDatabase } from './support';
 
 /**
  * The Send Email journey (issue 6): compose from a template, preview, send to two
@@ -61,11 +61,14 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   });
 
   await page.goto(`${baseUrl()}/send-email`);
+  await expect(page.getByLabel('Sender Name')).toBeVisible();
+  await expectAccessible(page, 'Send Email');
   await page.getByLabel('Sender Name').fill('Sam <img src=x onerror=alert(1)>');
   const lists = page.getByLabel('Mailing lists');
   await lists.click();
   await page.getByRole('option', { name: /Team 1/ }).click();
   await page.getByRole('option', { name: /Team 2/ }).click();
+  await expectAccessible(page, 'Send Email, lists dropdown open');
   await page.keyboard.press('Escape');
   await page.getByLabel('Template').click();
   await page.getByRole('option', { name: 'Simple announcement' }).click();
@@ -80,19 +83,24 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   const preview = page.frameLocator('iframe[title="Email preview"]');
   await expect(preview.getByText('Hello Ada Lovelace,')).toBeVisible();
   await expect(page.locator('iframe[title="Email preview"]')).toHaveAttribute('sandbox', '');
+  await expectAccessible(page, 'Send Email, composed with a preview');
   // No script from the message, subject or sender name runs in the page or the preview (R15).
   expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
 
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   const duplicates = page.getByRole('dialog').filter({ hasText: 'more than one of the chosen lists' });
   await expect(duplicates).toContainText('1 address is on more than one of the chosen lists');
+  await expectAccessible(page, 'duplicate warning dialog');
   await duplicates.getByRole('button', { name: 'Continue' }).click();
   const confirm = page.getByRole('dialog').filter({ hasText: 'Yes, send it' });
+  await expect(confirm).toBeVisible();
+  await expectAccessible(page, 'send confirmation dialog');
   await confirm.getByRole('button', { name: 'Yes, send it' }).click();
 
   const progress = page.getByTestId('send-progress');
   await expect(progress).toContainText('finished', { timeout: 30_000 });
   await expect(progress).toContainText('3 of 3');
+  await expectAccessible(page, 'Send Email, send finished');
 
   // Each recipient once, bob@ included, in the test inbox.
   const inbox = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages?per_page=50`)).json();
@@ -111,6 +119,7 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   await table.getByRole('row').filter({ hasText: 'ann@example.com' }).getByText(ann.subject).click();
   const opened = page.getByTestId('message-preview').frameLocator('iframe');
   await expect(opened.getByText('Hello ann,')).toBeVisible();
+  await expectAccessible(page, 'test inbox, the sent message open');
   const counts = async () =>
     withDatabase(async (client) => {
       const { rows } = await client.query(
@@ -144,6 +153,7 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   const annRow = page.getByRole('row').filter({ hasText: 'ann@example.com' });
   await expect(annRow).toContainText('Unsubscribed');
   await expect(page.getByRole('row').filter({ hasText: 'bob@example.com' })).toContainText('Subscribed');
+  await expectAccessible(page, 'members with one unsubscribed');
 
   // Nothing a user typed ever ran as script, on any page of the journey (R15).
   expect(dialogs).toEqual([]);

@@ -145,14 +145,17 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
           {send.status}
         </Badge>
       </Group>
-      <Progress.Root size="lg" aria-label={`Progress of “${send.subject}”`}>
+      {/* Each section is a progressbar of its own, so each needs a name; the root only groups them. */}
+      <Progress.Root size="lg" role="group" aria-label={`Progress of “${send.subject}”`}>
         <Progress.Section
+          aria-label="Sent"
           value={send.recipients_count > 0 ? (send.sent_count / send.recipients_count) * 100 : 0}
           color="green"
           animated={isRunning}
           striped={isRunning}
         />
         <Progress.Section
+          aria-label="Failed"
           value={send.recipients_count > 0 ? (send.failed_count / send.recipients_count) * 100 : 0}
           color="red"
         />
