@@ -1,8 +1,9 @@
 /**
- * `npm test`: lint, typecheck, unit and integration tests, the web build and the browser
- * journeys, in that order, against ONE PostgreSQL started here for the whole run (each
- * test file makes its own database in it). Every step runs even after a failure, so one
- * run shows everything that is wrong; the exit code is non-zero if any step failed.
+ * `npm test`: lint, typecheck, the build (web app and server), unit and integration tests
+ * and the browser journeys, in that order, against ONE PostgreSQL started here for the
+ * whole run (each test file makes its own database in it). Every step runs even after a
+ * failure, so one run shows everything that is wrong; the exit code is non-zero if any
+ * step failed.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,6 +59,8 @@ const steps: TStep[] = [
       return 0;
     },
   },
+  // Before vitest, whose start-up test runs the built server (dist/main.js) as the journeys do.
+  { name: 'build (web: vite; server: esbuild)', run: () => run('npm', ['run', 'build', '--silent']) },
   {
     name: 'unit and integration tests (vitest)',
     run: async (env) => {
@@ -75,7 +78,6 @@ const steps: TStep[] = [
       return code || counts;
     },
   },
-  { name: 'web build (vite)', run: () => run('npm', ['run', 'build', '--silent']) },
   { name: 'install chromium if missing', run: () => run('bash', ['scripts/ensure-chromium.sh']) },
   {
     name: 'browser journeys (playwright, chromium)',

@@ -18,8 +18,9 @@ export type TServerProcess = {
 };
 
 /**
- * Runs the real server entry point (`src/main.ts`, or `entry`) as its own process, as
- * `npm start` does.
+ * Runs the real server entry point (`src/main.ts` under tsx, or `entry`) as its own
+ * process. A built `.js` entry (`dist/main.js`) runs as `npm start` runs it: plain Node
+ * with source maps, no tsx.
  */
 export const startServerProcess = (
   env: Record<string, string>,
@@ -27,7 +28,8 @@ export const startServerProcess = (
   entry = path.join(SERVER_ROOT, 'src/main.ts'),
   { ownGroup = false }: { ownGroup?: boolean } = {},
 ): TServerProcess => {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps'];
+  const child = spawn(process.execPath, [...loader, entry, ...args], {
     cwd: SERVER_ROOT,
     env: {
       PATH: process.env.PATH,

@@ -3,9 +3,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { TEST_SECRET_KEY } from './app';
 import { freePort } from './cluster';
 import { signInOverHttp, startServerProcess } from './processes';
+import { databaseUrl } from './template';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-start-'));
 // A stand-in for the built web app, so the test does not depend on `npm run build`.
@@ -117,3 +120,58 @@ describe('process roles', () => {
     expect(await process.stop()).not.toBe(0);
   });
 });
+
+const SERVER_ROOT = path.resolve(import.meta.dirname, '..');
+const BUILT_MAIN = path.join(SERVER_ROOT, 'dist/main.js');
+const BUILT_WEB_INDEX = path.resolve(SERVER_ROOT, '../web/dist/index.html');
+
+// `npm test` builds the web app and the server before vitest runs; a bare `npx vitest run`
+// without `npm run build` skips this.
+describe.skipIf(!fs.existsSync(BUILT_MAIN) || !fs.existsSync(BUILT_WEB_INDEX))(
+  'the built server (dist/main.js, what npm start runs)',
+  () => {
+    it('migrates an empty database from migrations/, serves the built web app, and the built admin works', async () => {
+      const database = `sendwell_built_${Date.now()}`;
+      const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+      await admin.connect();
+      await admin.query(`create database ${database}`);
+      await admin.end();
+      const port = await freePort();
+      // No WEB_DIST_DIR: the default path, resolved from the bundle, must find packages/web/dist.
+      const env = {
+        DATABASE_URL: databaseUrl(inject('pgAdminUrl'), database),
+        SECRET_KEY: TEST_SECRET_KEY,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      };
+      const server = startServerProcess(env, [], BUILT_MAIN);
+      try {
+        await server.waitForOutput('Sendwell is running at', 60_000);
+        const migrations = fs.readdirSync(path.join(SERVER_ROOT, 'migrations')).filter((file) => file.endsWith('.sql'));
+        expect(server.output()).toContain('"msg":"migrations applied"');
+        for (const file of migrations) expect(server.output()).toContain(file);
+        const base = `http://127.0.0.1:${port}`;
+        expect(await (await fetch(`${base}/api/health`)).json()).toEqual({ status: 'ok', db: 'ok', queue: 'ok' });
+
+        const page = await (await fetch(`${base}/mailing-lists`)).text();
+        const script = page.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+        expect(script, page).toBeDefined();
+        expect(page).toBe(fs.readFileSync(BUILT_WEB_INDEX, 'utf8'));
+        expect((await fetch(`${base}${script}`)).status).toBe(200);
+
+        const created = spawnSync(
+          process.execPath,
+          ['--enable-source-maps', 'dist/admin.js', 'create-user', 'built@example.com', '--password', 'secret123'],
+          { cwd: SERVER_ROOT, env: { ...process.env, ...env }, encoding: 'utf8' },
+        );
+        expect(created.stdout, created.stderr).toContain('<built@example.com>');
+        const { response } = await signInOverHttp(base, 'built@example.com', 'secret123');
+        expect(response.status).toBe(200);
+      } finally {
+        expect(await server.stop('SIGTERM')).toBe(0);
+      }
+      expect(server.output()).not.toMatch(/"level":(40|50|60)/);
+    }, 90_000);
+  },
+);

@@ -7,15 +7,19 @@ import { startServerProcess, type TServerProcess } from '../../server/test/proce
 import { E2E_USER } from './support';
 
 const SERVER_ROOT = path.resolve(import.meta.dirname, '../../server');
+const SERVER_MAIN = path.join(SERVER_ROOT, 'dist/main.js');
 
 /**
- * Starts what a production install runs: a `web` process serving the built app and a
- * separate `worker` process, both on one fresh database in the run's PostgreSQL
- * (TEST_PG_ADMIN_URL from `npm test`, or one started here when run alone).
+ * Starts what a production install runs: the built server (`dist/main.js`, as `npm start`
+ * runs it, no tsx) as a `web` process serving the built app and a separate `worker`
+ * process, both on one fresh database in the run's PostgreSQL (TEST_PG_ADMIN_URL from
+ * `npm test`, or one started here when run alone).
  */
 export default async function globalSetup() {
   const webDist = path.resolve(import.meta.dirname, '../dist/index.html');
-  if (!fs.existsSync(webDist)) throw new Error('Build the web app first: npm run build');
+  for (const built of [webDist, SERVER_MAIN]) {
+    if (!fs.existsSync(built)) throw new Error(`Build first (${built} is missing): npm run build`);
+  }
 
   const { adminUrl, stop: stopCluster } = await runClusterOrStart();
   const database = `sendwell_e2e_${Date.now()}`;
@@ -37,19 +41,18 @@ export default async function globalSetup() {
     LOG_LEVEL: 'warn',
   };
   const processes: TServerProcess[] = [];
-  const web = startServerProcess({ ...env, SENDWELL_ROLE: 'web' });
+  const web = startServerProcess({ ...env, SENDWELL_ROLE: 'web' }, [], SERVER_MAIN);
   processes.push(web);
   await web.waitForOutput('Sendwell is running at', 60_000);
-  const worker = startServerProcess({ ...env, SENDWELL_ROLE: 'worker', LOG_LEVEL: 'info' });
+  const worker = startServerProcess({ ...env, SENDWELL_ROLE: 'worker', LOG_LEVEL: 'info' }, [], SERVER_MAIN);
   processes.push(worker);
   await worker.waitForOutput('worker started', 60_000);
 
   const created = spawnSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'src/admin.ts',
+      '--enable-source-maps',
+      'dist/admin.js',
       'create-user',
       E2E_USER.email,
       '--name',

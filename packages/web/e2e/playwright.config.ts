@@ -1,8 +1,9 @@
 import { defineConfig } from '@playwright/test';
 
 /**
- * Browser journeys in Debian's Chromium against the built app, served by a real `web`
- * process with a separate `worker` process, both on one database (see global-setup.ts).
+ * Browser journeys in Debian's Chromium against the built app, served by the built server
+ * (`dist/main.js`) as a `web` process with a separate `worker` process, both on one
+ * database (see global-setup.ts).
  */
 export default defineConfig({
   testDir: '.',
