@@ -7,8 +7,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import { REALTIME_PATH } from '@sendwell/contracts';
 import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { modules } from './modules';
-import { unsubscribePageHandler } from './modules/sending/sending.routes';
+import { moduleHooks, modules } from './modules';
 import type { TPlatform } from './platform/context';
 import { HttpError, handleError, notFound } from './platform/errors';
 import { httpSecurity, isApiRequest } from './platform/http-security';
@@ -119,11 +118,14 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
   // The spec's Google login path; the flow itself lives under /api with the other account routes.
   app.get('/login/google', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/api/login/google'));
   // The unsubscribe link in every email: a small page of its own, no app, no session.
-  app.get('/unsubscribe/:token', { schema: { hide: true } }, unsubscribePageHandler(platform));
+  // Recipient-facing pages of the modules (the unsubscribe link in every email): no app, no session.
+  for (const module of modules) if (module.pages) await app.register(module.pages, { platform, hooks: moduleHooks });
 
   await app.register(
     async (api) => {
-      for (const module of modules) if (module.routes) await api.register(module.routes, { platform });
+      for (const module of modules) {
+        for (const routes of module.routes ?? []) await api.register(routes, { platform, hooks: moduleHooks });
+      }
       api.get('/docs', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
       // For Prometheus, which holds no session: a bearer token, and nothing at all without one configured.
       api.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {

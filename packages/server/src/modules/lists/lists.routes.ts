@@ -28,8 +28,8 @@ import {
 } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
+import type { TModuleOptions } from '../module';
 import { findImport, importReportChunks, listActiveImports, startImport, type TUploadPart } from './imports.service';
 import {
   checkListUsage,
@@ -54,7 +54,7 @@ const tags = ['lists'];
 /** Member and list edits: generous for people, a wall for scripts. */
 const editLimit = { rateLimit: { name: 'list-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
 
-export const listRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform, hooks }) => {
   await app.register(multipart, {
     limits: { fileSize: platform.config.listImportMaxBytes, files: 1, fields: 5, fieldSize: 64 * 1024 },
   });
@@ -100,7 +100,7 @@ export const listRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
     { schema: { tags, body: ZDeleteListRequest, response: { 200: ZDeleteCheckResponse } } },
     async (request) => ({
       status: true as const,
-      campaigns: await checkListUsage(platform, userOf(request), request.body.listId),
+      campaigns: await checkListUsage(platform, hooks.listUsageChecks, userOf(request), request.body.listId),
     }),
   );
 

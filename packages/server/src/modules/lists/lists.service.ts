@@ -173,18 +173,22 @@ export const updateList = async (
 
 /**
  * What uses a list (drip campaigns, scheduled emails), for the delete modal. The modules
- * that own those register a check here, so this module does not reach into their tables.
+ * that own those offer a check in their registration (`listUsageCheck`), so this module
+ * does not reach into their tables.
  */
 export type TListUsageCheck = (
   db: Executor,
   userId: number,
   listId: number,
 ) => Promise<{ type: 'drip' | 'scheduled'; id: number; name: string }[]>;
-export const listUsageChecks: TListUsageCheck[] = [];
-
-export const checkListUsage = async (platform: TPlatform, userId: number, listId: number) => {
+export const checkListUsage = async (
+  platform: TPlatform,
+  checks: TListUsageCheck[],
+  userId: number,
+  listId: number,
+) => {
   await requireList(platform.db, userId, listId);
-  const found = await Promise.all(listUsageChecks.map((check) => check(platform.db, userId, listId)));
+  const found = await Promise.all(checks.map((check) => check(platform.db, userId, listId)));
   return found.flat();
 };
 

@@ -30,7 +30,7 @@ export const unsubscribeDone = (email: string, sender: string) =>
  * (`List-Unsubscribe=One-Click`), and the unsubscribe page's button. The token is the
  * capability: public, no session, no CSRF token (mail providers have none).
  */
-export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const recipientRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   // Opens and clicks arrive through mailbox providers' image proxies, a few addresses for
   // millions of readers: a generous limit, counted in memory (each hit is signed anyway).
   const trackingLimit = {
@@ -83,27 +83,6 @@ export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     done(null, body),
   );
   app.post(
-    '/webhooks/mailgun/:accountId',
-    {
-      config: {
-        public: true,
-        csrf: false,
-        // Mailgun signs every post and sends thousands a second: counted in memory, not a row per event.
-        rateLimit: { name: 'mailgun-webhook', limit: 120_000, windowSeconds: 60, per: 'ip', store: 'memory' },
-      },
-      schema: {
-        tags: ['sending'],
-        params: z.object({ accountId: z.coerce.number().int().positive() }),
-        body: ZMailgunWebhook,
-      },
-    },
-    async (request, reply) => {
-      const answer = await receiveMailgunWebhook(platform, request.params.accountId, request.body);
-      return reply.code(answer.status).send({ status: answer.status === 200, message: answer.message });
-    },
-  );
-
-  app.post(
     '/unsubscribe/:token',
     {
       config: {
@@ -127,23 +106,51 @@ export const sendingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
  * `GET /unsubscribe/{token}`, the link in every email: asks to confirm with one button
  * (a GET alone never unsubscribes, so link scanners cannot do it by fetching the page).
  */
-export const unsubscribePageHandler =
-  (platform: TPlatform) => async (request: { params: unknown }, reply: FastifyReply) => {
-    const { token } = request.params as { token: string };
-    const found = isToken(token) ? await findByToken(platform, token) : undefined;
-    reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
-    if (!found) {
-      return reply
-        .code(404)
-        .send(unsubscribePage('Link not valid', '<p>This unsubscribe link is not valid or has expired.</p>'));
-    }
-    const sender = found.from_name || found.from_address;
-    if (found.unsubscribed_at) return reply.send(unsubscribeDone(found.email, sender));
-    return reply.send(
-      unsubscribePage(
-        'Unsubscribe?',
-        `<p>Stop emails from ${escapeHtml(sender)} to ${escapeHtml(found.email)}?</p>
+const unsubscribePageHandler = (platform: TPlatform) => async (request: { params: unknown }, reply: FastifyReply) => {
+  const { token } = request.params as { token: string };
+  const found = isToken(token) ? await findByToken(platform, token) : undefined;
+  reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
+  if (!found) {
+    return reply
+      .code(404)
+      .send(unsubscribePage('Link not valid', '<p>This unsubscribe link is not valid or has expired.</p>'));
+  }
+  const sender = found.from_name || found.from_address;
+  if (found.unsubscribed_at) return reply.send(unsubscribeDone(found.email, sender));
+  return reply.send(
+    unsubscribePage(
+      'Unsubscribe?',
+      `<p>Stop emails from ${escapeHtml(sender)} to ${escapeHtml(found.email)}?</p>
 <form method="post" action="/api/unsubscribe/${token}"><button type="submit">Unsubscribe</button></form>`,
-      ),
-    );
-  };
+    ),
+  );
+};
+
+/** The recipient's pages outside /api: the unsubscribe link in every email. */
+export const recipientPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  app.get('/unsubscribe/:token', { schema: { hide: true } }, unsubscribePageHandler(platform));
+};
+
+/** Providers' webhooks: signed, public, no CSRF (a provider holds no cookie). */
+export const webhookRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  app.post(
+    '/webhooks/mailgun/:accountId',
+    {
+      config: {
+        public: true,
+        csrf: false,
+        // Mailgun signs every post and sends thousands a second: counted in memory, not a row per event.
+        rateLimit: { name: 'mailgun-webhook', limit: 120_000, windowSeconds: 60, per: 'ip', store: 'memory' },
+      },
+      schema: {
+        tags: ['sending'],
+        params: z.object({ accountId: z.coerce.number().int().positive() }),
+        body: ZMailgunWebhook,
+      },
+    },
+    async (request, reply) => {
+      const answer = await receiveMailgunWebhook(platform, request.params.accountId, request.body);
+      return reply.code(answer.status).send({ status: answer.status === 200, message: answer.message });
+    },
+  );
+};

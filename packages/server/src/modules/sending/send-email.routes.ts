@@ -13,7 +13,6 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { listUsageChecks } from '../lists/lists.service';
 import {
   accountLists,
   deleteTemplate,
@@ -34,20 +33,8 @@ const tags = ['sending'];
 const sendLimit = { rateLimit: { name: 'email-send', limit: 30, windowSeconds: 600, per: 'user' as const } };
 const editLimit = { rateLimit: { name: 'email-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
 
-// A scheduled send that has not gone out uses its lists: deleting one is checked first.
-listUsageChecks.push(async (db, userId, listId) => {
-  const rows = await db
-    .selectFrom('sends')
-    .select(['id', 'subject'])
-    .where('user_id', '=', userId)
-    .where('status', '=', 'scheduled')
-    .where((eb) => eb(eb.val(listId), '=', eb.fn.any('list_ids')))
-    .execute();
-  return rows.map((row) => ({ type: 'scheduled' as const, id: row.id, name: row.subject }));
-});
-
 /** The Send Email page's calls (spec §7 sending) and the template library. */
-export const emailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const userOf = (request: { session?: { userId: number } | null }) => request.session!.userId;
 
   app.get(

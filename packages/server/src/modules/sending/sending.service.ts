@@ -3,6 +3,7 @@ import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
 import { findAccountRow } from '../accounts/accounts.repository';
 import { requireAccountsAllowed } from '../accounts/accounts.service';
+import type { TListUsageCheck } from '../lists/lists.service';
 import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
 import { dispatchSendJob, snapshotSendJob } from './sending.jobs';
 
@@ -157,4 +158,19 @@ export const resendUnknown = async (platform: TPlatform, userId: number, sendId:
   });
   await publishProgress(platform, sendId, { force: true });
   return count;
+};
+
+/**
+ * A scheduled send that has not gone out uses its lists: the lists module asks this (the
+ * module's `listUsageCheck`) before a list is deleted.
+ */
+export const scheduledListUsage: TListUsageCheck = async (db, userId, listId) => {
+  const rows = await db
+    .selectFrom('sends')
+    .select(['id', 'subject'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'scheduled')
+    .where((eb) => eb(eb.val(listId), '=', eb.fn.any('list_ids')))
+    .execute();
+  return rows.map((row) => ({ type: 'scheduled' as const, id: row.id, name: row.subject }));
 };
