@@ -21,7 +21,7 @@ import { findPlanOfUser } from '../plans/plans.repository';
 import * as repository from './accounts.repository';
 import { googleAccessToken, isGoogleOffered } from './google.service';
 import { openSecret, sealSecret, type TSecretColumn } from './secrets';
-import { TEST_INBOX_HOST, testInboxCredentials } from './test-inbox';
+import { createTestInboxTransport, TEST_INBOX_HOST, testInboxCredentials } from './test-inbox';
 
 const seal = sealSecret;
 const open = openSecret;
@@ -359,18 +359,22 @@ export const openAccountTransport = async (
       platform.config.mailgunUrls,
     );
   }
-  const inbox = isTestInbox(row.driver) ? testInboxSettings(platform, userId) : null;
+  // Test-inbox mail is kept by whichever worker sends it (not every worker hosts the sink).
+  if (isTestInbox(row.driver)) {
+    testInboxSettings(platform, userId);
+    return createTestInboxTransport(platform, userId);
+  }
   const accessToken = row.oauth_refresh_token_encrypted ? await googleAccessToken(platform, row) : undefined;
   return createSmtpTransport(
     {
-      host: inbox?.host ?? row.host!,
-      port: inbox?.port ?? row.port!,
-      encryption: inbox?.encryption ?? row.encryption ?? 'tls',
-      username: inbox?.username ?? row.username!,
-      password: inbox?.password ?? open(platform, row.id, 'password', row.password_encrypted) ?? '',
+      host: row.host!,
+      port: row.port!,
+      encryption: row.encryption ?? 'tls',
+      username: row.username!,
+      password: open(platform, row.id, 'password', row.password_encrypted) ?? '',
       ...(accessToken ? { accessToken } : {}),
     },
-    { ...smtpConnectOptions(platform, { driver: row.driver ?? 'smtp', port: inbox?.port ?? row.port! }), connections },
+    { ...smtpConnectOptions(platform, { driver: row.driver ?? 'smtp', port: row.port! }), connections },
   );
 };
 

@@ -1,10 +1,14 @@
+import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
+import addressparser from 'nodemailer/lib/addressparser';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { SMTPServer } from 'smtp-server';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { publishToUser } from '../../platform/realtime';
 import { hmac, safeEqual } from '../../platform/tokens';
+import { HANDOVER_REFUSED, mayStart, type TMailTransport, type TSendResult } from '../../providers/mail';
 
 /** The test inbox listens on loopback only: it is for trying Sendwell and for tests. */
 export const TEST_INBOX_HOST = '127.0.0.1';
@@ -55,6 +59,86 @@ const pruneToQuota = async (trx: Executor, userId: number, quota: { messages: nu
 };
 
 /**
+ * Keeps one message in a user's test inbox within the quota and tells their tabs: the one
+ * way in, for the SMTP sink and for the in-process transport alike.
+ */
+const storeTestInboxMessage = async (
+  platform: TPlatform,
+  {
+    userId,
+    mailFrom,
+    rcptTo,
+    message,
+    size,
+  }: { userId: number; mailFrom: string; rcptTo: string[]; message: Readable | Buffer; size: () => number },
+) => {
+  const mail = await simpleParser(message, { skipImageLinks: true });
+  const sizeBytes = size();
+  return platform.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('test_inbox_messages')
+      .values({
+        user_id: userId,
+        mail_from: mailFrom,
+        rcpt_to: rcptTo,
+        subject: mail.subject ?? '',
+        text_body: mail.text ?? null,
+        html_body: typeof mail.html === 'string' ? mail.html : null,
+        size_bytes: sizeBytes,
+      })
+      .returning(['id', 'subject'])
+      .executeTakeFirstOrThrow();
+    await pruneToQuota(trx, userId, platform.config.testInboxQuota);
+    await publishToUser(trx, userId, 'TestInboxMessageEvent', { id: row.id, subject: row.subject });
+    return row.id;
+  });
+};
+
+/**
+ * The transport of test-inbox accounts: the message is composed exactly as SMTP would carry
+ * it and kept in the user's inbox by this process. Every worker can deliver a test-inbox
+ * send this way, whether or not it hosts the SMTP sink (several workers on one machine, or
+ * on several machines, share one database and so one inbox).
+ */
+export const createTestInboxTransport = (platform: TPlatform, userId: number): TMailTransport => ({
+  verify: async () => {},
+  send: async (batch, onResult, options) => {
+    const results: (TSendResult | undefined)[] = new Array(batch.length);
+    for (const [index, message] of batch.entries()) {
+      if (!mayStart(options)) break;
+      const mayHandOver = (await options?.beforeHandOver?.(index).catch(() => false)) ?? true;
+      if (!mayHandOver) {
+        results[index] = { to: message.to, accepted: false, error: HANDOVER_REFUSED, kind: 'temporary' };
+      } else {
+        const { variables: _variables, ...mime } = message;
+        const raw = await new MailComposer(mime).compile().build();
+        try {
+          const [sender] = addressparser(message.from, { flatten: true });
+          const id = await storeTestInboxMessage(platform, {
+            userId,
+            mailFrom: sender?.address ?? message.from,
+            rcptTo: [message.to],
+            message: raw,
+            size: () => {
+              if (raw.length > Math.min(MAX_MESSAGE_BYTES, platform.config.testInboxQuota.bytes)) {
+                throw new Error('Message too big for the test inbox');
+              }
+              return raw.length;
+            },
+          });
+          results[index] = { to: message.to, accepted: true, providerId: `test-inbox-${id}` };
+        } catch (error) {
+          results[index] = { to: message.to, accepted: false, error: (error as Error).message, kind: 'permanent' };
+        }
+      }
+      await onResult?.(index, results[index]!);
+    }
+    return results;
+  },
+  close: () => {},
+});
+
+/**
  * The built-in SMTP sink (runs with the worker): accepts mail from signed-in users'
  * test-inbox accounts, keeps it in `test_inbox_messages` within each user's quota
  * (`TEST_INBOX_MAX_MESSAGES`, `TEST_INBOX_MAX_MB`; the oldest go), tells the user's tabs,
@@ -77,31 +161,19 @@ export const startTestInbox = async (platform: TPlatform, port: number) => {
     },
     onData: (stream, session, callback) => {
       const userId = session.user as number;
-      simpleParser(stream, { skipImageLinks: true })
-        .then(async (mail) => {
+      storeTestInboxMessage(platform, {
+        userId,
+        mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+        message: stream,
+        size: () => {
           if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
             throw Object.assign(new Error('Message too big for the test inbox'), { responseCode: 552 });
           }
-          const size = (stream as unknown as { byteLength?: number }).byteLength ?? 0;
-          await platform.db.transaction().execute(async (trx) => {
-            const row = await trx
-              .insertInto('test_inbox_messages')
-              .values({
-                user_id: userId,
-                mail_from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-                rcpt_to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-                subject: mail.subject ?? '',
-                text_body: mail.text ?? null,
-                html_body: typeof mail.html === 'string' ? mail.html : null,
-                size_bytes: size,
-              })
-              .returning(['id', 'subject'])
-              .executeTakeFirstOrThrow();
-            await pruneToQuota(trx, userId, quota);
-            await publishToUser(trx, userId, 'TestInboxMessageEvent', { id: row.id, subject: row.subject });
-          });
-          callback();
-        })
+          return (stream as unknown as { byteLength?: number }).byteLength ?? 0;
+        },
+      })
+        .then(() => callback())
         .catch((error: Error) => callback(error));
     },
   });
