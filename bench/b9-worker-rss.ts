@@ -1,16 +1,23 @@
 /**
  * B9: peak RSS of a worker during a 1,000,000-recipient send. The worker is the real one,
- * `src/main.ts` with SENDWELL_ROLE=worker in a process of its own, as it is deployed: it
- * takes the snapshot and dispatch jobs from the queue and sends through the Mailgun API.
- * This process (the harness) seeds the data, serves the Mailgun contract fake and reads
- * the worker's memory from /proc: VmHWM, the kernel's own high-water mark of its RSS, so a
- * spike between two samples still counts. A fresh worker per run.
+ * the built server (`dist/main.js`, as `npm start` runs it; built here first) with
+ * SENDWELL_ROLE=worker in a process of its own, as it is deployed: it takes the snapshot
+ * and dispatch jobs from the queue and sends through the Mailgun API. BENCH_B9_ENTRY=tsx
+ * runs `src/main.ts` under tsx instead, for comparison. This process (the harness) seeds
+ * the data, serves the Mailgun contract fake and reads the worker's memory from /proc:
+ * VmHWM, the kernel's own high-water mark of its RSS, so a spike between two samples
+ * still counts. A fresh worker per run. Then the idle RSS of each role (web, worker, all),
+ * built and under tsx, each a fresh process on the same database.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { pino } from 'pino';
+import { listPlans, setUserPlan } from '../packages/server/src/modules/plans/plans.repository';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
+import { freePort } from '../packages/server/test/cluster';
 import { startServerProcess } from '../packages/server/test/processes';
 import { median, type TFigure } from './figures';
 import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList, startBenchMailgun } from './seed';
@@ -18,6 +25,17 @@ import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunLis
 const GOAL_MB = 256;
 /** Node flags for the worker, for experiments (`--max-old-space-size=…`); none by default, as deployed. */
 const WORKER_NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? '';
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ENTRIES = {
+  built: path.join(ROOT, 'packages/server/dist/main.js'),
+  tsx: path.join(ROOT, 'packages/server/src/main.ts'),
+};
+type TEntry = keyof typeof ENTRIES;
+/** Which server the send runs on: `built` (default, what `npm start` runs) or `tsx`. */
+const ENTRY: TEntry = process.env.BENCH_B9_ENTRY === 'tsx' ? 'tsx' : 'built';
+const ROLES = ['web', 'worker', 'all'] as const;
+/** How long a started process is left alone before its idle RSS is read. */
+const SETTLE_MS = 3_000;
 
 /** A process's resident set now and at its peak, in MB, from /proc/<pid>/status. */
 export const memoryOf = (pid: number) => {
@@ -26,9 +44,34 @@ export const memoryOf = (pid: number) => {
   return { rssMb: kilobytes('VmRSS') / 1024, peakMb: kilobytes('VmHWM') / 1024 };
 };
 
+/** A fresh process of `role`, left idle for a moment after it is ready: its RSS in MB. */
+const idleRssOf = async (entry: TEntry, role: (typeof ROLES)[number], env: Record<string, string>) => {
+  const server = startServerProcess(
+    { ...env, SENDWELL_ROLE: role, LOG_LEVEL: 'info', PORT: String(await freePort()) },
+    [],
+    ENTRIES[entry],
+  );
+  try {
+    await server.waitForOutput(role === 'worker' ? 'worker started' : 'Sendwell is running at', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    return memoryOf(server.child.pid!).rssMb;
+  } finally {
+    await server.stop();
+  }
+};
+
+const buildServer = () => {
+  const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-server.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0) throw new Error(`The server build failed:\n${built.stderr}`);
+};
+
 export const runB9 = async (): Promise<TFigure> => {
   const RECIPIENTS = Number(process.env.BENCH_B9_RECIPIENTS ?? 1_000_000);
   const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+  buildServer();
   const mailgun = await startBenchMailgun();
   const { env, cluster } = await benchEnvironment('sendwell_bench_worker', {
     MAILGUN_US_URL: mailgun.urls.us,
@@ -40,6 +83,10 @@ export const runB9 = async (): Promise<TFigure> => {
   const { platform } = opened;
   try {
     const owner = await seedMailgunAccount(platform);
+    // The bench user registers on the free plan, which sends with the test inbox only.
+    const paid = (await listPlans(platform.db)).find((plan) => plan.allows_accounts);
+    if (!paid) throw new Error('No plan allows sending accounts');
+    await setUserPlan(platform.db, owner.userId, paid.id);
     const peaks: number[] = [];
     const idles: number[] = [];
     const rates: number[] = [];
@@ -47,12 +94,16 @@ export const runB9 = async (): Promise<TFigure> => {
       const listId = await seedMailgunList(platform, owner, run, RECIPIENTS);
       await sql`vacuum analyze list_members`.execute(platform.db);
 
-      const worker = startServerProcess({
-        ...env,
-        SENDWELL_ROLE: 'worker',
-        LOG_LEVEL: 'info',
-        ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
-      });
+      const worker = startServerProcess(
+        {
+          ...env,
+          SENDWELL_ROLE: 'worker',
+          LOG_LEVEL: 'info',
+          ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
+        },
+        [],
+        ENTRIES[ENTRY],
+      );
       try {
         await worker.waitForOutput('worker started', 60_000);
         const pid = worker.child.pid!;
@@ -84,14 +135,36 @@ export const runB9 = async (): Promise<TFigure> => {
       }
     }
     const peakMb = median(peaks);
+
+    // Idle RSS of every role, built and under tsx, alternating so drift hits both alike.
+    const idleByRole: Record<string, number[]> = {};
+    for (let run = 0; run < RUNS; run++) {
+      for (const role of ROLES) {
+        for (const entry of ['built', 'tsx'] as const) {
+          const rss = await idleRssOf(entry, role, env);
+          (idleByRole[`${role} ${entry}`] ??= []).push(rss);
+        }
+      }
+    }
+    const idleMb = (role: string, entry: TEntry) => Math.round(median(idleByRole[`${role} ${entry}`]!));
+    const idleText = ROLES.map((role) => `${role} ${idleMb(role, 'built')} MB (tsx ${idleMb(role, 'tsx')})`).join(', ');
+    console.log(`  idle RSS ${SETTLE_MS / 1000} s after start, built (tsx): ${idleText}`);
+
+    const server = ENTRY === 'built' ? 'the built server, dist/main.js' : 'src/main.ts under tsx';
     return {
       id: 'B9',
-      title: `Peak RSS of the worker process (src/main.ts, SENDWELL_ROLE=worker) during a ${RECIPIENTS.toLocaleString('en-US')}-recipient send through the Mailgun API (snapshot and 1,000-recipient batches; the Mailgun fake and the harness in another process)`,
+      title: `Peak RSS of the worker process (${server}, SENDWELL_ROLE=worker) during a ${RECIPIENTS.toLocaleString('en-US')}-recipient send through the Mailgun API (snapshot and 1,000-recipient batches; the Mailgun fake and the harness in another process); idle RSS of each role`,
       anchor: 'listmonk 57 MB over 7M sends',
       goal: `< ${GOAL_MB} MB`,
-      measured: `${WORKER_NODE_OPTIONS ? `worker run with NODE_OPTIONS=${WORKER_NODE_OPTIONS}: ` : ''}peak RSS ${Math.round(peakMb)} MB (VmHWM, median of ${RUNS} fresh workers; ${Math.round(median(idles))} MB idle after start); ${Math.round(median(rates)).toLocaleString('en-US')} recipients/s from the send's creation to finished`,
+      measured: `${WORKER_NODE_OPTIONS ? `worker run with NODE_OPTIONS=${WORKER_NODE_OPTIONS}: ` : ''}peak RSS ${Math.round(peakMb)} MB (VmHWM, median of ${RUNS} fresh workers; ${Math.round(median(idles))} MB idle after start); ${Math.round(median(rates)).toLocaleString('en-US')} recipients/s from the send's creation to finished. Idle RSS ${SETTLE_MS / 1000} s after start, built (under tsx): ${idleText}`,
       isGoalMet: peakMb < GOAL_MB,
-      runs: { peakRssMb: peaks, idleRssMb: idles, recipientsPerSecond: rates },
+      runs: {
+        entry: ENTRY,
+        peakRssMb: peaks,
+        idleRssMb: idles,
+        recipientsPerSecond: rates,
+        idleRssMbByRole: idleByRole,
+      },
     };
   } finally {
     await opened.close();
