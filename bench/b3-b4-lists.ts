@@ -1,16 +1,20 @@
 /**
- * B3: a 1,000,000-row CSV imported into a list through the real path (upload stored in
- * chunks, the import job: stream parse → COPY into a staging table → one merge into the
- * members), rows/s and the process's peak RSS above its baseline.
+ * B3: a 1,000,000-row CSV imported into a list as a user waits for it: timed from the
+ * upload's first byte on a real socket (multipart POST /api/mailing-lists/:id/imports,
+ * signed in, chunks stored as they arrive) until the import reads 'finished', the job picked
+ * up by the real queue worker (stream parse → COPY → merges batch by batch). Rows/s and the
+ * process's peak RSS above its baseline (the client's pre-built file included in neither).
  * B4: the member table and the lists table at 1,000,000 members: p95 of the HTTP route
  * (app.inject, signed in) for the first page, a deep page, another sort and a search.
  */
-import { Readable } from 'node:stream';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../packages/server/src/app';
 import { createUser } from '../packages/server/src/modules/auth/auth.service';
-import { importListJob, startImport, type TUploadPart } from '../packages/server/src/modules/lists/imports.service';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { startRealtimeHub } from '../packages/server/src/platform/realtime';
@@ -70,8 +74,23 @@ const setUp = async () => {
     onListeningChange: platform.sessionCache.setTrusted,
   });
   const app = await buildApp({ platform, hub });
-  await app.ready();
-  return { cluster, opened, platform, app, hub, userId: user.id, accountId: account.id };
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  // The worker role's handlers in this process, so the import is picked up as in production.
+  await platform.queue.work(platform);
+  const csrf = await app.inject({ method: 'GET', url: '/api/csrf' });
+  const csrfCookie = csrf.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/login',
+    headers: { cookie: csrfCookie, 'x-csrf-token': csrf.json().token },
+    payload: { email: 'bench@example.com', password: 'secret123' },
+  });
+  if (login.statusCode !== 200) throw new Error(`sign-in failed: ${login.statusCode} ${login.body}`);
+  const cookie = [...csrf.cookies, ...login.cookies].map((c) => `${c.name}=${c.value}`).join('; ');
+  // A token bound to the signed-in session (the one fetched before sign-in no longer counts).
+  const token = (await app.inject({ method: 'GET', url: '/api/csrf', headers: { cookie } })).json().token as string;
+  const port = (app.server.address() as AddressInfo).port;
+  return { cluster, opened, platform, app, hub, userId: user.id, accountId: account.id, port, cookie, token };
 };
 
 const getSetup = () => {
@@ -95,8 +114,13 @@ const newList = async ({ platform, userId, accountId }: TSetup, alias: string) =
       .executeTakeFirstOrThrow()
   ).id;
 
+v8.setFlagsFromString('--expose-gc');
+/** A full collection, so a baseline does not count garbage left by building the file. */
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
 /** Samples RSS every 20 ms while `work` runs; answers its time and the peak above the start. */
 const measure = async (work: () => Promise<void>) => {
+  collectGarbage();
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
   const timer = setInterval(() => {
@@ -113,40 +137,99 @@ const measure = async (work: () => Promise<void>) => {
   };
 };
 
+/** The multipart body a browser sends: the mapping, then the file. */
+const multipartBody = (file: Buffer, mapping: object) => {
+  const boundary = `----sendwell-bench-${Date.now()}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="mapping"\r\n\r\n${JSON.stringify(mapping)}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { boundary, parts: [head, file, tail], length: head.length + file.length + tail.length };
+};
+
+/** Sends the body in 64 KB writes, as a socket would carry it; answers the response's JSON. */
+const upload = (setup: TSetup, listId: number, body: ReturnType<typeof multipartBody>) =>
+  new Promise<{ status: number; json: { data?: { id: number }; message?: string } }>((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port: setup.port,
+        method: 'POST',
+        path: `/api/mailing-lists/${listId}/imports`,
+        headers: {
+          cookie: setup.cookie,
+          'x-csrf-token': setup.token,
+          'content-type': `multipart/form-data; boundary=${body.boundary}`,
+          'content-length': String(body.length),
+        },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (piece) => {
+          text += piece;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) }));
+      },
+    );
+    request.on('error', reject);
+    const writeAll = async () => {
+      for (const part of body.parts) {
+        for (let start = 0; start < part.length; start += 65_536) {
+          if (!request.write(part.subarray(start, start + 65_536))) {
+            await new Promise((drained) => request.once('drain', drained));
+          }
+        }
+      }
+      request.end();
+    };
+    writeAll().catch(reject);
+  });
+
 const importOnce = async (setup: TSetup, run: number) => {
   const listId = await newList(setup, `import${run}`);
-  const parts: TUploadPart[] = [
-    {
-      type: 'field',
-      fieldname: 'mapping',
-      value: JSON.stringify({ hasHeaders: true, emailColumn: 1, nameColumn: 0, fields: [{ column: 2, key: 'city' }] }),
-    },
-    { type: 'file', filename: 'big.csv', file: Readable.from(csvChunks(ROWS, run)) },
-  ];
-  let importId = 0;
-  const upload = await measure(async () => {
-    importId = (await startImport(setup.platform, setup.userId, listId, Readable.from(parts))).id;
+  const file = Buffer.concat([...csvChunks(ROWS, run)]);
+  const body = multipartBody(file, {
+    hasHeaders: true,
+    emailColumn: 1,
+    nameColumn: 0,
+    fields: [{ column: 2, key: 'city' }],
   });
-  const job = await measure(() =>
-    importListJob.handler({ importId }, setup.platform, {
-      jobId: 'bench',
-      retryCount: 0,
-      signal: new AbortController().signal,
-    }),
-  );
+  let importId = 0;
+  let uploadSeconds = 0;
+  const waited = await measure(async () => {
+    const started = performance.now();
+    const answer = await upload(setup, listId, body);
+    if (answer.status !== 200) throw new Error(`upload answered ${answer.status}: ${answer.json.message}`);
+    uploadSeconds = (performance.now() - started) / 1000;
+    importId = answer.json.data!.id;
+    // What the page learns by its progress events; polled here every 20 ms.
+    for (;;) {
+      const row = await setup.platform.db
+        .selectFrom('list_imports')
+        .select(['status', 'error'])
+        .where('id', '=', importId)
+        .executeTakeFirstOrThrow();
+      if (process.env.BENCH_TRACE) console.log((performance.now() - started).toFixed(0), row.status);
+      if (row.status === 'finished') return;
+      if (row.status === 'failed') throw new Error(`import ${importId} failed: ${row.error}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
   const row = await setup.platform.db
     .selectFrom('list_imports')
     .selectAll()
     .where('id', '=', importId)
     .executeTakeFirstOrThrow();
-  if (row.status !== 'finished') throw new Error(`import ${importId} ended ${row.status}: ${row.error}`);
   return {
     listId,
-    uploadSeconds: upload.seconds,
-    importSeconds: job.seconds,
-    rowsPerSecond: ROWS / job.seconds,
-    endToEndRowsPerSecond: ROWS / (upload.seconds + job.seconds),
-    peakMb: Math.max(upload.peakMb, job.peakMb),
+    bytes: file.length,
+    uploadSeconds,
+    importSeconds: waited.seconds - uploadSeconds,
+    seconds: waited.seconds,
+    endToEndRowsPerSecond: ROWS / waited.seconds,
+    peakMb: waited.peakMb,
     added: row.added,
     skipped: row.skipped,
   };
@@ -159,16 +242,17 @@ export const runB3 = async (): Promise<TFigure> => {
   const runs = [];
   for (let run = 0; run < RUNS; run++) runs.push(await importOnce(setup, run));
   importedListId = runs[0]!.listId;
-  const rate = median(runs.map((run) => run.rowsPerSecond));
   const endToEnd = median(runs.map((run) => run.endToEndRowsPerSecond));
+  const uploadSeconds = median(runs.map((run) => run.uploadSeconds));
+  const importSeconds = median(runs.map((run) => run.importSeconds));
   const peak = Math.max(...runs.map((run) => run.peakMb));
   return {
     id: 'B3',
-    title: `CSV import of ${ROWS.toLocaleString('en-US')} rows into a list (stream parse, COPY, one merge with the unique index and counters)`,
+    title: `CSV import of ${ROWS.toLocaleString('en-US')} rows into a list as a user waits: from the upload's first byte (HTTP, multipart) to 'finished' (stream parse, COPY, merges with the unique index and counters)`,
     anchor: 'listmonk: ~10k rows/s; raw COPY 264k–775k rows/s',
-    goal: '≥ 50,000 rows/s, memory flat (< 300 MB)',
-    measured: `${Math.round(rate).toLocaleString('en-US')} rows/s for the import job (median of ${RUNS}); ${Math.round(endToEnd).toLocaleString('en-US')} rows/s including storing the upload; peak RSS +${Math.round(peak)} MB over the process baseline`,
-    isGoalMet: rate >= 50_000 && peak < 300,
+    goal: '≥ 50,000 rows/s end to end, memory flat (< 300 MB)',
+    measured: `${Math.round(endToEnd).toLocaleString('en-US')} rows/s from the upload's first byte to finished (median of ${RUNS}: upload ${uploadSeconds.toFixed(1)} s, then the import ${importSeconds.toFixed(1)} s); peak RSS +${Math.round(peak)} MB over the process baseline`,
+    isGoalMet: endToEnd >= 50_000 && peak < 300,
     runs,
   };
 };
@@ -181,16 +265,7 @@ const percentile = (values: number[], p: number) => {
 export const runB4 = async (): Promise<TFigure> => {
   const setup = await getSetup();
   const listId = importedListId ?? (await importOnce(setup, 99)).listId;
-  const csrf = await setup.app.inject({ method: 'GET', url: '/api/csrf' });
-  const csrfCookie = csrf.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-  const login = await setup.app.inject({
-    method: 'POST',
-    url: '/api/login',
-    headers: { cookie: csrfCookie, 'x-csrf-token': csrf.json().token },
-    payload: { email: 'bench@example.com', password: 'secret123' },
-  });
-  if (login.statusCode !== 200) throw new Error(`sign-in failed: ${login.statusCode} ${login.body}`);
-  const cookie = [...csrf.cookies, ...login.cookies].map((c) => `${c.name}=${c.value}`).join('; ');
+  const { cookie } = setup;
   const timeRoute = async (url: string, times = 200) => {
     const first = await setup.app.inject({ method: 'GET', url, headers: { cookie } });
     if (first.statusCode !== 200) throw new Error(`${url} answered ${first.statusCode}: ${first.body.slice(0, 200)}`);

@@ -25,7 +25,7 @@
 export const EMAIL_PROBLEMS = {
   missing: 'no email in the mapped column',
   invalid: 'invalid email address',
-  mailto: 'a mailto: link, not an address (remove "mailto:")',
+  mailto: 'a mailto: link, not an address (remove mailto: to import it)',
   nonAsciiLocalPart: 'non-ASCII characters before the @ (internationalized mailboxes are not accepted)',
 } as const;
 export type TEmailProblem = (typeof EMAIL_PROBLEMS)[keyof typeof EMAIL_PROBLEMS];

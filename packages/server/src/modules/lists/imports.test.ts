@@ -1,0 +1,321 @@
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { LIST_MESSAGES, SKIP_REASONS } from '@sendwell/contracts';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
+import { importListJob } from './imports.service';
+
+let t: TTestApp;
+let port: number;
+
+beforeAll(async () => {
+  t = await startTestApp({ LIST_IMPORT_MAX_MB: '4', LOGIN_LIMIT_PER_IP: '1000' });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  port = (t.app.server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const signedInWithList = async () => {
+  const user = await seedUser(t.platform, { planId: 3 });
+  const agent = createAgent(t.app);
+  await agent.signIn(user.email, user.password);
+  const account = await t.platform.db
+    .insertInto('sending_accounts')
+    .values({
+      user_id: user.id,
+      name: 'Office SMTP',
+      provider: 'smtp',
+      driver: 'smtp',
+      username: 'news@acme.test',
+      host: 'smtp.acme.test',
+      port: 587,
+      encryption: 'tls',
+      mail_per_day: 500,
+      is_primary: true,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const created = await agent.post('/api/mailing-lists', { accountId: account.id, alias: 'news', name: 'News' });
+  expect(created.statusCode, created.body).toBe(200);
+  return { user, agent, accountId: account.id, list: created.json().data as { id: number; address: string } };
+};
+
+const csvUpload = async (agent: TAgent, listId: number, fileName: string, content: string, mapping: object) => {
+  const form = new FormData();
+  form.set('mapping', JSON.stringify(mapping));
+  form.set('file', new Blob([content]), fileName);
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  return agent.post(`/api/mailing-lists/${listId}/imports`, Buffer.from(await request.arrayBuffer()), {
+    headers: { 'content-type': request.headers.get('content-type')! },
+  });
+};
+
+/** Runs a queued import the way a worker does (the handler, with its job's payload). */
+const runImport = async (importId: number) => {
+  await importListJob.handler({ importId }, t.platform, {
+    jobId: 'test',
+    retryCount: 0,
+    signal: new AbortController().signal,
+  });
+  return t.platform.db.selectFrom('list_imports').selectAll().where('id', '=', importId).executeTakeFirstOrThrow();
+};
+
+const membersOf = async (listId: number) =>
+  (await t.platform.db.selectFrom('list_members').select(['email', 'fullname']).where('list_id', '=', listId).execute())
+    .map((member) => [member.email, member.fullname])
+    .sort(([a], [b]) => a!.toLowerCase().localeCompare(b!.toLowerCase()));
+
+const importsOf = (listId: number) =>
+  t.platform.db.selectFrom('list_imports').select(['id', 'status']).where('list_id', '=', listId).execute();
+
+describe('files people actually have', () => {
+  it('imports an Outlook-style export with IDN domains, display names, a mailto: link and a UTF-8 mailbox', async () => {
+    const { agent, list } = await signedInWithList();
+    const outlook = [
+      'First Name,Last Name,E-mail Address,E-mail Display Name',
+      'Karl,Kunde,kunde@bücher.example,Karl Kunde',
+      'Karl,Again,KUNDE@xn--bcher-kva.example,Karl Kunde',
+      'Ivan,Petrov,info@пример.рф,Ivan',
+      'Shop,,shop@store.xn--p1ai,Shop',
+      'Ann,Lee,Ann Lee <ann@example.com>,Ann Lee',
+      'Bob,Lee,"""Lee, Bob"" <bob@example.com>",Bob Lee',
+      'Carl,Doe,<carl@example.com>,Carl',
+      'Link,Person,mailto:user@example.com,Link',
+      'Pochta,Person,почта@пример.рф,Pochta',
+    ].join('\r\n');
+    const started = await csvUpload(agent, list.id, 'outlook.csv', outlook, {
+      hasHeaders: true,
+      emailColumn: 2,
+      nameColumn: 0,
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    const done = await runImport(started.json().data.id);
+    expect(done).toMatchObject({ status: 'finished', rows_read: 9, added: 6, updated: 0, duplicates: 1, skipped: 2 });
+    expect(done.skipped_reasons).toEqual({ [SKIP_REASONS.mailto]: 1, [SKIP_REASONS.nonAsciiLocalPart]: 1 });
+    // One canonical form: lower-case A-label domains; the U-label and A-label rows are one member.
+    expect(await membersOf(list.id)).toEqual([
+      ['ann@example.com', 'Ann'],
+      ['bob@example.com', 'Bob'],
+      ['carl@example.com', 'Carl'],
+      ['info@xn--e1afmkfd.xn--p1ai', 'Ivan'],
+      ['KUNDE@xn--bcher-kva.example', 'Karl'],
+      ['shop@store.xn--p1ai', 'Shop'],
+    ]);
+    const report = await agent.get(`/api/mailing-lists/imports/${done.id}/skipped`);
+    expect(report.body).toContain('mailto:user@example.com');
+    expect(report.body).toContain(SKIP_REASONS.mailto);
+    expect(report.body).toContain(SKIP_REASONS.nonAsciiLocalPart);
+  });
+
+  it('applies the same address rules to rows the browser posts and to a member added by hand', async () => {
+    const { agent, list, accountId } = await signedInWithList();
+    const posted = await agent.post('/api/mailing-lists/ajax/post-csv', {
+      account: accountId,
+      address: list.address,
+      data: [
+        { email: '"Lee, Ann" <ann@bücher.example>', name: 'Ann' },
+        { email: 'mailto:bob@example.com', name: 'Bob' },
+      ],
+    });
+    expect(posted.json()).toMatchObject({ status: true, counts: { added: 1, skipped: 1 } });
+    const added = await agent.post('/api/mailing-lists/add-member', { listId: list.id, email: 'kim@пример.рф' });
+    expect(added.statusCode, added.body).toBe(200);
+    expect(await membersOf(list.id)).toEqual([
+      ['ann@xn--bcher-kva.example', 'Ann'],
+      ['kim@xn--e1afmkfd.xn--p1ai', ''],
+    ]);
+  });
+});
+
+describe("the spec's first-row rule on the server", () => {
+  const headerless = 'john.smith.example.com,John,Smith\nann@example.com,Ann,Lee\nbob@example.com,Bob,Lee\n';
+
+  it('refuses a file whose first row has no valid email, saying the header row must be removed', async () => {
+    const { agent, list } = await signedInWithList();
+    const response = await csvUpload(agent, list.id, 'contacts.csv', headerless, {
+      hasHeaders: false,
+      emailColumn: 0,
+      nameColumn: 1,
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.file).toEqual([LIST_MESSAGES.headerRow]);
+    const withHeader = await csvUpload(agent, list.id, 'contacts.csv', `Email,Name\n${headerless}`, {
+      hasHeaders: false,
+      emailColumn: 0,
+    });
+    expect(withHeader.json().errors.file).toEqual([LIST_MESSAGES.headerRow]);
+    expect(await importsOf(list.id)).toEqual([]);
+  });
+
+  it('refuses to drop a mistyped first address as if it were a header row', async () => {
+    const { agent, list } = await signedInWithList();
+    const response = await csvUpload(agent, list.id, 'contacts.csv', headerless, {
+      hasHeaders: true,
+      emailColumn: 0,
+      fields: [
+        { column: 1, key: 'john' },
+        { column: 2, key: 'smith' },
+      ],
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.file).toEqual([LIST_MESSAGES.headerLooksLikeAddress]);
+    expect(await importsOf(list.id)).toEqual([]);
+  });
+});
+
+// --- R25: slow clients and the pool ---
+
+/** Database sessions of the app's database in a state, besides the one asking. */
+const sessionsIn = async (state: string) => {
+  const { rows } = await sql<{ count: number }>`
+    select count(*)::int as count from pg_stat_activity
+     where datname = current_database() and pid <> pg_backend_pid() and state = ${state}`.execute(t.platform.db);
+  return rows[0]!.count;
+};
+
+const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([
+    promise,
+    new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)),
+  ]);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A multipart upload on a raw socket whose body comes as slowly as the test sends it. */
+const openUpload = async (agent: TAgent, listId: number, firstBytes: string | Buffer, declaredLength: number) => {
+  const token = (await agent.get('/api/csrf')).json().token as string;
+  const cookie = [...agent.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  const boundary = 'sendwell-slow-upload';
+  const preamble =
+    `--${boundary}\r\nContent-Disposition: form-data; name="mapping"\r\n\r\n` +
+    `${JSON.stringify({ hasHeaders: true, emailColumn: 0 })}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.csv"\r\n` +
+    'Content-Type: text/csv\r\n\r\n';
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  let answer = '';
+  socket.on('data', (data) => {
+    answer += data.toString();
+  });
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(
+    `POST /api/mailing-lists/${listId}/imports HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n` +
+      `X-CSRF-Token: ${token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
+      `Content-Length: ${declaredLength}\r\n\r\n${preamble}`,
+  );
+  socket.write(firstBytes);
+  return { socket, answer: () => answer };
+};
+
+/** A kept-alive connection that asked once and then says nothing. */
+const openIdleKeepAlive = async () => {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const answered = new Promise((resolve) => socket.once('data', resolve));
+  socket.write('GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
+  await answered;
+  return socket;
+};
+
+/** Sign-in and the lists table over real HTTP, as another person's browser would. */
+const signInAndReadTable = async (email: string, password: string) => {
+  const base = `http://127.0.0.1:${port}`;
+  const csrf = await fetch(`${base}/api/csrf`);
+  const csrfCookie = csrf.headers.getSetCookie().map((line) => line.split(';')[0]);
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      cookie: csrfCookie.join('; '),
+      'x-csrf-token': ((await csrf.json()) as { token: string }).token,
+    },
+    body: JSON.stringify({ email, password }),
+  });
+  const cookie = [...csrfCookie, ...login.headers.getSetCookie().map((line) => line.split(';')[0])].join('; ');
+  const table = await fetch(`${base}/api/mailing-lists?per_page=20`, { headers: { cookie } });
+  return { login: login.status, table: table.status };
+};
+
+describe('slow uploads (R25)', () => {
+  it('holds no database connection while 20 uploads trickle a byte a second beside 20 idle keep-alive sockets', async () => {
+    const { agent, list } = await signedInWithList();
+    const other = await seedUser(t.platform);
+    const uploads = await Promise.all(
+      Array.from({ length: 20 }, () => openUpload(agent, list.id, 'email\nann@example.com\n', 100_000)),
+    );
+    const idle = await Promise.all(Array.from({ length: 20 }, () => openIdleKeepAlive()));
+    const poolSize = t.config.dbPoolSize;
+    const checkedOut: number[] = [];
+    const inTransaction: number[] = [];
+    try {
+      for (let second = 0; second < 4; second += 1) {
+        for (const upload of uploads) upload.socket.write('b');
+        await sleep(1_000);
+        checkedOut.push(t.platform.pool.totalCount - t.platform.pool.idleCount);
+        inTransaction.push(await sessionsIn('idle in transaction'));
+        const answered = await within(signInAndReadTable(other.email, other.password), 10_000, 'sign-in and table');
+        expect(answered).toEqual({ login: 200, table: 200 });
+      }
+      // Nothing waits on the pool and nothing sits in a transaction for a slow client.
+      expect(inTransaction).toEqual([0, 0, 0, 0]);
+      expect(Math.max(...checkedOut)).toBeLessThanOrEqual(1);
+      expect(t.platform.pool.totalCount).toBeLessThanOrEqual(poolSize);
+      expect(t.platform.pool.waitingCount).toBe(0);
+      // No upload has produced a row anyone could see or a job could read.
+      expect(await importsOf(list.id)).toEqual([]);
+      expect(uploads.every((upload) => upload.answer() === '')).toBe(true);
+    } finally {
+      for (const upload of uploads) upload.socket.destroy();
+      for (const socket of idle) socket.destroy();
+    }
+  });
+
+  it('stores a large upload chunk by chunk under a row no page shows, and drops it when the client goes away', async () => {
+    const { agent, list } = await signedInWithList();
+    const rows = Array.from({ length: 60_000 }, (_, index) => `person${index}@example.com`).join('\n');
+    const upload = await openUpload(agent, list.id, `email\n${rows}\n`, 3 * 1024 * 1024);
+    // The first 1 MB chunk is stored in its own statement, under an 'uploading' row.
+    await expect
+      .poll(async () => (await importsOf(list.id)).map((row) => row.status), { timeout: 10_000 })
+      .toEqual(['uploading']);
+    const [staged] = await importsOf(list.id);
+    expect(await sessionsIn('idle in transaction')).toBe(0);
+    expect((await agent.get(`/api/mailing-lists/imports/${staged!.id}`)).statusCode).toBe(404);
+    expect((await agent.get('/api/mailing-lists/imports')).json().data).toEqual([]);
+    upload.socket.destroy();
+    await expect.poll(async () => (await importsOf(list.id)).length, { timeout: 10_000 }).toBe(0);
+    const chunks = await t.platform.db
+      .selectFrom('list_import_files')
+      .select('seq')
+      .where('import_id', '=', staged!.id)
+      .execute();
+    expect(chunks).toEqual([]);
+  });
+
+  it('deletes uploads a dead process left behind when the next upload starts', async () => {
+    const { agent, list, user } = await signedInWithList();
+    const { id } = await t.platform.db
+      .insertInto('list_imports')
+      .values({
+        user_id: user.id,
+        list_id: list.id,
+        file_name: 'left.csv',
+        mapping: '{}',
+        status: 'uploading',
+        updated_at: new Date(Date.now() - 3 * 3600_000),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const started = await csvUpload(agent, list.id, 'next.csv', 'email\nann@example.com\n', {
+      hasHeaders: true,
+      emailColumn: 0,
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    expect((await importsOf(list.id)).map((row) => row.id)).toEqual([started.json().data.id]);
+    expect(id).not.toBe(started.json().data.id);
+  });
+});
