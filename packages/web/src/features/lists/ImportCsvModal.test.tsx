@@ -106,6 +106,26 @@ describe('ImportCsvModal', () => {
     expect(callsTo(fetchMock, START)).toHaveLength(0);
   });
 
+  it('says the first row must be valid when a headerless file starts with a typo, instead of guessing headers', async () => {
+    const fetchMock = stubImport();
+    renderModal();
+    await chooseCsv('john.smith.example.com,John,Smith\nann@example.com,Ann,Lee\nbob@example.com,Bob,Lee\n');
+
+    expect((screen.getByLabelText('My file has headers') as HTMLInputElement).checked).toBe(false);
+    // Said at once, before any click on Save.
+    expect(screen.getByTestId('first-row-problem').textContent).toBe(LIST_MESSAGES.headerRow);
+    // The row's other cells are not offered as custom fields named after it.
+    expect(screen.queryByDisplayValue('john')).toBeNull();
+    expect(screen.queryByDisplayValue('smith')).toBeNull();
+    expect((screen.getByLabelText('Use of Column 1') as HTMLSelectElement).value).toBe('email');
+
+    fireEvent.click(screen.getByLabelText('My file has headers'));
+    expect(screen.getByTestId('first-row-problem').textContent).toBe(LIST_MESSAGES.headerLooksLikeAddress);
+    save();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(callsTo(fetchMock, START)).toHaveLength(0);
+  });
+
   it('warns about generic addresses and sends the choice to remove them', async () => {
     const fetchMock = stubImport({
       [START]: { status: true, message: LIST_MESSAGES.importQueued, data: buildImport() },

@@ -15,6 +15,7 @@ import {
   Title,
 } from '@mantine/core';
 import {
+  firstRowProblem,
   GENERIC_IMPORT_PREVIEW,
   hasCsvExtension,
   LIST_MESSAGES,
@@ -35,6 +36,7 @@ import {
   columnsOf,
   dataRowsOf,
   defaultChoices,
+  emailColumnOf,
   genericSummary,
   hasHeaderRow,
   importProblem,
@@ -178,6 +180,12 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
   }
 
   const preview = sample ? previewRows(sample, mapping.hasHeaders, mapping.choices) : [];
+  // The spec's first-row rule, said as soon as the file is read and whenever the mapping changes.
+  const emailColumn = emailColumnOf(mapping.choices);
+  const firstRowIssue =
+    sample && emailColumn !== null
+      ? firstRowProblem(sample.rows, { hasHeaders: mapping.hasHeaders, emailColumn })
+      : null;
   const firstRow = sample ? (dataRowsOf(sample, mapping.hasHeaders)[0] ?? []) : [];
   const sampleRowCount = sample ? dataRowsOf(sample, mapping.hasHeaders).length : 0;
 
@@ -333,7 +341,13 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
         </>
       )}
 
-      {problem && (
+      {firstRowIssue && (
+        <Alert color="red" icon={<IconAlertCircle size={18} />} data-testid="first-row-problem">
+          {firstRowIssue}
+        </Alert>
+      )}
+
+      {problem && problem !== firstRowIssue && (
         <Alert color="red" icon={<IconAlertCircle size={18} />}>
           {problem}
         </Alert>

@@ -161,3 +161,46 @@ describe('genericSummary', () => {
     expect(genericSummary(parseCsvSample(utf8(text), false), true, choices, GENERIC).isAllGeneric).toBe(false);
   });
 });
+
+describe('files people actually have', () => {
+  const typoFirst = 'john.smith.example.com,John,Smith\nann@example.com,Ann,Lee\nbob@example.com,Bob,Lee\n';
+
+  it('does not take a headerless file’s mistyped first address for a header row, and says so as the spec does', () => {
+    const sample = sampleOf(typoFirst);
+    expect(hasHeaderRow(sample.rows)).toBe(false);
+    const { choices } = defaultChoices(sample, false);
+    expect(choices.map((choice) => choice.role)).toEqual(['email', 'skip', 'skip']);
+    expect(columnsOf(sample, false).map((column) => column.label)).toEqual(['Column 1', 'Column 2', 'Column 3']);
+    expect(importProblem(sample, false, choices)).toBe(LIST_MESSAGES.headerRow);
+    // Ticking the box by hand does not drop the member silently either.
+    expect(importProblem(sample, true, defaultChoices(sample, true).choices)).toBe(
+      LIST_MESSAGES.headerLooksLikeAddress,
+    );
+  });
+
+  it('reads Mailchimp, Google Contacts and Outlook headers as headers', () => {
+    const exports = [
+      'Email Address,First Name,Last Name,MEMBER_RATING\nann@example.com,Ann,Lee,2\n',
+      'Name,Given Name,Family Name,E-mail 1 - Type,E-mail 1 - Value\nAnn Lee,Ann,Lee,* Home,ann@example.com\n',
+      'First Name,Last Name,E-mail Address,E-mail Display Name\nAnn,Lee,ann@example.com,Ann Lee (ann@example.com)\n',
+    ];
+    for (const text of exports) {
+      const sample = sampleOf(text);
+      expect(hasHeaderRow(sample.rows), text).toBe(true);
+      const { choices } = defaultChoices(sample, true);
+      expect(importProblem(sample, true, choices), text).toBeNull();
+      expect(previewRows(sample, true, choices)[0]?.email).toBe('ann@example.com');
+    }
+  });
+
+  it('previews addresses as the list keeps them: names dropped, IDN domains in A-label form', () => {
+    const sample = sampleOf('Email\n"""Lee, Ann"" <ann@example.com>"\nkunde@bücher.example\nmailto:bob@example.com\n');
+    const { choices } = defaultChoices(sample, true);
+    expect(previewRows(sample, true, choices).map((row) => row.email)).toEqual([
+      'ann@example.com',
+      'kunde@xn--bcher-kva.example',
+      'mailto:bob@example.com',
+    ]);
+    expect(importProblem(sample, true, choices)).toBeNull();
+  });
+});

@@ -6,9 +6,12 @@ import {
   fieldKeyOf,
   findEmailHeader,
   findNameHeader,
+  firstRowProblem,
   isGenericEmail,
   isValidEmail,
   LIST_MESSAGES,
+  looksLikeAddress,
+  readEmailCell,
   type TCsvDelimiter,
   type TCsvEncoding,
   type TImportMapping,
@@ -50,12 +53,18 @@ export const readCsvSample = async (file: Blob): Promise<TCsvSample> => {
 
 /**
  * The modal's first guess: a header row when a cell says `email`, or when nothing on the first
- * row is an address (a row of titles).
+ * row is an address (a row of titles) and its cell in the column where the other rows keep
+ * their addresses is a word, not a mistyped address: `john.smith.example.com` starts a
+ * headerless file with a typo, which the first-row rule then names (spec §5), instead of being
+ * dropped as a header with its other cells offered as custom fields.
  */
 export const hasHeaderRow = (rows: readonly string[][]): boolean => {
   const first = rows[0];
   if (!first) return false;
-  return findEmailHeader(first) !== null || !first.some((cell) => isValidEmail(cleanEmail(cell)));
+  if (findEmailHeader(first) !== null) return true;
+  if (first.some((cell) => readEmailCell(cell).email !== null)) return false;
+  const emailColumn = guessEmailColumn(rows.slice(1));
+  return emailColumn === null || !looksLikeAddress(first[emailColumn] ?? '');
 };
 
 export const dataRowsOf = (sample: TCsvSample, hasHeaders: boolean) =>
@@ -101,7 +110,7 @@ const guessEmailColumn = (rows: readonly string[][]): number | null => {
   const counts = new Map<number, number>();
   for (const row of rows.slice(0, SHAPE_ROWS)) {
     row.forEach((cell, index) => {
-      if (isValidEmail(cleanEmail(cell))) counts.set(index, (counts.get(index) ?? 0) + 1);
+      if (readEmailCell(cell).email !== null) counts.set(index, (counts.get(index) ?? 0) + 1);
     });
   }
   let best: number | null = null;
@@ -152,7 +161,9 @@ export const emailColumnOf = (choices: readonly TColumnChoice[]) => columnOf(cho
 
 /**
  * Why the import cannot start yet, in the spec's words (§5), or null. The first data row is
- * checked on its own: an invalid address there almost always means a header row read as data.
+ * checked on its own (`firstRowProblem`, the rule the server applies to the whole upload):
+ * an invalid address there almost always means a header row read as data, or a first
+ * member's typo taken for a header.
  */
 export const importProblem = (
   sample: TCsvSample | null,
@@ -160,12 +171,10 @@ export const importProblem = (
   choices: readonly TColumnChoice[],
 ): string | null => {
   if (!sample) return LIST_MESSAGES.uploadFirst;
-  const rows = dataRowsOf(sample, hasHeaders);
-  if (rows.length === 0) return LIST_MESSAGES.uploadFirst;
+  if (dataRowsOf(sample, hasHeaders).length === 0) return LIST_MESSAGES.uploadFirst;
   const emailColumn = emailColumnOf(choices);
   if (emailColumn === null) return LIST_MESSAGES.selectEmail;
-  if (!isValidEmail(cleanEmail(rows[0]?.[emailColumn] ?? ''))) return LIST_MESSAGES.headerRow;
-  return null;
+  return firstRowProblem(sample.rows, { hasHeaders, emailColumn });
 };
 
 /** What the server is told about the file; `ZImportMapping` has the last word on it. */
