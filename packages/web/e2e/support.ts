@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import pg from 'pg';
 
 export const E2E_USER = { email: 'owner@example.com', password: 'secret123', name: 'Olivia Owner' };
@@ -41,6 +41,18 @@ export const withDatabase = async <T>(work: (client: pg.Client) => Promise<T>): 
   }
 };
 
+/**
+ * Waits for running transitions to end: one caught halfway (a modal fading in, a border
+ * taking the focus colour) would be measured at the wrong colours. Loaders spin forever
+ * and are left alone.
+ */
+const settle = (page: Page) =>
+  page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((animation) => animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity),
+  );
+
 /** WCAG 2.2 AA: axe's tags for levels A and AA of 2.0, 2.1 and 2.2 (2.2 adds no level-A rule in axe). */
 const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
@@ -51,13 +63,7 @@ const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
  * modal or menu open when that is the screen). `screen` names it in the failure.
  */
 export const expectAccessible = async (page: Page, screen: string) => {
-  // A transition caught halfway (a modal fading in) would be measured at the wrong colours.
-  // Loaders spin forever and are left alone.
-  await page.waitForFunction(() =>
-    document
-      .getAnimations()
-      .every((animation) => animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity),
-  );
+  await settle(page);
   const results = await new AxeBuilder({ page })
     .withTags(WCAG_AA_TAGS)
     // Email previews: sandboxed frames that run no script, so axe cannot run inside and waits
@@ -80,3 +86,50 @@ export const expectAccessible = async (page: Page, screen: string) => {
   }
   expect(problems, `axe on ${screen} (${page.url()})`).toEqual([]);
 };
+
+/**
+ * Fails unless the focused element shows it: a focus ring (outline or shadow), or, for
+ * Mantine's inputs, a border in the primary colour on the input or the box around it
+ * (how they show focus). WCAG 2.4.7.
+ */
+export const expectVisibleFocus = async (page: Page) => {
+  await settle(page);
+  const focus = await page.evaluate(() => {
+    const element = document.activeElement;
+    if (!(element instanceof HTMLElement) || element === document.body) return { isVisible: false, what: 'nothing' };
+    const style = getComputedStyle(element);
+    const probe = document.createElement('span');
+    probe.style.color = 'var(--mantine-primary-color-filled)';
+    document.body.append(probe);
+    const primary = getComputedStyle(probe).color;
+    probe.remove();
+    const hasRing =
+      (style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+    const what = `${element.tagName.toLowerCase()} "${element.getAttribute('aria-label') ?? element.textContent?.trim().slice(0, 40) ?? ''}"`;
+    const box = [element, element.parentElement, element.parentElement?.parentElement];
+    const hasFocusBorder = box.some((part) => part && getComputedStyle(part).borderColor === primary);
+    return { isVisible: hasRing || hasFocusBorder, what };
+  });
+  expect(focus.isVisible, `focus is visible on ${focus.what}`).toBe(true);
+};
+
+/**
+ * Presses Tab (Shift+Tab with `backwards`) until `target` has focus, as a keyboard user
+ * moves through a screen, and checks the focus is visible there. Fails after `max` presses,
+ * so a control that Tab never reaches fails the journey.
+ */
+export const tabTo = async (page: Page, target: Locator, { max = 60, backwards = false } = {}) => {
+  await expect(target).toBeVisible();
+  for (let presses = 0; presses <= max; presses += 1) {
+    if (await target.evaluate((element) => element === document.activeElement)) {
+      await expectVisibleFocus(page);
+      return;
+    }
+    await page.keyboard.press(backwards ? 'Shift+Tab' : 'Tab');
+  }
+  throw new Error(`Tab did not reach ${target} in ${max} presses`);
+};
+
+/** Whether focus is inside `container` (a dialog that traps it, say). */
+export const hasFocusWithin = (container: Locator) =>
+  container.evaluate((element) => element.contains(document.activeElement));

@@ -6,11 +6,13 @@ import { useRealtimeConnection } from '../realtime';
 import { expireSession } from '../session';
 import { AppHeader } from './AppHeader';
 import { AppNavbar } from './AppNavbar';
+import { useMenuItemsFocusTheirButton } from './menuFocus';
 
 /** The signed-in frame around every screen; mounting it opens the realtime socket, leaving it closes it. */
 export const AppLayout = () => {
   const queryClient = useQueryClient();
   const [isNavbarOpened, navbar] = useDisclosure(false);
+  useMenuItemsFocusTheirButton();
   useRealtimeConnection({
     onSignedOut: () => expireSession(queryClient),
     onReconnected: () => void queryClient.invalidateQueries(),

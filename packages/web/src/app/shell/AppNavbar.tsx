@@ -1,7 +1,8 @@
 import { NavLink, ScrollArea } from '@mantine/core';
 import { IconChevronRight } from '@tabler/icons-react';
+import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { isNavigationGroup, type TNavigationLink, visibleNavigation } from '../navigation';
+import { isNavigationGroup, type TNavigationGroup, type TNavigationLink, visibleNavigation } from '../navigation';
 
 /** `/` is active only on itself; every other link also covers the screens below it. */
 const isActive = (path: string, pathname: string): boolean =>
@@ -31,6 +32,40 @@ const LinkItem = ({
   );
 };
 
+/**
+ * A group that opens and closes its links. A button, not Mantine's default `<a>` without
+ * href, which Tab skips and assistive technology does not announce; aria-expanded says
+ * whether its links show.
+ */
+const GroupItem = ({
+  group,
+  pathname,
+  onNavigate,
+}: {
+  group: TNavigationGroup;
+  pathname: string;
+  onNavigate: () => void;
+}) => {
+  const [isOpened, setOpened] = useState(() => group.children.some((child) => isActive(child.path, pathname)));
+  const Icon = group.icon;
+  return (
+    <NavLink
+      component="button"
+      type="button"
+      label={group.label}
+      leftSection={<Icon size={18} stroke={1.6} />}
+      rightSection={<IconChevronRight size={14} />}
+      opened={isOpened}
+      onChange={setOpened}
+      aria-expanded={isOpened}
+    >
+      {group.children.map((child) => (
+        <LinkItem key={child.path} link={child} pathname={pathname} onNavigate={onNavigate} />
+      ))}
+    </NavLink>
+  );
+};
+
 export const AppNavbar = ({ onNavigate }: { onNavigate: () => void }) => {
   const { pathname } = useLocation();
   return (
@@ -39,20 +74,7 @@ export const AppNavbar = ({ onNavigate }: { onNavigate: () => void }) => {
         if (!isNavigationGroup(entry)) {
           return <LinkItem key={entry.path} link={entry} pathname={pathname} onNavigate={onNavigate} />;
         }
-        const Icon = entry.icon;
-        return (
-          <NavLink
-            key={entry.label}
-            label={entry.label}
-            leftSection={<Icon size={18} stroke={1.6} />}
-            rightSection={<IconChevronRight size={14} />}
-            defaultOpened={entry.children.some((child) => isActive(child.path, pathname))}
-          >
-            {entry.children.map((child) => (
-              <LinkItem key={child.path} link={child} pathname={pathname} onNavigate={onNavigate} />
-            ))}
-          </NavLink>
-        );
+        return <GroupItem key={entry.label} group={entry} pathname={pathname} onNavigate={onNavigate} />;
       })}
     </ScrollArea>
   );
