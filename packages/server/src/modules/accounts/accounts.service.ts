@@ -17,7 +17,7 @@ import { type TMailTransport, TransportError } from '../../providers/mail';
 import { createMailgunTransport } from '../../providers/mailgun';
 import { createMailgunLists } from '../../providers/mailgun-lists';
 import { createSmtpTransport, type TSmtpSettings } from '../../providers/smtp';
-import { findPlanOfUser } from '../plans/plans.repository';
+import { findPlanOfUser } from '../plans/plans.service';
 import * as repository from './accounts.repository';
 import { googleAccessToken, isGoogleOffered } from './google.service';
 import { openSecret, sealSecret, type TSecretColumn } from './secrets';
@@ -397,3 +397,9 @@ export const accountDomain = (row: repository.TAccountRow, userEmail: string) =>
   const address = [row.from_address, row.username, row.google_email, userEmail].find((value) => value?.includes('@'));
   return (address ?? userEmail).split('@').pop()!.toLowerCase();
 };
+
+/** What other modules read of accounts: rows by id and the kinds a user has. */
+export { findAccountKinds, findAccountRow, listAccountRows, type TAccountRow } from './accounts.repository';
+/** Opening a sealed secret of an account (a Mailgun webhook key) for the module that checks with it. */
+export { openSecret } from './secrets';
+export { TEST_INBOX_DRIVER } from './test-inbox';

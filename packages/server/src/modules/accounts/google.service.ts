@@ -4,7 +4,7 @@ import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
 import { randomToken } from '../../platform/tokens';
 import { publicUrl } from '../auth/auth.service';
-import { findPlanOfUser } from '../plans/plans.repository';
+import { findPlanOfUser } from '../plans/plans.service';
 import * as repository from './accounts.repository';
 import { openSecret, sealSecret } from './secrets';
 

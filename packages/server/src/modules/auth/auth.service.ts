@@ -8,7 +8,7 @@ import { consumeRateLimit, resetRateLimit } from '../../platform/rate-limit';
 import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
 import { changeCredits, toCreditBalance } from '../credits/credits.service';
-import { findPlan } from '../plans/plans.repository';
+import { findPlan } from '../plans/plans.service';
 import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
 
@@ -159,3 +159,6 @@ export const resetPassword = async (platform: TPlatform, token: string, password
 
 export const publicUrl = (platform: TPlatform) =>
   platform.config.publicUrl ?? `http://localhost:${platform.config.port}`;
+
+/** For the hourly cleanup. */
+export { deleteExpiredSessions, deleteOldPasswordResets } from './auth.repository';

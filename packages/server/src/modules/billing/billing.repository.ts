@@ -47,12 +47,3 @@ export const recordStripeEvent = async (db: Executor, event: { id: string; type:
     .onConflict((conflict) => conflict.column('id').doNothing())
     .returning('id')
     .executeTakeFirst()) !== undefined;
-
-/** Whether a Stripe object (invoice, payment, subscription) already moved credits of this type. */
-export const hasCreditEntry = async (db: Executor, type: string, reference: string) =>
-  (await db
-    .selectFrom('credit_entries')
-    .select('id')
-    .where('type', '=', type)
-    .where('reference', '=', reference)
-    .executeTakeFirst()) !== undefined;

@@ -12,8 +12,8 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { fieldError, HttpError } from '../../platform/errors';
 import { isCardError, isStripeError, type TStripe } from '../../providers/stripe';
-import { changeCredits, removeCredits } from '../credits/credits.service';
-import { findPlan } from '../plans/plans.repository';
+import { changeCredits, hasCreditEntry, removeCredits } from '../credits/credits.service';
+import { findPlan } from '../plans/plans.service';
 import * as repository from './billing.repository';
 
 type TPlan = NonNullable<Awaited<ReturnType<typeof findPlan>>>;
@@ -72,17 +72,13 @@ const paidInvoiceOf = (subscription: Stripe.Subscription): string | null => {
 /** A paid invoice brings the plan's monthly credits, once per invoice whichever path sees it first. */
 const addMonthlyCredits = async (trx: Executor, userId: number, plan: TPlan, invoiceId: string) => {
   if (plan.monthly_credits <= 0) return;
-  if (await repository.hasCreditEntry(trx, 'mon-balance-add', invoiceId)) return;
+  if (await hasCreditEntry(trx, 'mon-balance-add', invoiceId)) return;
   await changeCredits(trx, { userId, type: 'mon-balance-add', quantity: plan.monthly_credits, reference: invoiceId });
 };
 
 /** A paid plan ending takes back up to its monthly credits (never below zero) and returns the user to the free plan. */
 const endPaidPlan = async (trx: Executor, userId: number, plan: TPlan | undefined, subscriptionId: string) => {
-  if (
-    plan &&
-    plan.monthly_credits > 0 &&
-    !(await repository.hasCreditEntry(trx, 'mon-balance-remove', subscriptionId))
-  ) {
+  if (plan && plan.monthly_credits > 0 && !(await hasCreditEntry(trx, 'mon-balance-remove', subscriptionId))) {
     await removeCredits(trx, {
       userId,
       type: 'mon-balance-remove',
@@ -323,7 +319,7 @@ export const buyCredits = async (platform: TPlatform, userId: number, request: T
 };
 
 const grantPurchase = async (trx: Executor, userId: number, credits: number, paymentId: string) => {
-  if (await repository.hasCreditEntry(trx, 'sale', paymentId)) return null;
+  if (await hasCreditEntry(trx, 'sale', paymentId)) return null;
   return changeCredits(trx, { userId, type: 'sale', quantity: credits, reference: paymentId });
 };
 

@@ -57,3 +57,12 @@ export const selectEntries = (db: Executor, userId: number) =>
     .selectFrom('credit_entries')
     .select(['id', 'type', 'quantity', 'reference', 'created_at'])
     .where('user_id', '=', userId);
+
+/** Whether credits of this type were already moved for this reference (a Stripe invoice, payment or subscription). */
+export const hasCreditEntry = async (db: Executor, type: string, reference: string) =>
+  (await db
+    .selectFrom('credit_entries')
+    .select('id')
+    .where('type', '=', type)
+    .where('reference', '=', reference)
+    .executeTakeFirst()) !== undefined;

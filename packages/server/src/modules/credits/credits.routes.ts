@@ -1,7 +1,7 @@
 import { ZCreditInfo, ZCreditLogPage, ZCreditLogQuery } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { findAccountKinds } from '../accounts/accounts.repository';
+import { findAccountKinds } from '../accounts/accounts.service';
 import { getBalance, listCreditLog } from './credits.service';
 
 export const creditRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {

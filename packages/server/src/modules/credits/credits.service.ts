@@ -110,3 +110,6 @@ export const listCreditLog = async (platform: TPlatform, userId: number, query: 
     meta: page.meta,
   };
 };
+
+/** For billing: whether a Stripe object already moved credits of this type (its webhook and its answer never both add them). */
+export const hasCreditEntry = repository.hasCreditEntry;

@@ -19,8 +19,7 @@ import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { TransportError } from '../../providers/mail';
 import type { TMailgunLists } from '../../providers/mailgun-lists';
-import { findAccountRow } from '../accounts/accounts.repository';
-import { accountDomain, openMailgunLists } from '../accounts/accounts.service';
+import { accountDomain, findAccountRow, openMailgunLists } from '../accounts/accounts.service';
 import * as repository from './lists.repository';
 
 const LIST_ADDRESS_INDEX = 'mailing_lists_address_key';
@@ -395,3 +394,6 @@ export const importParsedRows = async (
   });
   return { ...counts, skipped, duplicates: members.length - unique };
 };
+
+/** For other modules' set-based work (a send's snapshot, unsubscribing everywhere). */
+export { subscribedMembersOf, unsubscribeFromAccountLists } from './lists.repository';

@@ -6,7 +6,7 @@ import type { Executor } from '../../platform/db';
 import { fieldError } from '../../platform/errors';
 import { createUser } from '../auth/auth.service';
 import { cancelOrphanSubscription, requirePaidPlanPrice, subscribeNewUser } from '../billing/billing.service';
-import { findPlan, findPlanByName } from '../plans/plans.repository';
+import { findPlan, findPlanByName } from '../plans/plans.service';
 import { consumeSolution } from './captcha.service';
 
 type TRegistration = z.output<typeof ZRegisterRequest>;

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { SendingAccountsTable } from '../../platform/db-schema';
-import { TEST_INBOX_DRIVER } from '../accounts/test-inbox';
+import { TEST_INBOX_DRIVER } from '../accounts/accounts.service';
 
 type TCapped = { provider: SendingAccountsTable['provider']; driver: string | null; mail_per_day: number };
 

@@ -20,11 +20,9 @@ import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { notFound, ValidationError } from '../../platform/errors';
-import type { TAccountRow } from '../accounts/accounts.repository';
-import { findAccountRow, listAccountRows } from '../accounts/accounts.repository';
-import { accountDomain } from '../accounts/accounts.service';
+import { accountDomain, findAccountRow, listAccountRows, type TAccountRow } from '../accounts/accounts.service';
 import { getBalance } from '../credits/credits.service';
-import { findPlanOfUser } from '../plans/plans.repository';
+import { findPlanOfUser } from '../plans/plans.service';
 import { dailyCapOf, sentToday } from './daily-cap';
 import { createSend } from './sending.service';
 

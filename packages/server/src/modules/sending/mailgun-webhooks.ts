@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { safeEqual } from '../../platform/tokens';
-import { openSecret } from '../accounts/secrets';
+import { openSecret } from '../accounts/accounts.service';
 import { suppress, unsubscribeEverywhere } from '../suppression/suppression.service';
 import { recordDeliveryEvents, type TNewDeliveryEvent } from './delivery-events';
 import { applyEventsJob } from './sending.jobs';

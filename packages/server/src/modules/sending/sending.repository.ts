@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
 import { liveKeys } from '../../platform/presence';
 import type { TSendResult } from '../../providers/mail';
-import { subscribedMembersOf } from '../lists/lists.repository';
+import { subscribedMembersOf } from '../lists/lists.service';
 import { notSuppressed, suppress } from '../suppression/suppression.service';
 import { eventsOfSettled } from './delivery-events';
 

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
-import { findAccountRow } from '../accounts/accounts.repository';
-import { requireAccountsAllowed } from '../accounts/accounts.service';
+import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
 import type { TListUsageCheck } from '../lists/lists.service';
 import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
 import { dispatchSendJob, snapshotSendJob } from './sending.jobs';
@@ -174,3 +173,6 @@ export const scheduledListUsage: TListUsageCheck = async (db, userId, listId) =>
     .execute();
   return rows.map((row) => ({ type: 'scheduled' as const, id: row.id, name: row.subject }));
 };
+
+/** For the hourly cleanup: replay tokens and applied provider events past their time. */
+export { pruneWebhookRecords } from './mailgun-webhooks';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db';
-import { unsubscribeFromAccountLists } from '../lists/lists.repository';
+import { unsubscribeFromAccountLists } from '../lists/lists.service';
 import { type TSuppressionEntry, upsertSuppressions } from './suppression.repository';
 
 export { notSuppressed, type TSuppressionEntry } from './suppression.repository';

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { defineJob } from '../../platform/queue';
 import { deleteExpiredRateLimits } from '../../platform/rate-limit';
-import { deleteExpiredSessions, deleteOldPasswordResets } from '../auth/auth.repository';
+import { deleteExpiredSessions, deleteOldPasswordResets } from '../auth/auth.service';
 import { deleteExpiredSolutions } from '../registration/captcha.service';
-import { pruneWebhookRecords } from '../sending/mailgun-webhooks';
+import { pruneWebhookRecords } from '../sending/sending.service';
 
 /**
  * Hourly: drops expired sessions, spent reset links, stale rate-limit windows, used captchas
