@@ -290,24 +290,22 @@ type TCounts = {
 };
 
 /**
- * One batch of staged rows into the list. Within the batch the last row of an address
- * wins; across batches a later row updates what an earlier one inserted, so for a member
- * this import adds, the file's last row of the address is what the list keeps. A member
- * already on the list keeps its name when the row's is empty and gets the row's custom
- * fields merged over its own. Members that were on the list before are remembered in
- * `import_updated`, so one updated twice by the file counts once.
- * `created_at = now()` tells this import's own members (now() is the transaction's start).
+ * One batch of staged rows into the list. A batch holds each address once (the file's last
+ * row of it within the batch, sorted by address so the unique index is written in order);
+ * across batches a later row updates what an earlier one inserted, so for a member this
+ * import adds, the file's last row of the address is what the list keeps. A member already
+ * on the list keeps its name when the row's is empty and gets the row's custom fields
+ * merged over its own. Members that were on the list before are remembered in
+ * `import_updated`, so one updated twice by the file counts once. `created_at = now()`
+ * tells this import's own members (now() is the transaction's start).
  */
 const MERGE_BATCH_SQL = `
-  with incoming as (
-    select distinct on (lower(email)) email, fullname, fields
-      from import_rows
-     order by lower(email), line desc
-  ), written as (
+  with written as (
     insert into list_members as m (user_id, list_id, account_id, email, fullname, fields)
-    select $1, $2, $3, email, fullname, fields from incoming
+    select $1, $2, $3, email, fullname, fields from import_rows
     on conflict (list_id, lower(email)) do update
-       set fullname = case when m.created_at = now() or excluded.fullname <> '' then excluded.fullname
+       set email = case when m.created_at = now() then excluded.email else m.email end,
+           fullname = case when m.created_at = now() or excluded.fullname <> '' then excluded.fullname
                            else m.fullname end,
            fields = case when m.created_at = now() then excluded.fields else m.fields || excluded.fields end,
            updated_at = now()
@@ -318,9 +316,10 @@ const MERGE_BATCH_SQL = `
     returning 1
   )
   select count(*) filter (where inserted)::int as added,
-         (select count(*)::int from earlier) as updated,
-         (select count(*)::int from import_rows) as staged
+         (select count(*)::int from earlier) as updated
     from written`;
+
+const COPY_ROWS_SQL = 'copy import_rows (email, fullname, fields) from stdin';
 
 /**
  * Reads the file, stages the good rows with COPY and merges them into the list batch by
@@ -403,23 +402,26 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
     );
     if (locked.rowCount === 0) throw new CsvReadError('The list was deleted before the import ran.');
     const accountId = Number(locked.rows[0].account_id);
-    await client.query(
-      'create temp table import_rows (line integer, email text, fullname text, fields jsonb) on commit drop',
-    );
+    await client.query('create temp table import_rows (email text, fullname text, fields jsonb) on commit drop');
     await client.query('create temp table import_updated (id bigint primary key) on commit drop');
 
-    const mergeBatch = async (text: string) => {
+    /** Merges the batch's rows (address in lower case → COPY line) into the list. */
+    const mergeBatch = async (rows: Map<string, string>) => {
+      const text = [...rows.keys()]
+        .sort()
+        .map((key) => rows.get(key))
+        .join('');
       await pipeline(Readable.from([Buffer.from(text)]), client.query(copyFrom(COPY_ROWS_SQL)));
       const merged = await client.query(MERGE_BATCH_SQL, [userId, listId, accountId]);
-      const result = merged.rows[0] as { added: number; updated: number; staged: number };
+      const result = merged.rows[0] as { added: number; updated: number };
       counts.added += result.added;
       counts.updated += result.updated;
-      staged += result.staged;
       await client.query('truncate import_rows');
     };
     let isHeader = mapping.hasHeaders;
-    let text = '';
-    let textRows = 0;
+    // The batch being read: one COPY line per address, a later row replacing an earlier one.
+    let batchRows = new Map<string, string>();
+    let batchStaged = 0;
     for await (const batch of readCsvBatches(storedFile(platform, importId, 'upload'), {
       signal,
       onBytes: (bytes) => {
@@ -453,23 +455,25 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
           }
           fields = JSON.stringify(values);
         }
-        text += `${row.line}\t${copyText(email)}\t${copyText(fullname)}\t${copyText(fields)}\n`;
-        textRows += 1;
+        // A later row of the address replaces an earlier one.
+        batchRows.set(email.toLowerCase(), `${copyText(email)}\t${copyText(fullname)}\t${copyText(fields)}\n`);
+        batchStaged += 1;
+        staged += 1;
       }
-      if (textRows >= MERGE_BATCH_ROWS) {
+      if (batchStaged >= MERGE_BATCH_ROWS) {
         await merging;
-        merging = mergeBatch(text);
+        merging = mergeBatch(batchRows);
         // Seen when awaited; this keeps a failure during the next parse from going unhandled.
         merging.catch(() => {});
-        text = '';
-        textRows = 0;
+        batchRows = new Map();
+        batchStaged = 0;
       }
       await progress();
     }
     await merging;
     stage = 'saving';
     await progress(true);
-    if (textRows > 0) await mergeBatch(text);
+    if (batchRows.size > 0) await mergeBatch(batchRows);
     counts.duplicates = staged - counts.added - counts.updated;
     await client.query('delete from list_import_files where import_id = $1 and kind = $2', [importId, 'upload']);
     await client.query('commit');
@@ -527,8 +531,6 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   if (counts.added > ANALYZE_AFTER_ROWS) await sql`analyze list_members`.execute(platform.db).catch(() => {});
   await pushImportToProvider(platform, userId, listId, importId);
 };
-
-const COPY_ROWS_SQL = 'copy import_rows (line, email, fullname, fields) from stdin';
 
 const failImport = (platform: TPlatform, importId: number, message: string, counts: TCounts) =>
   repository.updateImport(platform.db, importId, {

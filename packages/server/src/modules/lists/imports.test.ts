@@ -130,6 +130,44 @@ describe('files people actually have', () => {
   });
 });
 
+describe('large files', () => {
+  it('counts an address repeated in batches merged apart once, and keeps its last row', async () => {
+    const { agent, list } = await signedInWithList();
+    await agent.post('/api/mailing-lists/add-member', { listId: list.id, email: 'old@example.com', fullname: 'Old' });
+    const rows = Array.from({ length: 60_000 }, (_, index) => `p${index}@example.com,P${index},`);
+    rows[10] = 'ann@example.com,Ann First,a';
+    rows[20] = 'old@example.com,,b';
+    rows[55_000] = 'ANN@example.com,Ann Last,c';
+    rows[56_000] = 'old@example.com,Old Again,';
+    const started = await csvUpload(agent, list.id, 'big.csv', `Email,Name,Tag\n${rows.join('\n')}\n`, {
+      hasHeaders: true,
+      emailColumn: 0,
+      nameColumn: 1,
+      fields: [{ column: 2, key: 'tag' }],
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    const done = await runImport(started.json().data.id);
+    expect(done).toMatchObject({ status: 'finished', rows_read: 60_000, added: 59_997, updated: 1, duplicates: 2 });
+    const members = await t.platform.db
+      .selectFrom('list_members')
+      .select(['email', 'fullname', 'fields'])
+      .where('list_id', '=', list.id)
+      .where(sql<boolean>`lower(email) in ('ann@example.com', 'old@example.com')`)
+      .orderBy('email')
+      .execute();
+    expect(members).toEqual([
+      { email: 'ANN@example.com', fullname: 'Ann Last', fields: { tag: 'c' } },
+      { email: 'old@example.com', fullname: 'Old Again', fields: { tag: 'b' } },
+    ]);
+    const info = await t.platform.db
+      .selectFrom('mailing_lists')
+      .select('members_count')
+      .where('id', '=', list.id)
+      .executeTakeFirstOrThrow();
+    expect(info.members_count).toBe(59_998);
+  });
+});
+
 describe("the spec's first-row rule on the server", () => {
   const headerless = 'john.smith.example.com,John,Smith\nann@example.com,Ann,Lee\nbob@example.com,Bob,Lee\n';
 
