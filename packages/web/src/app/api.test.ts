@@ -1,6 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { defineRoute } from '@sendwell/contracts';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { z } from 'zod';
 import { jsonResponse } from '../test/render';
-import { ApiError, api, resetCsrfToken } from './api';
+import { ApiError, api, callRoute, resetCsrfToken } from './api';
 
 const headerOf = (init: RequestInit | undefined, name: string) => new Headers(init?.headers).get(name);
 
@@ -52,5 +54,80 @@ describe('api', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(200);
     expect((error as ApiError).message).toBe('Not enough credits.');
+  });
+});
+
+describe('callRoute', () => {
+  beforeEach(() => resetCsrfToken());
+  afterEach(() => vi.unstubAllGlobals());
+
+  const members = defineRoute({
+    method: 'GET',
+    path: '/lists/:listId/members',
+    query: z.object({ page: z.coerce.number(), search: z.string().optional() }),
+    response: z.object({ data: z.array(z.object({ email: z.string() })) }),
+  });
+  const rename = defineRoute({
+    method: 'POST',
+    path: '/lists/:listId/rename',
+    body: z.object({ name: z.string() }),
+    response: z.object({ status: z.literal(true), message: z.string() }),
+  });
+  const signOut = defineRoute({ method: 'POST', path: '/logout', response: z.object({ message: z.string() }) });
+
+  const stub = () => {
+    const fetchMock = vi.fn(async (input: RequestInfo | URL, _init?: RequestInit) =>
+      String(input) === '/api/csrf'
+        ? jsonResponse({ token: 'token-1' })
+        : jsonResponse({ status: true, message: 'ok' }),
+    );
+    vi.stubGlobal('fetch', fetchMock);
+    return fetchMock;
+  };
+  const lastCall = (fetchMock: ReturnType<typeof stub>) => {
+    const [input, init] = fetchMock.mock.calls.at(-1) ?? [];
+    return { url: String(input), method: init?.method, body: init?.body, csrf: headerOf(init, 'x-csrf-token') };
+  };
+
+  it('requests the descriptor’s method at /api + its path, with the query and without empty values', async () => {
+    const fetchMock = stub();
+    const answer = callRoute(members, { params: { listId: 7 }, query: { page: 2, search: '' } });
+    expectTypeOf(answer).resolves.toEqualTypeOf<{ data: { email: string }[] }>();
+    await answer;
+    expect(lastCall(fetchMock)).toEqual({
+      url: '/api/lists/7/members?page=2',
+      method: 'GET',
+      body: undefined,
+      csrf: null,
+    });
+  });
+
+  it('sends the body as JSON with the CSRF token, and an empty object when a POST has none', async () => {
+    const fetchMock = stub();
+    await callRoute(rename, { params: { listId: 'a b' }, body: { name: 'News' } });
+    expect(lastCall(fetchMock)).toEqual({
+      url: '/api/lists/a%20b/rename',
+      method: 'POST',
+      body: JSON.stringify({ name: 'News' }),
+      csrf: 'token-1',
+    });
+    await callRoute(signOut);
+    expect(lastCall(fetchMock)).toMatchObject({ url: '/api/logout', body: '{}' });
+  });
+
+  it('sends a FormData body as multipart, as it is', async () => {
+    const fetchMock = stub();
+    const form = new FormData();
+    form.append('name', 'News');
+    await callRoute(rename, { params: { listId: 1 }, body: form });
+    expect(lastCall(fetchMock).body).toBe(form);
+  });
+
+  it('fails like every other call: a 2xx with status false is an ApiError', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse({ status: false, message: 'Not enough credits.' })),
+    );
+    await expect(callRoute(members, { params: { listId: 1 } })).rejects.toBeInstanceOf(ApiError);
   });
 });

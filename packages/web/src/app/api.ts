@@ -1,4 +1,13 @@
-import { CSRF_HEADER } from '@sendwell/contracts';
+import {
+  authApi,
+  CSRF_HEADER,
+  routeUrl,
+  type THttpMethod,
+  type TRoute,
+  type TRouteCall,
+  type TRoutePathParams,
+  type TRouteResponse,
+} from '@sendwell/contracts';
 
 /** What the server sends with an error: `{message, errors}` for a 422, `{status: false, message, code?}` otherwise. */
 export type TApiErrorBody = {
@@ -40,7 +49,10 @@ export const toSearchParams = (params: TQueryParams = {}): URLSearchParams => {
 let csrfToken: Promise<string> | null = null;
 
 const fetchCsrfToken = async (): Promise<string> => {
-  const response = await fetch('/api/csrf', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  const response = await fetch(routeUrl(authApi.csrf), {
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json' },
+  });
   if (!response.ok) throw new ApiError(response.status, await readErrorBody(response));
   const { token } = (await response.json()) as { token: string };
   return token;
@@ -88,15 +100,13 @@ const readErrorBody = async (response: Response): Promise<TApiErrorBody> => {
   return { status: false, message: `The server could not complete the request (${reason}).` };
 };
 
-type TMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
 type TRequestOptions = {
   params?: TQueryParams;
   body?: unknown;
   signal?: AbortSignal;
 };
 
-const send = async (method: TMethod, url: string, options: TRequestOptions, isRetry = false): Promise<Response> => {
+const send = async (method: THttpMethod, url: string, options: TRequestOptions, isRetry = false): Promise<Response> => {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const isForm = options.body instanceof FormData;
   // A FormData body sets its own multipart boundary.
@@ -123,7 +133,7 @@ const send = async (method: TMethod, url: string, options: TRequestOptions, isRe
   return response;
 };
 
-const request = async <T>(method: TMethod, url: string, options: TRequestOptions = {}): Promise<T> => {
+const request = async <T>(method: THttpMethod, url: string, options: TRequestOptions = {}): Promise<T> => {
   const response = await send(method, url, options);
   if (!response.ok) throw new ApiError(response.status, await readErrorBody(response));
 
@@ -139,4 +149,28 @@ export const api = {
   postForm: <T>(url: string, form: FormData) => request<T>('POST', url, { body: form }),
   put: <T>(url: string, body?: unknown) => request<T>('PUT', url, { body: body ?? {} }),
   delete: <T>(url: string, body?: unknown) => request<T>('DELETE', url, { body }),
+};
+
+export type TCallOptions<R extends TRoute> = TRouteCall<R, FormData> & { signal?: AbortSignal };
+
+type TCallArguments<R extends TRoute> =
+  object extends TCallOptions<R> ? [options?: TCallOptions<R>] : [options: TCallOptions<R>];
+
+/**
+ * Calls one API route from its descriptor in `@sendwell/contracts`: the URL is built from the
+ * descriptor's path, and the answer is typed by its response schema (not parsed: the server
+ * already wrote it through that schema). CSRF, the retry on a stale token and failures as
+ * `ApiError` are those of `request` above.
+ */
+export const callRoute = <R extends TRoute>(route: R, ...[options]: TCallArguments<R>): Promise<TRouteResponse<R>> => {
+  const { params, query, body, signal } = (options ?? {}) as {
+    params?: TRoutePathParams<R>;
+    query?: TQueryParams;
+    body?: unknown;
+    signal?: AbortSignal;
+  };
+  const url = routeUrl(route, params);
+  // A POST or PUT always carries a JSON body, as `api.post` does; a GET never does.
+  const sentBody = body ?? (route.method === 'POST' || route.method === 'PUT' ? {} : undefined);
+  return request<TRouteResponse<R>>(route.method, url, { params: query, body: sentBody, signal });
 };

@@ -1,14 +1,14 @@
 import { notifications } from '@mantine/notifications';
-import type { TUserInformation } from '@sendwell/contracts';
+import { authApi, type TUserInformation } from '@sendwell/contracts';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import { ApiError, api } from './api';
+import { ApiError, callRoute } from './api';
 
 export const USER_QUERY_KEY = ['user'] as const;
 
 /** `null` means signed out; a 401 here is an answer, not a failure. */
 const fetchUser = async (signal: AbortSignal): Promise<TUserInformation | null> => {
   try {
-    const { data } = await api.get<{ data: TUserInformation }>('/api/user-information', undefined, signal);
+    const { data } = await callRoute(authApi.userInformation, { signal });
     return data;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return null;

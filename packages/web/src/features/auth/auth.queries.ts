@@ -1,12 +1,11 @@
-import type {
-  TForgotPasswordRequest,
-  TLoginRequest,
-  TResetPasswordRequest,
-  TStatusMessage,
-  TUserInformation,
+import {
+  authApi,
+  type TForgotPasswordRequest,
+  type TLoginRequest,
+  type TResetPasswordRequest,
 } from '@sendwell/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, resetCsrfToken } from '../../app/api';
+import { callRoute, resetCsrfToken } from '../../app/api';
 import { isUnauthorized } from '../../app/errors';
 import { realtime } from '../../app/realtime';
 import { endSession, startSession } from '../../app/session';
@@ -15,8 +14,7 @@ import { endSession, startSession } from '../../app/session';
 export const useLogin = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (credentials: TLoginRequest) =>
-      api.post<{ status: true; data: TUserInformation }>('/api/login', credentials),
+    mutationFn: (credentials: TLoginRequest) => callRoute(authApi.login, { body: credentials }),
     onSuccess: ({ data }) => {
       // The server issues a new session on sign-in, and the old token was bound to the old one.
       resetCsrfToken();
@@ -30,7 +28,7 @@ export const useLogin = () => {
 export const useSignOut = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api.post<TStatusMessage>('/api/logout'),
+    mutationFn: () => callRoute(authApi.logout),
     onMutate: () => realtime.pause(),
     onSuccess: () => {
       resetCsrfToken();
@@ -44,12 +42,12 @@ export const useSignOut = () => {
 
 export const useForgotPassword = () =>
   useMutation({
-    mutationFn: (request: TForgotPasswordRequest) => api.post<TStatusMessage>('/api/forgot-password', request),
+    mutationFn: (request: TForgotPasswordRequest) => callRoute(authApi.forgotPassword, { body: request }),
     meta: { reportErrors: false },
   });
 
 export const useResetPassword = () =>
   useMutation({
-    mutationFn: (request: TResetPasswordRequest) => api.post<TStatusMessage>('/api/reset-password', request),
+    mutationFn: (request: TResetPasswordRequest) => callRoute(authApi.resetPassword, { body: request }),
     meta: { reportErrors: false },
   });

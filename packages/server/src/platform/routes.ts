@@ -1,0 +1,68 @@
+import type { TPathParamNames, TRoute } from '@sendwell/contracts';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+
+type TApp = Parameters<FastifyPluginAsyncZod>[0];
+
+type TOutput<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** The request a handler sees: params, query and body already parsed by the descriptor's schemas. */
+export type TRouteRequest<R extends TRoute> = FastifyRequest<{
+  Params: R['params'] extends z.ZodType ? z.output<R['params']> : { [K in TPathParamNames<R['path']>]: string };
+  Querystring: TOutput<R['query']>;
+  Body: TOutput<R['body']>;
+}>;
+
+/** Answers the descriptor's response, or the reply itself after a redirect or a raw document. */
+export type TRouteHandler<R extends TRoute> = (
+  request: TRouteRequest<R>,
+  reply: FastifyReply,
+) => Promise<z.output<R['response']> | FastifyReply>;
+
+export type TServeOptions = {
+  /** Who may call it and how often (`public`, `csrf`, `rateLimit`): what `platform/http-security.ts` reads. */
+  config?: FastifyContextConfig;
+  /** Left out of the OpenAPI document (browser redirects). */
+  hide?: boolean;
+};
+
+/**
+ * Registers handlers for descriptors from `@sendwell/contracts`: the method, the path and the
+ * params, query, body and response schemas all come from the descriptor the web app calls
+ * through, so the two cannot drift. One per routes plugin, with its OpenAPI tags:
+ *
+ * ```ts
+ * const serve = routesFor(app, ['auth']);
+ * serve(authApi.login, { config: { public: true } }, async (request, reply) => …);
+ * ```
+ */
+export const routesFor = (app: TApp, tags: string[]) => {
+  function serve<R extends TRoute>(route: R, handler: TRouteHandler<R>): void;
+  function serve<R extends TRoute>(route: R, options: TServeOptions, handler: TRouteHandler<R>): void;
+  function serve<R extends TRoute>(
+    route: R,
+    optionsOrHandler: TServeOptions | TRouteHandler<R>,
+    maybeHandler?: TRouteHandler<R>,
+  ): void {
+    const options = typeof optionsOrHandler === 'function' ? {} : optionsOrHandler;
+    const handler = typeof optionsOrHandler === 'function' ? optionsOrHandler : maybeHandler;
+    app.route({
+      method: route.method,
+      url: route.path,
+      config: options.config,
+      schema: {
+        tags,
+        ...(options.hide ? { hide: true } : {}),
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.query ? { querystring: route.query } : {}),
+        ...(route.body ? { body: route.body } : {}),
+        response: { 200: route.response },
+      },
+      // The descriptor's schemas type the request; Fastify's own generics cannot follow a
+      // descriptor chosen at the call site, so the handler is handed over as it is typed here.
+      handler: handler as never,
+    });
+  }
+  return serve;
+};
