@@ -14,6 +14,8 @@ import { startMailgunFake } from '../packages/server/test/mailgun-fake';
 
 const BENCH_SECRET_KEY = 'bench-secret-key-that-is-long-enough-0123456789';
 const BENCH_DATA_DIR = '/tmp/sendwell-bench-data';
+/** The seeded Pro plan, which allows sending accounts. */
+const BENCH_PLAN_ID = 3;
 
 /** A fresh database in the run's PostgreSQL, and the environment that opens Sendwell on it. */
 export const benchEnvironment = async (database: string, extra: Record<string, string> = {}) => {
@@ -41,7 +43,13 @@ type TAccountSeed = {
 
 /** The bench user and one sending account of theirs. */
 export const seedAccount = async (platform: TPlatform, { values, secret }: TAccountSeed) => {
-  const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
+  // A paid plan (Pro, seeded): a free plan sends through the test inbox only (R23).
+  const user = await createUser(platform, {
+    email: 'bench@example.com',
+    name: 'Bench',
+    password: 'secret123',
+    planId: BENCH_PLAN_ID,
+  });
   const { id: accountId } = await platform.db
     .insertInto('sending_accounts')
     .values({ user_id: user.id, ...values } as never)
