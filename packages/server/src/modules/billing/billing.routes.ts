@@ -1,15 +1,9 @@
-import {
-  CREDIT_PACKS,
-  ZBillingOptions,
-  ZBuyCreditsRequest,
-  ZChangePlanRequest,
-  ZCreditBalance,
-  ZSubscriptionState,
-} from '@sendwell/contracts';
+import { billingApi, CREDIT_PACKS } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
+import { routesFor } from '../../platform/routes';
 import { constructWebhookEvent } from '../../providers/stripe';
 import { getBalance } from '../credits/credits.service';
 import { buyCredits, changePlan, getSubscriptionState, handleStripeEvent } from './billing.service';
@@ -18,47 +12,29 @@ import { buyCredits, changePlan, getSubscriptionState, handleStripeEvent } from 
 const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  app.get(
-    '/billing/options',
-    { config: { public: true }, schema: { tags: ['billing'], response: { 200: ZBillingOptions } } },
-    async () => ({
-      stripePublishableKey: platform.config.stripe?.publishableKey ?? null,
-      creditPacks: CREDIT_PACKS.map((pack) => ({ ...pack })),
-    }),
-  );
+  const serve = routesFor(app, ['billing']);
 
-  app.get(
-    '/subscription',
-    { schema: { tags: ['billing'], response: { 200: z.object({ data: ZSubscriptionState }) } } },
-    async (request) => ({ data: await getSubscriptionState(platform.db, request.session!.userId) }),
-  );
+  serve(billingApi.options, { config: { public: true } }, async () => ({
+    stripePublishableKey: platform.config.stripe?.publishableKey ?? null,
+    creditPacks: CREDIT_PACKS.map((pack) => ({ ...pack })),
+  }));
 
-  app.post(
-    '/subscription/change',
-    {
-      config: { rateLimit: { name: 'plan-change', limit: 10, windowSeconds: 600, per: 'user' } },
-      schema: {
-        tags: ['billing'],
-        body: ZChangePlanRequest,
-        response: { 200: z.object({ status: z.literal(true), message: z.string(), data: ZSubscriptionState }) },
-      },
-    },
+  serve(billingApi.subscription, async (request) => ({
+    data: await getSubscriptionState(platform.db, request.session!.userId),
+  }));
+
+  serve(
+    billingApi.changePlan,
+    { config: { rateLimit: { name: 'plan-change', limit: 10, windowSeconds: 600, per: 'user' } } },
     async (request) => {
       const data = await changePlan(platform, request.session!.userId, request.body);
       return { status: true as const, message: 'Your plan has been changed.', data };
     },
   );
 
-  app.post(
-    '/credits/purchase',
-    {
-      config: { rateLimit: { name: 'credit-purchase', limit: 10, windowSeconds: 600, per: 'user' } },
-      schema: {
-        tags: ['billing'],
-        body: ZBuyCreditsRequest,
-        response: { 200: z.object({ status: z.literal(true), message: z.string(), credit: ZCreditBalance }) },
-      },
-    },
+  serve(
+    billingApi.buyCredits,
+    { config: { rateLimit: { name: 'credit-purchase', limit: 10, windowSeconds: 600, per: 'user' } } },
     async (request) => {
       const userId = request.session!.userId;
       await buyCredits(platform, userId, request.body);

@@ -1,19 +1,19 @@
-import { ZContactRequest, ZStatusMessage } from '@sendwell/contracts';
+import { contactApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
 
 /** The operator's address: SUPPORT_EMAIL, or the address Sendwell sends system mail from. */
 const supportAddress = (platform: TPlatform) =>
   platform.config.supportEmail ?? platform.config.mailFrom.match(/<([^>]+)>/)?.[1] ?? platform.config.mailFrom;
 
 export const contactRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const serve = routesFor(app, ['contact']);
+
   // Visitors ask before they have an account, so this is public and limited per address.
-  app.post(
-    '/contact-us',
-    {
-      config: { public: true, rateLimit: { name: 'contact-us', limit: 5, windowSeconds: 3600, per: 'ip' } },
-      schema: { tags: ['contact'], body: ZContactRequest, response: { 200: ZStatusMessage } },
-    },
+  serve(
+    contactApi.contactUs,
+    { config: { public: true, rateLimit: { name: 'contact-us', limit: 5, windowSeconds: 3600, per: 'ip' } } },
     async (request) => {
       const { name, email, subject, message } = request.body;
       await platform.mailer.send({

@@ -1,35 +1,29 @@
-import { ZPackage } from '@sendwell/contracts';
+import { plansApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
 import { findPlanOfUser, listPlans } from './plans.repository';
 
 export const planRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  // Public: the registration screen shows the plans before anyone has an account.
-  app.get(
-    '/packages',
-    { config: { public: true }, schema: { tags: ['plans'], response: { 200: z.object({ data: z.array(ZPackage) }) } } },
-    async () => ({
-      data: (await listPlans(platform.db)).map((plan) => ({
-        id: plan.id,
-        name: plan.name,
-        price: plan.price_cents / 100,
-        isFree: plan.is_free,
-        plan_name: plan.plan_name,
-        tax: Number(plan.tax_percent),
-        allowsScheduling: plan.allows_scheduling,
-        allowsAccounts: plan.allows_accounts,
-        monthlyCredits: plan.monthly_credits,
-        trialCredits: plan.trial_credits,
-      })),
-    }),
-  );
+  const serve = routesFor(app, ['plans']);
 
-  app.get(
-    '/scheduled-mails/check-schedule',
-    { schema: { tags: ['plans'], response: { 200: z.object({ createSchedule: z.boolean() }) } } },
-    async (request) => ({
-      createSchedule: (await findPlanOfUser(platform.db, request.session!.userId)).allows_scheduling,
-    }),
-  );
+  // Public: the registration screen shows the plans before anyone has an account.
+  serve(plansApi.packages, { config: { public: true } }, async () => ({
+    data: (await listPlans(platform.db)).map((plan) => ({
+      id: plan.id,
+      name: plan.name,
+      price: plan.price_cents / 100,
+      isFree: plan.is_free,
+      plan_name: plan.plan_name,
+      tax: Number(plan.tax_percent),
+      allowsScheduling: plan.allows_scheduling,
+      allowsAccounts: plan.allows_accounts,
+      monthlyCredits: plan.monthly_credits,
+      trialCredits: plan.trial_credits,
+    })),
+  }));
+
+  serve(plansApi.checkSchedule, async (request) => ({
+    createSchedule: (await findPlanOfUser(platform.db, request.session!.userId)).allows_scheduling,
+  }));
 };

@@ -1,26 +1,12 @@
 import multipart from '@fastify/multipart';
-import { ZRegisterRequest, ZRegisterResponse } from '@sendwell/contracts';
+import { registrationApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { startSession } from '../../platform/http-security';
+import { routesFor } from '../../platform/routes';
 import { endSession } from '../auth/auth.service';
 import { issueChallenge } from './captcha.service';
 import { register } from './registration.service';
-
-const ZChallenge = z.object({
-  parameters: z.object({
-    algorithm: z.string(),
-    nonce: z.string(),
-    salt: z.string(),
-    cost: z.number(),
-    keyLength: z.number(),
-    keyPrefix: z.string(),
-    keySignature: z.string().optional(),
-    expiresAt: z.number().optional(),
-  }),
-  signature: z.string().optional(),
-});
 
 export const registrationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   // The spec sends registration as a form; fields only, no files.
@@ -29,17 +15,16 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
     limits: { files: 0, fields: 20, fieldSize: 20_000, parts: 20 },
   });
 
-  app.get(
-    '/captcha/challenge',
-    {
-      config: { public: true, rateLimit: { name: 'captcha', limit: 60, windowSeconds: 60, per: 'ip' } },
-      schema: { tags: ['registration'], response: { 200: ZChallenge } },
-    },
+  const serve = routesFor(app, ['registration']);
+
+  serve(
+    registrationApi.captchaChallenge,
+    { config: { public: true, rateLimit: { name: 'captcha', limit: 60, windowSeconds: 60, per: 'ip' } } },
     async () => issueChallenge(platform),
   );
 
-  app.post(
-    '/register-with-subscribe',
+  serve(
+    registrationApi.register,
     {
       config: {
         public: true,
@@ -50,7 +35,6 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
           per: 'ip',
         },
       },
-      schema: { tags: ['registration'], body: ZRegisterRequest, response: { 200: ZRegisterResponse } },
     },
     async (request, reply) => {
       const { userId, customerId } = await register(platform, request.body);

@@ -1,13 +1,12 @@
-import type {
-  TBillingOptions,
-  TBuyCreditsRequest,
-  TChangePlanRequest,
-  TCreditBalance,
-  TPackage,
-  TSubscriptionState,
+import {
+  billingApi,
+  plansApi,
+  type TBuyCreditsRequest,
+  type TChangePlanRequest,
+  type TPackage,
 } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../app/api';
+import { callRoute } from '../../app/api';
 import { USER_QUERY_KEY } from '../../app/session';
 import { setCreditBalance } from '../credits/useCreditBalance';
 
@@ -27,7 +26,7 @@ const CATALOGUE_STALE_MS = 5 * 60_000;
 export const usePlans = () =>
   useQuery({
     queryKey: billingKeys.plans,
-    queryFn: async ({ signal }) => (await api.get<{ data: TPlan[] }>('/api/packages', undefined, signal)).data,
+    queryFn: async ({ signal }) => (await callRoute(plansApi.packages, { signal })).data,
     staleTime: CATALOGUE_STALE_MS,
   });
 
@@ -35,23 +34,20 @@ export const usePlans = () =>
 export const useBillingOptions = () =>
   useQuery({
     queryKey: billingKeys.options,
-    queryFn: ({ signal }) => api.get<TBillingOptions>('/api/billing/options', undefined, signal),
+    queryFn: ({ signal }) => callRoute(billingApi.options, { signal }),
     staleTime: CATALOGUE_STALE_MS,
   });
 
 export const useSubscription = () =>
   useQuery({
     queryKey: billingKeys.subscription,
-    queryFn: async ({ signal }) =>
-      (await api.get<{ data: TSubscriptionState }>('/api/subscription', undefined, signal)).data,
+    queryFn: async ({ signal }) => (await callRoute(billingApi.subscription, { signal })).data,
   });
-
-type TChangePlanResponse = { status: true; message: string; data: TSubscriptionState };
 
 export const useChangePlan = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TChangePlanRequest) => api.post<TChangePlanResponse>('/api/subscription/change', request),
+    mutationFn: (request: TChangePlanRequest) => callRoute(billingApi.changePlan, { body: request }),
     onSuccess: ({ data }) => {
       queryClient.setQueryData(billingKeys.subscription, data);
       // User information carries the plan (and the free flag other screens check).
@@ -62,12 +58,10 @@ export const useChangePlan = () => {
   });
 };
 
-type TBuyCreditsResponse = { status: true; message: string; credit: TCreditBalance };
-
 export const useBuyCredits = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TBuyCreditsRequest) => api.post<TBuyCreditsResponse>('/api/credits/purchase', request),
+    mutationFn: (request: TBuyCreditsRequest) => callRoute(billingApi.buyCredits, { body: request }),
     onSuccess: ({ credit }) => {
       // Realtime brings the same balance; setting it here covers a tab whose socket is reconnecting.
       setCreditBalance(queryClient, credit);

@@ -1,6 +1,7 @@
 // Registers <altcha-widget>: ALTCHA's proof of work, solved in the browser, no third party.
 import 'altcha';
 import { Input } from '@mantine/core';
+import { registrationApi, routeUrl } from '@sendwell/contracts';
 import type { AltchaWidgetElement } from 'altcha';
 import type {} from 'altcha/types/react';
 import { type Ref, useEffect, useEffectEvent, useImperativeHandle, useRef, useState } from 'react';
@@ -19,7 +20,7 @@ type TProps = {
   ref?: Ref<TCaptchaHandle>;
 };
 
-const CHALLENGE_URL = '/api/captcha/challenge';
+const CHALLENGE_URL = routeUrl(registrationApi.captchaChallenge);
 const CONFIGURATION = JSON.stringify({ hideLogo: true, hideFooter: true });
 
 export const Captcha = ({ onPayloadChange, error, ref }: TProps) => {

@@ -1,6 +1,6 @@
-import type { TRegisterResponse } from '@sendwell/contracts';
+import { registrationApi } from '@sendwell/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, resetCsrfToken } from '../../app/api';
+import { callRoute, resetCsrfToken } from '../../app/api';
 import { refreshSession } from '../../app/session';
 
 /** The spec's registration fields, all as a form sends them (empty string for "not given"). */
@@ -24,8 +24,7 @@ const toFormData = (fields: TRegistrationForm): FormData => {
 export const useRegister = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (fields: TRegistrationForm) =>
-      api.postForm<TRegisterResponse>('/api/register-with-subscribe', toFormData(fields)),
+    mutationFn: (fields: TRegistrationForm) => callRoute(registrationApi.register, { body: toFormData(fields) }),
     onSuccess: async () => {
       // As after sign-in: a new session, and the old token was bound to the old one.
       resetCsrfToken();
