@@ -30,6 +30,16 @@ test('signing in opens the shell with the user, the credit slot, live status and
   await expectAccessible(page, 'dashboard');
 });
 
+test('contact and not-found screens pass axe', async ({ page }) => {
+  await page.goto(`${baseUrl()}/contact-us`);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+  await expectAccessible(page, 'contact us');
+  await signIn(page);
+  await page.goto(`${baseUrl()}/no-such-screen`);
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await expectAccessible(page, 'page not found');
+});
+
 test('signing out ends the session and the app asks to sign in again', async ({ page }) => {
   await signIn(page);
   await page.getByTestId('user-name').click();

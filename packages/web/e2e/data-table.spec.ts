@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { baseUrl, E2E_USER, expectAccessible, signIn, withDatabase } from './support';
+import { baseUrl, E2E_USER, expectAccessible, signIn, tabTo, withDatabase } from './support';
 
 const TOTAL = 57;
 
@@ -43,6 +43,20 @@ test('pages with First, Prev, numbered pages, Next and Last', async ({ page }) =
   await expect(page.getByRole('button', { name: '1', exact: true })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByRole('button', { name: 'First' })).toBeDisabled();
   await expectAccessible(page, 'notifications, paged back to the first page');
+});
+
+test('pages and sorts with the keyboard alone', async ({ page }) => {
+  await tabTo(page, page.getByRole('button', { name: 'Next' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: '2', exact: true })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByRole('button', { name: 'Next' })).toBeFocused();
+  await page.keyboard.press('Space');
+  await expect(page.getByRole('button', { name: '3', exact: true })).toHaveAttribute('aria-current', 'page');
+  const title = page.getByRole('columnheader', { name: /Title/ });
+  await tabTo(page, title.getByRole('button'), { backwards: true });
+  await page.keyboard.press('Enter');
+  await expect(title).toHaveAttribute('aria-sort', 'ascending');
+  await expect(table(page).getByRole('row').nth(1)).toContainText('Weekly report 01');
 });
 
 test('keeps the chosen page size in localStorage under per_page', async ({ page }) => {

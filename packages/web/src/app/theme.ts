@@ -17,12 +17,12 @@ import {
 const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 
 /**
- * Mantine's grays with shade 6 darkened from #868e96 (3.3:1 on white) to #636b73 (4.9:1 on
- * gray-1, 4.6:1 on gray-2): dimmed text and the secondary text in Mantine's own styles
- * (toast descriptions, switch labels) use gray-6.
+ * Mantine's grays with shade 6 darkened from #868e96 (3.3:1 on white) to #5c636a (6.1:1 on
+ * white, 5.1:1 on gray-2, 4.8:1 on a selected row's indigo-1): dimmed text and the secondary
+ * text in Mantine's own styles (toast descriptions, switch labels) use gray-6.
  */
 const gray = DEFAULT_THEME.colors.gray.map((shade, index) =>
-  index === 6 ? '#636b73' : shade,
+  index === 6 ? '#5c636a' : shade,
 ) as unknown as MantineColorsTuple;
 
 export const theme = createTheme({
