@@ -123,8 +123,14 @@ const measure = async (work: () => Promise<void>) => {
   collectGarbage();
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
+  // What the peak was made of: the V8 heap, or buffers outside it.
+  let peakHeapMb = 0;
+  let peakArrayBuffersMb = 0;
   const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
+    const usage = process.memoryUsage();
+    peak = Math.max(peak, usage.rss);
+    peakHeapMb = Math.max(peakHeapMb, usage.heapTotal / 2 ** 20);
+    peakArrayBuffersMb = Math.max(peakArrayBuffersMb, usage.arrayBuffers / 2 ** 20);
   }, 20);
   const started = performance.now();
   await work();
@@ -134,6 +140,8 @@ const measure = async (work: () => Promise<void>) => {
     seconds,
     peakMb: (Math.max(peak, process.memoryUsage().rss) - baseline) / 2 ** 20,
     baselineMb: baseline / 2 ** 20,
+    peakHeapMb,
+    peakArrayBuffersMb,
   };
 };
 
@@ -211,7 +219,6 @@ const importOnce = async (setup: TSetup, run: number) => {
         .select(['status', 'error'])
         .where('id', '=', importId)
         .executeTakeFirstOrThrow();
-      if (process.env.BENCH_TRACE) console.log((performance.now() - started).toFixed(0), row.status);
       if (row.status === 'finished') return;
       if (row.status === 'failed') throw new Error(`import ${importId} failed: ${row.error}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -230,6 +237,9 @@ const importOnce = async (setup: TSetup, run: number) => {
     seconds: waited.seconds,
     endToEndRowsPerSecond: ROWS / waited.seconds,
     peakMb: waited.peakMb,
+    baselineMb: waited.baselineMb,
+    peakHeapMb: waited.peakHeapMb,
+    peakArrayBuffersMb: waited.peakArrayBuffersMb,
     added: row.added,
     skipped: row.skipped,
   };
