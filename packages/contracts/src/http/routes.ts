@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Every call the API serves is mounted here; a descriptor's `path` is relative to it. */
 export const API_PREFIX = '/api';
@@ -20,6 +20,9 @@ export type TRoute = {
   /** The 200 answer. A route that answers a document (HTML, CSV) or a redirect says `z.string()`. */
   response: z.ZodType;
 };
+
+/** `:id` of a row the signed-in user owns; anything else is a 422 before the handler runs. */
+export const ZIdParams = z.object({ id: z.coerce.number().int().positive() });
 
 /** Keeps the literal types (`method`, `path`, each schema) so both sides can infer from them. */
 export const defineRoute = <const R extends TRoute>(route: R): R => route;

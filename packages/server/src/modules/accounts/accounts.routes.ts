@@ -1,20 +1,10 @@
-import {
-  pagedResponse,
-  pageQuery,
-  ZAccountForm,
-  ZAccountProviders,
-  ZCreateGoogleAccountRequest,
-  ZSendingAccount,
-  ZSendTestSmtpRequest,
-  ZStatusMessage,
-  ZTestInboxMessage,
-  ZTestInboxMessageDetail,
-} from '@sendwell/contracts';
+import { accountsApi, testInboxApi, type ZAccountForm } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { routesFor } from '../../platform/routes';
 import { safeEqual } from '../../platform/tokens';
 import { getUserInformation, publicUrl } from '../auth/auth.service';
 import { syncProviderListsJob } from '../lists/lists.jobs';
@@ -22,13 +12,6 @@ import { deleteAccount, getAccount, getProviders, listAccounts, saveAccount, sen
 import { finishGoogleLogin, GOOGLE_POPUP_REDIRECT_URI, startGoogleLogin } from './google.service';
 
 const GOOGLE_STATE_COOKIE = 'sendwell_google_state';
-
-const ZId = z.object({ id: z.coerce.number().int().positive() });
-const ZTestInboxQuery = pageQuery({
-  columns: ['created_at', 'subject'],
-  defaultColumn: 'created_at',
-  defaultOrder: 'desc',
-});
 
 /** A received message's HTML, shown only inside a sandboxed frame: no scripts, no forms, no same-origin. */
 /**
@@ -40,26 +23,16 @@ const messageHtmlPolicy = (ownOrigin: string) =>
   `sandbox; default-src 'none'; img-src data: https: ${ownOrigin}; style-src 'unsafe-inline'; font-src data:`;
 
 export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  app.get(
-    '/settings/accounts',
-    { schema: { tags: ['accounts'], response: { 200: z.object({ data: z.array(ZSendingAccount) }) } } },
-    async (request) => ({ data: await listAccounts(platform, request.session!.userId) }),
-  );
+  const serve = routesFor(app, ['accounts']);
+  const serveInbox = routesFor(app, ['test inbox']);
 
-  app.get(
-    '/settings/account/get-providers',
-    { schema: { tags: ['accounts'], response: { 200: ZAccountProviders } } },
-    async (request) => {
-      const user = await getUserInformation(platform, request.session!.userId);
-      return getProviders(platform, user.id, user.email);
-    },
-  );
+  serve(accountsApi.list, async (request) => ({ data: await listAccounts(platform, request.session!.userId) }));
 
-  const saveSchema = {
-    tags: ['accounts'],
-    body: ZAccountForm,
-    response: { 200: z.object({ status: z.literal(true), message: z.string(), data: ZSendingAccount }) },
-  };
+  serve(accountsApi.providers, async (request) => {
+    const user = await getUserInformation(platform, request.session!.userId);
+    return getProviders(platform, user.id, user.email);
+  });
+
   const saveLimit = { rateLimit: { name: 'account-save', limit: 30, windowSeconds: 600, per: 'user' as const } };
   /** Saves, then brings in the domain's Mailgun lists in the background when the account asks for it. */
   const save = async (userId: number, accountId: number | undefined, form: z.output<typeof ZAccountForm>) => {
@@ -74,59 +47,35 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       data: account,
     };
   };
-  app.post('/settings/account/create-or-update', { config: saveLimit, schema: saveSchema }, async (request) =>
+  serve(accountsApi.create, { config: saveLimit }, async (request) =>
     save(request.session!.userId, undefined, request.body),
   );
-  app.post(
-    '/settings/account/create-or-update/:id',
-    { config: saveLimit, schema: { ...saveSchema, params: ZId } },
-    async (request) => save(request.session!.userId, request.params.id, request.body),
+  serve(accountsApi.update, { config: saveLimit }, async (request) =>
+    save(request.session!.userId, request.params.id, request.body),
   );
 
   // The spec's call for a Google login made in a popup by Google's JavaScript code client:
   // the page posts the code it got, the server trades it. The web app itself uses the
   // redirect flow below (/login/google), which needs no Google script on our pages. The
   // session and CSRF token say whose account it becomes, as the state cookie does there.
-  app.post(
-    '/settings/account/create-google-account',
-    {
-      config: saveLimit,
-      schema: {
-        tags: ['accounts'],
-        body: ZCreateGoogleAccountRequest,
-        response: saveSchema.response,
-      },
-    },
-    async (request) => {
-      const userId = request.session!.userId;
-      const { id } = await finishGoogleLogin(platform, userId, request.body.authCode, GOOGLE_POPUP_REDIRECT_URI);
-      return {
-        status: true as const,
-        message: 'Your Google account has been connected.',
-        data: await getAccount(platform, userId, id),
-      };
-    },
-  );
+  serve(accountsApi.createGoogleAccount, { config: saveLimit }, async (request) => {
+    const userId = request.session!.userId;
+    const { id } = await finishGoogleLogin(platform, userId, request.body.authCode, GOOGLE_POPUP_REDIRECT_URI);
+    return {
+      status: true as const,
+      message: 'Your Google account has been connected.',
+      data: await getAccount(platform, userId, id),
+    };
+  });
 
-  app.delete(
-    '/settings/account/delete-api/:id',
-    { schema: { tags: ['accounts'], params: ZId, response: { 200: ZStatusMessage } } },
-    async (request) => {
-      await deleteAccount(platform, request.session!.userId, request.params.id);
-      return { status: true, message: 'Your sending account has been deleted.' };
-    },
-  );
+  serve(accountsApi.delete, async (request) => {
+    await deleteAccount(platform, request.session!.userId, request.params.id);
+    return { status: true, message: 'Your sending account has been deleted.' };
+  });
 
-  app.post(
-    '/settings/account/send-test-smtp',
-    {
-      config: { rateLimit: { name: 'smtp-test', limit: 20, windowSeconds: 600, per: 'user' } },
-      schema: {
-        tags: ['accounts'],
-        body: ZSendTestSmtpRequest,
-        response: { 200: z.object({ status: z.literal(true), result: z.literal(true), message: z.string() }) },
-      },
-    },
+  serve(
+    accountsApi.sendTestSmtp,
+    { config: { rateLimit: { name: 'smtp-test', limit: 20, windowSeconds: 600, per: 'user' } } },
     async (request) => {
       const user = await getUserInformation(platform, request.session!.userId);
       const message = await sendTestSmtp(platform, user, request.body);
@@ -135,7 +84,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   );
 
   // Google sign-in for a Gmail account: the authorization code flow, its state in a short-lived cookie.
-  app.get('/login/google', { schema: { tags: ['accounts'], hide: true } }, async (request, reply) => {
+  serve(accountsApi.googleLogin, { hide: true }, async (request, reply) => {
     const user = await getUserInformation(platform, request.session!.userId);
     const { url, state } = startGoogleLogin(platform, user.email);
     reply.setCookie(GOOGLE_STATE_COOKIE, state, {
@@ -148,61 +97,37 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     return reply.redirect(url);
   });
 
-  app.get(
-    '/login/google/callback',
-    {
-      schema: {
-        tags: ['accounts'],
-        hide: true,
-        querystring: z.object({
-          code: z.string().max(2_000).optional(),
-          state: z.string().max(200).optional(),
-          error: z.string().max(200).optional(),
-        }),
-      },
-    },
-    async (request, reply) => {
-      const expected = request.cookies[GOOGLE_STATE_COOKIE];
-      reply.clearCookie(GOOGLE_STATE_COOKIE, { path: '/api/login/google' });
-      const back = (outcome: Record<string, string>) =>
-        reply.redirect(`/settings/accounts?${new URLSearchParams(outcome).toString()}`);
-      const { code, state, error } = request.query;
-      if (error) return back({ google_error: 'Google sign-in was cancelled.' });
-      if (!code || !state || !expected || !safeEqual(state, expected)) {
-        return back({ google_error: 'The Google sign-in expired or did not start here. Please try again.' });
-      }
-      try {
-        const account = await finishGoogleLogin(platform, request.session!.userId, code);
-        return back({ google: 'connected', email: account.email });
-      } catch (failure) {
-        if (failure instanceof HttpError) return back({ google_error: failure.message });
-        throw failure;
-      }
-    },
-  );
+  serve(accountsApi.googleCallback, { hide: true }, async (request, reply) => {
+    const expected = request.cookies[GOOGLE_STATE_COOKIE];
+    reply.clearCookie(GOOGLE_STATE_COOKIE, { path: '/api/login/google' });
+    const back = (outcome: Record<string, string>) =>
+      reply.redirect(`/settings/accounts?${new URLSearchParams(outcome).toString()}`);
+    const { code, state, error } = request.query;
+    if (error) return back({ google_error: 'Google sign-in was cancelled.' });
+    if (!code || !state || !expected || !safeEqual(state, expected)) {
+      return back({ google_error: 'The Google sign-in expired or did not start here. Please try again.' });
+    }
+    try {
+      const account = await finishGoogleLogin(platform, request.session!.userId, code);
+      return back({ google: 'connected', email: account.email });
+    } catch (failure) {
+      if (failure instanceof HttpError) return back({ google_error: failure.message });
+      throw failure;
+    }
+  });
 
-  app.get(
-    '/test-inbox/messages',
-    {
-      schema: {
-        tags: ['test inbox'],
-        querystring: ZTestInboxQuery,
-        response: { 200: pagedResponse(ZTestInboxMessage) },
-      },
-    },
-    async (request) => {
-      const rows = platform.db
-        .selectFrom('test_inbox_messages')
-        .select(['id', 'mail_from', 'rcpt_to', 'subject', 'size_bytes', 'created_at'])
-        .where('user_id', '=', request.session!.userId);
-      const page = await paginate(rows, request.query, {
-        sortColumns: { created_at: 'created_at', subject: 'subject' },
-        searchColumns: ['subject', 'mail_from'],
-        tieBreaker: 'id',
-      });
-      return { data: page.data.map((row) => ({ ...row, created_at: row.created_at.toISOString() })), meta: page.meta };
-    },
-  );
+  serveInbox(testInboxApi.messages, async (request) => {
+    const rows = platform.db
+      .selectFrom('test_inbox_messages')
+      .select(['id', 'mail_from', 'rcpt_to', 'subject', 'size_bytes', 'created_at'])
+      .where('user_id', '=', request.session!.userId);
+    const page = await paginate(rows, request.query, {
+      sortColumns: { created_at: 'created_at', subject: 'subject' },
+      searchColumns: ['subject', 'mail_from'],
+      tieBreaker: 'id',
+    });
+    return { data: page.data.map((row) => ({ ...row, created_at: row.created_at.toISOString() })), meta: page.meta };
+  });
 
   const findMessage = async (userId: number, id: number) => {
     const message = await platform.db
@@ -215,45 +140,33 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     return message;
   };
 
-  app.get(
-    '/test-inbox/messages/:id',
-    { schema: { tags: ['test inbox'], params: ZId, response: { 200: z.object({ data: ZTestInboxMessageDetail }) } } },
-    async (request) => {
-      const message = await findMessage(request.session!.userId, request.params.id);
-      return {
-        data: {
-          id: message.id,
-          mail_from: message.mail_from,
-          rcpt_to: message.rcpt_to,
-          subject: message.subject,
-          size_bytes: message.size_bytes,
-          created_at: message.created_at.toISOString(),
-          text_body: message.text_body,
-          has_html: message.html_body !== null,
-        },
-      };
-    },
-  );
+  serveInbox(testInboxApi.message, async (request) => {
+    const message = await findMessage(request.session!.userId, request.params.id);
+    return {
+      data: {
+        id: message.id,
+        mail_from: message.mail_from,
+        rcpt_to: message.rcpt_to,
+        subject: message.subject,
+        size_bytes: message.size_bytes,
+        created_at: message.created_at.toISOString(),
+        text_body: message.text_body,
+        has_html: message.html_body !== null,
+      },
+    };
+  });
 
-  app.get(
-    '/test-inbox/messages/:id/html',
-    { schema: { tags: ['test inbox'], params: ZId } },
-    async (request, reply) => {
-      const message = await findMessage(request.session!.userId, request.params.id);
-      reply
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', messageHtmlPolicy(new URL(publicUrl(platform)).origin))
-        .header('x-frame-options', 'SAMEORIGIN');
-      return message.html_body ?? '';
-    },
-  );
+  serveInbox(testInboxApi.messageHtml, async (request, reply) => {
+    const message = await findMessage(request.session!.userId, request.params.id);
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', messageHtmlPolicy(new URL(publicUrl(platform)).origin))
+      .header('x-frame-options', 'SAMEORIGIN');
+    return message.html_body ?? '';
+  });
 
-  app.delete(
-    '/test-inbox/messages',
-    { schema: { tags: ['test inbox'], response: { 200: ZStatusMessage } } },
-    async (request) => {
-      await platform.db.deleteFrom('test_inbox_messages').where('user_id', '=', request.session!.userId).execute();
-      return { status: true, message: 'The test inbox is empty.' };
-    },
-  );
+  serveInbox(testInboxApi.clear, async (request) => {
+    await platform.db.deleteFrom('test_inbox_messages').where('user_id', '=', request.session!.userId).execute();
+    return { status: true, message: 'The test inbox is empty.' };
+  });
 };

@@ -17,7 +17,9 @@ import {
 import { notifications } from '@mantine/notifications';
 import {
   ACCOUNT_MESSAGES,
+  accountsApi,
   MAIL_PER_DAY_MAX,
+  routeUrl,
   type TAccountProvider,
   type TAccountProviders,
   type TSendingAccount,
@@ -369,7 +371,7 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
               <Anchor component="button" type="button" size="sm" onClick={() => setIsHelpOpen(true)}>
                 How do I get an app password?
               </Anchor>
-              <Anchor href="/api/login/google" size="sm">
+              <Anchor href={routeUrl(accountsApi.googleLogin)} size="sm">
                 Or sign in with Google instead
               </Anchor>
             </Group>

@@ -1,11 +1,11 @@
-import type { TTestInboxMessageDetail } from '@sendwell/contracts';
+import { routeUrl, testInboxApi } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../app/api';
+import { callRoute } from '../../app/api';
 
-export const TEST_INBOX_MESSAGES_URL = '/api/test-inbox/messages';
+export const TEST_INBOX_MESSAGES_URL = routeUrl(testInboxApi.messages);
 
 /** The HTML part, served with a sandbox policy; only ever shown in a sandboxed frame. */
-export const messageHtmlUrl = (id: number) => `${TEST_INBOX_MESSAGES_URL}/${id}/html`;
+export const messageHtmlUrl = (id: number) => routeUrl(testInboxApi.messageHtml, { id });
 
 export const testInboxKeys = {
   /** Every page of the message list: invalidating it refreshes the table on screen. */
@@ -16,8 +16,7 @@ export const testInboxKeys = {
 export const useTestInboxMessage = (id: number | null) =>
   useQuery({
     queryKey: testInboxKeys.message(id ?? 0),
-    queryFn: async ({ signal }) =>
-      (await api.get<{ data: TTestInboxMessageDetail }>(`${TEST_INBOX_MESSAGES_URL}/${id}`, undefined, signal)).data,
+    queryFn: async ({ signal }) => (await callRoute(testInboxApi.message, { params: { id: id ?? 0 }, signal })).data,
     enabled: id !== null,
     // A received message never changes.
     staleTime: Number.POSITIVE_INFINITY,
@@ -28,7 +27,7 @@ export const useTestInboxMessage = (id: number | null) =>
 export const useClearTestInbox = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api.delete<{ status: true; message: string }>(TEST_INBOX_MESSAGES_URL),
+    mutationFn: () => callRoute(testInboxApi.clear),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['test-inbox'] }),
   });
 };
