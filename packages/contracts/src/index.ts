@@ -13,6 +13,7 @@ export * from './lists/csv';
 export * from './lists/email';
 export * from './lists/lists';
 export * from './notifications/notifications';
+export * from './notifications/notifications.routes';
 export * from './paging/paging';
 export * from './plans/plans.routes';
 export * from './realtime/events';

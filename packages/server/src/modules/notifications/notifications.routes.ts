@@ -1,28 +1,16 @@
-import { ZMarkNotificationsRead, ZNotificationPage, ZNotificationPageQuery } from '@sendwell/contracts';
+import { notificationsApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
 import { listNotifications, markNotificationsRead } from './notifications.service';
 
 export const notificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  app.get(
-    '/notifications',
-    { schema: { tags: ['notifications'], querystring: ZNotificationPageQuery, response: { 200: ZNotificationPage } } },
-    async (request) => listNotifications(platform, request.session!.userId, request.query),
-  );
+  const serve = routesFor(app, ['notifications']);
 
-  app.post(
-    '/notifications/read',
-    {
-      schema: {
-        tags: ['notifications'],
-        body: ZMarkNotificationsRead,
-        response: { 200: z.object({ status: z.boolean(), message: z.string(), unread: z.number().int() }) },
-      },
-    },
-    async (request) => {
-      const unread = await markNotificationsRead(platform, request.session!.userId, request.body.ids);
-      return { status: true, message: 'Marked as read.', unread };
-    },
-  );
+  serve(notificationsApi.list, async (request) => listNotifications(platform, request.session!.userId, request.query));
+
+  serve(notificationsApi.markRead, async (request) => {
+    const unread = await markNotificationsRead(platform, request.session!.userId, request.body.ids);
+    return { status: true, message: 'Marked as read.', unread };
+  });
 };

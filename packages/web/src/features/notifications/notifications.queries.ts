@@ -1,8 +1,8 @@
-import type { TNotificationPage } from '@sendwell/contracts';
+import { notificationsApi, routeUrl, type TNotificationPage } from '@sendwell/contracts';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../app/api';
+import { callRoute } from '../../app/api';
 
-export const NOTIFICATIONS_URL = '/api/notifications';
+export const NOTIFICATIONS_URL = routeUrl(notificationsApi.list);
 
 export const notificationKeys = {
   all: ['notifications'] as const,
@@ -18,11 +18,10 @@ export const useLatestUnread = () =>
   useQuery({
     queryKey: notificationKeys.latestUnread,
     queryFn: ({ signal }) =>
-      api.get<TNotificationPage>(
-        NOTIFICATIONS_URL,
-        { page: 1, per_page: LATEST_UNREAD_COUNT, column: 'created_at', order: 'desc', unread: 1 },
+      callRoute(notificationsApi.list, {
+        query: { page: 1, per_page: LATEST_UNREAD_COUNT, column: 'created_at', order: 'desc', unread: 1 },
         signal,
-      ),
+      }),
     // A header widget must not interrupt whatever the user is doing with a dialog.
     meta: { reportErrors: false },
   });
@@ -34,13 +33,11 @@ export const setUnreadCount = (queryClient: QueryClient, unread: number): void =
   );
 };
 
-type TMarkReadResult = { status: true; message: string; unread: number };
-
 /** `ids` marks those notifications read; without it, all of them. */
 export const useMarkNotificationsRead = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (ids?: number[]) => api.post<TMarkReadResult>(`${NOTIFICATIONS_URL}/read`, ids ? { ids } : {}),
+    mutationFn: (ids?: number[]) => callRoute(notificationsApi.markRead, { body: ids ? { ids } : {} }),
     onSuccess: ({ unread }) => {
       setUnreadCount(queryClient, unread);
       return queryClient.invalidateQueries({ queryKey: notificationKeys.all });
