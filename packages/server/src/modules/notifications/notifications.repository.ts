@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
 
 export const selectNotifications = (db: Executor, userId: number) =>
@@ -27,6 +28,10 @@ export const findNotification = (db: Executor, id: number) =>
     .select(['id', 'user_id', 'title', 'body', 'link'])
     .where('id', '=', id)
     .executeTakeFirst();
+
+/** One maintained count as a scalar subquery (0 without a counters row), to select alongside a page. */
+export const counterOf = (userId: number, counter: 'total' | 'unread') =>
+  sql<number>`coalesce((select ${sql.ref(counter)} from notification_counters where user_id = ${userId}), 0)`;
 
 /** The maintained counts (a trigger keeps them), so no page view counts rows. */
 export const findCounters = async (db: Executor, userId: number): Promise<{ total: number; unread: number }> => {

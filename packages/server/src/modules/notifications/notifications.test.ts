@@ -81,6 +81,7 @@ describe('the shared table helper, on notifications', () => {
     const body = (await alice.get('/api/notifications?page=9')).json();
     expect(body.data).toEqual([]);
     expect(body.meta).toMatchObject({ current_page: 9, last_page: 3, from: null, to: null, total: 45 });
+    expect(body.unread).toBe(45);
   });
 
   it('shows each user only their own rows (R12)', async () => {
@@ -103,6 +104,8 @@ describe('marking notifications read', () => {
     expect((await alice.post('/api/notifications/read', { ids: aliceIds.slice(0, 3) })).json().unread).toBe(42);
     const unreadOnly = (await alice.get('/api/notifications?unread=1&per_page=100')).json();
     expect(unreadOnly.meta.total).toBe(42);
+    const everything = (await alice.get('/api/notifications?per_page=10')).json();
+    expect([everything.meta.total, everything.unread]).toEqual([45, 42]);
     expect((await alice.post('/api/notifications/read', {})).json().unread).toBe(0);
   });
 });
