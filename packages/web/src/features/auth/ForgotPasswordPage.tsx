@@ -3,36 +3,24 @@ import { ZForgotPasswordRequest } from '@sendwell/contracts';
 import { IconMailCheck } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { ApiError } from '../../app/api';
-import { fieldErrors, showError } from '../../app/errors';
-import { firstIssueByField, useAutofocus } from '../../app/forms';
+import { useAutofocus } from '../../app/forms';
+import { useZodForm } from '../../app/useZodForm';
 import { AuthLayout } from './AuthLayout';
 import { useForgotPassword } from './auth.queries';
 
 export const ForgotPasswordPage = () => {
   const forgotPassword = useForgotPassword();
   const emailRef = useAutofocus<HTMLInputElement>();
-  const [email, setEmail] = useState('');
-  const [error, setError] = useState<string | undefined>();
   const [sentMessage, setSentMessage] = useState<string | null>(null);
+  const form = useZodForm(ZForgotPasswordRequest, {
+    initialValues: { email: '' },
+    onSubmit: (request, { fail }) =>
+      forgotPassword.mutate(request, { onSuccess: ({ message }) => setSentMessage(message), onError: fail }),
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
     setSentMessage(null);
-    const parsed = ZForgotPasswordRequest.safeParse({ email });
-    if (!parsed.success) {
-      setError(firstIssueByField(parsed.error.issues).email);
-      return;
-    }
-    setError(undefined);
-    forgotPassword.mutate(parsed.data, {
-      onSuccess: ({ message }) => setSentMessage(message),
-      onError: (failure) => {
-        if (failure instanceof ApiError && failure.status === 422)
-          setError(fieldErrors(failure).email ?? failure.message);
-        else showError(failure);
-      },
-    });
+    form.onSubmit(event);
   };
 
   return (
@@ -51,13 +39,12 @@ export const ForgotPasswordPage = () => {
             ref={emailRef}
             label="Email"
             type="email"
-            name="email"
             autoComplete="email"
             required
             withAsterisk={false}
-            value={email}
-            error={error}
-            onChange={(event) => setEmail(event.currentTarget.value)}
+            {...form.inputProps('email')}
+            // The only field: a refusal that names no field is about it too.
+            error={form.errors.email ?? form.formError}
           />
           <Button type="submit" fullWidth loading={forgotPassword.isPending}>
             {sentMessage ? 'Send the link again' : 'Send reset link'}

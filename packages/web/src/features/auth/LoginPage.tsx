@@ -1,11 +1,9 @@
 import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { ZLoginRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
-import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { ApiError } from '../../app/api';
-import { fieldErrors, showError } from '../../app/errors';
-import { firstIssueByField, useAutofocus } from '../../app/forms';
+import { useAutofocus } from '../../app/forms';
+import { useZodForm } from '../../app/useZodForm';
 import { PasswordField } from '../../components/PasswordField';
 import { AuthLayout } from './AuthLayout';
 import { useLogin } from './auth.queries';
@@ -13,37 +11,20 @@ import { useLogin } from './auth.queries';
 export const LoginPage = () => {
   const login = useLogin();
   const emailRef = useAutofocus<HTMLInputElement>();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [refusal, setRefusal] = useState<string | null>(null);
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setRefusal(null);
-    const parsed = ZLoginRequest.safeParse({ email, password });
-    if (!parsed.success) {
-      setErrors(firstIssueByField(parsed.error.issues));
-      return;
-    }
-    setErrors({});
-    login.mutate(parsed.data, {
-      onError: (error) => {
-        if (error instanceof ApiError && error.status === 422) setErrors(fieldErrors(error));
-        // Wrong credentials and rate limits belong to this form, not to a dialog over it.
-        else if (error instanceof ApiError && (error.status === 401 || error.status === 429)) setRefusal(error.message);
-        else showError(error);
-      },
-    });
-  };
+  const form = useZodForm(ZLoginRequest, {
+    initialValues: { email: '', password: '' },
+    // Wrong credentials and rate limits belong to this form, not to a dialog over it.
+    refusalStatuses: [401, 429],
+    onSubmit: (credentials, { fail }) => login.mutate(credentials, { onError: fail }),
+  });
 
   return (
     <AuthLayout title="Sign in" description="Welcome back. Sign in to manage your email.">
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.onSubmit} noValidate>
         <Stack>
-          {refusal && (
+          {form.formError && (
             <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {refusal}
+              {form.formError}
             </Alert>
           )}
           {/* Every field of these forms is required; the asterisk would only add noise and a stray ' *' to the label. */}
@@ -51,23 +32,17 @@ export const LoginPage = () => {
             ref={emailRef}
             label="Email"
             type="email"
-            name="email"
             autoComplete="email"
             required
             withAsterisk={false}
-            value={email}
-            error={errors.email}
-            onChange={(event) => setEmail(event.currentTarget.value)}
+            {...form.inputProps('email')}
           />
           <PasswordField
             label="Password"
-            name="password"
             autoComplete="current-password"
             required
             withAsterisk={false}
-            value={password}
-            error={errors.password}
-            onChange={(event) => setPassword(event.currentTarget.value)}
+            {...form.inputProps('password')}
           />
           <Group justify="flex-end">
             <Anchor component={Link} to="/forgot-password" size="sm">

@@ -13,11 +13,11 @@ import {
 } from '@mantine/core';
 import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, ZRegisterRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
-import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
-import { fieldErrors, showError } from '../../app/errors';
-import { firstIssueByField } from '../../app/forms';
+import { fieldErrors } from '../../app/errors';
+import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { PasswordField } from '../../components/PasswordField';
 import { AuthLayout } from '../auth/AuthLayout';
 import { formatPlanPrice } from '../billing/billing.format';
@@ -32,10 +32,13 @@ type TStep = 'plan' | 'details';
 const TERMS_REQUIRED = 'Please accept the terms of service.';
 
 /** The fields a person types; a problem with any of them also earns the form-wide message. */
-const TYPED_FIELDS = ['name', 'email', 'password', 'referred_by'];
-const hasTypedFieldError = (errors: Record<string, string>): boolean => TYPED_FIELDS.some((field) => field in errors);
+const TYPED_FIELDS = ['name', 'email', 'password', 'referred_by'] as const;
+const hasTypedFieldError = (errors: TFormErrors): boolean => TYPED_FIELDS.some((field) => field in errors);
 
-const withoutError = (errors: Record<string, string>, field: string): Record<string, string> => {
+/** What the person types is checked by the request's own rules; the rest by the page. */
+const ZTypedFields = ZRegisterRequest.pick({ name: true, email: true, password: true, referred_by: true });
+
+const withoutError = (errors: TFormErrors, field: string): TFormErrors => {
   if (!(field in errors)) return errors;
   const rest = { ...errors };
   delete rest[field];
@@ -57,16 +60,10 @@ export const RegisterPage = () => {
 
   const [step, setStep] = useState<TStep>('plan');
   const [planId, setPlanId] = useState<number | null>(DEFAULT_FREE_PLAN_ID);
-  const [name, setName] = useState('');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [referredBy, setReferredBy] = useState('');
   const [isTermsAccepted, setIsTermsAccepted] = useState(false);
   const [isCardComplete, setIsCardComplete] = useState(false);
   const [captchaPayload, setCaptchaPayload] = useState<string | null>(null);
   const [isTokenPending, setIsTokenPending] = useState(false);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [alert, setAlert] = useState<string | null>(null);
 
   // Without a publishable key the server cannot take a card, so only free plans can be chosen.
   const publishableKey = options.data?.stripePublishableKey ?? null;
@@ -74,14 +71,77 @@ export const RegisterPage = () => {
   const chosenPlan = plans.data?.find((plan) => plan.id === planId && isAvailable(plan)) ?? null;
   const isPaid = chosenPlan !== null && !chosenPlan.isFree;
 
+  const reportFailure = (error: Error, failForm: (error: unknown) => void) => {
+    // The server has seen this captcha solution; it will not take it twice.
+    captchaRef.current?.reset();
+    if (error instanceof ApiError && error.status === 402) {
+      setErrors({ stripeToken: error.message });
+      return;
+    }
+    failForm(error);
+    if (error instanceof ApiError && error.status === 422 && hasTypedFieldError(fieldErrors(error))) {
+      setAlert(REGISTRATION_MESSAGES.form);
+    }
+  };
+
+  const form = useZodForm(ZTypedFields, {
+    initialValues: { name: '', email: '', password: '', referred_by: '' },
+    validate: () => {
+      const issues: TFormErrors = {};
+      if (!chosenPlan) issues.package_id = REGISTRATION_MESSAGES.package;
+      if (isPaid && !isCardComplete) issues.stripeToken = REGISTRATION_MESSAGES.card;
+      if (!isTermsAccepted) issues.terms = TERMS_REQUIRED;
+      if (!captchaPayload) issues.altcha = REGISTRATION_MESSAGES.captcha;
+      return issues;
+    },
+    onInvalid: (issues) => {
+      if (hasTypedFieldError(issues)) setAlert(REGISTRATION_MESSAGES.form);
+    },
+    refusalStatuses: [429],
+    onSubmit: async (_request, { values, fail: failForm }) => {
+      // The fields go as typed, as a form sends them; the server parses them by the same rules.
+      const fields: TRegistrationForm = {
+        name: values.name,
+        email: values.email,
+        password: values.password,
+        referred_by: values.referred_by ?? '',
+        package_id: chosenPlan ? String(chosenPlan.id) : '',
+        stripeToken: '',
+        altcha: captchaPayload ?? '',
+      };
+      let stripeToken = '';
+      if (isPaid) {
+        setIsTokenPending(true);
+        const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
+        setIsTokenPending(false);
+        if ('error' in card) {
+          setErrors({ stripeToken: card.error });
+          return;
+        }
+        stripeToken = card.token;
+      }
+      register.mutate(
+        { ...fields, stripeToken },
+        {
+          onSuccess: ({ route }) => navigate(appPath(route), { replace: true }),
+          onError: (error) => reportFailure(error, failForm),
+        },
+      );
+    },
+  });
+  const { errors, setErrors, formError: alert, setFormError: setAlert } = form;
+
   useEffect(() => {
     if (step === 'details') nameRef.current?.focus();
   }, [step]);
 
-  const changeCaptcha = useCallback((payload: string | null) => {
-    setCaptchaPayload(payload);
-    if (payload) setErrors((current) => withoutError(current, 'altcha'));
-  }, []);
+  const changeCaptcha = useCallback(
+    (payload: string | null) => {
+      setCaptchaPayload(payload);
+      if (payload) setErrors((current) => withoutError(current, 'altcha'));
+    },
+    [setErrors],
+  );
 
   const goToDetails = (plan: TPlan | null) => {
     if (!plan) {
@@ -98,65 +158,6 @@ export const RegisterPage = () => {
     setIsCardComplete(false);
     setAlert(null);
     setStep('plan');
-  };
-
-  const fail = (error: Error) => {
-    // The server has seen this captcha solution; it will not take it twice.
-    captchaRef.current?.reset();
-    if (error instanceof ApiError && error.status === 422) {
-      const fields = fieldErrors(error);
-      setErrors(fields);
-      if (hasTypedFieldError(fields)) setAlert(REGISTRATION_MESSAGES.form);
-      else if (Object.keys(fields).length === 0) setAlert(error.message);
-    } else if (error instanceof ApiError && error.status === 402) {
-      setErrors({ stripeToken: error.message });
-    } else if (error instanceof ApiError && error.status === 429) {
-      setAlert(error.message);
-    } else {
-      showError(error);
-    }
-  };
-
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setAlert(null);
-    const fields: TRegistrationForm = {
-      name,
-      email,
-      password,
-      referred_by: referredBy,
-      package_id: chosenPlan ? String(chosenPlan.id) : '',
-      stripeToken: '',
-      altcha: captchaPayload ?? '',
-    };
-    const parsed = ZRegisterRequest.safeParse(fields);
-    const issues = parsed.success ? {} : firstIssueByField(parsed.error.issues);
-    if (!chosenPlan) issues.package_id = REGISTRATION_MESSAGES.package;
-    if (isPaid && !isCardComplete) issues.stripeToken = REGISTRATION_MESSAGES.card;
-    if (!isTermsAccepted) issues.terms = TERMS_REQUIRED;
-    if (!captchaPayload) issues.altcha = REGISTRATION_MESSAGES.captcha;
-    setErrors(issues);
-    if (Object.keys(issues).length > 0) {
-      if (hasTypedFieldError(issues)) setAlert(REGISTRATION_MESSAGES.form);
-      return;
-    }
-
-    let stripeToken = '';
-    if (isPaid) {
-      setIsTokenPending(true);
-      const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
-      setIsTokenPending(false);
-      if ('error' in card) {
-        setErrors({ stripeToken: card.error });
-        return;
-      }
-      stripeToken = card.token;
-    }
-
-    register.mutate(
-      { ...fields, stripeToken },
-      { onSuccess: ({ route }) => navigate(appPath(route), { replace: true }), onError: fail },
-    );
   };
 
   const footer = (
@@ -234,7 +235,7 @@ export const RegisterPage = () => {
 
   return (
     <AuthLayout title="Create your account" description="Tell us who you are." width={520}>
-      <form onSubmit={(event) => void submit(event)} noValidate>
+      <form onSubmit={form.onSubmit} noValidate>
         <Stack>
           {alert && (
             <Alert color="red" icon={<IconAlertCircle size={18} />}>
@@ -261,44 +262,32 @@ export const RegisterPage = () => {
           <TextInput
             ref={nameRef}
             label="Full Name"
-            name="name"
             autoComplete="name"
             required
             withAsterisk={false}
-            value={name}
-            error={errors.name}
-            onChange={(event) => setName(event.currentTarget.value)}
+            {...form.inputProps('name')}
           />
           <TextInput
             label="Email"
             type="email"
-            name="email"
             autoComplete="email"
             required
             withAsterisk={false}
-            value={email}
-            error={errors.email}
-            onChange={(event) => setEmail(event.currentTarget.value)}
+            {...form.inputProps('email')}
           />
           <PasswordField
             label="Password"
-            name="password"
             autoComplete="new-password"
             description="At least 6 characters."
             required
             withAsterisk={false}
-            value={password}
-            error={errors.password}
-            onChange={(event) => setPassword(event.currentTarget.value)}
+            {...form.inputProps('password')}
           />
           <TextInput
             label="Referred by"
             description="Optional: the email address of whoever told you about Sendwell."
             type="email"
-            name="referred_by"
-            value={referredBy}
-            error={errors.referred_by}
-            onChange={(event) => setReferredBy(event.currentTarget.value)}
+            {...form.inputProps('referred_by')}
           />
           {isPaid && publishableKey && (
             <CardField

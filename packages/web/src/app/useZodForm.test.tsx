@@ -1,0 +1,116 @@
+import { act, renderHook } from '@testing-library/react';
+import type { ChangeEvent, FormEvent } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { ApiError } from './api';
+import { useZodForm } from './useZodForm';
+
+vi.mock('./errors', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('./errors')>()),
+  showError: vi.fn(),
+}));
+const { showError } = await import('./errors');
+
+const ZSignIn = z.object({
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.email({ message: 'Please enter a valid email address.' })),
+  password: z.string().min(1, { message: 'The password field is required.' }),
+});
+
+const typeInto = (onChange: (event: ChangeEvent<HTMLInputElement>) => void, value: string) =>
+  onChange({ currentTarget: { value } } as ChangeEvent<HTMLInputElement>);
+
+const submitEvent = () => ({ preventDefault: vi.fn() }) as unknown as FormEvent<HTMLFormElement>;
+
+const setUp = (options: Partial<Parameters<typeof useZodForm<typeof ZSignIn>>[1]> = {}) => {
+  const onSubmit = vi.fn();
+  const hook = renderHook(() =>
+    useZodForm(ZSignIn, { initialValues: { email: '', password: '' }, onSubmit, ...options }),
+  );
+  return { hook, onSubmit };
+};
+
+describe('useZodForm', () => {
+  afterEach(() => vi.mocked(showError).mockClear());
+
+  it('gives each input its value, its error and a change handler', () => {
+    const { hook } = setUp();
+    act(() => typeInto(hook.result.current.inputProps('email').onChange, 'Ada@Example.com'));
+    expect(hook.result.current.inputProps('email')).toMatchObject({ value: 'Ada@Example.com', error: undefined });
+    expect(hook.result.current.values).toEqual({ email: 'Ada@Example.com', password: '' });
+  });
+
+  it('shows the first message of each field and does not submit while the values fail the schema', () => {
+    const { hook, onSubmit } = setUp();
+    const event = submitEvent();
+    act(() => hook.result.current.onSubmit(event));
+    expect(event.preventDefault).toHaveBeenCalled();
+    expect(onSubmit).not.toHaveBeenCalled();
+    expect(hook.result.current.errors).toEqual({
+      email: 'Please enter a valid email address.',
+      password: 'The password field is required.',
+    });
+  });
+
+  it('submits the parsed request and the values as typed, clearing earlier messages', () => {
+    const { hook, onSubmit } = setUp();
+    act(() => hook.result.current.onSubmit());
+    act(() => {
+      typeInto(hook.result.current.inputProps('email').onChange, ' Ada@Example.com ');
+      typeInto(hook.result.current.inputProps('password').onChange, 'secret');
+    });
+    act(() => hook.result.current.onSubmit());
+    expect(onSubmit).toHaveBeenCalledWith(
+      { email: 'ada@example.com', password: 'secret' },
+      expect.objectContaining({ values: { email: ' Ada@Example.com ', password: 'secret' } }),
+    );
+    expect(hook.result.current.errors).toEqual({});
+  });
+
+  it('adds the page’s own checks to the schema’s and tells the page when the form is refused', () => {
+    const onInvalid = vi.fn();
+    const { hook, onSubmit } = setUp({
+      initialValues: { email: 'ada@example.com', password: 'x' },
+      validate: (_values, errors) => ({ terms: 'Please accept the terms of service.', ...errors }),
+      onInvalid,
+    });
+    act(() => hook.result.current.onSubmit());
+    expect(onSubmit).not.toHaveBeenCalled();
+    expect(hook.result.current.errors).toEqual({ terms: 'Please accept the terms of service.' });
+    expect(onInvalid).toHaveBeenCalledWith({ terms: 'Please accept the terms of service.' });
+  });
+
+  it('puts a 422’s field errors beside their fields, and its message on the form when it names none', () => {
+    const { hook } = setUp();
+    act(() =>
+      hook.result.current.fail(
+        new ApiError(422, { message: 'Invalid.', errors: { email: ['Taken.', 'Other.'], token: ['Expired.'] } }),
+      ),
+    );
+    expect(hook.result.current.errors).toEqual({ email: 'Taken.', token: 'Expired.' });
+    expect(hook.result.current.formError).toBeNull();
+
+    act(() => hook.result.current.fail(new ApiError(422, { message: 'The form could not be read.', errors: {} })));
+    expect(hook.result.current.errors).toEqual({});
+    expect(hook.result.current.formError).toBe('The form could not be read.');
+    expect(showError).not.toHaveBeenCalled();
+  });
+
+  it('keeps a refusal status’s message on the form and reports anything else through the error catalogue', () => {
+    const { hook } = setUp({ refusalStatuses: [401, 429] });
+    act(() => hook.result.current.fail(new ApiError(401, { status: false, message: 'Wrong email or password.' })));
+    expect(hook.result.current.formError).toBe('Wrong email or password.');
+
+    // Submitting again starts without the old refusal.
+    act(() => hook.result.current.onSubmit());
+    expect(hook.result.current.formError).toBeNull();
+
+    const serverError = new ApiError(500, { status: false, message: 'Something went wrong.' });
+    act(() => hook.result.current.fail(serverError));
+    expect(showError).toHaveBeenCalledWith(serverError);
+    expect(hook.result.current.formError).toBeNull();
+  });
+});
