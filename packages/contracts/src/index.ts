@@ -12,6 +12,7 @@ export * from './http/routes';
 export * from './lists/csv';
 export * from './lists/email';
 export * from './lists/lists';
+export * from './lists/lists.routes';
 export * from './notifications/notifications';
 export * from './notifications/notifications.routes';
 export * from './paging/paging';

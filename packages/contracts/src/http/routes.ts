@@ -57,7 +57,8 @@ export type TRouteCall<R extends TRoute, TForm = never> = ([TPathParamNames<R['p
   ? { params?: undefined }
   : { params: TRoutePathParams<R> }) &
   (R['query'] extends z.ZodType ? { query?: TRouteQuery<R> } : { query?: undefined }) &
-  (R['body'] extends z.ZodType ? { body?: TRouteBody<R> | TForm } : { body?: undefined });
+  // A route without a body schema may still read a multipart form itself (file uploads).
+  (R['body'] extends z.ZodType ? { body?: TRouteBody<R> | TForm } : { body?: TForm });
 
 const PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
 

@@ -25,6 +25,8 @@ export type TServeOptions = {
   config?: FastifyContextConfig;
   /** Left out of the OpenAPI document (browser redirects). */
   hide?: boolean;
+  /** Bytes a JSON body may have, where a route takes more than Fastify's default 1 MiB. */
+  bodyLimit?: number;
 };
 
 /**
@@ -51,6 +53,7 @@ export const routesFor = (app: TApp, tags: string[]) => {
       method: route.method,
       url: route.path,
       config: options.config,
+      ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
       schema: {
         tags,
         ...(options.hide ? { hide: true } : {}),

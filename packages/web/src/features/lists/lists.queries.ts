@@ -1,26 +1,24 @@
-import type {
-  TAddMemberRequest,
-  TBulkDeleteMembersRequest,
-  TCreateListRequest,
-  TDeleteCheckResponse,
-  TGenericControlResponse,
-  TGenericEmailsResponse,
-  TImportMapping,
-  TListImport,
-  TMailingList,
-  TMember,
-  TRealtimePayload,
-  TUpdateListRequest,
-  TUpdateMemberRequest,
+import {
+  listsApi,
+  routeUrl,
+  type TAddMemberRequest,
+  type TBulkDeleteMembersRequest,
+  type TCreateListRequest,
+  type TImportMapping,
+  type TListImport,
+  type TMailingList,
+  type TRealtimePayload,
+  type TUpdateListRequest,
+  type TUpdateMemberRequest,
 } from '@sendwell/contracts';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../app/api';
+import { callRoute } from '../../app/api';
 import { useRealtimeEvent } from '../../app/realtime';
 
-export const LISTS_URL = '/api/mailing-lists';
-export const membersUrl = (listId: number) => `${LISTS_URL}/${listId}/members`;
+export const LISTS_URL = routeUrl(listsApi.list);
+export const membersUrl = (listId: number) => routeUrl(listsApi.members, { listId });
 /** The skipped-rows report of an import, a CSV download. */
-export const skippedReportUrl = (importId: number) => `${LISTS_URL}/imports/${importId}/skipped`;
+export const skippedReportUrl = (importId: number) => routeUrl(listsApi.skippedReport, { id: importId });
 /** The list's member screen (spec §2 linked path). */
 export const listDetailPath = (list: Pick<TMailingList, 'account_id' | 'id'>) =>
   `/mailing-lists/detail/${list.account_id}/${list.id}`;
@@ -42,8 +40,6 @@ export const listKeys = {
   import: (id: number) => ['lists', 'imports', id] as const,
 };
 
-type TStatusMessage = { status: true; message: string };
-
 /** Member counts and list counts move together: a member change refreshes the tables and the list header. */
 const invalidateListData = (queryClient: QueryClient) =>
   Promise.all([
@@ -55,8 +51,7 @@ const invalidateListData = (queryClient: QueryClient) =>
 export const useListInfo = (id: number) =>
   useQuery({
     queryKey: listKeys.list(id),
-    queryFn: async ({ signal }) =>
-      (await api.get<{ data: TMailingList }>(`${LISTS_URL}/get-list-info/${id}`, undefined, signal)).data,
+    queryFn: async ({ signal }) => (await callRoute(listsApi.info, { params: { id }, signal })).data,
     // The member screen shows a missing list as its own state.
     meta: { reportErrors: false },
   });
@@ -64,7 +59,7 @@ export const useListInfo = (id: number) =>
 export const useCreateList = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TCreateListRequest) => api.post<TStatusMessage & { data: TMailingList }>(LISTS_URL, request),
+    mutationFn: (request: TCreateListRequest) => callRoute(listsApi.create, { body: request }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: listKeys.table }),
     // The form shows field errors and refusals beside its inputs.
     meta: { reportErrors: false },
@@ -74,7 +69,7 @@ export const useCreateList = () => {
 export const useUpdateList = (id: number) => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TUpdateListRequest) => api.post<TStatusMessage>(`${LISTS_URL}/update/list/${id}`, request),
+    mutationFn: (request: TUpdateListRequest) => callRoute(listsApi.update, { params: { id }, body: request }),
     onSuccess: () => invalidateListData(queryClient),
     meta: { reportErrors: false },
   });
@@ -87,7 +82,7 @@ export type TListDeleteTarget = { listId: number; account: number; address: stri
 export const useListUsage = (request: TListDeleteTarget | null) =>
   useQuery({
     queryKey: listKeys.deleteCheck(request?.listId ?? 0),
-    queryFn: () => api.post<TDeleteCheckResponse>(`${LISTS_URL}/check-delete`, request ?? undefined),
+    queryFn: () => callRoute(listsApi.checkDelete, { body: request ?? undefined }),
     enabled: request !== null,
     staleTime: 0,
     gcTime: 0,
@@ -97,7 +92,7 @@ export const useDeleteList = () => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (request: TListDeleteTarget & { deleteMailgun: boolean }) =>
-      api.post<TStatusMessage>(`${LISTS_URL}/delete`, request),
+      callRoute(listsApi.delete, { body: request }),
     onSuccess: () => invalidateListData(queryClient),
   });
 };
@@ -106,8 +101,7 @@ export const useDeleteList = () => {
 export const useSyncFromProvider = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (accountId: number) =>
-      api.post<TStatusMessage>(`${LISTS_URL}/import-lists-from-provider`, { accountId }),
+    mutationFn: (accountId: number) => callRoute(listsApi.importFromProvider, { body: { accountId } }),
     onSuccess: () => invalidateListData(queryClient),
   });
 };
@@ -115,8 +109,7 @@ export const useSyncFromProvider = () => {
 export const useGenericControl = (listId: number) =>
   useQuery({
     queryKey: listKeys.genericControl(listId),
-    queryFn: ({ signal }) =>
-      api.get<TGenericControlResponse>(`${LISTS_URL}/get-emails-for-generic-control/${listId}`, undefined, signal),
+    queryFn: ({ signal }) => callRoute(listsApi.genericControl, { params: { id: listId }, signal }),
     staleTime: 0,
     // The modal shows the failure in place of the addresses.
     meta: { reportErrors: false },
@@ -125,7 +118,7 @@ export const useGenericControl = (listId: number) =>
 export const useClearGenericEmails = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (listId: number) => api.post<TStatusMessage>(`${LISTS_URL}/clear-generic-emails`, { listId }),
+    mutationFn: (listId: number) => callRoute(listsApi.clearGeneric, { body: { listId } }),
     onSuccess: () =>
       Promise.all([
         invalidateListData(queryClient),
@@ -139,11 +132,7 @@ export const useImportOptions = () =>
   useQuery({
     queryKey: listKeys.genericNames,
     queryFn: async ({ signal }) => {
-      const { emails, importMaxBytes } = await api.get<TGenericEmailsResponse>(
-        '/api/ajax/get-generic-emails',
-        undefined,
-        signal,
-      );
+      const { emails, importMaxBytes } = await callRoute(listsApi.genericEmails, { signal });
       return { genericNames: new Set(emails.map((name) => name.toLowerCase())), importMaxBytes };
     },
     staleTime: Number.POSITIVE_INFINITY,
@@ -156,16 +145,14 @@ export const useImportOptions = () =>
 export const useMember = (id: number) =>
   useQuery({
     queryKey: listKeys.member(id),
-    queryFn: async ({ signal }) =>
-      (await api.get<{ data: TMember }>(`${LISTS_URL}/get-member-info/${id}`, undefined, signal)).data,
+    queryFn: async ({ signal }) => (await callRoute(listsApi.member, { params: { id }, signal })).data,
     staleTime: 0,
   });
 
 export const useAddMember = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TAddMemberRequest) =>
-      api.post<TStatusMessage & { data: TMember }>(`${LISTS_URL}/add-member`, request),
+    mutationFn: (request: TAddMemberRequest) => callRoute(listsApi.addMember, { body: request }),
     onSuccess: () => invalidateListData(queryClient),
     meta: { reportErrors: false },
   });
@@ -174,8 +161,7 @@ export const useAddMember = () => {
 export const useUpdateMember = (id: number) => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TUpdateMemberRequest) =>
-      api.post<TStatusMessage>(`${LISTS_URL}/update/member/${id}`, request),
+    mutationFn: (request: TUpdateMemberRequest) => callRoute(listsApi.updateMember, { params: { id }, body: request }),
     onSuccess: () =>
       Promise.all([invalidateListData(queryClient), queryClient.invalidateQueries({ queryKey: listKeys.member(id) })]),
     meta: { reportErrors: false },
@@ -186,7 +172,7 @@ export const useDeleteMember = () => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (request: { listId: number; id: number; email: string }) =>
-      api.post<TStatusMessage>(`${LISTS_URL}/delete-member`, request),
+      callRoute(listsApi.deleteMember, { body: request }),
     onSuccess: () => invalidateListData(queryClient),
   });
 };
@@ -194,8 +180,7 @@ export const useDeleteMember = () => {
 export const useBulkDeleteMembers = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TBulkDeleteMembersRequest) =>
-      api.post<TStatusMessage>(`${LISTS_URL}/bulk-delete-member`, request),
+    mutationFn: (request: TBulkDeleteMembersRequest) => callRoute(listsApi.bulkDeleteMembers, { body: request }),
     onSuccess: () => invalidateListData(queryClient),
   });
 };
@@ -223,8 +208,7 @@ const storeImport = (queryClient: QueryClient, previous: TListImport | undefined
 export const useActiveImports = () =>
   useQuery({
     queryKey: listKeys.activeImports,
-    queryFn: async ({ signal }) =>
-      (await api.get<{ data: TListImport[] }>(`${LISTS_URL}/imports`, { active: true }, signal)).data,
+    queryFn: async ({ signal }) => (await callRoute(listsApi.activeImports, { query: { active: true }, signal })).data,
     // The progress cards are an extra; a failure leaves them out rather than interrupting the screen.
     meta: { reportErrors: false },
   });
@@ -236,7 +220,7 @@ export const useListImport = (initial: TListImport) => {
     queryKey: listKeys.import(initial.id),
     queryFn: async ({ signal }) => {
       const previous = queryClient.getQueryData<TListImport>(listKeys.import(initial.id));
-      const { data } = await api.get<{ data: TListImport }>(`${LISTS_URL}/imports/${initial.id}`, undefined, signal);
+      const { data } = await callRoute(listsApi.import, { params: { id: initial.id }, signal });
       storeImport(queryClient, previous, data);
       return data;
     },
@@ -255,7 +239,7 @@ export const useStartImport = (listId: number) => {
       // The mapping goes first: the server reads the parts in order and needs it to read the file.
       form.append('mapping', JSON.stringify(mapping));
       form.append('file', file);
-      return api.postForm<TStatusMessage & { data: TListImport }>(`${LISTS_URL}/${listId}/imports`, form);
+      return callRoute(listsApi.startImport, { params: { listId }, body: form });
     },
     onSuccess: ({ data }) => {
       queryClient.setQueryData(listKeys.import(data.id), data);

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { ZStatusMessage } from '../http/errors';
+import { defineRoute, ZIdParams } from '../http/routes';
+import {
+  ZAddMemberRequest,
+  ZBulkDeleteMembersRequest,
+  ZClearGenericRequest,
+  ZCreateListRequest,
+  ZDeleteCheckResponse,
+  ZDeleteListRequest,
+  ZDeleteMemberRequest,
+  ZGenericControlResponse,
+  ZGenericEmailsResponse,
+  ZImportFromProviderRequest,
+  ZListImport,
+  ZListImportResponse,
+  ZListPage,
+  ZListQuery,
+  ZMailingList,
+  ZMember,
+  ZMemberPage,
+  ZMemberQuery,
+  ZPostCsvRequest,
+  ZPostCsvResponse,
+  ZUpdateListRequest,
+  ZUpdateMemberRequest,
+} from './lists';
+
+const ZListIdParams = z.object({ listId: z.coerce.number().int().positive() });
+const ok = <T extends z.ZodRawShape>(shape: T) => z.object({ status: z.literal(true), message: z.string(), ...shape });
+
+/** Spec §7's list calls; where the spec shows no path, the ones ARCHITECTURE.md names. */
+export const listsApi = {
+  list: defineRoute({ method: 'GET', path: '/mailing-lists', query: ZListQuery, response: ZListPage }),
+  create: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists',
+    body: ZCreateListRequest,
+    response: ok({ data: ZMailingList }),
+  }),
+  info: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/get-list-info/:id',
+    params: ZIdParams,
+    response: ok({ data: ZMailingList }),
+  }),
+  update: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/update/list/:id',
+    params: ZIdParams,
+    body: ZUpdateListRequest,
+    response: ZStatusMessage,
+  }),
+  checkDelete: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/check-delete',
+    body: ZDeleteListRequest,
+    response: ZDeleteCheckResponse,
+  }),
+  delete: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/delete',
+    body: ZDeleteListRequest,
+    response: ZStatusMessage,
+  }),
+  importFromProvider: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/import-lists-from-provider',
+    body: ZImportFromProviderRequest,
+    response: ZStatusMessage,
+  }),
+  genericControl: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/get-emails-for-generic-control/:id',
+    params: ZIdParams,
+    response: ZGenericControlResponse,
+  }),
+  clearGeneric: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/clear-generic-emails',
+    body: ZClearGenericRequest,
+    response: ZStatusMessage,
+  }),
+  genericEmails: defineRoute({ method: 'GET', path: '/ajax/get-generic-emails', response: ZGenericEmailsResponse }),
+  /** Rows the browser parsed from a small file. */
+  postCsv: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/ajax/post-csv',
+    body: ZPostCsvRequest,
+    response: ZPostCsvResponse,
+  }),
+
+  members: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/:listId/members',
+    params: ZListIdParams,
+    query: ZMemberQuery,
+    response: ZMemberPage,
+  }),
+  member: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/get-member-info/:id',
+    params: ZIdParams,
+    response: ok({ data: ZMember }),
+  }),
+  updateMember: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/update/member/:id',
+    params: ZIdParams,
+    body: ZUpdateMemberRequest,
+    response: ZStatusMessage,
+  }),
+  addMember: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/add-member',
+    body: ZAddMemberRequest,
+    response: ok({ data: ZMember }),
+  }),
+  deleteMember: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/delete-member',
+    body: ZDeleteMemberRequest,
+    response: ZStatusMessage,
+  }),
+  bulkDeleteMembers: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/bulk-delete-member',
+    body: ZBulkDeleteMembersRequest,
+    response: ZStatusMessage,
+  }),
+
+  /** Multipart: the `mapping` JSON part, then the `file` part (read in that order). */
+  startImport: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/:listId/imports',
+    params: ZListIdParams,
+    response: ZListImportResponse,
+  }),
+  activeImports: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/imports',
+    query: z.object({ active: z.string().optional() }),
+    response: z.object({ data: z.array(ZListImport) }),
+  }),
+  import: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/imports/:id',
+    params: ZIdParams,
+    response: z.object({ data: ZListImport }),
+  }),
+  /** The skipped rows of an import, a CSV download (a document, not JSON). */
+  skippedReport: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/imports/:id/skipped',
+    params: ZIdParams,
+    response: z.string(),
+  }),
+};
