@@ -19,4 +19,5 @@ export * from './paging/paging';
 export * from './plans/plans.routes';
 export * from './realtime/events';
 export * from './registration/registration.routes';
+export * from './sending/send-email.routes';
 export * from './sending/sending';

@@ -1,20 +1,16 @@
-import type {
-  TAccountListsResponse,
-  TDuplicatesResponse,
-  TRealtimePayload,
-  TSaveTemplateRequest,
-  TSendEmailContent,
-  TSendEmailForm,
-  TSendProgress,
-  TTemplate,
+import {
+  sendEmailApi,
+  type TRealtimePayload,
+  type TSaveTemplateRequest,
+  type TSendEmailContent,
+  type TSendEmailForm,
+  type TSendProgress,
+  type TTemplate,
+  templatesApi,
 } from '@sendwell/contracts';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../app/api';
+import { callRoute } from '../../app/api';
 import { useRealtimeEvent } from '../../app/realtime';
-
-export const EMAIL_URL = '/api/email';
-export const TEMPLATES_URL = '/api/templates';
-export const sendUrl = (id: number) => `${EMAIL_URL}/sends/${id}`;
 
 export const sendEmailKeys = {
   all: ['send-email'] as const,
@@ -24,17 +20,20 @@ export const sendEmailKeys = {
   send: (id: number) => ['send-email', 'send', id] as const,
 };
 
-type TStatusMessage = { status: true; message: string };
-export type TSendEmailResponse = TStatusMessage & { sendId: number; scheduled: boolean };
-export type TSendAction = 'pause' | 'resume' | 'cancel' | 'resend-unknown';
+/** What the progress card's buttons do to a send, each its own call. */
+const SEND_ACTIONS = {
+  pause: sendEmailApi.pause,
+  resume: sendEmailApi.resume,
+  cancel: sendEmailApi.cancel,
+  'resend-unknown': sendEmailApi.resendUnknown,
+};
+export type TSendAction = keyof typeof SEND_ACTIONS;
 
 /** Accounts, the primary account's lists, templates, the SMTP cap, the plan's scheduling and the user's zone. */
 export const useSendEmailContent = () =>
   useQuery({
     queryKey: sendEmailKeys.content,
-    queryFn: async ({ signal }) =>
-      (await api.get<{ status: true; data: TSendEmailContent }>(`${EMAIL_URL}/send-email-content`, undefined, signal))
-        .data,
+    queryFn: async ({ signal }) => (await callRoute(sendEmailApi.content, { signal })).data,
     // The page shows a failed load in place of the form.
     meta: { reportErrors: false },
     staleTime: 60_000,
@@ -47,21 +46,19 @@ export const useSendEmailContent = () =>
 export const useAccountLists = (accountId: number | null) =>
   useQuery({
     queryKey: sendEmailKeys.accountLists(accountId ?? 0),
-    queryFn: ({ signal }) =>
-      api.get<TAccountListsResponse>(`${EMAIL_URL}/get-mailing-lists/${accountId}`, undefined, signal),
+    queryFn: ({ signal }) => callRoute(sendEmailApi.accountLists, { params: { accountId: accountId ?? 0 }, signal }),
     enabled: accountId !== null,
   });
 
 /** The audience of the chosen lists: duplicates, recipients counted once, and how many are unverified. */
 export const useCheckDuplicates = () =>
   useMutation({
-    mutationFn: (mailingLists: number[]) =>
-      api.post<TDuplicatesResponse>(`${EMAIL_URL}/get-duplicates`, { mailingLists }),
+    mutationFn: (mailingLists: number[]) => callRoute(sendEmailApi.duplicates, { body: { mailingLists } }),
   });
 
 export const useSendEmail = () =>
   useMutation({
-    mutationFn: (request: TSendEmailForm) => api.post<TSendEmailResponse>(`${EMAIL_URL}/send`, request),
+    mutationFn: (request: TSendEmailForm) => callRoute(sendEmailApi.send, { body: request }),
     // The form puts field errors beside their inputs; other failures are reported by the page.
     meta: { reportErrors: false },
   });
@@ -76,7 +73,7 @@ export const SEND_POLL_MS = 3_000;
 export const useSendProgress = (id: number) =>
   useQuery({
     queryKey: sendEmailKeys.send(id),
-    queryFn: async ({ signal }) => (await api.get<{ data: TSendProgress }>(sendUrl(id), undefined, signal)).data,
+    queryFn: async ({ signal }) => (await callRoute(sendEmailApi.progress, { params: { id }, signal })).data,
     refetchInterval: (query) =>
       query.state.data && isSendActive(query.state.data.status) && query.state.data.status !== 'paused'
         ? SEND_POLL_MS
@@ -104,7 +101,7 @@ export const useSendProgressEvents = (id: number) => {
 export const useSendAction = (id: number) => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (action: TSendAction) => api.post<TStatusMessage>(`${sendUrl(id)}/${action}`),
+    mutationFn: (action: TSendAction) => callRoute(SEND_ACTIONS[action], { params: { id } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: sendEmailKeys.send(id) }),
   });
 };
@@ -118,8 +115,7 @@ const updateTemplates = (queryClient: QueryClient, change: (templates: TTemplate
 export const useSaveTemplate = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: TSaveTemplateRequest) =>
-      api.post<TStatusMessage & { data: TTemplate }>(TEMPLATES_URL, request),
+    mutationFn: (request: TSaveTemplateRequest) => callRoute(templatesApi.save, { body: request }),
     onSuccess: ({ data }) =>
       updateTemplates(queryClient, (templates) =>
         [...templates.filter((template) => template.id !== data.id), data].sort(
@@ -134,7 +130,7 @@ export const useSaveTemplate = () => {
 export const useDeleteTemplate = () => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => api.delete<TStatusMessage>(`${TEMPLATES_URL}/${id}`),
+    mutationFn: (id: number) => callRoute(templatesApi.delete, { params: { id } }),
     onSuccess: (_response, id) =>
       updateTemplates(queryClient, (templates) => templates.filter((template) => template.id !== id)),
   });

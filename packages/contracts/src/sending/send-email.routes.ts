@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { defineRoute, ZIdParams } from '../http/routes';
+import {
+  ZAccountListsResponse,
+  ZDuplicatesRequest,
+  ZDuplicatesResponse,
+  ZSaveTemplateRequest,
+  ZSendEmailContent,
+  ZSendEmailRequest,
+  ZSendEmailResponse,
+  ZSendProgress,
+  ZTemplate,
+} from './sending';
+
+const ZStatus = z.object({ status: z.literal(true), message: z.string() });
+
+/** A change of a running send's state: `POST /email/sends/:id/<action>`. */
+const sendStateRoute = <P extends string>(path: P) =>
+  defineRoute({ method: 'POST', path, params: ZIdParams, response: ZStatus });
+
+/** The Send Email page's calls (spec §7 sending). */
+export const sendEmailApi = {
+  content: defineRoute({
+    method: 'GET',
+    path: '/email/send-email-content',
+    query: z.object({ account: z.coerce.number().int().positive().optional() }),
+    response: ZSendEmailContent,
+  }),
+  accountLists: defineRoute({
+    method: 'GET',
+    path: '/email/get-mailing-lists/:accountId',
+    params: z.object({ accountId: z.coerce.number().int().positive() }),
+    response: ZAccountListsResponse,
+  }),
+  duplicates: defineRoute({
+    method: 'POST',
+    path: '/email/get-duplicates',
+    body: ZDuplicatesRequest,
+    response: ZDuplicatesResponse,
+  }),
+  send: defineRoute({ method: 'POST', path: '/email/send', body: ZSendEmailRequest, response: ZSendEmailResponse }),
+  progress: defineRoute({
+    method: 'GET',
+    path: '/email/sends/:id',
+    params: ZIdParams,
+    response: z.object({ data: ZSendProgress }),
+  }),
+  pause: sendStateRoute('/email/sends/:id/pause'),
+  resume: sendStateRoute('/email/sends/:id/resume'),
+  cancel: sendStateRoute('/email/sends/:id/cancel'),
+  /** Recipients whose outcome is unknown, sent again on the user's say-so. */
+  resendUnknown: sendStateRoute('/email/sends/:id/resend-unknown'),
+};
+
+/** The template library the Send Email page offers (three built in, and the user's own). */
+export const templatesApi = {
+  list: defineRoute({ method: 'GET', path: '/templates', response: z.object({ data: z.array(ZTemplate) }) }),
+  save: defineRoute({
+    method: 'POST',
+    path: '/templates',
+    body: ZSaveTemplateRequest,
+    response: ZStatus.extend({ data: ZTemplate }),
+  }),
+  delete: defineRoute({ method: 'DELETE', path: '/templates/:id', params: ZIdParams, response: ZStatus }),
+};
