@@ -1,18 +1,10 @@
-import { registrationApi } from '@sendwell/contracts';
+import { registrationApi, type TRegisterRequest } from '@sendwell/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { callRoute, resetCsrfToken } from '../../app/api';
 import { refreshSession } from '../../app/session';
 
 /** The spec's registration fields, all as a form sends them (empty string for "not given"). */
-export type TRegistrationForm = {
-  name: string;
-  email: string;
-  password: string;
-  referred_by: string;
-  package_id: string;
-  stripeToken: string;
-  altcha: string;
-};
+export type TRegistrationForm = Required<TRegisterRequest>;
 
 const toFormData = (fields: TRegistrationForm): FormData => {
   const form = new FormData();
