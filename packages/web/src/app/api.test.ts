@@ -1,10 +1,19 @@
-import { defineRoute } from '@sendwell/contracts';
+import { defineRoute, routeUrl } from '@sendwell/contracts';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
 import { jsonResponse } from '../test/render';
 import { ApiError, api, callRoute, resetCsrfToken } from './api';
 
 const headerOf = (init: RequestInit | undefined, name: string) => new Headers(init?.headers).get(name);
+
+const ZAnswer = z.object({ status: z.boolean(), message: z.string() });
+const listThings = defineRoute({ method: 'GET', path: '/things', response: ZAnswer });
+const createThing = defineRoute({
+  method: 'POST',
+  path: '/things',
+  body: z.object({ name: z.string() }).optional(),
+  response: ZAnswer,
+});
 
 describe('api', () => {
   beforeEach(() => resetCsrfToken());
@@ -18,9 +27,9 @@ describe('api', () => {
     );
     vi.stubGlobal('fetch', fetchMock);
 
-    await api.get('/api/things');
-    await api.post('/api/things', { name: 'a' });
-    await api.post('/api/things', { name: 'b' });
+    await callRoute(listThings);
+    await callRoute(createThing, { body: { name: 'a' } });
+    await callRoute(createThing, { body: { name: 'b' } });
 
     const calls = fetchMock.mock.calls.map(([input, init]) => ({ url: String(input), init }));
     expect(calls.filter((call) => call.url === '/api/csrf')).toHaveLength(1);
@@ -40,8 +49,15 @@ describe('api', () => {
     });
     vi.stubGlobal('fetch', fetchMock);
 
-    await expect(api.post('/api/things')).resolves.toEqual({ status: true, message: 'Saved.' });
+    await expect(callRoute(createThing)).resolves.toEqual({ status: true, message: 'Saved.' });
     expect(fetchMock).toHaveBeenCalledTimes(4);
+  });
+
+  it('gets a URL built from a descriptor with the shared table’s query, empty values left out', async () => {
+    const fetchMock = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => jsonResponse({ data: [] }));
+    vi.stubGlobal('fetch', fetchMock);
+    await api.get(routeUrl(listThings), { page: 2, search: '', unread: undefined });
+    expect(String(fetchMock.mock.calls[0]?.[0])).toBe('/api/things?page=2');
   });
 
   it('turns a 2xx answer with status false into an ApiError', async () => {
@@ -50,7 +66,7 @@ describe('api', () => {
       vi.fn(async () => jsonResponse({ status: false, message: 'Not enough credits.' })),
     );
 
-    const error = await api.get('/api/things').catch((failure: unknown) => failure);
+    const error = await callRoute(listThings).catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(200);
     expect((error as ApiError).message).toBe('Not enough credits.');

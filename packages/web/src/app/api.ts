@@ -142,13 +142,12 @@ const request = async <T>(method: THttpMethod, url: string, options: TRequestOpt
   return body as T;
 };
 
+/**
+ * A GET of a URL already built from a descriptor (`routeUrl`), for the shared table, which is
+ * given its source as a URL. Every other call goes through `callRoute`.
+ */
 export const api = {
   get: <T>(url: string, params?: TQueryParams, signal?: AbortSignal) => request<T>('GET', url, { params, signal }),
-  post: <T>(url: string, body?: unknown) => request<T>('POST', url, { body: body ?? {} }),
-  /** Multipart, for the calls the spec defines as forms (registration). */
-  postForm: <T>(url: string, form: FormData) => request<T>('POST', url, { body: form }),
-  put: <T>(url: string, body?: unknown) => request<T>('PUT', url, { body: body ?? {} }),
-  delete: <T>(url: string, body?: unknown) => request<T>('DELETE', url, { body }),
 };
 
 export type TCallOptions<R extends TRoute> = TRouteCall<R, FormData> & { signal?: AbortSignal };
@@ -170,7 +169,7 @@ export const callRoute = <R extends TRoute>(route: R, ...[options]: TCallArgumen
     signal?: AbortSignal;
   };
   const url = routeUrl(route, params);
-  // A POST or PUT always carries a JSON body, as `api.post` does; a GET never does.
+  // A POST or PUT always carries a JSON body (`{}` when the call has none); a GET never does.
   const sentBody = body ?? (route.method === 'POST' || route.method === 'PUT' ? {} : undefined);
   return request<TRouteResponse<R>>(route.method, url, { params: query, body: sentBody, signal });
 };
