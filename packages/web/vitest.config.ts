@@ -11,5 +11,8 @@ export default defineConfig({
     environment: 'happy-dom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['./src/test/setup.ts'],
+    // Page tests drive a whole form through happy-dom; on two cores shared with the server
+    // tests a long one can pass 5 s without anything being wrong.
+    testTimeout: 20_000,
   },
 });
