@@ -23,9 +23,26 @@ import { median, type TFigure } from './figures';
 import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList, startBenchMailgun } from './seed';
 
 const GOAL_MB = 256;
-/** Node flags for the worker, for experiments (`--max-old-space-size=…`); none by default, as deployed. */
-const WORKER_NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? '';
 const ROOT = path.resolve(import.meta.dirname, '..');
+/**
+ * The V8 heap flags `npm start` runs the server with (`--max-old-space-size=…`), read from
+ * its script so the bench measures what is deployed. `--enable-source-maps` comes with
+ * every built entry (test/processes.ts).
+ */
+const START_FLAGS = (() => {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const flags = scripts.start?.match(/node ((?:--\S+ )*)packages\/server\/dist\/main\.js/)?.[1];
+  if (flags === undefined) throw new Error('npm start no longer runs node … packages/server/dist/main.js');
+  return flags
+    .trim()
+    .split(/\s+/)
+    .filter((flag) => flag.startsWith('--max-'))
+    .join(' ');
+})();
+/** Node flags for every process here: those of `npm start`, or BENCH_B9_NODE_OPTIONS for experiments. */
+const NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? START_FLAGS;
 const ENTRIES = {
   built: path.join(ROOT, 'packages/server/dist/main.js'),
   tsx: path.join(ROOT, 'packages/server/src/main.ts'),
@@ -47,7 +64,7 @@ export const memoryOf = (pid: number) => {
 /** A fresh process of `role`, left idle for a moment after it is ready: its RSS in MB. */
 const idleRssOf = async (entry: TEntry, role: (typeof ROLES)[number], env: Record<string, string>) => {
   const server = startServerProcess(
-    { ...env, SENDWELL_ROLE: role, LOG_LEVEL: 'info', PORT: String(await freePort()) },
+    { ...env, SENDWELL_ROLE: role, LOG_LEVEL: 'info', PORT: String(await freePort()), NODE_OPTIONS },
     [],
     ENTRIES[entry],
   );
@@ -99,7 +116,7 @@ export const runB9 = async (): Promise<TFigure> => {
           ...env,
           SENDWELL_ROLE: 'worker',
           LOG_LEVEL: 'info',
-          ...(WORKER_NODE_OPTIONS ? { NODE_OPTIONS: WORKER_NODE_OPTIONS } : {}),
+          NODE_OPTIONS,
         },
         [],
         ENTRIES[ENTRY],
@@ -156,7 +173,7 @@ export const runB9 = async (): Promise<TFigure> => {
       title: `Peak RSS of the worker process (${server}, SENDWELL_ROLE=worker) during a ${RECIPIENTS.toLocaleString('en-US')}-recipient send through the Mailgun API (snapshot and 1,000-recipient batches; the Mailgun fake and the harness in another process); idle RSS of each role`,
       anchor: 'listmonk 57 MB over 7M sends',
       goal: `< ${GOAL_MB} MB`,
-      measured: `${WORKER_NODE_OPTIONS ? `worker run with NODE_OPTIONS=${WORKER_NODE_OPTIONS}: ` : ''}peak RSS ${Math.round(peakMb)} MB (VmHWM, median of ${RUNS} fresh workers; ${Math.round(median(idles))} MB idle after start); ${Math.round(median(rates)).toLocaleString('en-US')} recipients/s from the send's creation to finished. Idle RSS ${SETTLE_MS / 1000} s after start, built (under tsx): ${idleText}`,
+      measured: `${NODE_OPTIONS ? `run with ${NODE_OPTIONS}${NODE_OPTIONS === START_FLAGS ? ' (as npm start)' : ''}: ` : ''}peak RSS ${Math.round(peakMb)} MB (VmHWM, median of ${RUNS} fresh workers; ${Math.round(median(idles))} MB idle after start); ${Math.round(median(rates)).toLocaleString('en-US')} recipients/s from the send's creation to finished. Idle RSS ${SETTLE_MS / 1000} s after start, built (under tsx): ${idleText}`,
       isGoalMet: peakMb < GOAL_MB,
       runs: {
         entry: ENTRY,
