@@ -159,7 +159,8 @@ export const runB9 = async (): Promise<TFigure> => {
       for (const role of ROLES) {
         for (const entry of ['built', 'tsx'] as const) {
           const rss = await idleRssOf(entry, role, env);
-          (idleByRole[`${role} ${entry}`] ??= []).push(rss);
+          const key = `${role} ${entry}`;
+          idleByRole[key] = [...(idleByRole[key] ?? []), rss];
         }
       }
     }

@@ -77,7 +77,10 @@ test('signs in, imports a list and sends to it with the keyboard alone', async (
   await keyboard.press('Enter');
   const listsTable = page.getByRole('table', { name: 'Mailing lists' });
   await expect(listsTable).toContainText('Keyboard friends');
-  const address = (await listsTable.getByText(/^keys@/).first().textContent())!.trim();
+  const address = (await listsTable
+    .getByText(/^keys@/)
+    .first()
+    .textContent())!.trim();
 
   // The row menu: Enter opens it, the arrow keys move through it.
   const rowActions = page.getByRole('button', { name: `Actions for ${address}` });

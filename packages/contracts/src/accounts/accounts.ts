@@ -182,19 +182,19 @@ export const ZAccountForm = z
       .optional(),
   })
   .superRefine((form, context) => {
-    const require = (field: keyof typeof form, message: string) => {
+    const requireField = (field: keyof typeof form, message: string) => {
       if (form[field] === undefined || form[field] === '') context.addIssue({ code: 'custom', path: [field], message });
     };
     if (form.provider === 'mailgun') {
-      require('domain', ACCOUNT_MESSAGES.domainRequired);
+      requireField('domain', ACCOUNT_MESSAGES.domainRequired);
       return;
     }
-    if (form.provider === 'smtp') require('driver', ACCOUNT_MESSAGES.serviceRequired);
-    require('username', ACCOUNT_MESSAGES.usernameRequired);
+    if (form.provider === 'smtp') requireField('driver', ACCOUNT_MESSAGES.serviceRequired);
+    requireField('username', ACCOUNT_MESSAGES.usernameRequired);
     if (form.provider === 'smtp') {
-      require('host', ACCOUNT_MESSAGES.hostRequired);
-      require('port', ACCOUNT_MESSAGES.portInvalid);
-      require('encryption', ACCOUNT_MESSAGES.encryptionRequired);
+      requireField('host', ACCOUNT_MESSAGES.hostRequired);
+      requireField('port', ACCOUNT_MESSAGES.portInvalid);
+      requireField('encryption', ACCOUNT_MESSAGES.encryptionRequired);
     }
     const service = findSmtpService(form.driver);
     if (form.provider === 'smtp' && form.driver && !service && form.driver !== TEST_INBOX_DRIVER) {
