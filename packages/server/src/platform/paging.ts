@@ -16,12 +16,6 @@ type TPageOptions = {
   sortColumns: Record<string, string | RawBuilder<unknown>>;
   /** SQL columns matched case-insensitively by `search`. */
   searchColumns: readonly string[];
-  /**
-   * An expression that contains every search column (their concatenation), for a trigram
-   * index on it: the search also requires it to match, which it does whenever a column does,
-   * so the matches are the same.
-   */
-  searchIndexed?: RawBuilder<unknown> | undefined;
   /** Appended to every sort so equal values keep a stable order across pages. */
   tieBreaker: string;
   /**
@@ -57,8 +51,6 @@ export const paginate = async <TB extends keyof Database, O>(
     filtered = filtered.where((eb) =>
       eb.or(options.searchColumns.map((column) => eb(sql.ref(column), 'ilike', pattern))),
     );
-    const indexed = options.searchIndexed;
-    if (indexed) filtered = filtered.where(sql<boolean>`${indexed} ilike ${pattern}`);
   }
 
   const direction = params.order === 'asc' ? sql`asc` : sql`desc`;

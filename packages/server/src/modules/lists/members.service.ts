@@ -44,8 +44,6 @@ export const listMembers = async (
       created_at: 'list_members.created_at',
     },
     searchColumns: ['list_members.email', 'list_members.fullname'],
-    // The expression of the trigram index list_members_search_trgm_idx (B4).
-    searchIndexed: sql`(list_members.email || ' ' || list_members.fullname)`,
     tieBreaker: 'list_members.id',
     knownTotal: list.members_count,
   });
