@@ -18,6 +18,7 @@ import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { freePort } from '../packages/server/test/cluster';
 import { startServerProcess, type TServerProcess } from '../packages/server/test/processes';
+import { waitFor } from '../packages/server/test/wait';
 import { median, type TFigure } from './figures';
 import { seedAccount, seedList } from './seed';
 
@@ -36,14 +37,6 @@ const killPostgres = (dataDir: string) => {
     process.kill(-group, 'SIGKILL');
   } catch {
     // Already gone.
-  }
-};
-
-const waitFor = async (condition: () => boolean, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`B12: timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
 
@@ -120,7 +113,7 @@ export const runB12 = async (): Promise<TFigure> => {
       try {
         for (let kill = 1; kill <= KILLS_PER_RUN; kill++) {
           const threshold = arrivedBefore + Math.floor((RECIPIENTS * kill) / (KILLS_PER_RUN + 1));
-          await waitFor(() => arrivals.length >= threshold, 120_000, `${threshold} messages`);
+          await waitFor(() => arrivals.length >= threshold, 120_000, `${threshold} messages`, 20);
           await server.stop('SIGKILL');
           killPostgres(dataDir);
           const atKill = arrivals.length;
@@ -131,7 +124,7 @@ export const runB12 = async (): Promise<TFigure> => {
             () => startups.push(Date.now() - startedAt),
             () => {},
           );
-          await waitFor(() => arrivals.length > atKill, 60_000, 'the first message after the restart').catch(
+          await waitFor(() => arrivals.length > atKill, 60_000, 'the first message after the restart', 20).catch(
             (error) => {
               console.error(server.output().slice(-5000));
               throw error;
@@ -143,6 +136,7 @@ export const runB12 = async (): Promise<TFigure> => {
           () => arrivals.length - arrivedBefore >= RECIPIENTS - KILLS_PER_RUN * 4,
           120_000,
           'the rest of the send',
+          20,
         );
         // The send finishes; the unknowns are read from the database after a clean stop.
         await new Promise((resolve) => setTimeout(resolve, 2_000));

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSend } from '../src/modules/sending/sending.service';
 import { seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from './app';
 import { startServerProcess, type TServerProcess } from './processes';
+import { waitFor } from './wait';
 
 const RECIPIENTS = 600;
 let t: TTestApp;
@@ -11,14 +12,6 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => t?.close());
-
-const waitFor = async (condition: () => Promise<boolean>, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
 
 describe('several workers on one database (issue 12 item 6)', () => {
   it('deliver a test-inbox send whichever worker claims it: each recipient once, none waiting for a retry', async () => {

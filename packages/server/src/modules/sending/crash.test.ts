@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { startServerProcess, type TServerProcess } from '../../../test/processes';
+import { waitFor } from '../../../test/wait';
 import { sealSecret } from '../accounts/secrets';
 import { createSend } from './sending.service';
 
@@ -43,14 +44,6 @@ afterAll(async () => {
   await t?.close();
   await new Promise<void>((resolve) => sink.close(() => resolve()));
 });
-
-const waitFor = async (condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
 
 const startWorker = () =>
   startServerProcess(

@@ -15,8 +15,8 @@ import { eventsOfSettled } from './delivery-events';
 
 /** Retries of a temporary failure, with capped exponential backoff. */
 export const MAX_ATTEMPTS = 5;
-export const BACKOFF_BASE_MS = 30_000;
-export const BACKOFF_CAP_MS = 30 * 60_000;
+const BACKOFF_BASE_MS = 30_000;
+const BACKOFF_CAP_MS = 30 * 60_000;
 
 export const backoffMs = (attempts: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
 
@@ -34,6 +34,13 @@ export const ABANDONED_HANDOVER_ERROR =
   'Sendwell stopped while handing this message over, before the answer was recorded: it may have been delivered, so it is not sent again on its own.';
 
 /**
+ * A claimed recipient (`r`) whose claim is abandoned: its process is gone (its presence
+ * lock is released, or it never had one) or its lease ran out. One condition for the
+ * reaper and both watchdog questions.
+ */
+const isAbandoned = sql<boolean>`(r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))`;
+
+/**
  * Takes back the claims of processes that are gone (their presence lock is released) or
  * whose lease ran out. A recipient whose message was never handed over goes back to
  * pending, its attempt not counted; one whose message was being handed over becomes
@@ -49,13 +56,13 @@ export const reapAbandonedClaims = async (executor: Executor, sendId: number) =>
              error = case when r.started_at is null then r.error else ${ABANDONED_HANDOVER_ERROR} end,
              lease_token = null, lease_until = null, worker_key = null, updated_at = now()
        where r.send_id = ${sendId} and r.status = 'sending'
-         and (r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))
+         and ${isAbandoned}
       returning r.id, r.send_id, r.user_id, r.email, r.status),
     events as (
       insert into delivery_events (user_id, account_id, send_id, recipient_id, email, type, source, detail)
-      select reaped.user_id, s.account_id, reaped.send_id, reaped.id, reaped.email, 'unknown', 'smtp',
-             ${ABANDONED_HANDOVER_ERROR}
-        from reaped join sends s on s.id = reaped.send_id
+      select reaped.user_id, s.account_id, reaped.send_id, reaped.id, reaped.email, 'unknown',
+             case when a.provider = 'mailgun' then 'mailgun' else 'smtp' end, ${ABANDONED_HANDOVER_ERROR}
+        from reaped join sends s on s.id = reaped.send_id left join sending_accounts a on a.id = s.account_id
        where reaped.status = 'unknown'),
     counted as (
       update sends set unknown_count = unknown_count + (select count(*) from reaped where status = 'unknown'),
@@ -141,8 +148,8 @@ export const releaseUnstarted = async (executor: Executor, leaseToken: string, i
 export type TSettleContext = { sendId: number; userId: number; accountId: number; source: 'smtp' | 'mailgun' };
 
 /** The recipient columns a settle gives back, for its event. */
-export const SETTLED = sql`returning id, send_id, user_id, email, status`;
-export const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
+const SETTLED = sql`returning id, send_id, user_id, email, status`;
+const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
 
 /**
  * Records one recipient's outcome and its delivery event in one statement, only while the
@@ -448,8 +455,7 @@ export const findStalledSendIds = async (db: Executor) =>
             where r.send_id = s.id
               and (r.status = 'pending'
                    or (r.status = 'deferred' and r.next_attempt_at <= now())
-                   or (r.status = 'sending' and (r.lease_until < now() or r.worker_key is null
-                                                 or r.worker_key not in (${liveKeys})))))`.execute(db)
+                   or (r.status = 'sending' and ${isAbandoned})))`.execute(db)
   ).rows.map((row) => row.id);
 
 /** Sends holding claims of a process that is gone, or past their lease. */
@@ -457,6 +463,5 @@ export const findSendsWithAbandonedClaims = async (db: Executor) =>
   (
     await sql<{ send_id: number }>`
       select distinct r.send_id from send_recipients r join sends s on s.id = r.send_id
-       where r.status = 'sending' and s.status in ('sending', 'paused', 'cancelled')
-         and (r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))`.execute(db)
+       where r.status = 'sending' and s.status in ('sending', 'paused', 'cancelled') and ${isAbandoned}`.execute(db)
   ).rows.map((row) => row.send_id);
