@@ -149,7 +149,20 @@ const launch = async (clusterDir: string, port: number, url: string, logFile: st
   // stops PostgreSQL, instead of both going down at once.
   const child = spawn(
     postgres,
-    ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    // TCP on loopback only, no Unix socket: nothing here connects through one, and its lock
+    // file in /tmp would outlive a killed server (a zombie postmaster keeps it "in use").
+    [
+      '-D',
+      clusterDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
     {
       ...postgresUserIds(),
       detached: true,
