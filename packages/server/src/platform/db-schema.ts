@@ -254,12 +254,15 @@ export type TSendStatus =
   | 'finished'
   | 'failed';
 
+/** Where a send's recipients come from: its lists, or a source that gives them at creation. */
+export type TSendSource = 'lists' | 'drip' | 'spam-test';
+
 export type SendsTable = {
   id: Generated<number>;
   user_id: number;
   account_id: number | null;
   type: Generated<1 | 2>;
-  source: Generated<'lists'>;
+  source: Generated<TSendSource>;
   status: Generated<TSendStatus>;
   from_name: Generated<string>;
   from_address: string;
@@ -305,6 +308,8 @@ export type SendRecipientsTable = {
   email: string;
   name: Generated<string>;
   fields: ColumnType<Record<string, string>, string | undefined, string>;
+  /** Headers of this recipient's message alone (a drip follow-up's In-Reply-To). */
+  headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   token: string;
   status: Generated<'pending' | 'sending' | 'sent' | 'deferred' | 'failed' | 'unknown'>;
   attempts: Generated<number>;

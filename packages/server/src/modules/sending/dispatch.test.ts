@@ -12,7 +12,16 @@ import { dispatch, PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 import { MAX_MESSAGE_CHARS } from './message';
 import { recoverAbandonedClaims, snapshotSend, startDueSends } from './sending.jobs';
 import { MAX_ATTEMPTS } from './sending.repository';
-import { cancelSend, countDuplicates, createSend, pauseSend, resendUnknown, resumeSend } from './sending.service';
+import {
+  cancelSend,
+  countDuplicates,
+  createSend,
+  createSourcedSend,
+  pauseSend,
+  resendUnknown,
+  resumeSend,
+  sourcedSendOutcomes,
+} from './sending.service';
 
 type TReceived = { to: string; raw: string };
 let t: TTestApp;
@@ -847,5 +856,86 @@ describe('a send through an SMTP account', () => {
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('a send whose source gives its recipients (a drip step, a spam test)', () => {
+  it('sends each given address once, leaves out the suppressed, and puts a recipient’s own headers in its message alone', async () => {
+    const audience = await seedAudience([]);
+    await suppress(t.platform.db, [{ userId: audience.user.id, email: 'gone@example.com', type: 'bounce', reason: 'failed', source: 'smtp' }]);
+    const { sendId, recipients: kept } = await t.platform.db.transaction().execute((trx) =>
+      createSourcedSend(trx, t.platform, audience.user.id, {
+        source: 'drip',
+        accountId: audience.accountId,
+        fromName: 'Acme',
+        fromAddress: 'news@acme.test',
+        subject: 'Re: Hello {{name}}',
+        html: '<p>Hi {{name}}, {{company::there}}</p>',
+        recipients: [
+          { email: 'ann@example.com', name: 'Ann', fields: { company: 'Initech' } },
+          {
+            email: 'bob@example.com',
+            name: 'Bob',
+            headers: { 'In-Reply-To': '<first.1@acme.test>', References: '<first.1@acme.test>' },
+          },
+          { email: 'ANN@example.com', name: 'Ann again' },
+          { email: 'gone@example.com', name: 'Gone' },
+        ],
+      }),
+    );
+    expect(kept).toBe(2);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+
+    expect(received.map((item) => item.to).sort()).toEqual(['ann@example.com', 'bob@example.com']);
+    const ann = await simpleParser(received.find((item) => item.to === 'ann@example.com')!.raw);
+    const bob = await simpleParser(received.find((item) => item.to === 'bob@example.com')!.raw);
+    expect(ann.subject).toBe('Re: Hello Ann');
+    expect(ann.html).toContain('Hi Ann, Initech');
+    expect(ann.inReplyTo).toBeUndefined();
+    expect(bob.inReplyTo).toBe('<first.1@acme.test>');
+    expect(bob.references).toBe('<first.1@acme.test>');
+    expect((await sendRow(sendId)).status).toBe('finished');
+
+    const outcomes = await sourcedSendOutcomes(t.platform.db, audience.user.id, sendId);
+    expect(outcomes.map((item) => [item.email, item.status])).toEqual([
+      ['ann@example.com', 'sent'],
+      ['bob@example.com', 'sent'],
+    ]);
+    // The Message-ID a follow-up names is the one the message carried.
+    expect(outcomes[0]!.messageId).toBe(ann.messageId);
+    expect(await sourcedSendOutcomes(t.platform.db, audience.user.id + 1_000, sendId)).toEqual([]);
+  });
+
+  it('refuses headers the engine writes itself, line breaks, bad addresses and another user’s account, recording nothing', async () => {
+    const audience = await seedAudience([]);
+    const other = await seedAudience([]);
+    const attempt = (overrides: Partial<Parameters<typeof createSourcedSend>[3]>, userId = audience.user.id) =>
+      t.platform.db.transaction().execute((trx) =>
+        createSourcedSend(trx, t.platform, userId, {
+          source: 'spam-test',
+          accountId: audience.accountId,
+          fromName: 'Acme',
+          fromAddress: 'news@acme.test',
+          subject: 'Test',
+          html: '<p>Test</p>',
+          recipients: [{ email: 'ann@example.com' }],
+          ...overrides,
+        }),
+      );
+    await expect(
+      attempt({ recipients: [{ email: 'a@example.com', headers: { 'Message-ID': '<x@y>' } }] }),
+    ).rejects.toThrow(/may not set the header/);
+    await expect(
+      attempt({ recipients: [{ email: 'a@example.com', headers: { 'X-Note': 'a\r\nBcc: x@y' } }] }),
+    ).rejects.toThrow(/line break/);
+    await expect(attempt({ recipients: [{ email: 'not an address' }] })).rejects.toThrow(/Not an email address/);
+    await expect(attempt({}, other.user.id)).rejects.toThrow(/does not exist/);
+    const sends = await t.platform.db
+      .selectFrom('sends')
+      .select('id')
+      .where('user_id', '=', audience.user.id)
+      .execute();
+    expect(sends).toEqual([]);
   });
 });

@@ -215,6 +215,13 @@ const composeEach = <T>(batch: TClaimed[], compose: (recipient: TClaimed) => T) 
   return { composed, uncomposable };
 };
 
+/** Recipients without headers of their own together; each one with headers alone. */
+const groupByHeaders = <T extends { recipient: TClaimed }>(items: T[]): T[][] => {
+  const shared = items.filter(({ recipient }) => !recipient.headers);
+  const own = items.filter(({ recipient }) => recipient.headers).map((item) => [item]);
+  return shared.length > 0 ? [shared, ...own] : own;
+};
+
 /**
  * Sends claims until nothing is due ('drained'), the send is paused or cancelled
  * ('stopped'), or the account's daily cap is reached ('capped').
@@ -252,23 +259,26 @@ const sendClaims = async (
             variables.map(({ recipient }) => recipient.id),
           ),
         );
-        const batch = variables.filter(({ recipient }) => marked.has(recipient.id));
-        if (batch.length > 0) {
+        const outcomes: (TOutcome | null)[] = [...failedToCompose];
+        // Recipients whose source gave them headers of their own (a drip follow-up's
+        // In-Reply-To) go in a call of their own: a batch shares one set of headers.
+        for (const group of groupByHeaders(variables.filter(({ recipient }) => marked.has(recipient.id)))) {
+          const headers = group[0]!.recipient.headers;
           const results = await sendBatch(
-            template,
-            batch.map(({ recipient, composed }) => ({ to: recipient.email, variables: composed })),
+            headers ? { ...template, headers: { ...template.headers, ...headers } } : template,
+            group.map(({ recipient, composed }) => ({ to: recipient.email, variables: composed })),
           );
-          const outcomes = await settleBatch(
-            checkpoints,
-            batchContext,
-            leaseToken,
-            batch.map(({ recipient }) => recipient),
-            results[0]!,
+          outcomes.push(
+            ...(await settleBatch(
+              checkpoints,
+              batchContext,
+              leaseToken,
+              group.map(({ recipient }) => recipient),
+              results[0]!,
+            )),
           );
-          await addCounts(platform.db, sendId, [...outcomes, ...failedToCompose]);
-        } else {
-          await addCounts(platform.db, sendId, failedToCompose);
         }
+        await addCounts(platform.db, sendId, outcomes);
         await publishProgress(platform, sendId);
       }
     };

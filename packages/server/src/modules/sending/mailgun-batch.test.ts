@@ -4,7 +4,7 @@ import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../tes
 import { startMailgunFake } from '../../../test/mailgun-fake';
 import { dispatch } from './dispatch';
 import { snapshotSend } from './sending.jobs';
-import { createSend } from './sending.service';
+import { createSend, createSourcedSend } from './sending.service';
 
 const MAILGUN_KEY = 'key-batch-0123456789abcdef0123456789';
 let t: TTestApp;
@@ -139,5 +139,39 @@ describe('Mailgun batch sending', () => {
     expect(await statuses(sendId)).toEqual([{ status: 'sent', count: 30 }]);
     const send = await t.platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
     expect(send).toMatchObject({ status: 'finished', sent_count: 30 });
+  });
+  it('sends a recipient whose source gave it headers of its own (a drip follow-up) in a call of its own', async () => {
+    const { user } = await seedAudience('mg.acme.test', 0);
+    const account = await t.platform.db
+      .selectFrom('sending_accounts')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    const { sendId } = await t.platform.db.transaction().execute((trx) =>
+      createSourcedSend(trx, t.platform, user.id, {
+        source: 'drip',
+        accountId: account.id,
+        fromName: 'Acme',
+        fromAddress: 'news@mg.acme.test',
+        subject: 'Re: Hello',
+        html: '<p>Hi {{name}}</p>',
+        recipients: [
+          { email: 'a@example.com', name: 'A' },
+          { email: 'b@example.com', name: 'B', headers: { 'In-Reply-To': '<b.1@mg.acme.test>' } },
+          { email: 'c@example.com', name: 'C' },
+          { email: 'd@example.com', name: 'D', headers: { 'In-Reply-To': '<d.1@mg.acme.test>' } },
+        ],
+      }),
+    );
+    const before = mailgun.messages.length;
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    const calls = mailgun.messages.slice(before);
+    expect(calls.map((call) => [call.to, call.fields['h:In-Reply-To']?.[0] ?? null])).toEqual([
+      [['a@example.com', 'c@example.com'], null],
+      [['b@example.com'], '<b.1@mg.acme.test>'],
+      [['d@example.com'], '<d.1@mg.acme.test>'],
+    ]);
+    expect(await statuses(sendId)).toEqual([{ status: 'sent', count: 4 }]);
   });
 });

@@ -7,7 +7,13 @@ import { publicUrl } from '../auth/auth.service';
 import { RECIPIENT_VARIABLE } from './mailgun-webhooks';
 import { type TTrackingUrls, trackHtml, trackingSignatures, trackingUrlsFor } from './tracking';
 
-type TRecipient = { email: string; name: string; fields: Record<string, string>; token: string };
+type TRecipient = {
+  email: string;
+  name: string;
+  fields: Record<string, string>;
+  token: string;
+  headers?: Record<string, string> | null;
+};
 
 /**
  * The most a composed message may hold, in characters: the body allows 2,000,000, and
@@ -116,7 +122,6 @@ export const buildMessage = (
   links: Map<string, number> = new Map(),
 ): TOutgoingMessage => {
   const urls = unsubscribeUrls(platform, recipient.token);
-  const domain = send.from_address.split('@').pop() ?? 'sendwell.local';
   const message = compose(send, links, {
     resolve: (key, fallback, isHtml) => {
       const value = mergeValue(recipient, key, fallback);
@@ -131,9 +136,17 @@ export const buildMessage = (
   return {
     ...message,
     to: recipient.email,
-    headers: { ...message.headers, 'Message-ID': `<${recipient.token}.${send.id}@${domain}>` },
+    headers: {
+      ...message.headers,
+      ...recipient.headers,
+      'Message-ID': messageIdOf(send, recipient.token),
+    },
   };
 };
+
+/** The Message-ID of a recipient's message: a follow-up names it in In-Reply-To. */
+export const messageIdOf = (send: { id: number; from_address: string }, token: string) =>
+  `<${token}.${send.id}@${send.from_address.split('@').pop() || 'sendwell.local'}>`;
 
 /**
  * The message of a provider batch (Mailgun, up to 1,000 recipients a call): what differs

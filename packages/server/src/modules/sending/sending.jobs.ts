@@ -21,14 +21,18 @@ import { storeLinks } from './tracking';
  */
 
 /**
- * Where a send's recipients come from. Today every send is a one-off or scheduled send to
- * lists; a drip step, a spam test and a resend each add a source here, not a pipeline.
+ * Where a send's recipients come from: a one-off or scheduled send's lists, taken at the
+ * snapshot; a drip step and a spam test give theirs at creation. A new kind of send adds a
+ * source here, not a pipeline.
  */
 type TSendSource = (trx: Parameters<typeof insertListAudience>[0], send: SendRow) => Promise<void>;
 type SendRow = NonNullable<Awaited<ReturnType<typeof startSnapshot>>>;
 
 export const sendSources: Record<SendRow['source'], TSendSource> = {
   lists: (trx, send) => insertListAudience(trx, send),
+  // These give their recipients when the send is created (`createSourcedSend`).
+  drip: async () => {},
+  'spam-test': async () => {},
 };
 
 /**

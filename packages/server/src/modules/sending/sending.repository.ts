@@ -25,6 +25,8 @@ export type TClaimed = {
   email: string;
   name: string;
   fields: Record<string, string>;
+  /** Headers of this recipient's message alone, from its source (null for list sends). */
+  headers: Record<string, string> | null;
   token: string;
   attempts: number;
 };
@@ -105,7 +107,7 @@ export const claimRecipients = async (
             order by id
             limit ${limit}
             for update skip locked)
-        returning id, email, name, fields, token, attempts`.execute(db)
+        returning id, email, name, fields, headers, token, attempts`.execute(db)
     ).rows;
   // Pending recipients first, straight off the (send, status, id) index; the rarer due
   // retries and abandoned claims only when no pending one is left.
@@ -357,6 +359,52 @@ export const insertListAudience = async (
      where ${notSuppressed(send.user_id, sql`c.email`)}
     on conflict (send_id, lower(email)) do nothing`.execute(trx);
 };
+
+/**
+ * The recipients a source gives with its send (a drip step's, a spam test's address), less
+ * the suppressed, once per address (the first given wins). Answers how many were kept.
+ */
+export const insertGivenRecipients = async (
+  trx: Executor,
+  send: { id: number; user_id: number },
+  recipients: { email: string; name: string; fields: Record<string, string>; headers: Record<string, string> | null }[],
+) => {
+  if (recipients.length === 0) return 0;
+  const inserted = await sql<{ id: number }>`
+    insert into send_recipients (send_id, user_id, email, name, fields, headers, token)
+    select ${send.id}, ${send.user_id}, r.email, r.name, r.fields, r.headers, replace(gen_random_uuid()::text, '-', '')
+      from (select distinct on (lower(g.item->>'email')) g.position, g.item->>'email' as email,
+                   g.item->>'name' as name, g.item->'fields' as fields,
+                   nullif(g.item->'headers', 'null'::jsonb) as headers
+              from jsonb_array_elements(${JSON.stringify(recipients)}::jsonb) with ordinality as g(item, position)
+             order by lower(g.item->>'email'), g.position) r
+     where ${notSuppressed(send.user_id, sql`r.email`)}
+     order by r.position
+    on conflict (send_id, lower(email)) do nothing
+    returning id`.execute(trx);
+  return inserted.rows.length;
+};
+
+/** What became of each recipient of a send, in the order they were given. */
+export const findRecipientOutcomes = (db: Executor, userId: number, sendId: number) =>
+  db
+    .selectFrom('send_recipients')
+    .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
+    .select([
+      'send_recipients.email',
+      'send_recipients.token',
+      'send_recipients.status',
+      'send_recipients.error',
+      'send_recipients.sent_at',
+      'send_recipients.opened_at',
+      'send_recipients.clicked_at',
+      'sends.id as send_id',
+      'sends.from_address',
+    ])
+    .where('sends.user_id', '=', userId)
+    .where('send_recipients.send_id', '=', sendId)
+    .orderBy('send_recipients.id')
+    .execute();
 
 /** Takes a queued send into its snapshot (again, after a crash); nothing for any other state. */
 export const startSnapshot = (trx: Executor, sendId: number) =>

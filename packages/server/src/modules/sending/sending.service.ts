@@ -1,10 +1,15 @@
+import { canonicalEmail } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
+import type { TSendSource } from '../../platform/db-schema';
 import { HttpError, notFound } from '../../platform/errors';
 import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
 import type { TListUsageCheck } from '../lists/lists.service';
 import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
+import { messageIdOf } from './message';
 import { dispatchSendJob, snapshotSendJob } from './sending.jobs';
+import { findRecipientOutcomes, insertGivenRecipients } from './sending.repository';
 
 export type TNewSend = {
   accountId: number;
@@ -72,6 +77,130 @@ export const createSend = async (platform: TPlatform, userId: number, input: TNe
     return send.id;
   });
 };
+
+/** A recipient a source gives the engine: merge fields, and headers for its message alone. */
+export type TSourcedRecipient = {
+  email: string;
+  name?: string;
+  fields?: Record<string, string>;
+  /** e.g. In-Reply-To and References, so a drip follow-up stays in its thread. */
+  headers?: Record<string, string>;
+};
+
+export type TSourcedSend = {
+  source: Exclude<TSendSource, 'lists'>;
+  accountId: number;
+  fromName: string;
+  fromAddress: string;
+  subject: string;
+  html: string;
+  replyTo?: string;
+  trackOpens?: boolean;
+  trackClicks?: boolean;
+  recipients: TSourcedRecipient[];
+};
+
+/** Headers the engine writes itself; a source may not set them. */
+const ENGINE_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'message-id',
+  'date',
+  'sender',
+  'return-path',
+  'content-type',
+  'content-transfer-encoding',
+  'mime-version',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+]);
+
+const checkHeaders = (headers: Record<string, string> | undefined) => {
+  if (!headers || Object.keys(headers).length === 0) return null;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(name) || ENGINE_HEADERS.has(name.toLowerCase())) {
+      throw new HttpError(422, `A source may not set the header ${JSON.stringify(name)}.`, 'INVALID_HEADER');
+    }
+    if (/[\r\n]/.test(value)) throw new HttpError(422, `The header ${name} holds a line break.`, 'INVALID_HEADER');
+  }
+  return headers;
+};
+
+/**
+ * A send whose source gives its recipients now (a drip step, a spam test), recorded in the
+ * caller's transaction with those recipients (suppressed addresses left out) and its
+ * snapshot job: the caller's own rows (which recipient got which step) commit with it or
+ * not at all. The account must be the user's and allowed to send. Everything after is the
+ * engine every send goes through (claim, transport, settle; `README.md`).
+ */
+export const createSourcedSend = async (
+  trx: Executor,
+  platform: TPlatform,
+  userId: number,
+  input: TSourcedSend,
+): Promise<{ sendId: number; recipients: number }> => {
+  const account = await findAccountRow(trx, userId, input.accountId);
+  if (!account) throw notFound('This sending account does not exist.');
+  await requireAccountsAllowed(trx, userId, account.driver).catch((error: unknown) => {
+    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+  });
+  const recipients = input.recipients.map((recipient) => {
+    const email = canonicalEmail(recipient.email);
+    if (!email) throw new HttpError(422, `Not an email address: ${JSON.stringify(recipient.email)}.`, 'INVALID_EMAIL');
+    return {
+      email,
+      name: recipient.name ?? '',
+      fields: recipient.fields ?? {},
+      headers: checkHeaders(recipient.headers),
+    };
+  });
+  const send = await trx
+    .insertInto('sends')
+    .values({
+      user_id: userId,
+      account_id: account.id,
+      type: 1,
+      source: input.source,
+      status: 'queued',
+      from_name: input.fromName,
+      from_address: input.fromAddress,
+      subject: input.subject,
+      html: input.html,
+      reply_to: input.replyTo ?? '',
+      list_ids: [],
+      track_opens: input.trackOpens ?? true,
+      track_clicks: input.trackClicks ?? true,
+    })
+    .returning(['id', 'user_id'])
+    .executeTakeFirstOrThrow();
+  const kept = await insertGivenRecipients(trx, send, recipients);
+  await platform.queue.enqueue(
+    snapshotSendJob,
+    { sendId: send.id },
+    { executor: trx, singletonKey: `snapshot-${send.id}` },
+  );
+  return { sendId: send.id, recipients: kept };
+};
+
+/**
+ * What became of each recipient of a send: its state, when it was sent, opened and
+ * clicked, and the Message-ID its message carried (a follow-up's In-Reply-To). Only the
+ * user's own sends; an empty list for any other.
+ */
+export const sourcedSendOutcomes = async (db: Executor, userId: number, sendId: number) =>
+  (await findRecipientOutcomes(db, userId, sendId)).map((row) => ({
+    email: row.email,
+    status: row.status,
+    messageId: messageIdOf({ id: row.send_id, from_address: row.from_address }, row.token),
+    sentAt: row.sent_at,
+    error: row.error,
+    openedAt: row.opened_at,
+    clickedAt: row.clicked_at,
+  }));
 
 /** Addresses on more than one of the chosen lists (each gets the email once). */
 export const countDuplicates = async (platform: TPlatform, userId: number, listIds: number[]) => {
