@@ -33,6 +33,7 @@ const OWNER: Record<string, string> = {
   test_inbox_messages: 'accounts',
   mailing_lists: 'lists',
   list_members: 'lists',
+  list_member_search: 'lists',
   list_imports: 'lists',
   list_import_files: 'lists',
   suppressions: 'suppression',

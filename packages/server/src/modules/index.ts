@@ -6,7 +6,7 @@ import { billingRoutes } from './billing/billing.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
 import { importListJob } from './lists/imports.service';
-import { syncProviderListsJob } from './lists/lists.jobs';
+import { indexLeftBehind, indexListSearchJob, syncProviderListsJob } from './lists/lists.jobs';
 import { listRoutes } from './lists/lists.routes';
 import type { TModule, TModuleHooks } from './module';
 import { notificationJobs } from './notifications/notifications.jobs';
@@ -42,7 +42,12 @@ export const modules: TModule[] = [
     jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, applyEventsJob] as TJobDefinition[],
     onWorkerStart: watchSending,
   },
-  { name: 'lists', routes: [listRoutes], jobs: [importListJob, syncProviderListsJob] as TJobDefinition[] },
+  {
+    name: 'lists',
+    routes: [listRoutes],
+    jobs: [importListJob, syncProviderListsJob, indexListSearchJob] as TJobDefinition[],
+    onWorkerStart: indexLeftBehind,
+  },
   { name: 'notifications', routes: [notificationRoutes], jobs: notificationJobs as TJobDefinition[] },
 ];
 

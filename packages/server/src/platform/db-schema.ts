@@ -153,6 +153,13 @@ export type TestInboxMessagesTable = {
   updated_at: Timestamp;
 };
 
+/** A member's search terms (email and name), indexed for contains-search after the member is committed. */
+export type ListMemberSearchTable = {
+  member_id: number;
+  list_id: number;
+  terms: string;
+};
+
 export type MailingListsTable = {
   id: Generated<number>;
   user_id: number;
@@ -163,6 +170,8 @@ export type MailingListsTable = {
   name: string;
   description: Generated<string>;
   provider_address: string | null;
+  /** The highest member id whose search terms are indexed (`list_member_search`). */
+  search_indexed_through: Generated<number>;
   members_count: Generated<number>;
   subscribed_count: Generated<number>;
   verified_count: Generated<number>;
@@ -406,6 +415,7 @@ export type Database = {
   templates: TemplatesTable;
   sends: SendsTable;
   account_daily_counts: AccountDailyCountsTable;
+  list_member_search: ListMemberSearchTable;
   send_recipients: SendRecipientsTable;
   send_links: SendLinksTable;
   delivery_events: DeliveryEventsTable;

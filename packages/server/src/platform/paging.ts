@@ -16,6 +16,11 @@ type TPageOptions = {
   sortColumns: Record<string, string | RawBuilder<unknown>>;
   /** SQL columns matched case-insensitively by `search`. */
   searchColumns: readonly string[];
+  /**
+   * A narrower condition every match also meets (rows an index found for the pattern), so
+   * a search need not test every row; the columns' own test still decides.
+   */
+  searchWithin?: ((pattern: string) => RawBuilder<boolean>) | undefined;
   /** Appended to every sort so equal values keep a stable order across pages. */
   tieBreaker: string;
   /**
@@ -51,6 +56,7 @@ export const paginate = async <TB extends keyof Database, O>(
     filtered = filtered.where((eb) =>
       eb.or(options.searchColumns.map((column) => eb(sql.ref(column), 'ilike', pattern))),
     );
+    if (options.searchWithin) filtered = filtered.where(options.searchWithin(pattern));
   }
 
   const direction = params.order === 'asc' ? sql`asc` : sql`desc`;

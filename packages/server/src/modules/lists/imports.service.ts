@@ -25,6 +25,7 @@ import { HttpError, notFound, ValidationError } from '../../platform/errors';
 import { defineJob } from '../../platform/queue';
 import { publishToUser } from '../../platform/realtime';
 import { CsvReadError, createCsvReportWriter, readCsvBatches, type TCsvReportWriter } from './csv-reader';
+import { queueSearchIndexing } from './lists.jobs';
 import * as repository from './lists.repository';
 import { genericNames, mailgunOfList, providerError, requireList } from './lists.service';
 
@@ -533,6 +534,11 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   });
   counts.bytes_read = claimed.bytes_total;
   await announce('finished');
+  // The new members become searchable through the index a moment later (until then a
+  // search scans them): the import never waits for it.
+  await queueSearchIndexing(platform, listId).catch((error: unknown) =>
+    platform.log.error({ err: error }, 'could not queue member search indexing'),
+  );
   // A large merge changes the table's shape: fresh statistics keep the member pages on
   // their indexes instead of waiting for autovacuum. After 'finished': nobody waits on it.
   if (counts.added > ANALYZE_AFTER_ROWS) await sql`analyze list_members`.execute(platform.db).catch(() => {});

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
 import { defineJob } from '../../platform/queue';
 import { importListsFromProvider } from './lists.service';
+import { findListsToIndex, indexMemberSearch } from './member-search';
 
 /**
  * Brings a Mailgun account's lists in after the account was saved with "import the
@@ -15,3 +17,28 @@ export const syncProviderListsJob = defineJob({
     await importListsFromProvider(platform, userId, accountId);
   },
 });
+
+/**
+ * Indexes a list's new members for search, after they are committed (an import's end, a
+ * member added): the import never waits for the index. One run per list at a time.
+ */
+export const indexListSearchJob = defineJob({
+  name: 'lists.index-search',
+  schema: z.object({ listId: z.number().int().positive() }),
+  queue: { retryLimit: 5, expireInSeconds: 1800 },
+  handler: async ({ listId }, platform) => {
+    await indexMemberSearch(platform.db, listId);
+  },
+});
+
+/** Queues the search indexing of a list (its members committed), one run per list at a time. */
+export const queueSearchIndexing = (platform: TPlatform, listId: number) =>
+  platform.queue.enqueue(indexListSearchJob, { listId }, { singletonKey: `index-search-${listId}` });
+
+/** At a worker's start: lists with members left unindexed (an upgrade, a lost job). */
+export const indexLeftBehind = (platform: TPlatform) => {
+  findListsToIndex(platform.db)
+    .then((listIds) => Promise.all(listIds.map((listId) => queueSearchIndexing(platform, listId))))
+    .catch((error: unknown) => platform.log.error({ err: error }, 'could not queue member search indexing'));
+  return () => {};
+};

@@ -11,8 +11,10 @@ import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { queueSearchIndexing } from './lists.jobs';
 import * as repository from './lists.repository';
 import { mailgunOfList, removeAtProvider, requireList, upsertAtProvider } from './lists.service';
+import { memberSearchWithin } from './member-search';
 
 export const toMember = (row: repository.TMemberRow): TMember => ({
   id: row.id,
@@ -44,6 +46,7 @@ export const listMembers = async (
       created_at: 'list_members.created_at',
     },
     searchColumns: ['list_members.email', 'list_members.fullname'],
+    searchWithin: memberSearchWithin(listId),
     tieBreaker: 'list_members.id',
     knownTotal: list.members_count,
   });
@@ -105,6 +108,9 @@ export const addMember = async (platform: TPlatform, userId: number, request: z.
     ]);
     return inserted.id;
   });
+  await queueSearchIndexing(platform, list.id).catch((error: unknown) =>
+    platform.log.error({ err: error }, 'could not queue member search indexing'),
+  );
   return getMember(platform, userId, id);
 };
 
