@@ -229,7 +229,24 @@ const importOnce = async (setup: TSetup, run: number) => {
     .selectAll()
     .where('id', '=', importId)
     .executeTakeFirstOrThrow();
+  // After 'finished' the members are indexed for search in the background (the user does
+  // not wait for it; a search meanwhile scans what is not indexed yet). Timed for the
+  // reader, and waited for so the next run's import does not share the machine with it.
+  const indexStarted = performance.now();
+  for (;;) {
+    const left = await setup.platform.db
+      .selectFrom('list_members')
+      .innerJoin('mailing_lists', 'mailing_lists.id', 'list_members.list_id')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('list_members.list_id', '=', listId)
+      .whereRef('list_members.id', '>', 'mailing_lists.search_indexed_through')
+      .executeTakeFirstOrThrow();
+    if (Number(left.count) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const indexSeconds = (performance.now() - indexStarted) / 1000;
   return {
+    indexSeconds,
     listId,
     bytes: file.length,
     uploadSeconds,
@@ -256,12 +273,13 @@ export const runB3 = async (): Promise<TFigure> => {
   const uploadSeconds = median(runs.map((run) => run.uploadSeconds));
   const importSeconds = median(runs.map((run) => run.importSeconds));
   const peak = Math.max(...runs.map((run) => run.peakMb));
+  const indexSeconds = median(runs.map((run) => run.indexSeconds));
   return {
     id: 'B3',
     title: `CSV import of ${ROWS.toLocaleString('en-US')} rows into a list as a user waits: from the upload's first byte (HTTP, multipart) to 'finished' (stream parse, COPY, merges with the unique index and counters)`,
     anchor: 'listmonk: ~10k rows/s; raw COPY 264k–775k rows/s',
     goal: '≥ 50,000 rows/s end to end, memory flat (< 300 MB)',
-    measured: `${Math.round(endToEnd).toLocaleString('en-US')} rows/s from the upload's first byte to finished (median of ${RUNS}: upload ${uploadSeconds.toFixed(1)} s, then the import ${importSeconds.toFixed(1)} s); peak RSS +${Math.round(peak)} MB over the process baseline`,
+    measured: `${Math.round(endToEnd).toLocaleString('en-US')} rows/s from the upload's first byte to finished (median of ${RUNS}: upload ${uploadSeconds.toFixed(1)} s, then the import ${importSeconds.toFixed(1)} s; the search index caught up ${indexSeconds.toFixed(1)} s after 'finished', in the background); peak RSS +${Math.round(peak)} MB over the process baseline`,
     isGoalMet: endToEnd >= 50_000 && peak < 300,
     runs,
   };
@@ -295,7 +313,8 @@ export const runB4 = async (): Promise<TFigure> => {
     search: await timeRoute(`${base}&page=1&search=person123456.`, 50),
     listsPage: await timeRoute('/api/mailing-lists?per_page=20'),
   };
-  const fmt = (name: string, figure: { p50: number; p95: number }) => `${name} p95 ${figure.p95.toFixed(1)} ms`;
+  const fmt = (name: string, figure: { p50: number; p95: number }) =>
+    `${name} p95 ${figure.p95.toFixed(1)} ms (p50 ${figure.p50.toFixed(1)})`;
   // The goal covers the table's page, sort and search; the lists page carries the counts.
   const tablePages = [routes.firstPage, routes.byNameDesc, routes.search];
   const isGoalMet = tablePages.every((route) => route.p95 < 50) && routes.listsPage.p95 < 100;

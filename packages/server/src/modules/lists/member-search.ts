@@ -41,8 +41,23 @@ export const indexMemberSearch = async (db: Executor, listId: number) => {
       select count(*)::int as indexed from written`.execute(db);
     const indexed = result.rows[0]?.indexed ?? 0;
     total += indexed;
-    if (indexed < INDEX_SLICE) return total;
+    if (indexed < INDEX_SLICE) break;
   }
+  if (total >= SETTLE_AFTER_ROWS) await settleIndex(db);
+  return total;
+};
+
+/** Members indexed in one run after which the index is settled (`settleIndex`). */
+const SETTLE_AFTER_ROWS = 10_000;
+
+/**
+ * After a large run: the index's pending list (entries not merged yet, which every search
+ * reads in full) is merged now rather than at autovacuum, and the planner learns the
+ * table's new size. Where pg_trgm is missing there is no index to settle.
+ */
+const settleIndex = async (db: Executor) => {
+  await sql`select gin_clean_pending_list('list_member_search_terms_idx'::regclass)`.execute(db).catch(() => {});
+  await sql`analyze list_member_search`.execute(db).catch(() => {});
 };
 
 /** Lists with members not indexed yet (after an upgrade, or a job lost with its process). */
