@@ -4,6 +4,7 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { SendsTable } from '../../platform/db-schema';
 import { HttpError } from '../../platform/errors';
+import { groupCommit } from '../../platform/group-commit';
 import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
@@ -23,6 +24,7 @@ import {
   hasRecipientsLeft,
   holdSend,
   markHandedOver,
+  recordClaimProgress,
   releaseUnstarted,
   remainingOf,
   settle,
@@ -222,6 +224,9 @@ const groupByHeaders = <T extends { recipient: TClaimed }>(items: T[]): T[][] =>
   return shared.length > 0 ? [shared, ...own] : own;
 };
 
+/** What a session reports to its claim's journal: a message about to go, or one accepted. */
+type TJournalEntry = { kind: 'mark'; id: number } | { kind: 'accepted'; id: number; providerId: string | null };
+
 /**
  * Sends claims until nothing is due ('drained'), the send is paused or cancelled
  * ('stopped'), or the account's daily cap is reached ('capped').
@@ -324,20 +329,45 @@ const sendClaims = async (
         buildMessage(platform, send, recipient, links),
       );
       outcomes.push(...(await failUncomposable(checkpoints, smtpContext, leaseToken, uncomposable)));
+      // One journal for the claim's sessions: the handover marks of messages about to go and
+      // the checkpoints of messages accepted, group-committed (what they report while one
+      // statement runs goes together in the next; B1), all fenced by the claim. A session
+      // moves on once its message is accepted, and its next message's mark, which waits for
+      // its own body, commits with or after that checkpoint: so, as before, at most one
+      // message per session is in hand when a process dies (R1).
+      const journal = groupCommit(async (entries: TJournalEntry[]) => {
+        const { marked, settled } = await recordClaimProgress(platform.db, smtpContext, leaseToken, {
+          marks: entries.flatMap((entry) => (entry.kind === 'mark' ? [entry.id] : [])),
+          accepted: entries.flatMap((entry) => (entry.kind === 'accepted' ? [entry] : [])),
+        });
+        return entries.map((entry) => (entry.kind === 'mark' ? marked : settled).has(entry.id));
+      });
+      const checkpointing: Promise<void>[] = [];
       const results = await transport.send(
         composed.map((item) => item.composed),
         async (index, result) => {
-          outcomes.push(await settle(checkpoints, smtpContext, leaseToken, composed[index]!.recipient, result));
+          const recipient = composed[index]!.recipient;
+          if (!result.accepted) {
+            outcomes.push(await settle(checkpoints, smtpContext, leaseToken, recipient, result));
+            return;
+          }
+          const checkpoint = journal({ kind: 'accepted', id: recipient.id, providerId: result.providerId }).then(
+            (isSettled) => {
+              outcomes.push(isSettled ? 'sent' : null);
+            },
+          );
+          checkpoint.catch(() => {});
+          checkpointing.push(checkpoint);
         },
         {
           startBefore: deadline,
           isStopped: () => isStopped,
           // Each message's last byte waits for its committed mark (R1): a worker killed
           // after it leaves the recipient `unknown`, never sent twice.
-          beforeHandOver: async (index) =>
-            (await markHandedOver(platform.db, leaseToken, [composed[index]!.recipient.id])).length === 1,
+          beforeHandOver: (index) => journal({ kind: 'mark', id: composed[index]!.recipient.id }),
         },
       );
+      await Promise.all(checkpointing);
       // What never started goes back at once.
       await releaseUnstarted(
         checkpoints,

@@ -217,6 +217,43 @@ export const settle = async (
 };
 
 /**
+ * One statement for what a claim's sessions reported while the previous one ran: the
+ * handover marks of the messages about to go (committed before their last byte, R1) and
+ * the checkpoints of the messages accepted, each with its accepted event; all fenced by
+ * the claim's lease token. A recipient is never in both: its checkpoint comes after its
+ * mark committed. Answers which were marked and which were settled.
+ */
+export const recordClaimProgress = async (
+  db: Executor,
+  context: TSettleContext,
+  leaseToken: string,
+  { marks, accepted }: { marks: number[]; accepted: { id: number; providerId: string | null }[] },
+) => {
+  const rows = await sql<{ kind: 'marked' | 'settled'; id: string }>`
+    with marked as (
+      update send_recipients set started_at = now()
+       where id = any(${marks}::bigint[]) and lease_token = ${leaseToken} and status = 'sending'
+      returning id
+    ), settled as (
+      update send_recipients r set status = 'sent', sent_at = now(), provider_id = a.provider_id, error = null,
+             lease_token = null, lease_until = null, worker_key = null, updated_at = now()
+        from unnest(${accepted.map((item) => item.id)}::bigint[], ${accepted.map((item) => item.providerId)}::text[])
+             as a (id, provider_id)
+       where r.id = a.id and r.lease_token = ${leaseToken}
+      returning r.id, r.send_id, r.user_id, r.email, r.status
+    ), events as (
+      ${eventsOfSettled({ accountId: context.accountId, source: context.source, type: 'accepted' })}
+      returning recipient_id
+    )
+    select 'marked' as kind, id from marked
+    union all
+    select 'settled' as kind, recipient_id as id from events`.execute(db);
+  const of = (kind: 'marked' | 'settled') =>
+    new Set(rows.rows.filter((row) => row.kind === kind).map((row) => Number(row.id)));
+  return { marked: of('marked'), settled: of('settled') };
+};
+
+/**
  * Records one answer for a whole provider batch (one call, one answer) with each
  * recipient's delivery event, only for the recipients whose claim is still this worker's:
  * sent; deferred with backoff (or failed after the last attempt); failed and suppressed;
