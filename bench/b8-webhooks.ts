@@ -139,9 +139,9 @@ export const runB8 = async (): Promise<TFigure> => {
       id: 'B8',
       title: `Mailgun webhook ingest through the HTTP route (HMAC, replay check, event stored once), ${EVENTS.toLocaleString('en-US')} events, ${CONCURRENCY} in flight; then the batch apply`,
       anchor: 'none published',
-      goal: '≥ 2,000 events/s',
+      goal: '≥ 10,000 events/s accepted (first goal 2,000, met at 5,063)',
       measured: `${Math.round(rate).toLocaleString('en-US')} events/s accepted (median of ${RUNS}); applied in batches at ${Math.round(applyRate).toLocaleString('en-US')} events/s; counters after the runs: delivered ${counts.delivered_count}, opened ${counts.opened_count}, clicked ${counts.clicked_count}. The ingest alone, without the route: ${Math.round(median(ingestRates)).toLocaleString('en-US')} events/s`,
-      isGoalMet: rate >= 2000 && applyRate >= 2000,
+      isGoalMet: rate >= 10_000 && applyRate >= 10_000,
       runs: {
         accepted: rates,
         applied: applyRates,
