@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { usableCredit } from '@sendwell/contracts';
 import { pino } from 'pino';
 import { findUserByEmail, updatePasswordHash } from './modules/auth/auth.repository';
-import { createUser } from './modules/auth/auth.service';
+import { createUser, setRole } from './modules/auth/auth.service';
 import { changeCredits, removeCredits } from './modules/credits/credits.service';
 import { notifyUser } from './modules/notifications/notifications.service';
 import { findPlan, insertPlan, listPlans, setUserPlan, updatePlan } from './modules/plans/plans.repository';
@@ -187,6 +187,22 @@ const commands: Record<string, TCommand> = {
       if (!plan) throw new Error(`No plan with id ${planId}. See: npm run admin -- list-plans`);
       await setUserPlan(platform.db, userId, plan.id);
       console.log(`${email} is now on ${plan.name}.`);
+    },
+  },
+  'grant-operator': {
+    usage: 'grant-operator EMAIL   (the user reaches the operator area in the web app)',
+    run: async (platform, [email]) => {
+      const userId = await findUserId(platform, email ?? '');
+      await setRole(platform.db, userId, 'operator');
+      console.log(`${email} is now an operator.`);
+    },
+  },
+  'revoke-operator': {
+    usage: 'revoke-operator EMAIL',
+    run: async (platform, [email]) => {
+      const userId = await findUserId(platform, email ?? '');
+      await setRole(platform.db, userId, 'user');
+      console.log(`${email} is no longer an operator.`);
     },
   },
   notify: {

@@ -46,6 +46,10 @@ const OWNER: Record<string, string> = {
   delivery_events: 'sending',
   provider_events: 'sending',
   webhook_tokens: 'sending',
+  tickets: 'tickets',
+  ticket_messages: 'tickets',
+  announcements: 'announcements',
+  audit_log: 'operator',
 };
 
 /** Crossings that predate the rule: `module: what` → why it stays for now. */

@@ -24,10 +24,17 @@ const PUBLIC_ROUTES = [
   'GET /api/t/o/:token/:sig',
   'GET /api/t/c/:token/:linkId/:sig',
   'POST /api/webhooks/mailgun/:accountId',
+  // The ticket service of spec §7: its own bearer key and project id, no session.
+  'GET /api/ticket-service/tickets/:email',
+  'GET /api/ticket-service/tickets/details/:id',
+  'PUT /api/ticket-service/tickets/send-message/:id',
+  'POST /api/ticket-service/tickets/create',
 ].sort();
 
 /** Routes a browser cannot reach with our CSRF token: only callers that hold no cookie of ours. */
 const CSRF_EXEMPT_ROUTES = [
+  'PUT /api/ticket-service/tickets/send-message/:id',
+  'POST /api/ticket-service/tickets/create',
   'POST /api/billing/stripe-webhook',
   'POST /api/webhooks/mailgun/:accountId',
   'POST /api/unsubscribe/:token',

@@ -48,6 +48,10 @@ export const ZUserInformation = z.object({
   free: z.boolean(),
   plan: ZPlanSummary,
   time_zone: z.string(),
+  /** 'operator' sees the operator area. */
+  role: z.enum(['user', 'operator']),
+  /** Support answers not read yet (the Support link's badge; `TicketEvent` keeps it current). */
+  unread_tickets: z.number().int(),
   /** The balance when the page loads; `CreditBalanceEvent` keeps it current after. */
   credit: z.object({ totalCredit: z.number().int(), usedCredit: z.number().int() }),
 });

@@ -42,6 +42,8 @@ export const realtimeEvents = {
     unknown_count: z.number().int(),
     note: z.string().nullable(),
   }),
+  /** An operator answered or closed one of the user's tickets: the badge and the open ticket refresh. */
+  TicketEvent: z.object({ id: z.number().int(), unread: z.number().int() }),
   VerifyEmailUpsell: z.object({
     checkListId: z.number().int(),
     data: z.object({ valid: z.number(), unknown: z.number(), invalid: z.number() }),

@@ -1,5 +1,6 @@
 import type { TJobDefinition } from '../platform/queue';
 import { accountRoutes } from './accounts/accounts.routes';
+import { announcementRoutes } from './announcements/announcements.routes';
 import { authJobs } from './auth/auth.jobs';
 import { authRoutes } from './auth/auth.routes';
 import { billingRoutes } from './billing/billing.routes';
@@ -11,6 +12,7 @@ import { listRoutes } from './lists/lists.routes';
 import type { TModule, TModuleHooks } from './module';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
+import { operatorRoutes } from './operator/operator.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
 import { recipientPages, recipientRoutes, webhookRoutes } from './sending/recipient.routes';
@@ -19,6 +21,8 @@ import { applyEventsJob, dispatchSendJob, sendingTickJob, snapshotSendJob, watch
 import { scheduledListUsage } from './sending/sending.service';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
+import { ticketJobs } from './tickets/tickets.jobs';
+import { supportRoutes, ticketServiceRoutes } from './tickets/tickets.routes';
 
 /**
  * Every domain plugs in here: its routes (mounted under /api), pages, jobs and hooks. A
@@ -49,6 +53,10 @@ export const modules: TModule[] = [
     onWorkerStart: indexLeftBehind,
   },
   { name: 'notifications', routes: [notificationRoutes], jobs: notificationJobs as TJobDefinition[] },
+  // The Support page's calls, and the ticket service of spec §7 for other apps.
+  { name: 'tickets', routes: [supportRoutes, ticketServiceRoutes], jobs: ticketJobs as TJobDefinition[] },
+  { name: 'announcements', routes: [announcementRoutes] },
+  { name: 'operator', routes: [operatorRoutes] },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);

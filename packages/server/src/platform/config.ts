@@ -64,6 +64,12 @@ const ZEnvironment = z.object({
   CAPTCHA_COST: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   REGISTRATION_LIMIT_PER_IP: z.coerce.number().int().min(1).default(10),
   SUPPORT_EMAIL: z.string().email().optional(),
+  /**
+   * The ticket service API (spec §7) for other apps: a bearer key of at least 32 characters
+   * and the project id they send in `X-Project-Id`. Unset: the service answers 404.
+   */
+  TICKET_SERVICE_KEY: z.string().min(32).optional(),
+  TICKET_SERVICE_PROJECT_ID: z.string().min(1).max(100).optional(),
   TEST_INBOX: boolean.default(true),
   TEST_INBOX_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   /** Each user's test inbox keeps at most this many messages and megabytes; the oldest go first (R30). */
@@ -122,6 +128,7 @@ export type TConfig = {
   supportEmail: string | undefined;
   /** The built-in SMTP sink on loopback every user may send to while trying Sendwell; null when off. */
   testInbox: { port: number } | null;
+  ticketService: { key: string; projectId: string } | null;
   /** Per user, whether or not this process runs the inbox (R30). */
   testInboxQuota: { messages: number; bytes: number };
   providerEventRetentionDays: number;
@@ -283,6 +290,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     registrationLimitPerIp: e.REGISTRATION_LIMIT_PER_IP,
     supportEmail: e.SUPPORT_EMAIL,
     testInbox: e.TEST_INBOX ? { port: e.TEST_INBOX_PORT } : null,
+    ticketService:
+      e.TICKET_SERVICE_KEY && e.TICKET_SERVICE_PROJECT_ID
+        ? { key: e.TICKET_SERVICE_KEY, projectId: e.TICKET_SERVICE_PROJECT_ID }
+        : null,
     testInboxQuota: { messages: e.TEST_INBOX_MAX_MESSAGES, bytes: e.TEST_INBOX_MAX_MB * 1024 * 1024 },
     providerEventRetentionDays: e.PROVIDER_EVENT_RETENTION_DAYS,
     allowLoopbackSmtp: e.ALLOW_LOOPBACK_SMTP,

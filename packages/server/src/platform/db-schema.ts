@@ -35,8 +35,54 @@ export type UsersTable = {
   stripe_subscription_id: string | null;
   subscription_status: string | null;
   current_period_end: Date | null;
+  /** 'operator' reaches the operator area (granted by the admin command). */
+  role: Generated<'user' | 'operator'>;
+  /** A disabled user cannot sign in. */
+  disabled_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+export type TicketsTable = {
+  id: Generated<number>;
+  user_id: number | null;
+  email: string;
+  subject: string;
+  active: Generated<boolean>;
+  read: Generated<boolean>;
+  created_at: CreatedAt;
+  last_response_at: Generated<Date>;
+  closed_at: Date | null;
+};
+
+export type TicketMessagesTable = {
+  id: Generated<number>;
+  ticket_id: number;
+  author: 'user' | 'operator';
+  author_user_id: number | null;
+  message: string;
+  created_at: CreatedAt;
+};
+
+export type AnnouncementsTable = {
+  id: Generated<number>;
+  title: string;
+  body: string;
+  published_at: Date | null;
+  created_by: number | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type AuditLogTable = {
+  id: Generated<number>;
+  operator_id: number | null;
+  operator_email: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: CreatedAt;
 };
 
 export type CaptchaSolutionsTable = {
@@ -416,6 +462,10 @@ export type Database = {
   sends: SendsTable;
   account_daily_counts: AccountDailyCountsTable;
   list_member_search: ListMemberSearchTable;
+  tickets: TicketsTable;
+  ticket_messages: TicketMessagesTable;
+  announcements: AnnouncementsTable;
+  audit_log: AuditLogTable;
   send_recipients: SendRecipientsTable;
   send_links: SendLinksTable;
   delivery_events: DeliveryEventsTable;

@@ -11,6 +11,7 @@ export const findUserInformation = (db: Executor, userId: number) =>
       'users.name',
       'users.email',
       'users.time_zone',
+      'users.role',
       'plans.id as plan_id',
       'plans.name as plan_name',
       'plans.is_free as plan_is_free',
@@ -23,7 +24,7 @@ export const findUserInformation = (db: Executor, userId: number) =>
 export const findUserByEmail = (db: Executor, email: string) =>
   db
     .selectFrom('users')
-    .select(['id', 'name', 'email', 'password_hash'])
+    .select(['id', 'name', 'email', 'password_hash', 'disabled_at'])
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .executeTakeFirst();
 
@@ -92,3 +93,42 @@ export const deleteOldPasswordResets = (db: Executor) =>
     .deleteFrom('password_resets')
     .where('expires_at', '<', new Date(Date.now() - 86_400_000))
     .executeTakeFirst();
+
+/** The user, when they have the operator role and are not disabled; else undefined. */
+export const findOperator = (db: Executor, userId: number) =>
+  db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('id', '=', userId)
+    .where('role', '=', 'operator')
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+
+export const setRole = (db: Executor, userId: number, role: 'user' | 'operator') =>
+  db.updateTable('users').set({ role, updated_at: new Date() }).where('id', '=', userId).executeTakeFirst();
+
+export const setDisabled = (db: Executor, userId: number, disabled: boolean) =>
+  db
+    .updateTable('users')
+    .set({ disabled_at: disabled ? new Date() : null, updated_at: new Date() })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+
+/** Users as the operator area lists them: plan, credits, role, disabled. */
+export const selectUsersForOperator = (db: Executor) =>
+  db
+    .selectFrom('users')
+    .innerJoin('plans', 'plans.id', 'users.plan_id')
+    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id')
+    .select([
+      'users.id',
+      'users.email',
+      'users.name',
+      'users.role',
+      'users.disabled_at',
+      'users.created_at',
+      'plans.id as plan_id',
+      'plans.name as plan_name',
+      'credit_balances.balance',
+      'credit_balances.used',
+    ]);

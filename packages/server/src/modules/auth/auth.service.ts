@@ -1,14 +1,24 @@
-import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, type TUserInformation } from '@sendwell/contracts';
+import {
+  DEFAULT_FREE_PLAN_ID,
+  REGISTRATION_MESSAGES,
+  type TOperatorUser,
+  type TUserInformation,
+  type ZOperatorUserQuery,
+} from '@sendwell/contracts';
+import { sql } from 'kysely';
+import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { type Executor, isUniqueViolation } from '../../platform/db';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { tooManyRequests } from '../../platform/http-security';
+import { paginate } from '../../platform/paging';
 import { hashPassword, verifyPassword } from '../../platform/passwords';
 import { consumeRateLimit, resetRateLimit } from '../../platform/rate-limit';
 import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
 import { changeCredits, toCreditBalance } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.service';
+import { countUnreadTickets } from '../tickets/tickets.service';
 import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
 
@@ -18,6 +28,7 @@ export const FORGOT_PASSWORD_MESSAGE =
   'If an account exists for that email, we have sent a link to reset its password. The link works for one hour.';
 export const EMAIL_TAKEN_MESSAGE = 'The email has already been taken.';
 export const INVALID_CREDENTIALS_MESSAGE = 'These credentials do not match our records.';
+export const ACCOUNT_DISABLED_MESSAGE = 'This account is disabled. Please contact support.';
 
 export const getUserInformation = async (platform: TPlatform, userId: number): Promise<TUserInformation> => {
   const row = await repository.findUserInformation(platform.db, userId);
@@ -29,6 +40,8 @@ export const getUserInformation = async (platform: TPlatform, userId: number): P
     free: row.plan_is_free,
     plan: { id: row.plan_id, name: row.plan_name, isFree: row.plan_is_free },
     time_zone: row.time_zone,
+    role: row.role,
+    unread_tickets: await countUnreadTickets(platform.db, userId),
     credit: toCreditBalance({ balance: row.balance ?? 0, used: row.used ?? 0 }),
   };
 };
@@ -54,6 +67,8 @@ export const authenticate = async (
   const user = await repository.findUserByEmail(platform.db, email);
   const isValid = await verifyPassword(user?.password_hash, password);
   if (!user || !isValid) throw new HttpError(401, INVALID_CREDENTIALS_MESSAGE, 'INVALID_CREDENTIALS');
+  // Told only to whoever knows the password: a disabled account says so.
+  if (user.disabled_at) throw new HttpError(403, ACCOUNT_DISABLED_MESSAGE, 'ACCOUNT_DISABLED');
   await resetRateLimit(platform.db, emailKey);
   return user.id;
 };
@@ -162,3 +177,49 @@ export const publicUrl = (platform: TPlatform) =>
 
 /** For the hourly cleanup. */
 export { deleteExpiredSessions, deleteOldPasswordResets } from './auth.repository';
+
+/** Ends every session of a user at once (disabled by an operator): rows, tabs, caches. */
+export const endUserSessions = async (platform: TPlatform, executor: Executor, userId: number) => {
+  const sessions = await repository.deleteUserSessions(executor, userId);
+  for (const session of sessions) await announceSessionEnd(executor, session.id_hash.toString('hex'));
+  return () => {
+    for (const session of sessions) platform.sessionCache.evict(session.id_hash.toString('hex'));
+  };
+};
+
+export { findOperator, setDisabled, setRole } from './auth.repository';
+
+/** The id of the user with this email (any case), or null. */
+export const findUserIdByEmail = async (db: Executor, email: string) =>
+  (await repository.findUserByEmail(db, email))?.id ?? null;
+
+type TOperatorUserRow = Awaited<
+  ReturnType<ReturnType<typeof repository.selectUsersForOperator>['executeTakeFirstOrThrow']>
+>;
+
+const toOperatorUser = (row: TOperatorUserRow): TOperatorUser => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  disabled: row.disabled_at !== null,
+  plan: { id: row.plan_id, name: row.plan_name },
+  credit: toCreditBalance({ balance: row.balance ?? 0, used: row.used ?? 0 }),
+  created_at: row.created_at.toISOString(),
+});
+
+/** The operator area's user table: search by email or name, sort, page. */
+export const listUsersForOperator = async (platform: TPlatform, query: z.output<typeof ZOperatorUserQuery>) => {
+  const page = await paginate(repository.selectUsersForOperator(platform.db), query, {
+    sortColumns: { created_at: 'users.created_at', email: sql`lower(users.email)`, name: 'users.name' },
+    searchColumns: ['users.email', 'users.name'],
+    tieBreaker: 'users.id',
+  });
+  return { data: page.data.map(toOperatorUser), meta: page.meta };
+};
+
+export const findUserForOperator = async (db: Executor, userId: number) => {
+  const row = await repository.selectUsersForOperator(db).where('users.id', '=', userId).executeTakeFirst();
+  if (!row) throw notFound('This user does not exist.');
+  return toOperatorUser(row);
+};

@@ -52,6 +52,8 @@ describe('sign in', () => {
       free: true,
       plan: { id: 2, name: 'Free', isFree: true },
       time_zone: 'America/New_York',
+      role: 'user',
+      unread_tickets: 0,
       credit: { totalCredit: 300, usedCredit: 0 },
     });
   });

@@ -46,3 +46,19 @@ export const updatePlan = (db: Executor, id: number, changes: Updateable<PlansTa
 
 export const setUserPlan = (db: Executor, userId: number, planId: number) =>
   db.updateTable('users').set({ plan_id: planId, updated_at: new Date() }).where('id', '=', userId).executeTakeFirst();
+
+/** Every plan with how many users are on it (the operator area's plan table). */
+export const listPlansWithUsers = (db: Executor) =>
+  db
+    .selectFrom('plans')
+    .select(PLAN_COLUMNS.map((column) => `plans.${column}` as const))
+    .select((eb) =>
+      eb
+        .selectFrom('users')
+        .select(eb.fn.countAll<string>().as('count'))
+        .whereRef('users.plan_id', '=', 'plans.id')
+        .as('users'),
+    )
+    .orderBy('plans.price_cents')
+    .orderBy('plans.id')
+    .execute();

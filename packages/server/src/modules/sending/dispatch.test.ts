@@ -862,7 +862,9 @@ describe('a send through an SMTP account', () => {
 describe('a send whose source gives its recipients (a drip step, a spam test)', () => {
   it('sends each given address once, leaves out the suppressed, and puts a recipient’s own headers in its message alone', async () => {
     const audience = await seedAudience([]);
-    await suppress(t.platform.db, [{ userId: audience.user.id, email: 'gone@example.com', type: 'bounce', reason: 'failed', source: 'smtp' }]);
+    await suppress(t.platform.db, [
+      { userId: audience.user.id, email: 'gone@example.com', type: 'bounce', reason: 'failed', source: 'smtp' },
+    ]);
     const { sendId, recipients: kept } = await t.platform.db.transaction().execute((trx) =>
       createSourcedSend(trx, t.platform, audience.user.id, {
         source: 'drip',

@@ -1,0 +1,271 @@
+import { operatorApi } from '@sendwell/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { startSmtpSink } from '../../../test/smtp-sink';
+import { setRole } from '../auth/auth.service';
+import { mailTicketAnswer } from '../tickets/tickets.service';
+
+const SERVICE_KEY = 'ticket-service-key-0123456789abcdef0123';
+const PROJECT = '7b1d3c2e-5f8a-4c1b-9d2e-3f4a5b6c7d8e';
+
+let t: TTestApp;
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  t = await startTestApp({
+    SMTP_URL: sink.url,
+    TICKET_SERVICE_KEY: SERVICE_KEY,
+    TICKET_SERVICE_PROJECT_ID: PROJECT,
+    PUBLIC_URL: 'https://sendwell.test',
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await sink?.close();
+});
+
+const signedIn = async (options: { operator?: boolean } = {}) => {
+  const user = await seedUser(t.platform);
+  if (options.operator) await setRole(t.platform.db, user.id, 'operator');
+  const agent = createAgent(t.app);
+  await agent.signIn(user.email, user.password);
+  return { user, agent };
+};
+
+const call = (agent: ReturnType<typeof createAgent>, method: string, url: string, body?: unknown) =>
+  method === 'GET' ? agent.get(url) : method === 'PUT' ? agent.put(url, body) : agent.post(url, body);
+
+describe('support tickets (the user’s side)', () => {
+  it('creates, lists, reads and answers a ticket; another user’s ticket is 404 (R12); bad input is a 422', async () => {
+    const { user, agent } = await signedIn();
+    const created = await agent.post('/api/tickets', { subject: 'Cannot import', message: 'My CSV fails halfway.' });
+    expect(created.statusCode, created.body).toBe(200);
+    const ticket = created.json().data;
+    expect(ticket).toMatchObject({ subject: 'Cannot import', email: user.email, active: true, read: true });
+
+    const page = (await agent.get('/api/tickets')).json();
+    expect(page.data.map((row: { id: number }) => row.id)).toEqual([ticket.id]);
+    expect(page.unread).toBe(0);
+
+    const replied = await agent.put(`/api/tickets/${ticket.id}/messages`, { message: 'It is a 2 GB file.' });
+    expect(replied.statusCode, replied.body).toBe(200);
+    expect(replied.json().data.messages.map((message: { from: string }) => message.from)).toEqual(['user', 'user']);
+
+    for (const bad of [
+      { subject: 'no', message: 'long enough' },
+      { subject: 'x'.repeat(501), message: 'long enough' },
+      { subject: 'Fine subject', message: 'no' },
+    ]) {
+      const refused = await agent.post('/api/tickets', bad);
+      expect(refused.statusCode).toBe(422);
+    }
+
+    const { agent: other } = await signedIn();
+    expect((await other.get(`/api/tickets/${ticket.id}`)).statusCode).toBe(404);
+    expect((await other.put(`/api/tickets/${ticket.id}/messages`, { message: 'Not mine' })).statusCode).toBe(404);
+    expect((await other.get('/api/tickets')).json().data).toEqual([]);
+  });
+});
+
+describe('the operator area', () => {
+  it('answers 404 to an ordinary user on every operator route, and 401 without a session', async () => {
+    const { agent } = await signedIn();
+    const anonymous = createAgent(t.app);
+    for (const route of Object.values(operatorApi)) {
+      const url = `/api${route.path.replace(':id', '1')}`;
+      const answer = await call(agent, route.method, url, {});
+      expect(answer.statusCode, `${route.method} ${url}`).toBe(404);
+      expect((await call(anonymous, route.method, url, {})).statusCode, `${route.method} ${url}`).toBe(401);
+    }
+  });
+
+  it('answers a ticket: the user sees it unread, reads it, gets an email; closing ends the conversation; all audited', async () => {
+    const { user, agent } = await signedIn();
+    const { agent: operator } = await signedIn({ operator: true });
+    const ticket = (
+      await agent.post('/api/tickets', { subject: 'Billing question', message: 'Why two charges?' })
+    ).json().data;
+
+    const listed = (
+      await operator.get('/api/operator/tickets', { query: { status: 'active', search: 'Billing' } })
+    ).json();
+    expect(listed.data.map((row: { id: number }) => row.id)).toContain(ticket.id);
+    const answered = await operator.put(`/api/operator/tickets/${ticket.id}/messages`, {
+      message: 'One was refunded.',
+    });
+    expect(answered.statusCode, answered.body).toBe(200);
+
+    expect((await agent.get('/api/tickets')).json().unread).toBe(1);
+    expect((await agent.get('/api/user-information')).json().data.unread_tickets).toBe(1);
+    const read = (await agent.get(`/api/tickets/${ticket.id}`)).json();
+    expect(read.unread).toBe(0);
+    expect(
+      read.data.messages.map((message: { from: string; message: string }) => [message.from, message.message]),
+    ).toEqual([
+      ['user', 'Why two charges?'],
+      ['operator', 'One was refunded.'],
+    ]);
+
+    // The job queued with the answer mails it.
+    await mailTicketAnswer(t.platform, ticket.id, 'https://sendwell.test/support');
+    const mail = await sink.waitFor(user.email);
+    expect(mail.subject).toBe('Re: Billing question');
+    expect(mail.text).toContain('One was refunded.');
+
+    const closed = await operator.post(`/api/operator/tickets/${ticket.id}/close`, {});
+    expect(closed.json().data).toMatchObject({ active: false });
+    expect(closed.json().data.date_closed).not.toBeNull();
+    expect((await agent.put(`/api/tickets/${ticket.id}/messages`, { message: 'Thanks!' })).statusCode).toBe(409);
+
+    const audit = (await operator.get('/api/operator/audit')).json().data;
+    expect(audit.map((entry: { action: string }) => entry.action)).toEqual(
+      expect.arrayContaining(['ticket.answer', 'ticket.close']),
+    );
+  });
+
+  it('grants and removes credits with a reason, changes a plan, disables and enables a user, each audited', async () => {
+    const { user, agent } = await signedIn();
+    const { agent: operator } = await signedIn({ operator: true });
+    const before = (await agent.get('/api/user-information')).json().data.credit.totalCredit as number;
+
+    const granted = await operator.post(`/api/operator/users/${user.id}/credits`, {
+      action: 'grant',
+      amount: 250,
+      reason: 'Goodwill for the outage',
+    });
+    expect(granted.statusCode, granted.body).toBe(200);
+    expect(granted.json().data.credit.totalCredit).toBe(before + 250);
+    const removed = await operator.post(`/api/operator/users/${user.id}/credits`, {
+      action: 'remove',
+      amount: 50,
+      reason: 'Granted twice',
+    });
+    expect(removed.json().data.credit.totalCredit).toBe(before + 200);
+    expect(
+      (await operator.post(`/api/operator/users/${user.id}/credits`, { action: 'grant', amount: 5, reason: '' }))
+        .statusCode,
+    ).toBe(422);
+
+    const plan = await operator.post(`/api/operator/users/${user.id}/plan`, { planId: 3 });
+    expect(plan.json().data.plan.id).toBe(3);
+
+    const disabled = await operator.post(`/api/operator/users/${user.id}/disable`, { disabled: true, reason: 'Spam' });
+    expect(disabled.json().data.disabled).toBe(true);
+    // Signed out at once, and the sign-in refused with a reason.
+    expect((await agent.get('/api/user-information')).statusCode).toBe(401);
+    const again = await createAgent(t.app).post('/api/login', { email: user.email, password: user.password });
+    expect(again.statusCode).toBe(403);
+    expect(again.json().message).toContain('disabled');
+    await operator.post(`/api/operator/users/${user.id}/disable`, { disabled: false, reason: 'Appeal accepted' });
+    await createAgent(t.app).signIn(user.email, user.password);
+
+    const found = (await operator.get('/api/operator/users', { query: { search: user.email } })).json();
+    expect(found.data).toEqual([expect.objectContaining({ id: user.id, disabled: false })]);
+
+    const audit = (await operator.get('/api/operator/audit', { query: { search: String(user.id) } })).json().data;
+    expect(audit.map((entry: { action: string }) => entry.action)).toEqual([
+      'user.enable',
+      'user.disable',
+      'user.plan',
+      'credits.remove',
+      'credits.grant',
+    ]);
+  });
+
+  it('creates and edits plans, refuses a taken slug, and reports the system', async () => {
+    const { agent: operator } = await signedIn({ operator: true });
+    const input = {
+      name: 'Agency',
+      plan_name: `agency-${Date.now()}`,
+      price: 49,
+      monthly_credits: 50000,
+      trial_credits: 0,
+      allows_scheduling: true,
+      allows_accounts: true,
+      stripe_price_id: null,
+    };
+    const created = await operator.post('/api/operator/plans', input);
+    expect(created.statusCode, created.body).toBe(200);
+    const id = created.json().data.id as number;
+    const edited = await operator.put(`/api/operator/plans/${id}`, { ...input, price: 59 });
+    expect(edited.json().data).toMatchObject({ price: 59, is_free: false, users: 0 });
+    expect((await operator.post('/api/operator/plans', input)).statusCode).toBe(422);
+    expect((await operator.get('/api/operator/plans')).json().data.map((plan: { id: number }) => plan.id)).toContain(
+      id,
+    );
+
+    const system = (await operator.get('/api/operator/system')).json().data;
+    expect(system.testInbox).toBe(true);
+    expect(Array.isArray(system.queues)).toBe(true);
+    expect(system.database.size_bytes).toBeGreaterThan(0);
+  });
+
+  it('publishes an announcement every user reads, and unpublishes it', async () => {
+    const { agent } = await signedIn();
+    const { agent: operator } = await signedIn({ operator: true });
+    const created = await operator.post('/api/operator/announcements', {
+      title: 'New: drip campaigns',
+      body: 'Try them.',
+    });
+    const id = created.json().data.id as number;
+    expect((await agent.get('/api/announcements/current')).json().data?.id).not.toBe(id);
+    await operator.post(`/api/operator/announcements/${id}/publish`, { published: true });
+    expect((await agent.get('/api/announcements/current')).json().data).toMatchObject({
+      id,
+      title: 'New: drip campaigns',
+    });
+    await operator.post(`/api/operator/announcements/${id}/publish`, { published: false });
+    expect((await agent.get('/api/announcements/current')).json().data?.id).not.toBe(id);
+  });
+});
+
+describe('the ticket service API (spec §7)', () => {
+  const headers = { authorization: `Bearer ${SERVICE_KEY}`, 'x-project-id': PROJECT };
+  const service = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, h = headers) =>
+    t.app.inject({ method, url: `/api/ticket-service${url}`, headers: h, ...(payload ? { payload } : {}) });
+
+  it('creates a ticket by email, lists it by email, reads it and takes a message; a wrong key or project is 401', async () => {
+    const { user, agent } = await signedIn();
+    const created = await service('POST', '/tickets/create', {
+      email: user.email.toUpperCase(),
+      subject: 'From the mobile app',
+      message: 'Hello from elsewhere',
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const id = created.json().data.id as number;
+    // The email is a Sendwell user's: the ticket is on their Support page too.
+    expect((await agent.get('/api/tickets')).json().data.map((row: { id: number }) => row.id)).toEqual([id]);
+
+    const listed = await service('GET', `/tickets/${encodeURIComponent(user.email)}`);
+    expect(listed.json().data.map((row: { id: number }) => row.id)).toEqual([id]);
+    const sent = await service('PUT', `/tickets/send-message/${id}`, { message: 'More details' });
+    expect(sent.json().data.messages).toHaveLength(2);
+    expect((await service('GET', `/tickets/details/${id}`)).json().data.subject).toBe('From the mobile app');
+    expect((await service('GET', '/tickets/details/999999')).statusCode).toBe(404);
+
+    for (const wrong of [
+      { authorization: 'Bearer nope', 'x-project-id': PROJECT },
+      { authorization: `Bearer ${SERVICE_KEY}`, 'x-project-id': 'other' },
+      { 'x-project-id': PROJECT },
+    ]) {
+      expect((await service('GET', `/tickets/${encodeURIComponent(user.email)}`, undefined, wrong)).statusCode).toBe(
+        401,
+      );
+    }
+  });
+
+  it('is not there (404) when no key is configured', async () => {
+    const bare = await startTestApp({}, { databaseUrl: t.databaseUrl });
+    try {
+      const answer = await bare.app.inject({
+        method: 'GET',
+        url: '/api/ticket-service/tickets/a@example.com',
+        headers,
+      });
+      expect(answer.statusCode).toBe(404);
+    } finally {
+      await bare.close();
+    }
+  });
+});
