@@ -35,7 +35,14 @@ describe('visibleNavigation', () => {
       'Mailing Lists',
       'Settings',
       'Credit Log',
+      'Support',
       'Notifications',
     ]);
+  });
+
+  it('shows the operator area to operators only', () => {
+    const labels = (role: 'user' | 'operator') => visibleNavigation(navigation, role).map((entry) => entry.label);
+    expect(labels('user')).not.toContain('Operator');
+    expect(labels('operator').at(-1)).toBe('Operator');
   });
 });

@@ -15,6 +15,7 @@ import {
   IconSend,
   IconServer,
   IconSettings,
+  IconShieldLock,
   IconTool,
   type TablerIcon,
 } from '@tabler/icons-react';
@@ -25,6 +26,8 @@ export type TNavigationLink = {
   icon: TablerIcon;
   /** Shown only once the screen exists; each issue that builds a screen flips its flag and adds the route. */
   available: boolean;
+  /** Shown only to operators (the operator area); the server answers 404 to anyone else anyway. */
+  operatorOnly?: boolean;
 };
 
 export type TNavigationGroup = {
@@ -62,19 +65,25 @@ export const navigation: TNavigationEntry[] = [
     ],
   },
   { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: true },
-  { label: 'Support', path: '/support', icon: IconLifebuoy, available: false },
+  { label: 'Support', path: '/support', icon: IconLifebuoy, available: true },
   { label: 'Notifications', path: '/notifications', icon: IconBell, available: true },
+  { label: 'Operator', path: '/operator', icon: IconShieldLock, available: true, operatorOnly: true },
 ];
 
 export const isNavigationGroup = (entry: TNavigationEntry): entry is TNavigationGroup => 'children' in entry;
 
-/** What the navbar shows: available links, and groups that still have an available child. */
-export const visibleNavigation = (entries: TNavigationEntry[] = navigation): TNavigationEntry[] =>
-  entries.flatMap((entry): TNavigationEntry[] => {
-    if (!isNavigationGroup(entry)) return entry.available ? [entry] : [];
-    const children = entry.children.filter((child) => child.available);
+/** What the navbar shows: available links (operator links to operators only), and groups that still have one. */
+export const visibleNavigation = (
+  entries: TNavigationEntry[] = navigation,
+  role: 'user' | 'operator' = 'user',
+): TNavigationEntry[] => {
+  const isShown = (link: TNavigationLink) => link.available && (!link.operatorOnly || role === 'operator');
+  return entries.flatMap((entry): TNavigationEntry[] => {
+    if (!isNavigationGroup(entry)) return isShown(entry) ? [entry] : [];
+    const children = entry.children.filter(isShown);
     return children.length > 0 ? [{ ...entry, children }] : [];
   });
+};
 
 /** A link by its path, wherever it sits in the tree. */
 export const findNavigationLink = (path: string, entries: TNavigationEntry[] = navigation): TNavigationLink | null => {

@@ -104,6 +104,14 @@ export const routes: RouteObject[] = [
                   Component: (await import('../features/notifications/NotificationsPage')).NotificationsPage,
                 }),
               },
+              {
+                path: 'support',
+                lazy: async () => ({ Component: (await import('../features/support/SupportPage')).SupportPage }),
+              },
+              {
+                path: 'operator/:tab?',
+                lazy: async () => ({ Component: (await import('../features/operator/OperatorPage')).OperatorPage }),
+              },
               { path: '*', element: <NotFoundPage /> },
             ],
           },

@@ -8,6 +8,8 @@ export const buildUser = (overrides: Partial<TUserInformation> = {}): TUserInfor
   free: false,
   plan: { id: 2, name: 'Pro', isFree: false },
   time_zone: 'UTC',
+  role: 'user',
+  unread_tickets: 0,
   credit: { totalCredit: 1000, usedCredit: 40 },
   ...overrides,
 });

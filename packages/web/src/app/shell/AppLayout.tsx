@@ -2,6 +2,8 @@ import { AppShell } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { Outlet } from 'react-router';
+import { AnnouncementProvider } from '../../features/announcements/AnnouncementModal';
+import { useTicketEvents } from '../../features/support/support.queries';
 import { useRealtimeConnection } from '../realtime';
 import { expireSession } from '../session';
 import { AppHeader } from './AppHeader';
@@ -17,22 +19,25 @@ export const AppLayout = () => {
     onSignedOut: () => expireSession(queryClient),
     onReconnected: () => void queryClient.invalidateQueries(),
   });
+  useTicketEvents();
 
   return (
-    <AppShell
-      header={{ height: 60 }}
-      navbar={{ width: 250, breakpoint: 'sm', collapsed: { mobile: !isNavbarOpened } }}
-      padding="lg"
-    >
-      <AppShell.Header>
-        <AppHeader isNavbarOpened={isNavbarOpened} onToggleNavbar={navbar.toggle} />
-      </AppShell.Header>
-      <AppShell.Navbar>
-        <AppNavbar onNavigate={navbar.close} />
-      </AppShell.Navbar>
-      <AppShell.Main bg="var(--mantine-color-gray-0)">
-        <Outlet />
-      </AppShell.Main>
-    </AppShell>
+    <AnnouncementProvider>
+      <AppShell
+        header={{ height: 60 }}
+        navbar={{ width: 250, breakpoint: 'sm', collapsed: { mobile: !isNavbarOpened } }}
+        padding="lg"
+      >
+        <AppShell.Header>
+          <AppHeader isNavbarOpened={isNavbarOpened} onToggleNavbar={navbar.toggle} />
+        </AppShell.Header>
+        <AppShell.Navbar>
+          <AppNavbar onNavigate={navbar.close} />
+        </AppShell.Navbar>
+        <AppShell.Main bg="var(--mantine-color-gray-0)">
+          <Outlet />
+        </AppShell.Main>
+      </AppShell>
+    </AnnouncementProvider>
   );
 };

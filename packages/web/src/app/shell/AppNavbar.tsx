@@ -1,8 +1,16 @@
-import { NavLink, ScrollArea } from '@mantine/core';
-import { IconChevronRight } from '@tabler/icons-react';
+import { Badge, NavLink, ScrollArea } from '@mantine/core';
+import { IconChevronRight, IconSpeakerphone } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
+import { useAnnouncement } from '../../features/announcements/announcements';
 import { isNavigationGroup, type TNavigationGroup, type TNavigationLink, visibleNavigation } from '../navigation';
+import { useSignedInUser } from '../session';
+
+/** A count beside a link (Support: answers not read yet), or nothing. */
+const useLinkBadge = (path: string): number => {
+  const user = useSignedInUser();
+  return path === '/support' ? user.unread_tickets : 0;
+};
 
 /** `/` is active only on itself; every other link also covers the screens below it. */
 const isActive = (path: string, pathname: string): boolean =>
@@ -19,12 +27,20 @@ const LinkItem = ({
 }) => {
   const Icon = link.icon;
   const active = isActive(link.path, pathname);
+  const badge = useLinkBadge(link.path);
   return (
     <NavLink
       component={Link}
       to={link.path}
       label={link.label}
       leftSection={<Icon size={18} stroke={1.6} />}
+      rightSection={
+        badge > 0 ? (
+          <Badge size="sm" color="red" circle aria-label={`${badge} unread`}>
+            {badge}
+          </Badge>
+        ) : undefined
+      }
       active={active}
       aria-current={active ? 'page' : undefined}
       onClick={onNavigate}
@@ -68,14 +84,28 @@ const GroupItem = ({
 
 export const AppNavbar = ({ onNavigate }: { onNavigate: () => void }) => {
   const { pathname } = useLocation();
+  const user = useSignedInUser();
+  const announcement = useAnnouncement();
   return (
     <ScrollArea component="nav" aria-label="Main" p="sm" h="100%">
-      {visibleNavigation().map((entry) => {
+      {visibleNavigation(undefined, user.role).map((entry) => {
         if (!isNavigationGroup(entry)) {
           return <LinkItem key={entry.path} link={entry} pathname={pathname} onNavigate={onNavigate} />;
         }
         return <GroupItem key={entry.label} group={entry} pathname={pathname} onNavigate={onNavigate} />;
       })}
+      {announcement.hasAnnouncement && (
+        <NavLink
+          component="button"
+          type="button"
+          label="Announcements"
+          leftSection={<IconSpeakerphone size={18} stroke={1.6} />}
+          onClick={() => {
+            announcement.open();
+            onNavigate();
+          }}
+        />
+      )}
     </ScrollArea>
   );
 };

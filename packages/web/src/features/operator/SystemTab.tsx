@@ -1,0 +1,100 @@
+import { Badge, Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useFormatDateTime } from '../../app/dates';
+import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { useSystemStatus } from './operator.queries';
+
+const Stat = ({ label, value }: { label: string; value: React.ReactNode }) => (
+  <Card withBorder>
+    <Text size="sm" c="dimmed">
+      {label}
+    </Text>
+    <Text fw={700} size="xl">
+      {value}
+    </Text>
+  </Card>
+);
+
+/** Queue depth, live workers, last failures and the test inbox, refreshed every 5 seconds. */
+export const SystemTab = () => {
+  const formatDateTime = useFormatDateTime();
+  const status = useSystemStatus();
+  if (status.isPending) {
+    return (
+      <Center p="lg">
+        <Loader aria-label="Loading the system status" />
+      </Center>
+    );
+  }
+  if (status.isError)
+    return <LoadFailedAlert title="The system status could not be loaded." onRetry={() => void status.refetch()} />;
+  const { queues, workers, errors, testInbox, database } = status.data;
+  const waiting = queues.reduce((sum, queue) => sum + queue.queued, 0);
+  return (
+    <Stack>
+      <SimpleGrid cols={{ base: 1, sm: 4 }}>
+        <Stat label="Workers alive" value={workers.alive} />
+        <Stat label="Jobs waiting" value={waiting.toLocaleString('en-US')} />
+        <Stat
+          label="Test inbox"
+          value={
+            testInbox ? (
+              <Badge color="green" variant="light">
+                On
+              </Badge>
+            ) : (
+              <Badge color="gray" variant="light">
+                Off
+              </Badge>
+            )
+          }
+        />
+        <Stat label="Database size" value={`${(database.size_bytes / 1024 / 1024).toFixed(1)} MB`} />
+      </SimpleGrid>
+      <Title order={3} size="h5">
+        Queues
+      </Title>
+      <Table striped aria-label="Queues">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Queue</Table.Th>
+            <Table.Th ta="right">Waiting</Table.Th>
+            <Table.Th ta="right">Running</Table.Th>
+            <Table.Th ta="right">Failed</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {queues.map((queue) => (
+            <Table.Tr key={queue.name}>
+              <Table.Td>{queue.name}</Table.Td>
+              <Table.Td ta="right">{queue.queued}</Table.Td>
+              <Table.Td ta="right">{queue.active}</Table.Td>
+              <Table.Td ta="right">{queue.failed}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Title order={3} size="h5">
+        Last errors
+      </Title>
+      {errors.length === 0 ? (
+        <Text c="dimmed">No failed jobs.</Text>
+      ) : (
+        <Stack gap="xs">
+          {errors.map((error) => (
+            <Group key={`${error.failed_at}-${error.queue}-${error.message}`} gap="sm" wrap="nowrap" align="flex-start">
+              <Text size="sm" c="dimmed" miw={170}>
+                {error.failed_at ? formatDateTime(error.failed_at) : '—'}
+              </Text>
+              <Text size="sm" fw={600} miw={160}>
+                {error.queue}
+              </Text>
+              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {error.message}
+              </Text>
+            </Group>
+          ))}
+        </Stack>
+      )}
+    </Stack>
+  );
+};
