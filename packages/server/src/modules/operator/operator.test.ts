@@ -222,8 +222,12 @@ describe('the operator area', () => {
 
 describe('the ticket service API (spec §7)', () => {
   const headers = { authorization: `Bearer ${SERVICE_KEY}`, 'x-project-id': PROJECT };
-  const service = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, h = headers) =>
-    t.app.inject({ method, url: `/api/ticket-service${url}`, headers: h, ...(payload ? { payload } : {}) });
+  const service = (
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    payload?: object,
+    h: Record<string, string> = headers,
+  ) => t.app.inject({ method, url: `/api/ticket-service${url}`, headers: h, ...(payload ? { payload } : {}) });
 
   it('creates a ticket by email, lists it by email, reads it and takes a message; a wrong key or project is 401', async () => {
     const { user, agent } = await signedIn();
