@@ -248,7 +248,7 @@ describe('the ticket service API (spec §7)', () => {
     expect((await service('GET', `/tickets/details/${id}`)).json().data.subject).toBe('From the mobile app');
     expect((await service('GET', '/tickets/details/999999')).statusCode).toBe(404);
 
-    for (const wrong of [
+    for (const wrong of <Record<string, string>[]>[
       { authorization: 'Bearer nope', 'x-project-id': PROJECT },
       { authorization: `Bearer ${SERVICE_KEY}`, 'x-project-id': 'other' },
       { 'x-project-id': PROJECT },
