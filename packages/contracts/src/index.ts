@@ -21,6 +21,8 @@ export * from './paging/paging';
 export * from './plans/plans.routes';
 export * from './realtime/events';
 export * from './registration/registration.routes';
+export * from './sending/history';
+export * from './sending/history.routes';
 export * from './sending/send-email.routes';
 export * from './sending/sending';
 export * from './support/support';

@@ -44,7 +44,7 @@ export const ZCreditLogEntry = z.object({
 export type TCreditLogEntry = z.infer<typeof ZCreditLogEntry>;
 
 /** Dates as the spec's filters send them: YYYY-MM-DD, or YYYY-MM-DD HH:mm:ss. */
-const ZFilterDate = z
+export const ZFilterDate = z
   .string()
   .trim()
   .regex(/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/, { message: 'Dates must look like YYYY-MM-DD.' });

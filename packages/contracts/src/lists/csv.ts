@@ -165,3 +165,11 @@ export const isGenericEmail = (email: string, genericNames: ReadonlySet<string>)
 
 /** '...and N more' after a preview of the first `shown` addresses. */
 export const moreText = (total: number, shown: number) => (total > shown ? `...and ${total - shown} more` : '');
+
+const FORMULA_STARTS = new Set(['=', '+', '-', '@', '\t', '\r']);
+
+/**
+ * Escapes a cell for a CSV export so spreadsheets never run it as a formula (R17): a cell
+ * beginning with = + - @ (or tab / CR) gets a leading apostrophe.
+ */
+export const safeCell = (value: string) => (FORMULA_STARTS.has(value.charAt(0)) ? `'${value}` : value);

@@ -7,6 +7,7 @@ import {
   CSV_MAX_RECORD_BYTES,
   decodeSample,
   detectDelimiter,
+  safeCell,
   type TCsvDelimiter,
   type TCsvEncoding,
 } from '@sendwell/contracts';
@@ -309,10 +310,7 @@ export async function* readCsvBatches(
   }
 }
 
-const FORMULA_STARTS = new Set(['=', '+', '-', '@', '\t', '\r']);
-
-/** Escapes a cell for CSV export so spreadsheets never run it as a formula: cells beginning with = + - @ (and tab / CR) get a leading apostrophe. */
-export const safeCell = (value: string) => (FORMULA_STARTS.has(value.charAt(0)) ? `'${value}` : value);
+export { safeCell };
 
 /**
  * Writes rows to a CSV file (header first) with `safeCell` on every cell, streaming, in

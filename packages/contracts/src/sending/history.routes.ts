@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { ZStatusMessage } from '../http/errors';
+import { defineRoute, ZIdParams } from '../http/routes';
+import {
+  ZEditEmailData,
+  ZHistoryCounts,
+  ZHistoryDetailPage,
+  ZHistoryDetailQuery,
+  ZHistoryPage,
+  ZHistoryQuery,
+  ZScheduledEdit,
+  ZScheduledPage,
+  ZScheduledQuery,
+} from './history';
+
+const ZDetailParams = z.object({
+  accountId: z.coerce.number().int().positive(),
+  id: z.coerce.number().int().positive(),
+});
+
+/** Send history, its details and export, and scheduled emails (spec §2 screens 8–10, §7). */
+export const historyApi = {
+  list: defineRoute({ method: 'GET', path: '/history', query: ZHistoryQuery, response: ZHistoryPage }),
+  counts: defineRoute({ method: 'GET', path: '/history/get-counts/:id', params: ZIdParams, response: ZHistoryCounts }),
+  /** 'Yes, Send Again': a new send with the old one's account, lists and message. */
+  resend: defineRoute({
+    method: 'POST',
+    path: '/history/resend',
+    body: z.object({ accountId: z.coerce.number().int().positive(), id: z.coerce.number().int().positive() }),
+    response: ZStatusMessage.extend({ id: z.number().int() }),
+  }),
+  details: defineRoute({
+    method: 'GET',
+    path: '/history/details/:accountId/:id',
+    params: ZDetailParams,
+    query: ZHistoryDetailQuery,
+    response: ZHistoryDetailPage,
+  }),
+  /** The details as CSV (formula cells escaped, R17). */
+  export: defineRoute({
+    method: 'GET',
+    path: '/history/details/:accountId/:id/export',
+    params: ZDetailParams,
+    query: ZHistoryDetailQuery,
+    response: z.string(),
+  }),
+  editEmailData: defineRoute({
+    method: 'GET',
+    path: '/email/get-edit-email-data/:id',
+    params: ZIdParams,
+    response: ZEditEmailData,
+  }),
+  scheduledEditData: defineRoute({
+    method: 'GET',
+    path: '/email/get-scheduled-edit-email-data/:id',
+    params: ZIdParams,
+    response: ZEditEmailData,
+  }),
+  scheduled: defineRoute({ method: 'GET', path: '/scheduled-mails', query: ZScheduledQuery, response: ZScheduledPage }),
+  editScheduled: defineRoute({
+    method: 'POST',
+    path: '/scheduled-mails/edit/:id',
+    params: ZIdParams,
+    body: ZScheduledEdit,
+    response: ZStatusMessage,
+  }),
+  cancelScheduled: defineRoute({
+    method: 'POST',
+    path: '/scheduled-mails/cancel/:id',
+    params: ZIdParams,
+    response: ZStatusMessage,
+  }),
+  removeCancel: defineRoute({
+    method: 'POST',
+    path: '/scheduled-mails/cancel/:id/remove-cancel',
+    params: ZIdParams,
+    response: ZStatusMessage,
+  }),
+  deleteScheduled: defineRoute({
+    method: 'POST',
+    path: '/scheduled-mails/delete/:id',
+    params: ZIdParams,
+    response: ZStatusMessage,
+  }),
+};

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { ZFilterDate } from '../credits/credits';
+import { pagedResponse, pageQuery } from '../paging/paging';
+
+/** Spec §3 "History record": type 1 Standard, 2 Scheduled Mail; status 1 Sent, otherwise Pending. */
+export const ZHistoryRecord = z.object({
+  id: z.number().int(),
+  account_id: z.number().int().nullable(),
+  /** The account's provider: Mailgun rows expand with lists, statistics and delivery time. */
+  provider: z.string().nullable(),
+  from: z.string(),
+  subject: z.string(),
+  to: z.string(),
+  type: z.union([z.literal(1), z.literal(2)]),
+  status: z.union([z.literal(0), z.literal(1)]),
+  /** Sendwell's own state of the send (queued, sending, paused, finished, cancelled, failed…). */
+  state: z.string(),
+  recipients_count: z.number().int(),
+  sent_count: z.number().int(),
+  created_at: z.string(),
+  deliver_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+});
+export type THistoryRecord = z.infer<typeof ZHistoryRecord>;
+
+export const ZHistoryQuery = pageQuery({
+  columns: ['created_at', 'subject', 'deliver_at'],
+  defaultColumn: 'created_at',
+  defaultOrder: 'desc',
+}).extend({
+  first_date: ZFilterDate.optional(),
+  last_date: ZFilterDate.optional(),
+  type: z.enum(['1', '2']).optional(),
+});
+export const ZHistoryPage = pagedResponse(ZHistoryRecord);
+
+export const ZHistoryCounts = z.object({
+  status: z.boolean(),
+  counts: z.object({
+    sent_count: z.number().int(),
+    delivered_count: z.number().int(),
+    failed_count: z.number().int(),
+    complained_count: z.number().int(),
+    unsubscribed_count: z.number().int(),
+    clicked_count: z.number().int(),
+    opened_count: z.number().int(),
+    unknown_count: z.number().int(),
+  }),
+  isSmtp: z.boolean(),
+  isGmail: z.boolean(),
+});
+export type THistoryCounts = z.infer<typeof ZHistoryCounts>;
+
+/** Spec §3 "History detail row". */
+export const HISTORY_EVENT_TYPES = [
+  'sent',
+  'delivered',
+  'failed',
+  'opened',
+  'clicked',
+  'complained',
+  'unsubscribed',
+] as const;
+export const ZHistoryDetail = z.object({
+  id: z.number().int(),
+  recipient: z.string(),
+  event_type: z.string(),
+  detail: z.string().nullable(),
+  created_at: z.string(),
+});
+export type THistoryDetail = z.infer<typeof ZHistoryDetail>;
+export const ZHistoryDetailQuery = pageQuery({
+  columns: ['created_at', 'recipient', 'event_type'],
+  defaultColumn: 'created_at',
+  defaultOrder: 'desc',
+}).extend({ event_type: z.enum(HISTORY_EVENT_TYPES).optional() });
+export const ZHistoryDetailPage = pagedResponse(ZHistoryDetail).extend({
+  send: ZHistoryRecord,
+});
+
+/** Spec §3 "Scheduled email": status 0 pending, 1 sent, 2 cancelled. */
+export const ZScheduledEmail = z.object({
+  id: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  cc: z.string(),
+  bcc: z.string(),
+  content: z.object({ cc: z.string(), bcc: z.string(), reply_to: z.string(), message_body: z.string() }),
+  account_id: z.number().int().nullable(),
+  delivery_time: z.string().nullable(),
+  send_time: z.string().nullable(),
+  created_at: z.string(),
+  status: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+});
+export type TScheduledEmail = z.infer<typeof ZScheduledEmail>;
+export const ZScheduledQuery = pageQuery({
+  columns: ['created_at', 'deliver_at', 'subject'],
+  defaultColumn: 'created_at',
+  defaultOrder: 'desc',
+}).extend({ first_date: ZFilterDate.optional(), last_date: ZFilterDate.optional() });
+export const ZScheduledPage = pagedResponse(ZScheduledEmail);
+
+/** What Edit Scheduled Email may change; the delivery time is required and in the future. */
+export const ZScheduledEdit = z.object({
+  subject: z.string().trim().min(1, 'The subject is required.').max(998),
+  message: z.string().min(1, 'The message is required.').max(2_000_000),
+  cc: z.string().max(2000).default(''),
+  bcc: z.string().max(2000).default(''),
+  reply_to: z.string().max(320).default(''),
+  delivery_time: z
+    .string()
+    .min(1, 'The delivery time is required.')
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'The delivery time is not a date.'),
+});
+export type TScheduledEdit = z.infer<typeof ZScheduledEdit>;
+
+/** `GET /email/get-edit-email-data/{editId}` and the scheduled one: a send as a new send's starting point. */
+export const ZEditEmailData = z.object({
+  status: z.boolean(),
+  record: z.object({
+    id: z.number().int(),
+    from: z.string(),
+    to: z.string(),
+    list_ids: z.array(z.number().int()),
+    subject: z.string(),
+    account_id: z.number().int().nullable(),
+    delivery_time: z.string().nullable(),
+    content: z.object({ cc: z.string(), bcc: z.string(), reply_to: z.string(), message_body: z.string() }),
+  }),
+});
