@@ -32,6 +32,8 @@ describe('visibleNavigation', () => {
     expect(visibleNavigation(navigation).map((entry) => entry.label)).toEqual([
       'Dashboard',
       'Send Email',
+      'Scheduled Emails',
+      'History',
       'Mailing Lists',
       'Settings',
       'Credit Log',

@@ -42,8 +42,8 @@ export type TNavigationEntry = TNavigationLink | TNavigationGroup;
 export const navigation: TNavigationEntry[] = [
   { label: 'Dashboard', path: '/', icon: IconLayoutDashboard, available: true },
   { label: 'Send Email', path: '/send-email', icon: IconSend, available: true },
-  { label: 'Scheduled Emails', path: '/scheduled-mails', icon: IconCalendarTime, available: false },
-  { label: 'History', path: '/history', icon: IconHistory, available: false },
+  { label: 'Scheduled Emails', path: '/scheduled-mails', icon: IconCalendarTime, available: true },
+  { label: 'History', path: '/history', icon: IconHistory, available: true },
   { label: 'Drip Campaigns', path: '/campaigns', icon: IconRoute, available: false },
   { label: 'Mailing Lists', path: '/mailing-lists', icon: IconAddressBook, available: true },
   { label: 'Suppression', path: '/suppression', icon: IconBan, available: false },

@@ -105,6 +105,26 @@ export const routes: RouteObject[] = [
                 }),
               },
               {
+                path: 'history/edit-email/:editId',
+                lazy: async () => ({
+                  Component: (await import('../features/send-email/SendEmailPage')).SendEmailPage,
+                }),
+              },
+              {
+                path: 'history',
+                lazy: async () => ({ Component: (await import('../features/history/HistoryPage')).HistoryPage }),
+              },
+              {
+                path: 'history/details/:accountId/:id',
+                lazy: async () => ({
+                  Component: (await import('../features/history/HistoryDetailsPage')).HistoryDetailsPage,
+                }),
+              },
+              {
+                path: 'scheduled-mails',
+                lazy: async () => ({ Component: (await import('../features/history/ScheduledPage')).ScheduledPage }),
+              },
+              {
                 path: 'support',
                 lazy: async () => ({ Component: (await import('../features/support/SupportPage')).SupportPage }),
               },

@@ -81,12 +81,17 @@ const afterSend = (values: TSendFormValues): TSendFormValues => ({
 type TProps = {
   content: TSendEmailContent;
   onStarted: (send: TStartedSend) => void;
+  /** A starting point (an old send, from History's edit link); the rest as for a new send. */
+  initial?: Partial<TSendFormValues>;
 };
 
 /** The Send Email form and its flow: check, duplicates, daily limit, confirm, send. */
-export const SendEmailForm = ({ content, onStarted }: TProps) => {
+export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
   const queryClient = useQueryClient();
-  const [values, setValues] = useState(() => initialSendFormValues(content.chosenAccount));
+  const [values, setValues] = useState(() => ({
+    ...initialSendFormValues(initial?.account ? Number(initial.account) : content.chosenAccount),
+    ...initial,
+  }));
   const [errors, setErrors] = useState<TFieldErrors>({});
   const [isLiveEdit, setIsLiveEdit] = useState(true);
   const [flow, setFlow] = useState<TFlow | null>(null);

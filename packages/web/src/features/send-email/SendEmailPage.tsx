@@ -2,12 +2,12 @@ import { Alert, Button, Center, CloseButton, Group, Loader, Paper, Stack, Text }
 import { SEND_MESSAGES } from '@sendwell/contracts';
 import { IconCalendarCheck, IconServer } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { SendEmailForm, type TStartedSend } from './SendEmailForm';
 import { SendProgressCard } from './SendProgressCard';
-import { useSendEmailContent } from './send-email.queries';
+import { fromOldSend, useEditEmailData, useSendEmailContent } from './send-email.queries';
 
 const NoAccounts = () => (
   <Paper withBorder p="xl" radius="md">
@@ -53,6 +53,9 @@ const ScheduledNotice = ({
 /** Send Email (spec §2 screen 2): compose, preview, confirm, then follow the send live. */
 export const SendEmailPage = () => {
   const content = useSendEmailContent();
+  // /history/edit-email/{id}: a new send that starts from an old one.
+  const { editId } = useParams();
+  const edit = useEditEmailData(editId ? Number(editId) : null);
   const [started, setStarted] = useState<TStartedSend[]>([]);
   const dismiss = (sendId: number) => setStarted((sends) => sends.filter((send) => send.sendId !== sendId));
   const startedRef = useRef<HTMLDivElement>(null);
@@ -93,11 +96,20 @@ export const SendEmailPage = () => {
       {content.isError && (
         <LoadFailedAlert title="The Send Email page could not be loaded" onRetry={() => void content.refetch()} />
       )}
+      {edit.isError && (
+        <LoadFailedAlert title="The email to start from could not be loaded" onRetry={() => void edit.refetch()} />
+      )}
       {content.data &&
+        (editId === undefined || edit.data) &&
         (content.data.accounts.length === 0 ? (
           <NoAccounts />
         ) : (
-          <SendEmailForm content={content.data} onStarted={(send) => setStarted((sends) => [send, ...sends])} />
+          <SendEmailForm
+            key={editId ?? 'new'}
+            content={content.data}
+            initial={edit.data ? fromOldSend(edit.data) : undefined}
+            onStarted={(send) => setStarted((sends) => [send, ...sends])}
+          />
         ))}
     </>
   );

@@ -1,4 +1,5 @@
 import {
+  historyApi,
   sendEmailApi,
   type TRealtimePayload,
   type TSaveTemplateRequest,
@@ -11,6 +12,7 @@ import {
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
 import { useRealtimeEvent } from '../../app/realtime';
+import type { TSendFormValues } from './send-email.form';
 
 export const sendEmailKeys = {
   all: ['send-email'] as const,
@@ -135,3 +137,24 @@ export const useDeleteTemplate = () => {
       updateTemplates(queryClient, (templates) => templates.filter((template) => template.id !== id)),
   });
 };
+
+type TEditEmailData = Awaited<ReturnType<typeof callRoute<typeof historyApi.editEmailData>>>;
+
+/** An old send as the starting point of a new one (`/history/edit-email/{id}`). */
+export const useEditEmailData = (id: number | null) =>
+  useQuery({
+    queryKey: ['history', 'edit-email', id],
+    enabled: id !== null,
+    queryFn: ({ signal }) => callRoute(historyApi.editEmailData, { params: { id: id! }, signal }),
+  });
+
+export const fromOldSend = ({ record }: TEditEmailData): Partial<TSendFormValues> => ({
+  ...(record.account_id ? { account: String(record.account_id) } : {}),
+  senderName: record.from,
+  to: record.list_ids.map(String),
+  subject: record.subject,
+  cc: record.content.cc,
+  bcc: record.content.bcc,
+  reply: record.content.reply_to,
+  message: record.content.message_body,
+});

@@ -1,0 +1,144 @@
+import { expect, type Page, test } from '@playwright/test';
+import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+
+const user = { email: `history-${Date.now()}@example.com`, password: 'secret123', name: 'Hana History' };
+
+/** The user's id and their test-inbox account, and a list of two members on it. */
+const seedList = () =>
+  withDatabase(async (client) => {
+    const { rows } = await client.query<{ user_id: string; account_id: string }>(
+      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
+        where u.email = $1`,
+      [user.email],
+    );
+    const { user_id: userId, account_id: accountId } = rows[0]!;
+    const list = await client.query<{ id: string }>(
+      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
+       values ($1, $2, 'readers', 'example.com', 'readers@example.com', 'Readers') returning id`,
+      [userId, accountId],
+    );
+    for (const email of ['ann@example.com', 'bob@example.com']) {
+      await client.query(
+        'insert into list_members (user_id, list_id, account_id, email, fullname) values ($1, $2, $3, $4, $5)',
+        [userId, list.rows[0]!.id, accountId, email, email.split('@')[0]],
+      );
+    }
+    return { userId: Number(userId), accountId: Number(accountId), listId: Number(list.rows[0]!.id) };
+  });
+
+const connectTestInbox = async (page: Page) => {
+  await page.goto(`${baseUrl()}/settings/accounts`);
+  await page.getByTestId('connect-test-inbox').click();
+  const accountForm = page.getByTestId('account-form');
+  await accountForm.getByLabel('Account Name').fill('Test inbox');
+  await accountForm.getByTestId('smtp-test').click();
+  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
+  await accountForm.getByTestId('account-save').click();
+  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+};
+
+test('a send shows in History with its counts and events, exports as CSV, and starts a new send', async ({ page }) => {
+  test.setTimeout(90_000);
+  admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
+  await signIn(page, user);
+  await connectTestInbox(page);
+  await seedList();
+
+  await page.goto(`${baseUrl()}/send-email`);
+  await page.getByLabel('Sender Name').fill('Hana');
+  await page.getByLabel('Mailing lists').click();
+  await page.getByRole('option', { name: /Readers/ }).click();
+  await page.keyboard.press('Escape');
+  await page.getByLabel('Subject').fill('History journey =1+1');
+  await page.getByLabel('HTML message').fill('<p>Hello {{name}}</p>');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Yes, send it' }).click();
+  await expect(page.getByTestId('send-progress')).toContainText('finished', { timeout: 30_000 });
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'History' }).click();
+  const table = page.getByTestId('data-table');
+  const row = table.getByRole('row', { name: /History journey/ });
+  await expect(row).toContainText('Sent');
+  await expect(row).toContainText('Readers');
+  await expectAccessible(page, 'history');
+  // Keyboard: expand the row to its statistics.
+  await tabTo(page, row.getByRole('button', { name: 'Expand row' }));
+  await page.keyboard.press('Enter');
+  const stats = page.getByLabel('Statistics');
+  await expect(stats).toContainText('Sent');
+  await expect(stats).toContainText('2');
+  await expectAccessible(page, 'history, a row expanded');
+
+  await row.getByRole('link', { name: 'Details' }).click();
+  await expect(page.getByRole('heading', { name: /History: History journey/ })).toBeVisible();
+  const events = page.getByTestId('data-table');
+  await expect(events).toContainText('ann@example.com');
+  await expect(events).toContainText('bob@example.com');
+  await page.getByLabel('Event type').selectOption('sent');
+  await expect(events.getByRole('row')).toHaveCount(3);
+  await expectAccessible(page, 'history details');
+  const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
+  const csv = await (await page.request.get(`${baseUrl()}${href}`)).text();
+  expect(csv).toContain('Recipient,Event,Date,Detail');
+  expect(csv).toContain('ann@example.com,sent');
+
+  // Edit starts a new send from this one.
+  await page.goto(`${baseUrl()}/history`);
+  await page
+    .getByTestId('data-table')
+    .getByRole('link', { name: /Edit as new: History journey/ })
+    .click();
+  await expect(page.getByLabel('Subject')).toHaveValue('History journey =1+1');
+  await expect(page.getByLabel('HTML message')).toHaveValue('<p>Hello {{name}}</p>');
+});
+
+test('a scheduled email is edited, cancelled, restored and deleted, as its status allows', async ({ page }) => {
+  await signIn(page, user);
+  const { userId, accountId, listId } = await withDatabase(async (client) => {
+    const { rows } = await client.query<{ user_id: string; account_id: string; list_id: string }>(
+      `select u.id as user_id, a.id as account_id, l.id as list_id from users u
+         join sending_accounts a on a.user_id = u.id join mailing_lists l on l.account_id = a.id
+        where u.email = $1 limit 1`,
+      [user.email],
+    );
+    return { userId: rows[0]!.user_id, accountId: rows[0]!.account_id, listId: rows[0]!.list_id };
+  });
+  await withDatabase((client) =>
+    client.query(
+      `insert into sends (user_id, account_id, type, status, from_name, from_address, subject, html, list_ids, list_names, deliver_at)
+       values ($1, $2, 2, 'scheduled', 'Hana', 'hana@example.com', 'Black Friday', '<p>Deals</p>', array[$3::bigint], 'Readers',
+               now() + interval '5 days')`,
+      [userId, accountId, listId],
+    ),
+  );
+
+  await page.goto(`${baseUrl()}/scheduled-mails`);
+  const row = page.getByTestId('data-table').getByRole('row', { name: /Black Friday/ });
+  await expect(row).toContainText('Pending');
+  await expectAccessible(page, 'scheduled emails');
+
+  // Keyboard: Edit, change the subject, save.
+  await tabTo(page, row.getByRole('button', { name: 'Edit Black Friday' }));
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Edit Scheduled Email' });
+  await expect(dialog.getByLabel('Delivery time')).not.toHaveValue('');
+  await expectAccessible(page, 'edit scheduled email');
+  await dialog.getByLabel('Subject').fill('Black Friday: 30% off');
+  await tabTo(page, dialog.getByRole('button', { name: 'Save' }));
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+  const edited = page.getByTestId('data-table').getByRole('row', { name: /30% off/ });
+  await expect(edited).toBeVisible();
+
+  await edited.getByRole('button', { name: /^Cancel / }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel email' }).click();
+  await expect(edited).toContainText('Cancelled');
+  await expect(edited.getByRole('button', { name: /^Edit / })).toHaveCount(0);
+  await edited.getByRole('button', { name: /^Remove cancel/ }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Remove cancel' }).click();
+  await expect(edited).toContainText('Pending');
+  await edited.getByRole('button', { name: /^Delete / }).click();
+  await expectAccessible(page, 'delete confirmation');
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByTestId('data-table')).not.toContainText('30% off');
+});

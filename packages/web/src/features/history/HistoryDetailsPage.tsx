@@ -1,0 +1,110 @@
+import { Anchor, Badge, Button, Group, NativeSelect, Paper, Text } from '@mantine/core';
+import { HISTORY_EVENT_TYPES, historyApi, type THistoryDetail, type THistoryRecord } from '@sendwell/contracts';
+import { IconDownload } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { callRoute, toSearchParams } from '../../app/api';
+import { useFormatDateTime } from '../../app/dates';
+import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { PageHeader } from '../../components/PageHeader';
+import { exportUrl, historyKeys, useLiveHistory } from './history.queries';
+
+const EVENT_COLORS: Record<string, string> = {
+  sent: 'blue',
+  delivered: 'green',
+  failed: 'red',
+  opened: 'teal',
+  clicked: 'grape',
+  complained: 'orange',
+  unsubscribed: 'gray',
+};
+
+/** History detail (spec §2 screen 9): one send's delivery events, filtered, searched, exported. */
+export const HistoryDetailsPage = () => {
+  const formatDateTime = useFormatDateTime();
+  useLiveHistory();
+  const params = useParams();
+  const accountId = Number(params.accountId);
+  const id = Number(params.id);
+  const [eventType, setEventType] = useState('');
+  const [send, setSend] = useState<THistoryRecord | null>(null);
+  const columns: TDataTableColumn<THistoryDetail>[] = [
+    { key: 'recipient', title: 'Recipient', sortable: true },
+    {
+      key: 'event_type',
+      title: 'Event',
+      sortable: true,
+      render: (row) => (
+        <Badge variant="light" color={EVENT_COLORS[row.event_type] ?? 'gray'}>
+          {row.event_type}
+        </Badge>
+      ),
+    },
+    {
+      key: 'detail',
+      title: 'Detail',
+      render: (row) => (
+        <Text size="xs" c="dimmed" lineClamp={2} maw={420}>
+          {row.detail ?? ''}
+        </Text>
+      ),
+    },
+    { key: 'created_at', title: 'Date', sortable: true, render: (row) => formatDateTime(row.created_at) },
+  ];
+  return (
+    <>
+      <PageHeader
+        title={send ? `History: ${send.subject}` : 'History details'}
+        description={send ? `${send.from} to ${send.to || 'its lists'}, ${formatDateTime(send.created_at)}` : undefined}
+        actions={
+          <Group gap="xs">
+            <Anchor component={Link} to="/history" size="sm">
+              Back to History
+            </Anchor>
+            <Button
+              component="a"
+              href={`${exportUrl(accountId, id)}?${toSearchParams({ event_type: eventType })}`}
+              leftSection={<IconDownload size={16} />}
+              variant="default"
+            >
+              Export CSV
+            </Button>
+          </Group>
+        }
+      />
+      <Paper withBorder p="md">
+        <DataTable<THistoryDetail>
+          label="Delivery events"
+          queryKey={historyKeys.details(id)}
+          fetcher={async (query, signal) => {
+            const page = await callRoute(historyApi.details, {
+              params: { accountId, id },
+              query: query as never,
+              signal,
+            });
+            setSend(page.send);
+            return page;
+          }}
+          columns={columns}
+          rowKey={(row) => row.id}
+          defaultSort={{ column: 'created_at', order: 'desc' }}
+          filters={{ event_type: eventType }}
+          searchable
+          toolbar={
+            <NativeSelect
+              size="xs"
+              aria-label="Event type"
+              value={eventType}
+              onChange={(event) => setEventType(event.currentTarget.value)}
+              data={[
+                { value: '', label: 'All events' },
+                ...HISTORY_EVENT_TYPES.map((type) => ({ value: type, label: type })),
+              ]}
+            />
+          }
+          emptyText="No data found."
+        />
+      </Paper>
+    </>
+  );
+};

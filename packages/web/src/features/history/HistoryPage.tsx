@@ -1,0 +1,195 @@
+import { Anchor, Button, Group, Modal, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import type { THistoryRecord } from '@sendwell/contracts';
+import { IconRepeat } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { useFormatDateTime } from '../../app/dates';
+import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { PageHeader } from '../../components/PageHeader';
+import { HISTORY_URL, historyKeys, useHistoryCounts, useLiveHistory, useResend } from './history.queries';
+
+const STATS = [
+  ['sent_count', 'Sent'],
+  ['delivered_count', 'Delivered'],
+  ['failed_count', 'Failed'],
+  ['opened_count', 'Opened'],
+  ['clicked_count', 'Clicked'],
+  ['complained_count', 'Complained'],
+  ['unsubscribed_count', 'Unsubscribed'],
+  ['unknown_count', 'Unknown'],
+] as const;
+
+/** The expanded row: lists, statistics (Mailgun reports deliveries; SMTP and Gmail what they accepted) and times. */
+const SendStatistics = ({ send }: { send: THistoryRecord }) => {
+  const formatDateTime = useFormatDateTime();
+  const counts = useHistoryCounts(send.id);
+  const shown = STATS.filter(([key]) =>
+    counts.data && (counts.data.isSmtp || counts.data.isGmail)
+      ? ['sent_count', 'failed_count', 'unknown_count', 'opened_count', 'clicked_count', 'unsubscribed_count'].includes(
+          key,
+        )
+      : true,
+  );
+  return (
+    <Stack gap="xs" p="sm">
+      <Text size="sm">
+        <b>Lists:</b> {send.to || '—'}
+      </Text>
+      <SimpleGrid cols={{ base: 2, sm: 4, md: 8 }} spacing="xs" aria-label="Statistics">
+        {shown.map(([key, label]) => (
+          <Paper key={key} withBorder p="xs">
+            <Text size="xs" c="dimmed">
+              {label}
+            </Text>
+            <Text fw={700}>{counts.data ? counts.data.counts[key].toLocaleString('en-US') : '…'}</Text>
+          </Paper>
+        ))}
+      </SimpleGrid>
+      <Text size="sm" c="dimmed">
+        {send.deliver_at ? `Delivery time ${formatDateTime(send.deliver_at)}. ` : ''}
+        {send.finished_at ? `Finished ${formatDateTime(send.finished_at)}.` : `State: ${send.state}.`}
+      </Text>
+    </Stack>
+  );
+};
+
+/** Send history (spec §2 screen 8). */
+export const HistoryPage = () => {
+  const formatDateTime = useFormatDateTime();
+  useLiveHistory();
+  const resend = useResend();
+  const [type, setType] = useState('');
+  const [firstDate, setFirstDate] = useState('');
+  const [lastDate, setLastDate] = useState('');
+  const [again, setAgain] = useState<THistoryRecord | null>(null);
+
+  const columns: TDataTableColumn<THistoryRecord>[] = [
+    { key: 'subject', title: 'Subject', sortable: true },
+    { key: 'from', title: 'From' },
+    { key: 'to', title: 'To', render: (send) => send.to || '—' },
+    { key: 'type', title: 'Type', render: (send) => (send.type === 2 ? 'Scheduled Mail' : 'Standard') },
+    {
+      key: 'status',
+      title: 'Status',
+      render: (send) => (send.status === 1 ? 'Sent' : 'Pending'),
+    },
+    { key: 'created_at', title: 'Created', sortable: true, render: (send) => formatDateTime(send.created_at) },
+    {
+      key: 'actions',
+      title: 'Actions',
+      render: (send) => (
+        <Group gap={4} wrap="nowrap">
+          {send.account_id !== null && (
+            <Anchor component={Link} to={`/history/details/${send.account_id}/${send.id}`} size="sm">
+              Details
+            </Anchor>
+          )}
+          <Anchor
+            component={Link}
+            to={`/history/edit-email/${send.id}`}
+            size="sm"
+            aria-label={`Edit as new: ${send.subject}`}
+          >
+            Edit
+          </Anchor>
+          {send.account_id !== null && (
+            <Button
+              size="compact-xs"
+              variant="default"
+              leftSection={<IconRepeat size={12} />}
+              onClick={() => setAgain(send)}
+              aria-label={`Send again: ${send.subject}`}
+            >
+              Send again
+            </Button>
+          )}
+        </Group>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title="History" description="Everything you sent, with what happened to it." />
+      <Paper withBorder p="md">
+        <DataTable<THistoryRecord>
+          label="Send history"
+          queryKey={historyKeys.list}
+          url={HISTORY_URL}
+          columns={columns}
+          rowKey={(send) => send.id}
+          defaultSort={{ column: 'created_at', order: 'desc' }}
+          filters={{ type, first_date: firstDate, last_date: lastDate }}
+          searchable
+          renderExpanded={(send) => <SendStatistics send={send} />}
+          toolbar={
+            <Group gap="xs" align="flex-end">
+              <NativeSelect
+                size="xs"
+                label="Type"
+                value={type}
+                onChange={(event) => setType(event.currentTarget.value)}
+                data={[
+                  { value: '', label: 'All' },
+                  { value: '1', label: 'Standard' },
+                  { value: '2', label: 'Scheduled Mail' },
+                ]}
+              />
+              <TextInput
+                size="xs"
+                type="date"
+                label="From"
+                value={firstDate}
+                onChange={(event) => setFirstDate(event.currentTarget.value)}
+              />
+              <TextInput
+                size="xs"
+                type="date"
+                label="To"
+                value={lastDate}
+                onChange={(event) => setLastDate(event.currentTarget.value)}
+              />
+            </Group>
+          }
+          emptyText="No data found."
+        />
+      </Paper>
+      <Modal
+        opened={again !== null}
+        onClose={() => setAgain(null)}
+        title="Send this email again?"
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <Stack>
+          <Text size="sm">
+            “{again?.subject}” goes out again, now, to the subscribed members of {again?.to || 'its lists'}.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setAgain(null)}>
+              Cancel
+            </Button>
+            <Button
+              loading={resend.isPending}
+              onClick={() =>
+                again?.account_id &&
+                resend.mutate(
+                  { accountId: again.account_id, id: again.id },
+                  {
+                    onSuccess: ({ message }) => {
+                      notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+                      setAgain(null);
+                    },
+                  },
+                )
+              }
+            >
+              Yes, Send Again
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+};
