@@ -25,5 +25,6 @@ export * from './sending/history';
 export * from './sending/history.routes';
 export * from './sending/send-email.routes';
 export * from './sending/sending';
+export * from './sending/suppression';
 export * from './support/support';
 export * from './support/support.routes';

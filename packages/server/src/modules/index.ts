@@ -20,6 +20,7 @@ import { recipientPages, recipientRoutes, webhookRoutes } from './sending/recipi
 import { sendEmailRoutes } from './sending/send-email.routes';
 import { applyEventsJob, dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './sending/sending.jobs';
 import { scheduledListUsage } from './sending/sending.service';
+import { suppressionRoutes } from './suppression/suppression.routes';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
 import { ticketJobs } from './tickets/tickets.jobs';
@@ -58,6 +59,8 @@ export const modules: TModule[] = [
   // The Support page's calls, and the ticket service of spec §7 for other apps.
   { name: 'tickets', routes: [supportRoutes, ticketServiceRoutes], jobs: ticketJobs as TJobDefinition[] },
   { name: 'announcements', routes: [announcementRoutes] },
+  // The Bounces and Suppression page; its service is what the engine and webhooks call.
+  { name: 'suppression', routes: [suppressionRoutes] },
   { name: 'operator', routes: [operatorRoutes] },
 ];
 

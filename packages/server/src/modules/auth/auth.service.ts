@@ -223,3 +223,7 @@ export const findUserForOperator = async (db: Executor, userId: number) => {
   if (!row) throw notFound('This user does not exist.');
   return toOperatorUser(row);
 };
+
+/** The user's time zone (dates in filters and on screens are the user's). */
+export const timeZoneOf = async (db: Executor, userId: number) =>
+  (await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst())?.time_zone ?? 'UTC';

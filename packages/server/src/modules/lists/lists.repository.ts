@@ -1,4 +1,4 @@
-import { type Insertable, sql, type Updateable } from 'kysely';
+import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db';
 import type { ListImportsTable, MailingListsTable } from '../../platform/db-schema';
 
@@ -242,4 +242,38 @@ export const unsubscribeFromAccountLists = async (
     .where('subscribed', '=', true)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows);
+};
+
+/**
+ * "This address is subscribed on one of the user's lists", for other modules' set-based
+ * queries (the suppression table's status). Through the user's lists, so each lookup is
+ * one probe of the (list_id, lower(email)) index per list.
+ */
+export const onAnyListOf = (userId: number, email: RawBuilder<unknown>) =>
+  sql<boolean>`exists (
+    select 1 from mailing_lists l join list_members m on m.list_id = l.id and lower(m.email) = lower(${email})
+     where l.user_id = ${userId} and m.subscribed)`;
+
+/** Which of the user's lists hold these addresses (any case), and whether subscribed there. */
+export const findMemberships = async (db: Executor, userId: number, emails: string[]) => {
+  if (emails.length === 0) return [];
+  return (
+    await sql<{ email: string; list_id: number; account_id: number; address: string; subscribed: boolean }>`
+      select lower(m.email) as email, l.id as list_id, l.account_id, l.address, m.subscribed
+        from mailing_lists l
+        join list_members m on m.list_id = l.id and lower(m.email) = any(${emails.map((email) => email.toLowerCase())}::text[])
+       where l.user_id = ${userId}
+       order by l.address`.execute(db)
+  ).rows;
+};
+
+/** Unsubscribes these addresses from every list of the user (the suppression screen). Answers how many memberships changed. */
+export const unsubscribeFromAllLists = async (db: Executor, userId: number, emails: string[]) => {
+  if (emails.length === 0) return 0;
+  const result = await sql`
+    update list_members m set subscribed = false, updated_at = now()
+      from mailing_lists l
+     where l.user_id = ${userId} and m.list_id = l.id and m.subscribed
+       and lower(m.email) = any(${emails.map((email) => email.toLowerCase())}::text[])`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 };

@@ -396,4 +396,10 @@ export const importParsedRows = async (
 };
 
 /** For other modules' set-based work (a send's snapshot, unsubscribing everywhere). */
-export { subscribedMembersOf, unsubscribeFromAccountLists } from './lists.repository';
+export {
+  findMemberships,
+  onAnyListOf,
+  subscribedMembersOf,
+  unsubscribeFromAccountLists,
+  unsubscribeFromAllLists,
+} from './lists.repository';

@@ -1,27 +1,16 @@
 import { sql } from 'kysely';
+import { dateBounds as boundsOf } from '../../platform/date-filter';
 import type { Executor } from '../../platform/db';
 
 /** The user's time zone, read in the query that filters by day (spec: dates in the user's zone). */
 const userTimeZone = (userId: number) => sql<string>`(select time_zone from users where id = ${userId})`;
 
-/** A filter day (YYYY-MM-DD, or with a time) as a bound on a timestamp column, in the user's zone. */
+/** The spec's date filters on a column, in the user's time zone. */
 export const dateBounds = (
   userId: number,
   column: string,
-  { first_date, last_date }: { first_date?: string | undefined; last_date?: string | undefined },
-) => {
-  const zone = userTimeZone(userId);
-  const bounds = [];
-  if (first_date) bounds.push(sql<boolean>`${sql.ref(column)} >= (${first_date}::timestamp at time zone ${zone})`);
-  if (last_date) {
-    bounds.push(
-      last_date.length === 10
-        ? sql<boolean>`${sql.ref(column)} < ((${last_date}::date + 1)::timestamp at time zone ${zone})`
-        : sql<boolean>`${sql.ref(column)} <= (${last_date}::timestamp at time zone ${zone})`,
-    );
-  }
-  return bounds;
-};
+  filters: { first_date?: string | undefined; last_date?: string | undefined },
+) => boundsOf(column, filters, userTimeZone(userId));
 
 /** A user's sends with their account's provider, for the history and scheduled tables. */
 export const selectSends = (db: Executor, userId: number) =>

@@ -57,3 +57,33 @@ export const upsertSuppressions = async (executor: Executor, entries: TSuppressi
 export const notSuppressed = (userId: RawBuilder<unknown> | number, email: RawBuilder<unknown>) =>
   sql<boolean>`not exists (
     select 1 from suppressions s where s.user_id = ${userId} and lower(s.email) = lower(${email}))`;
+
+/** A user's suppressions, for the suppression table. */
+export const selectSuppressions = (db: Executor, userId: number) =>
+  db
+    .selectFrom('suppressions')
+    .select([
+      'id',
+      'email',
+      'type',
+      'quantity',
+      'reason',
+      'message',
+      'description',
+      'source',
+      'created_at',
+      'updated_at',
+    ])
+    .where('user_id', '=', userId);
+
+export const findSuppressionEmails = async (db: Executor, userId: number, ids: number[]) =>
+  (
+    await db.selectFrom('suppressions').select('email').where('user_id', '=', userId).where('id', 'in', ids).execute()
+  ).map((row) => row.email);
+
+export const allSuppressedEmails = async (db: Executor, userId: number) =>
+  (await db.selectFrom('suppressions').select('email').where('user_id', '=', userId).execute()).map((row) => row.email);
+
+export const deleteSuppression = async (db: Executor, userId: number, id: number) =>
+  (await db.deleteFrom('suppressions').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst())
+    .numDeletedRows > 0n;

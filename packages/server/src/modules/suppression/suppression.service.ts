@@ -1,6 +1,27 @@
+import { safeCell, type TSuppression, type ZSuppressionQuery } from '@sendwell/contracts';
+import { stringify } from 'csv-stringify/sync';
+import { sql } from 'kysely';
+import type { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { dateBounds } from '../../platform/date-filter';
 import type { Executor } from '../../platform/db';
-import { unsubscribeFromAccountLists } from '../lists/lists.service';
-import { type TSuppressionEntry, upsertSuppressions } from './suppression.repository';
+import { notFound } from '../../platform/errors';
+import { paginate } from '../../platform/paging';
+import { timeZoneOf } from '../auth/auth.service';
+import {
+  findMemberships,
+  onAnyListOf,
+  unsubscribeFromAccountLists,
+  unsubscribeFromAllLists,
+} from '../lists/lists.service';
+import {
+  allSuppressedEmails,
+  deleteSuppression,
+  findSuppressionEmails,
+  selectSuppressions,
+  type TSuppressionEntry,
+  upsertSuppressions,
+} from './suppression.repository';
 
 export { notSuppressed, type TSuppressionEntry } from './suppression.repository';
 
@@ -20,3 +41,104 @@ export const unsubscribeEverywhere = (
   executor: Executor,
   recipient: { userId: number; accountId: number; email: string },
 ) => unsubscribeFromAccountLists(executor, recipient);
+
+// --- the suppression screen (spec §2 screen 11) ---
+
+type TSuppressionRow = Awaited<ReturnType<ReturnType<typeof selectSuppressions>['executeTakeFirstOrThrow']>>;
+
+const filtered = async (platform: TPlatform, userId: number, query: z.output<typeof ZSuppressionQuery>) => {
+  let rows = selectSuppressions(platform.db, userId);
+  if (query.type) rows = rows.where('type', '=', query.type);
+  for (const bound of dateBounds('created_at', query, await timeZoneOf(platform.db, userId))) rows = rows.where(bound);
+  // Hidden unless asked: unsubscribed entries, and addresses no longer subscribed anywhere.
+  if (query.see_hidden !== '1') {
+    rows = rows.where('type', '<>', 'unsubscribed').where(onAnyListOf(userId, sql`suppressions.email`));
+  }
+  return rows;
+};
+
+const withLists = async (platform: TPlatform, userId: number, rows: TSuppressionRow[]): Promise<TSuppression[]> => {
+  const memberships = await findMemberships(
+    platform.db,
+    userId,
+    rows.map((row) => row.email),
+  );
+  return rows.map((row) => {
+    const lists = memberships.filter((membership) => membership.email === row.email.toLowerCase());
+    return {
+      ...row,
+      refund: false,
+      status: lists.length === 0 ? null : lists.some((list) => list.subscribed) ? 'On List' : 'Cleaned',
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      lists: lists.map((list) => ({
+        mailing_list: list.address,
+        id: list.list_id,
+        account_id: list.account_id,
+        subscribed: list.subscribed,
+      })),
+    };
+  });
+};
+
+export const listSuppressions = async (
+  platform: TPlatform,
+  userId: number,
+  query: z.output<typeof ZSuppressionQuery>,
+) => {
+  const page = await paginate(await filtered(platform, userId, query), query, {
+    sortColumns: { created_at: 'created_at', email: sql`lower(email)`, type: 'type', quantity: 'quantity' },
+    searchColumns: ['email', 'reason', 'message'],
+    tieBreaker: 'id',
+  });
+  return { data: await withLists(platform, userId, page.data), meta: page.meta };
+};
+
+/** The addresses leave every list of the user; they stay suppressed. Answers how many memberships changed. */
+export const clearSuppressions = async (platform: TPlatform, userId: number, ids: number[]) =>
+  unsubscribeFromAllLists(platform.db, userId, await findSuppressionEmails(platform.db, userId, ids));
+
+export const clearAllSuppressions = async (platform: TPlatform, userId: number) =>
+  unsubscribeFromAllLists(platform.db, userId, await allSuppressedEmails(platform.db, userId));
+
+/** A reviewed bounce taken off the list: the next send goes to the address again. */
+export const removeSuppression = async (platform: TPlatform, userId: number, id: number) => {
+  if (!(await deleteSuppression(platform.db, userId, id))) throw notFound('This suppression does not exist.');
+};
+
+const EXPORT_SLICE = 2_000;
+
+/** The table as CSV, slice by slice, every cell through `safeCell` (R17). */
+export async function* exportSuppressions(
+  platform: TPlatform,
+  userId: number,
+  query: z.output<typeof ZSuppressionQuery>,
+) {
+  yield `\uFEFF${stringify([['Email', 'Type', 'Quantity', 'Status', 'Lists', 'Reason', 'Message', 'Created']])}`;
+  let after = 0;
+  for (;;) {
+    const rows = await (await filtered(platform, userId, query))
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(EXPORT_SLICE)
+      .execute();
+    if (rows.length === 0) return;
+    after = rows.at(-1)!.id;
+    const search = query.search?.trim().toLowerCase();
+    const kept = search ? rows.filter((row) => row.email.toLowerCase().includes(search)) : rows;
+    yield stringify(
+      (await withLists(platform, userId, kept)).map((row) =>
+        [
+          row.email,
+          row.type,
+          String(row.quantity),
+          row.status ?? '',
+          row.lists.map((list) => list.mailing_list).join(' '),
+          row.reason ?? '',
+          row.message ?? '',
+          row.created_at,
+        ].map(safeCell),
+      ),
+    );
+  }
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { ZFilterDate } from '../credits/credits';
+import { ZStatusMessage } from '../http/errors';
+import { defineRoute, ZIdParams } from '../http/routes';
+import { pagedResponse, pageQuery } from '../paging/paging';
+
+export const SUPPRESSION_TYPES = [
+  'bounce',
+  'suppress-bounce',
+  'complained',
+  'unsubscribed',
+  'temporary',
+  'generic',
+] as const;
+
+/** Spec §3 "Suppression row", with where it came from. */
+export const ZSuppression = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  type: z.enum(SUPPRESSION_TYPES),
+  quantity: z.number().int(),
+  refund: z.boolean(),
+  /** 'On List': still subscribed on one of the user's lists; 'Cleaned': on lists, unsubscribed from all; null: on none. */
+  status: z.enum(['Cleaned', 'On List']).nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  lists: z.array(
+    z.object({ mailing_list: z.string(), id: z.number().int(), account_id: z.number().int(), subscribed: z.boolean() }),
+  ),
+  reason: z.string().nullable(),
+  message: z.string().nullable(),
+  description: z.string().nullable(),
+  source: z.string().nullable(),
+});
+export type TSuppression = z.infer<typeof ZSuppression>;
+
+export const ZSuppressionQuery = pageQuery({
+  columns: ['created_at', 'email', 'type', 'quantity'],
+  defaultColumn: 'created_at',
+  defaultOrder: 'desc',
+}).extend({
+  first_date: ZFilterDate.optional(),
+  last_date: ZFilterDate.optional(),
+  type: z.enum(SUPPRESSION_TYPES).optional(),
+  /** '1' shows the hidden too: unsubscribed entries and addresses already cleaned. */
+  see_hidden: z.enum(['0', '1']).optional(),
+});
+export const ZSuppressionPage = pagedResponse(ZSuppression);
+
+/** Spec §7 clear: one `bounce_id`, or several (the spec's `is_array`). */
+export const ZClearSuppressions = z.object({
+  bounce_id: z.union([
+    z.coerce.number().int().positive(),
+    z.array(z.coerce.number().int().positive()).min(1).max(1000),
+  ]),
+  is_array: z.coerce.boolean().optional(),
+});
+
+export const suppressionApi = {
+  list: defineRoute({ method: 'GET', path: '/suppressions', query: ZSuppressionQuery, response: ZSuppressionPage }),
+  export: defineRoute({ method: 'GET', path: '/suppressions/export', query: ZSuppressionQuery, response: z.string() }),
+  /** 'Unsubscribe' / 'Unsubscribe Selected': the addresses leave every list of the user. */
+  clear: defineRoute({
+    method: 'POST',
+    path: '/suppressions/clear',
+    body: ZClearSuppressions,
+    response: ZStatusMessage.extend({ cleaned: z.number().int() }),
+  }),
+  /** 'Unsubscribe All': every suppressed address still on a list. */
+  clearAll: defineRoute({
+    method: 'POST',
+    path: '/suppressions/clear-all',
+    response: ZStatusMessage.extend({ cleaned: z.number().int() }),
+  }),
+  /** Beyond the spec: take an address off the suppression list (a bounce reviewed as a mistake). */
+  remove: defineRoute({
+    method: 'POST',
+    path: '/suppressions/:id/remove',
+    params: ZIdParams,
+    response: ZStatusMessage,
+  }),
+};

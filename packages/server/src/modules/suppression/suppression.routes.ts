@@ -1,0 +1,50 @@
+import { Readable } from 'node:stream';
+import { suppressionApi } from '@sendwell/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
+import {
+  clearAllSuppressions,
+  clearSuppressions,
+  exportSuppressions,
+  listSuppressions,
+  removeSuppression,
+} from './suppression.service';
+
+const editLimit = { rateLimit: { name: 'suppression-edit', limit: 120, windowSeconds: 600, per: 'user' as const } };
+
+/** The Bounces and Suppression page's calls (spec §2 screen 11, §7). */
+export const suppressionRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const serve = routesFor(app, ['suppression']);
+  const userOf = (request: FastifyRequest) => request.session!.userId;
+
+  serve(suppressionApi.list, async (request) => listSuppressions(platform, userOf(request), request.query));
+  serve(suppressionApi.export, async (request, reply) =>
+    reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="suppressions.csv"')
+      .send(Readable.from(exportSuppressions(platform, userOf(request), request.query))),
+  );
+  serve(suppressionApi.clear, { config: editLimit }, async (request) => {
+    const ids = Array.isArray(request.body.bounce_id) ? request.body.bounce_id : [request.body.bounce_id];
+    const cleaned = await clearSuppressions(platform, userOf(request), ids);
+    return {
+      status: true,
+      message: `Unsubscribed from ${cleaned} list membership${cleaned === 1 ? '' : 's'}.`,
+      cleaned,
+    };
+  });
+  serve(suppressionApi.clearAll, { config: editLimit }, async (request) => {
+    const cleaned = await clearAllSuppressions(platform, userOf(request));
+    return {
+      status: true,
+      message: `Unsubscribed from ${cleaned} list membership${cleaned === 1 ? '' : 's'}.`,
+      cleaned,
+    };
+  });
+  serve(suppressionApi.remove, { config: editLimit }, async (request) => {
+    await removeSuppression(platform, userOf(request), request.params.id);
+    return { status: true, message: 'The address is no longer suppressed: your next sends include it.' };
+  });
+};

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { suppress } from './suppression.service';
+
+let t: TTestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+const seed = async () => {
+  const user = await seedUser(t.platform, { planId: 3 });
+  const agent = createAgent(t.app);
+  await agent.signIn(user.email, user.password);
+  const account = await t.platform.db
+    .insertInto('sending_accounts')
+    .values({ user_id: user.id, name: 'SMTP', provider: 'smtp', driver: 'smtp', username: 'news@acme.test' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const listIds: number[] = [];
+  for (const [index, members] of [
+    ['gone@example.com', 'kept@example.com'],
+    ['GONE@example.com', 'angry@example.com'],
+  ].entries()) {
+    const list = await t.platform.db
+      .insertInto('mailing_lists')
+      .values({
+        user_id: user.id,
+        account_id: account.id,
+        alias: `l${index}`,
+        domain: 'acme.test',
+        address: `l${index}@acme.test`,
+        name: `L${index}`,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    listIds.push(list.id);
+    await t.platform.db
+      .insertInto('list_members')
+      .values(members.map((email) => ({ user_id: user.id, list_id: list.id, account_id: account.id, email })))
+      .execute();
+  }
+  await suppress(t.platform.db, [
+    {
+      userId: user.id,
+      email: 'gone@example.com',
+      type: 'bounce',
+      reason: 'permanent failure',
+      message: '550 5.1.1 no such user',
+      source: 'smtp',
+    },
+    { userId: user.id, email: 'angry@example.com', type: 'complained', reason: 'complained', source: 'mailgun' },
+    {
+      userId: user.id,
+      email: 'nowhere@example.com',
+      type: 'bounce',
+      reason: 'permanent failure',
+      message: '=cmd|calc',
+      source: 'smtp',
+    },
+  ]);
+  return { user, agent, listIds };
+};
+
+const page = async (agent: ReturnType<typeof createAgent>, query: Record<string, string> = {}) =>
+  (await agent.get('/api/suppressions', { query })).json();
+
+describe('the suppression screen', () => {
+  it('lists suppressions with their lists and status, filters by type, hides the cleaned, and unsubscribes selected and all', async () => {
+    const { agent, listIds } = await seed();
+    const shown = await page(agent);
+    // Hidden by default: addresses on no list (nowhere@) — nothing to clean.
+    expect(shown.data.map((row: { email: string }) => row.email).sort()).toEqual([
+      'angry@example.com',
+      'gone@example.com',
+    ]);
+    const gone = shown.data.find((row: { email: string }) => row.email === 'gone@example.com');
+    expect(gone).toMatchObject({ status: 'On List', type: 'bounce', message: '550 5.1.1 no such user' });
+    expect(gone.lists.map((list: { id: number }) => list.id).sort()).toEqual([...listIds].sort());
+    expect((await page(agent, { type: 'complained' })).data.map((row: { email: string }) => row.email)).toEqual([
+      'angry@example.com',
+    ]);
+    expect((await page(agent, { see_hidden: '1' })).meta.total).toBe(3);
+
+    const cleared = await agent.post('/api/suppressions/clear', { bounce_id: [gone.id], is_array: true });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect(cleared.json().cleaned).toBe(2);
+    const after = await page(agent, { see_hidden: '1' });
+    expect(after.data.find((row: { email: string }) => row.email === 'gone@example.com').status).toBe('Cleaned');
+    expect((await page(agent)).data.map((row: { email: string }) => row.email)).toEqual(['angry@example.com']);
+
+    expect((await agent.post('/api/suppressions/clear-all')).json().cleaned).toBe(1);
+    expect((await page(agent)).data).toEqual([]);
+    // kept@ was never suppressed: still subscribed.
+    const kept = await t.platform.db
+      .selectFrom('list_members')
+      .select('subscribed')
+      .where('email', '=', 'kept@example.com')
+      .where('list_id', '=', listIds[0]!)
+      .executeTakeFirstOrThrow();
+    expect(kept.subscribed).toBe(true);
+  });
+
+  it('exports with formula cells escaped (R17), removes a reviewed suppression, and scopes every id to its user (R12)', async () => {
+    const { agent } = await seed();
+    const csv = await agent.get('/api/suppressions/export', { query: { see_hidden: '1' } });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.body).toContain("'=cmd|calc");
+    expect(csv.body).not.toMatch(/,=cmd/);
+
+    const other = await seed();
+    const mine = (await page(agent, { see_hidden: '1' })).data[0];
+    expect((await other.agent.post(`/api/suppressions/${mine.id}/remove`)).statusCode).toBe(404);
+    const cleared = await other.agent.post('/api/suppressions/clear', { bounce_id: mine.id });
+    expect(cleared.json().cleaned).toBe(0);
+    expect((await agent.post(`/api/suppressions/${mine.id}/remove`)).statusCode).toBe(200);
+    expect((await page(agent, { see_hidden: '1' })).meta.total).toBe(2);
+  });
+});
