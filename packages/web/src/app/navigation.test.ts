@@ -35,6 +35,7 @@ describe('visibleNavigation', () => {
       'Scheduled Emails',
       'History',
       'Mailing Lists',
+      'Suppression',
       'Settings',
       'Credit Log',
       'Support',

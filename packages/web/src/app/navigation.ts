@@ -46,7 +46,7 @@ export const navigation: TNavigationEntry[] = [
   { label: 'History', path: '/history', icon: IconHistory, available: true },
   { label: 'Drip Campaigns', path: '/campaigns', icon: IconRoute, available: false },
   { label: 'Mailing Lists', path: '/mailing-lists', icon: IconAddressBook, available: true },
-  { label: 'Suppression', path: '/suppression', icon: IconBan, available: false },
+  { label: 'Suppression', path: '/suppression', icon: IconBan, available: true },
   {
     label: 'Tools',
     icon: IconTool,

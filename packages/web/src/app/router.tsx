@@ -125,6 +125,12 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/history/ScheduledPage')).ScheduledPage }),
               },
               {
+                path: 'suppression',
+                lazy: async () => ({
+                  Component: (await import('../features/suppression/SuppressionPage')).SuppressionPage,
+                }),
+              },
+              {
                 path: 'support',
                 lazy: async () => ({ Component: (await import('../features/support/SupportPage')).SupportPage }),
               },

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
-import { startTestInbox, type TTestInbox, testInboxCredentials } from './test-inbox';
+import { createTestInboxTransport, startTestInbox, type TTestInbox, testInboxCredentials } from './test-inbox';
 
 let t: TTestApp;
 let inbox: TTestInbox;
@@ -86,5 +86,38 @@ describe('the test inbox quota (R30)', () => {
     const user = await seedUser(t.platform);
     await Promise.all(Array.from({ length: 8 }, (_, index) => sendAs(user.id, `together ${index}`)));
     expect(await subjectsOf(user.id)).toHaveLength(3);
+  });
+});
+
+describe('bounces on a local run', () => {
+  it('refuses every address at bounce.test with 550 5.1.1, over SMTP and in process, and keeps nothing', async () => {
+    const user = await seedUser(t.platform);
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: inbox.port,
+      secure: false,
+      ignoreTLS: true,
+      auth: {
+        user: testInboxCredentials(t.platform, user.id).username,
+        pass: testInboxCredentials(t.platform, user.id).password,
+      },
+    });
+    const refused = await transport
+      .sendMail({ from: 'news@example.com', to: 'nobody@bounce.test', subject: 'x', text: 'x' })
+      .catch((caught: unknown) => caught);
+    transport.close();
+    expect(refused).toMatchObject({ responseCode: 550 });
+
+    const results = await createTestInboxTransport(t.platform, user.id).send([
+      { from: 'news@example.com', to: 'Nobody@Bounce.test', subject: 'x', html: '<p>x</p>' },
+      { from: 'news@example.com', to: 'reader@example.com', subject: 'kept', html: '<p>x</p>' },
+    ]);
+    expect(results[0]).toMatchObject({
+      accepted: false,
+      kind: 'permanent',
+      error: expect.stringContaining('550 5.1.1'),
+    });
+    expect(results[1]).toMatchObject({ accepted: true });
+    expect(await subjectsOf(user.id)).toEqual(['kept']);
   });
 });

@@ -100,6 +100,16 @@ const storeTestInboxMessage = async (
  * send this way, whether or not it hosts the SMTP sink (several workers on one machine, or
  * on several machines, share one database and so one inbox).
  */
+/**
+ * The test inbox refuses every address at this reserved domain the way a real server
+ * refuses an unknown mailbox (550 5.1.1), so a bounce can be tried end to end on a local
+ * run: the failure, the delivery event and the suppression.
+ */
+export const TEST_BOUNCE_DOMAIN = 'bounce.test';
+const bounceAnswer = (address: string) =>
+  `550 5.1.1 <${address}>: Recipient address rejected: the Sendwell test inbox bounces every address at ${TEST_BOUNCE_DOMAIN}`;
+const isTestBounce = (address: string) => address.toLowerCase().endsWith(`@${TEST_BOUNCE_DOMAIN}`);
+
 export const createTestInboxTransport = (platform: TPlatform, userId: number): TMailTransport => ({
   verify: async () => {},
   send: async (batch, onResult, options) => {
@@ -109,6 +119,8 @@ export const createTestInboxTransport = (platform: TPlatform, userId: number): T
       const mayHandOver = (await options?.beforeHandOver?.(index).catch(() => false)) ?? true;
       if (!mayHandOver) {
         results[index] = { to: message.to, accepted: false, error: HANDOVER_REFUSED, kind: 'temporary' };
+      } else if (isTestBounce(message.to)) {
+        results[index] = { to: message.to, accepted: false, error: bounceAnswer(message.to), kind: 'permanent' };
       } else {
         const { variables: _variables, ...mime } = message;
         const raw = await new MailComposer(mime).compile().build();
@@ -158,6 +170,10 @@ export const startTestInbox = async (platform: TPlatform, port: number) => {
       const userId = userIdFromLogin(platform, auth.username ?? '', auth.password ?? '');
       if (userId === null) callback(new Error('Invalid username or password'));
       else callback(null, { user: userId });
+    },
+    onRcptTo: (address, _session, callback) => {
+      if (!isTestBounce(address.address)) return callback();
+      callback(Object.assign(new Error(bounceAnswer(address.address).slice(10)), { responseCode: 550 }));
     },
     onData: (stream, session, callback) => {
       const userId = session.user as number;

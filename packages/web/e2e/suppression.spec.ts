@@ -1,0 +1,84 @@
+import { expect, test } from '@playwright/test';
+import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+
+const user = { email: `bounces-${Date.now()}@example.com`, password: 'secret123', name: 'Bea Bounce' };
+
+test('a bounce from a send shows on the suppression screen with the server’s words; unsubscribed from the list, then removed', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
+  await signIn(page, user);
+  await page.goto(`${baseUrl()}/settings/accounts`);
+  await page.getByTestId('connect-test-inbox').click();
+  const accountForm = page.getByTestId('account-form');
+  await accountForm.getByLabel('Account Name').fill('Test inbox');
+  await accountForm.getByTestId('smtp-test').click();
+  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
+  await accountForm.getByTestId('account-save').click();
+  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+
+  // A list with one good address and one at bounce.test, which the test inbox refuses (550 5.1.1).
+  await withDatabase(async (client) => {
+    const { rows } = await client.query<{ user_id: string; account_id: string }>(
+      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
+        where u.email = $1`,
+      [user.email],
+    );
+    const { user_id: userId, account_id: accountId } = rows[0]!;
+    const list = await client.query<{ id: string }>(
+      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
+       values ($1, $2, 'bouncy', 'example.com', 'bouncy@example.com', 'Bouncy') returning id`,
+      [userId, accountId],
+    );
+    for (const email of ['ann@example.com', 'nobody@bounce.test']) {
+      await client.query(
+        'insert into list_members (user_id, list_id, account_id, email, fullname) values ($1, $2, $3, $4, $5)',
+        [userId, list.rows[0]!.id, accountId, email, email.split('@')[0]],
+      );
+    }
+  });
+
+  await page.goto(`${baseUrl()}/send-email`);
+  await page.getByLabel('Sender Name').fill('Bea');
+  await page.getByLabel('Mailing lists').click();
+  await page.getByRole('option', { name: /Bouncy/ }).click();
+  await page.keyboard.press('Escape');
+  await page.getByLabel('Subject').fill('Hello');
+  await page.getByLabel('HTML message').fill('<p>Hello</p>');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Yes, send it' }).click();
+  await expect(page.getByTestId('send-progress')).toContainText('finished', { timeout: 30_000 });
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Suppression' }).click();
+  const table = page.getByTestId('data-table');
+  const row = table.getByRole('row', { name: /nobody@bounce\.test/ });
+  await expect(row).toContainText('bounce');
+  await expect(row).toContainText('On List');
+  await expect(table).not.toContainText('ann@example.com');
+  await expectAccessible(page, 'suppression');
+
+  await row.getByRole('button', { name: 'Expand row' }).click();
+  await expect(table).toContainText('550 5.1.1');
+  await expect(table.getByRole('link', { name: 'bouncy@example.com' })).toBeVisible();
+  await expectAccessible(page, 'suppression, a row expanded');
+
+  // Keyboard: unsubscribe the address from every list.
+  await tabTo(page, row.getByRole('button', { name: 'Unsubscribe nobody@bounce.test' }));
+  await page.keyboard.press('Enter');
+  const confirm = page.getByRole('dialog', { name: 'Unsubscribe?' });
+  await expect(confirm).toContainText('nobody@bounce.test');
+  await tabTo(page, confirm.getByRole('button', { name: 'Unsubscribe' }));
+  await page.keyboard.press('Enter');
+  await expect(table).not.toContainText('nobody@bounce.test');
+
+  await page.getByLabel('Show hidden').check();
+  await expect(table.getByRole('row', { name: /nobody@bounce\.test/ })).toContainText('Cleaned');
+  await table
+    .getByRole('row', { name: /nobody@bounce\.test/ })
+    .getByRole('button', { name: 'Expand row' })
+    .click();
+  await page.getByRole('button', { name: 'Remove from suppression' }).click();
+  await page.getByRole('dialog', { name: 'Remove from suppression?' }).getByRole('button', { name: 'Remove' }).click();
+  await expect(table).not.toContainText('nobody@bounce.test');
+});

@@ -1,0 +1,306 @@
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  NativeSelect,
+  Paper,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { routeUrl, SUPPRESSION_TYPES, suppressionApi, type TSuppression } from '@sendwell/contracts';
+import { IconDownload } from '@tabler/icons-react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { callRoute, toSearchParams } from '../../app/api';
+import { useFormatDateTime } from '../../app/dates';
+import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { PageHeader } from '../../components/PageHeader';
+
+const LIST_URL = routeUrl(suppressionApi.list);
+const EXPORT_URL = routeUrl(suppressionApi.export);
+const suppressionKeys = { list: ['suppressions', 'list'] as const };
+
+type TConfirm = { kind: 'rows'; ids: number[]; label: string; onDone?: () => void } | { kind: 'all' } | null;
+
+const success = (message: string) =>
+  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+
+/** `YYYY-MM-DDTHH:mm` (a datetime-local value) as the spec's `YYYY-MM-DD HH:mm:ss`. */
+const toFilter = (value: string) => (value ? `${value.replace('T', ' ')}:00` : '');
+
+const Details = ({ row, onRemove }: { row: TSuppression; onRemove: () => void }) => (
+  <Stack gap={6} p="sm">
+    <Group gap="xs" align="flex-start">
+      <Text size="sm" fw={600} miw={110}>
+        Mailing lists
+      </Text>
+      {row.lists.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          On none of your lists.
+        </Text>
+      ) : (
+        <Group gap={6}>
+          {row.lists.map((list) => (
+            <Anchor key={list.id} component={Link} to={`/mailing-lists/detail/${list.account_id}/${list.id}`} size="sm">
+              {list.mailing_list}
+              {list.subscribed ? '' : ' (unsubscribed)'}
+            </Anchor>
+          ))}
+        </Group>
+      )}
+    </Group>
+    {(
+      [
+        ['Reason', row.reason],
+        ['Message', row.message],
+        ['Description', row.description],
+      ] as const
+    ).map(([label, value]) => (
+      <Group key={label} gap="xs" align="flex-start" wrap="nowrap">
+        <Text size="sm" fw={600} miw={110}>
+          {label}
+        </Text>
+        <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+          {value || '—'}
+        </Text>
+      </Group>
+    ))}
+    <Group>
+      <Button size="compact-sm" variant="default" onClick={onRemove}>
+        Remove from suppression
+      </Button>
+      <Text size="xs" c="dimmed">
+        After review: the next sends include this address again.
+      </Text>
+    </Group>
+  </Stack>
+);
+
+/** Bounces and suppression (spec §2 screen 11). */
+export const SuppressionPage = () => {
+  const formatDateTime = useFormatDateTime();
+  const queryClient = useQueryClient();
+  const [type, setType] = useState('');
+  const [firstDate, setFirstDate] = useState('');
+  const [lastDate, setLastDate] = useState('');
+  const [seeHidden, setSeeHidden] = useState(false);
+  const [confirm, setConfirm] = useState<TConfirm>(null);
+  const [removing, setRemoving] = useState<TSuppression | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: suppressionKeys.list });
+  const clear = useMutation({
+    mutationFn: (target: NonNullable<TConfirm>) =>
+      target.kind === 'all'
+        ? callRoute(suppressionApi.clearAll)
+        : callRoute(suppressionApi.clear, { body: { bounce_id: target.ids, is_array: true } }),
+    onSuccess: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: (id: number) => callRoute(suppressionApi.remove, { params: { id } }),
+    onSuccess: refresh,
+  });
+  const filters = {
+    type,
+    first_date: toFilter(firstDate),
+    last_date: toFilter(lastDate),
+    see_hidden: seeHidden ? 1 : undefined,
+  };
+
+  const columns: TDataTableColumn<TSuppression>[] = [
+    { key: 'email', title: 'Email', sortable: true },
+    { key: 'type', title: 'Type', sortable: true, render: (row) => <Badge variant="light">{row.type}</Badge> },
+    { key: 'quantity', title: 'Times', sortable: true, align: 'right' },
+    {
+      key: 'status',
+      title: 'Status',
+      render: (row) =>
+        row.status === 'Cleaned' ? (
+          <Badge color="green" variant="light">
+            Cleaned
+          </Badge>
+        ) : row.status === 'On List' ? (
+          <Badge color="orange" variant="light">
+            On List
+          </Badge>
+        ) : (
+          '—'
+        ),
+    },
+    { key: 'created_at', title: 'Date', sortable: true, render: (row) => formatDateTime(row.created_at) },
+    {
+      key: 'actions',
+      title: 'Actions',
+      render: (row) =>
+        row.status === 'On List' ? (
+          <Button
+            size="compact-xs"
+            variant="default"
+            onClick={() => setConfirm({ kind: 'rows', ids: [row.id], label: row.email })}
+            aria-label={`Unsubscribe ${row.email}`}
+          >
+            Unsubscribe
+          </Button>
+        ) : null,
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader
+        title="Bounces and Suppression"
+        description="Addresses Sendwell no longer sends to: bounces, complaints and unsubscribes. Clean them from your lists here."
+        actions={
+          <Button
+            component="a"
+            href={`${EXPORT_URL}?${toSearchParams(filters)}`}
+            variant="default"
+            leftSection={<IconDownload size={16} />}
+          >
+            Export CSV
+          </Button>
+        }
+      />
+      <Paper withBorder p="md">
+        <DataTable<TSuppression>
+          label="Suppressions"
+          queryKey={suppressionKeys.list}
+          url={LIST_URL}
+          columns={columns}
+          rowKey={(row) => row.id}
+          defaultSort={{ column: 'created_at', order: 'desc' }}
+          filters={filters}
+          searchable
+          selectable
+          isRowSelectable={(row) => row.status === 'On List'}
+          renderExpanded={(row) => <Details row={row} onRemove={() => setRemoving(row)} />}
+          toolbar={({ selectedIds, clearSelection }) => (
+            <Group gap="xs" align="flex-end">
+              <NativeSelect
+                size="xs"
+                label="Type"
+                value={type}
+                onChange={(event) => setType(event.currentTarget.value)}
+                data={[
+                  { value: '', label: 'All types' },
+                  ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
+                ]}
+              />
+              <TextInput
+                size="xs"
+                type="datetime-local"
+                label="From"
+                value={firstDate}
+                onChange={(event) => setFirstDate(event.currentTarget.value)}
+              />
+              <TextInput
+                size="xs"
+                type="datetime-local"
+                label="To"
+                value={lastDate}
+                onChange={(event) => setLastDate(event.currentTarget.value)}
+              />
+              <Switch
+                size="sm"
+                label="Show hidden"
+                checked={seeHidden}
+                onChange={(event) => setSeeHidden(event.currentTarget.checked)}
+              />
+              <Button
+                size="xs"
+                variant="default"
+                disabled={selectedIds.length === 0}
+                onClick={() =>
+                  setConfirm({
+                    kind: 'rows',
+                    ids: selectedIds.map(Number),
+                    label: `${selectedIds.length} selected address${selectedIds.length === 1 ? '' : 'es'}`,
+                    onDone: clearSelection,
+                  })
+                }
+              >
+                Unsubscribe Selected
+              </Button>
+              <Button size="xs" variant="default" color="red" onClick={() => setConfirm({ kind: 'all' })}>
+                Unsubscribe All
+              </Button>
+            </Group>
+          )}
+          emptyText="No data found."
+        />
+      </Paper>
+      <Modal
+        opened={confirm !== null}
+        onClose={() => setConfirm(null)}
+        title={confirm?.kind === 'all' ? 'Unsubscribe all?' : 'Unsubscribe?'}
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <Stack>
+          <Text size="sm">
+            {confirm?.kind === 'all'
+              ? 'Every suppressed address is unsubscribed from all of your mailing lists.'
+              : `${confirm?.kind === 'rows' ? confirm.label : ''} will be unsubscribed from all of your mailing lists.`}
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirm(null)}>
+              Back
+            </Button>
+            <Button
+              color="red"
+              loading={clear.isPending}
+              onClick={() =>
+                confirm &&
+                clear.mutate(confirm, {
+                  onSuccess: ({ message }) => {
+                    success(message);
+                    if (confirm.kind === 'rows') confirm.onDone?.();
+                    setConfirm(null);
+                  },
+                })
+              }
+            >
+              {confirm?.kind === 'all' ? 'Unsubscribe All' : 'Unsubscribe'}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+      <Modal
+        opened={removing !== null}
+        onClose={() => setRemoving(null)}
+        title="Remove from suppression?"
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <Stack>
+          <Text size="sm">
+            {removing?.email} will receive your next sends again. Do this only when the bounce was a mistake.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setRemoving(null)}>
+              Back
+            </Button>
+            <Button
+              loading={remove.isPending}
+              onClick={() =>
+                removing &&
+                remove.mutate(removing.id, {
+                  onSuccess: ({ message }) => {
+                    success(message);
+                    setRemoving(null);
+                  },
+                })
+              }
+            >
+              Remove
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+};
