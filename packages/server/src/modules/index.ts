@@ -15,6 +15,7 @@ import { notificationRoutes } from './notifications/notifications.routes';
 import { operatorRoutes } from './operator/operator.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
+import { dashboardRoutes } from './sending/dashboard.routes';
 import { historyRoutes } from './sending/history.routes';
 import { recipientPages, recipientRoutes, webhookRoutes } from './sending/recipient.routes';
 import { sendEmailRoutes } from './sending/send-email.routes';
@@ -43,7 +44,7 @@ export const modules: TModule[] = [
     name: 'sending',
     // The Send Email page's calls; History and Scheduled Emails; the recipient's side
     // (tracking, unsubscribe); providers' webhooks.
-    routes: [sendEmailRoutes, historyRoutes, recipientRoutes, webhookRoutes],
+    routes: [sendEmailRoutes, historyRoutes, dashboardRoutes, recipientRoutes, webhookRoutes],
     pages: recipientPages,
     listUsageCheck: scheduledListUsage,
     jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, applyEventsJob] as TJobDefinition[],
