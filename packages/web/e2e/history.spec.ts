@@ -37,7 +37,9 @@ const connectTestInbox = async (page: Page) => {
   await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
 };
 
-test('a send shows in History with its counts and events, exports as CSV, and starts a new send', async ({ page }) => {
+test('a send shows on the dashboard and in History with its counts and events, exports as CSV, and starts a new send', async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
@@ -81,6 +83,13 @@ test('a send shows in History with its counts and events, exports as CSV, and st
   const csv = await (await page.request.get(`${baseUrl()}${href}`)).text();
   expect(csv).toContain('Recipient,Event,Date,Detail');
   expect(csv).toContain('ann@example.com,sent');
+
+  // The dashboard counts the send from the maintained counters, and lists its events.
+  await page.goto(`${baseUrl()}/`);
+  await expect(page.getByRole('img', { name: /^Sent: 2 / })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Last 7 days' })).toContainText('2');
+  await expect(page.getByTestId('data-table')).toContainText('bob@example.com');
+  await expectAccessible(page, 'dashboard');
 
   // Edit starts a new send from this one.
   await page.goto(`${baseUrl()}/history`);
@@ -138,6 +147,7 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
   await page.getByRole('dialog').getByRole('button', { name: 'Remove cancel' }).click();
   await expect(edited).toContainText('Pending');
   await edited.getByRole('button', { name: /^Delete / }).click();
+  await expect(page.getByRole('dialog', { name: 'Delete this email?' })).toBeVisible();
   await expectAccessible(page, 'delete confirmation');
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByTestId('data-table')).not.toContainText('30% off');

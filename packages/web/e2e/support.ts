@@ -118,7 +118,7 @@ export const expectVisibleFocus = async (page: Page) => {
  * moves through a screen, and checks the focus is visible there. Fails after `max` presses,
  * so a control that Tab never reaches fails the journey.
  */
-export const tabTo = async (page: Page, target: Locator, { max = 60, backwards = false } = {}) => {
+export const tabTo = async (page: Page, target: Locator, { max = 100, backwards = false } = {}) => {
   await expect(target).toBeVisible();
   for (let presses = 0; presses <= max; presses += 1) {
     if (await target.evaluate((element) => element === document.activeElement)) {

@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { findNavigationLink } from '../../app/navigation';
 import { useSignedInUser } from '../../app/session';
 import { PageHeader } from '../../components/PageHeader';
+import { DeliveryDashboard } from './DeliveryDashboard';
 
 type TStep = { path: string; title: string; text: string; action: string };
 
@@ -80,7 +81,11 @@ export const HomePage = () => {
   const user = useSignedInUser();
   return (
     <>
-      <PageHeader title={`Welcome, ${user.name}`} description="Here is how to get going with Sendwell." />
+      <PageHeader
+        title={`Welcome, ${user.name}`}
+        description="Your delivery over the last 30 days, and how to get going."
+      />
+      <DeliveryDashboard />
       <Title order={2} fz="lg" mb="sm">
         Getting started
       </Title>

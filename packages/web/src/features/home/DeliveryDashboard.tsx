@@ -1,0 +1,317 @@
+import { Badge, Button, Card, Group, NativeSelect, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import {
+  DELIVERY_EVENT_TYPES,
+  dashboardApi,
+  routeUrl,
+  type TDashboard,
+  type TDeliveryEvent,
+} from '@sendwell/contracts';
+import { IconDownload } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { callRoute, toSearchParams } from '../../app/api';
+import { useFormatDateTime } from '../../app/dates';
+import { useRealtimeEvent } from '../../app/realtime';
+import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+
+const dashboardKey = ['dashboard'] as const;
+const EVENTS_URL = routeUrl(dashboardApi.events);
+const EXPORT_URL = routeUrl(dashboardApi.export);
+
+/** MM/DD from YYYY-MM-DD, for axis labels. */
+const shortDay = (day: string) => `${day.slice(5, 7)}/${day.slice(8, 10)}`;
+
+const SERIES = [
+  { key: 'total', label: 'Total', color: 'var(--mantine-color-blue-7)' },
+  { key: 'delivered', label: 'Delivered', color: 'var(--mantine-color-green-8)' },
+  { key: 'failed', label: 'Failed', color: 'var(--mantine-color-red-7)' },
+] as const;
+
+/** 'Last 30 Days' as a line chart (SVG), with the same figures in a table for screen readers. */
+const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
+  const width = 720;
+  const height = 200;
+  const pad = { left: 36, right: 8, top: 8, bottom: 24 };
+  const values = (key: (typeof SERIES)[number]['key']) =>
+    chart.map((row) =>
+      key === 'total'
+        ? row.total
+        : key === 'delivered'
+          ? row.delivered.total
+          : row.failed.permanent.total + row.failed.temporary.total,
+    );
+  const max = Math.max(1, ...values('total'), ...values('delivered'), ...values('failed'));
+  const x = (index: number) => pad.left + (index * (width - pad.left - pad.right)) / Math.max(1, chart.length - 1);
+  const y = (value: number) => pad.top + (height - pad.top - pad.bottom) * (1 - value / max);
+  return (
+    <Card withBorder>
+      <Title order={2} fz="md" mb="xs">
+        Last 30 Days
+      </Title>
+      <Group gap="md" mb={4} aria-hidden>
+        {SERIES.map((series) => (
+          <Group key={series.key} gap={4}>
+            <span style={{ width: 12, height: 3, background: series.color, display: 'inline-block' }} />
+            <Text size="xs">{series.label}</Text>
+          </Group>
+        ))}
+      </Group>
+      <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-labelledby="last-30-days-summary">
+        <title id="last-30-days-summary">
+          {`Messages per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
+        </title>
+        {[0, 0.5, 1].map((fraction) => (
+          <g key={fraction}>
+            <line
+              x1={pad.left}
+              x2={width - pad.right}
+              y1={y(max * fraction)}
+              y2={y(max * fraction)}
+              stroke="var(--mantine-color-gray-3)"
+            />
+            <text
+              x={pad.left - 4}
+              y={y(max * fraction) + 4}
+              fontSize="10"
+              textAnchor="end"
+              fill="var(--mantine-color-gray-8)"
+            >
+              {Math.round(max * fraction)}
+            </text>
+          </g>
+        ))}
+        {chart.map((row, index) =>
+          index % 5 === 0 || index === chart.length - 1 ? (
+            <text
+              key={row.time}
+              x={x(index)}
+              y={height - 6}
+              fontSize="10"
+              textAnchor="middle"
+              fill="var(--mantine-color-gray-8)"
+            >
+              {shortDay(row.time)}
+            </text>
+          ) : null,
+        )}
+        {SERIES.map((series) => (
+          <polyline
+            key={series.key}
+            fill="none"
+            stroke={series.color}
+            strokeWidth={2}
+            points={values(series.key)
+              .map((value, index) => `${x(index)},${y(value)}`)
+              .join(' ')}
+          />
+        ))}
+      </svg>
+    </Card>
+  );
+};
+
+const LastSevenDays = ({ table }: { table: TDashboard['stats']['table'] }) => (
+  <Card withBorder>
+    <Title order={2} fz="md" mb="xs">
+      Last 7 Days
+    </Title>
+    <Table striped aria-label="Last 7 days">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Time</Table.Th>
+          <Table.Th ta="right">Accepted</Table.Th>
+          <Table.Th ta="right">Delivered</Table.Th>
+          <Table.Th ta="right">Failed</Table.Th>
+          <Table.Th ta="right">Complained</Table.Th>
+          <Table.Th ta="right">Total</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {[...table].reverse().map((row) => (
+          <Table.Tr key={row.time}>
+            <Table.Td>{shortDay(row.time)}</Table.Td>
+            <Table.Td ta="right">{row.accepted.total.toLocaleString('en-US')}</Table.Td>
+            <Table.Td ta="right">{row.delivered.total.toLocaleString('en-US')}</Table.Td>
+            <Table.Td ta="right">
+              {(row.failed.permanent.total + row.failed.temporary.total).toLocaleString('en-US')}
+            </Table.Td>
+            <Table.Td ta="right">{row.complained.total.toLocaleString('en-US')}</Table.Td>
+            <Table.Td ta="right">{row.total.toLocaleString('en-US')}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  </Card>
+);
+
+/** One radial chart: a ring filled to the percentage, the total in the middle. */
+const Radial = ({ label, total, percent, color }: { label: string; total: number; percent: number; color: string }) => {
+  const radius = 34;
+  const circumference = 2 * Math.PI * radius;
+  return (
+    <Paper withBorder p="sm">
+      <Stack align="center" gap={4}>
+        <svg
+          width="90"
+          height="90"
+          viewBox="0 0 90 90"
+          role="img"
+          aria-label={`${label}: ${total.toLocaleString('en-US')} (${percent}%)`}
+        >
+          <circle cx="45" cy="45" r={radius} fill="none" stroke="var(--mantine-color-gray-2)" strokeWidth="8" />
+          <circle
+            cx="45"
+            cy="45"
+            r={radius}
+            fill="none"
+            stroke={color}
+            strokeWidth="8"
+            strokeDasharray={`${(Math.min(100, percent) / 100) * circumference} ${circumference}`}
+            transform="rotate(-90 45 45)"
+            strokeLinecap="round"
+          />
+          <text x="45" y="50" textAnchor="middle" fontSize="15" fontWeight="700" fill="var(--mantine-color-dark-7)">
+            {total.toLocaleString('en-US')}
+          </text>
+        </svg>
+        <Text size="sm" fw={600}>
+          {label}
+        </Text>
+        <Text size="xs" c="dark.4">
+          {percent}%
+        </Text>
+      </Stack>
+    </Paper>
+  );
+};
+
+/** The delivery dashboard (drip-accounts-dashboard spec §2): charts and the delivery-event table. */
+export const DeliveryDashboard = () => {
+  const formatDateTime = useFormatDateTime();
+  const [eventType, setEventType] = useState('');
+  const dashboard = useQuery({
+    queryKey: dashboardKey,
+    queryFn: ({ signal }) => callRoute(dashboardApi.content, { signal }),
+  });
+  useRealtimeEvent('SendProgressEvent', () => void dashboard.refetch());
+  if (!dashboard.data) return null;
+  const { stats } = dashboard.data;
+  const columns: TDataTableColumn<TDeliveryEvent>[] = [
+    { key: 'recipient', title: 'Recipient' },
+    {
+      key: 'event_type',
+      title: 'Event',
+      render: (event) => (
+        <Group gap={4}>
+          <Badge variant="light">{event.event_type}</Badge>
+          {event.severity && (
+            <Badge variant="outline" color={event.severity === 'permanent' ? 'red' : 'yellow'}>
+              {event.severity}
+            </Badge>
+          )}
+        </Group>
+      ),
+    },
+    {
+      key: 'delivery_message',
+      title: 'Message',
+      render: (event) => (
+        <Text size="xs" c="dark.4" lineClamp={2} maw={380}>
+          {event.delivery_message ?? ''}
+        </Text>
+      ),
+    },
+    { key: 'created_at', title: 'Date', sortable: true, render: (event) => formatDateTime(event.created_at) },
+  ];
+  return (
+    <Stack mb="xl">
+      <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} aria-label="Last 30 days in totals">
+        <Radial
+          label="Sent"
+          total={stats.tracking.sent}
+          percent={stats.percentage.sent}
+          color="var(--mantine-color-blue-7)"
+        />
+        <Radial
+          label="Delivered"
+          total={stats.tracking.delivered}
+          percent={stats.percentage.delivered}
+          color="var(--mantine-color-green-8)"
+        />
+        <Radial
+          label="Opened"
+          total={stats.tracking.opened}
+          percent={stats.percentage.opened}
+          color="var(--mantine-color-teal-8)"
+        />
+        <Radial
+          label="Clicked"
+          total={stats.tracking.clicked}
+          percent={stats.percentage.clicked}
+          color="var(--mantine-color-grape-7)"
+        />
+        <Radial
+          label="Bounced"
+          total={stats.tracking.bounced}
+          percent={stats.percentage.bounced}
+          color="var(--mantine-color-red-7)"
+        />
+        <Radial
+          label="Unsubscribed"
+          total={stats.tracking.unsubscribed}
+          percent={stats.percentage.unsubscribed}
+          color="var(--mantine-color-gray-7)"
+        />
+      </SimpleGrid>
+      {(dashboard.data.smtp || dashboard.data.google) && (
+        <Text size="sm" c="dark.4">
+          SMTP and Gmail accounts report what the receiving server accepted; deliveries, complaints and bounces after
+          that come from Mailgun accounts (and bounce messages).
+        </Text>
+      )}
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <LastThirtyDays chart={stats.chart} />
+        <LastSevenDays table={stats.table} />
+      </SimpleGrid>
+      <Card withBorder>
+        <Group justify="space-between" mb="xs">
+          <Title order={2} fz="md">
+            Delivery events
+          </Title>
+          <Button
+            component="a"
+            size="xs"
+            variant="default"
+            leftSection={<IconDownload size={14} />}
+            href={`${EXPORT_URL}?${toSearchParams({ event_type: eventType })}`}
+          >
+            Export
+          </Button>
+        </Group>
+        <DataTable<TDeliveryEvent>
+          label="Delivery events"
+          queryKey={['dashboard', 'events']}
+          url={EVENTS_URL}
+          columns={columns}
+          rowKey={(event) => event.id}
+          defaultSort={{ column: 'created_at', order: 'desc' }}
+          filters={{ event_type: eventType }}
+          searchable
+          toolbar={
+            <NativeSelect
+              size="xs"
+              aria-label="Event type"
+              value={eventType}
+              onChange={(event) => setEventType(event.currentTarget.value)}
+              data={[
+                { value: '', label: 'All events' },
+                ...DELIVERY_EVENT_TYPES.map((type) => ({ value: type, label: type })),
+              ]}
+            />
+          }
+          emptyText="No data found."
+        />
+      </Card>
+    </Stack>
+  );
+};
