@@ -1,4 +1,4 @@
-import { safeCell, type TDashboard, type ZDeliveryEventQuery } from '@sendwell/contracts';
+import { DELIVERY_EVENT_TYPES, safeCell, type TDashboard, type ZDeliveryEventQuery } from '@sendwell/contracts';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'kysely';
 import type { z } from 'zod';
@@ -122,10 +122,15 @@ export const listDeliveryEvents = async (
   userId: number,
   query: z.output<typeof ZDeliveryEventQuery>,
 ) => {
+  // The total from the daily counters (the events of each kind, summed), not a count of
+  // millions of rows; a search counts its matches.
+  const counted = query.event_type ?? sql.raw(DELIVERY_EVENT_TYPES.join(' + '));
   const page = await paginate(selectEvents(platform.db, userId, query.event_type), query, {
     sortColumns: { created_at: 'occurred_at' },
     searchColumns: ['email'],
     tieBreaker: 'id',
+    knownTotal: sql<number>`(select coalesce(sum(${typeof counted === 'string' ? sql.ref(counted) : counted}), 0)::int
+                               from account_daily_stats where user_id = ${userId})`,
   });
   return { data: page.data.map(toEvent), meta: page.meta };
 };
