@@ -15,6 +15,7 @@ import { notificationRoutes } from './notifications/notifications.routes';
 import { operatorRoutes } from './operator/operator.routes';
 import { planRoutes } from './plans/plans.routes';
 import { registrationRoutes } from './registration/registration.routes';
+import { watchBounces } from './sending/bounces.service';
 import { dashboardRoutes } from './sending/dashboard.routes';
 import { historyRoutes } from './sending/history.routes';
 import { recipientPages, recipientRoutes, webhookRoutes } from './sending/recipient.routes';
@@ -60,6 +61,8 @@ export const modules: TModule[] = [
   // The Support page's calls, and the ticket service of spec §7 for other apps.
   { name: 'tickets', routes: [supportRoutes, ticketServiceRoutes], jobs: ticketJobs as TJobDefinition[] },
   { name: 'announcements', routes: [announcementRoutes] },
+  // SMTP and Gmail bounces: the worker's receiver for VERP addresses (BOUNCE_DOMAIN).
+  { name: 'bounces', onWorkerStart: watchBounces },
   // The Bounces and Suppression page; its service is what the engine and webhooks call.
   { name: 'suppression', routes: [suppressionRoutes] },
   { name: 'operator', routes: [operatorRoutes] },

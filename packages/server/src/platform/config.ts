@@ -70,6 +70,16 @@ const ZEnvironment = z.object({
    */
   TICKET_SERVICE_KEY: z.string().min(32).optional(),
   TICKET_SERVICE_PROJECT_ID: z.string().min(1).max(100).optional(),
+  /**
+   * Bounces of SMTP and Gmail sends: each message's envelope sender becomes
+   * `bounces+<token>@BOUNCE_DOMAIN` (VERP), and a worker receives the bounce messages on
+   * BOUNCE_SMTP_PORT (point the domain's MX here). Unset: bounces go to the From address.
+   */
+  BOUNCE_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'a domain name such as bounces.example.com')
+    .optional(),
+  BOUNCE_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2526),
   TEST_INBOX: boolean.default(true),
   TEST_INBOX_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   /** Each user's test inbox keeps at most this many messages and megabytes; the oldest go first (R30). */
@@ -129,6 +139,7 @@ export type TConfig = {
   /** The built-in SMTP sink on loopback every user may send to while trying Sendwell; null when off. */
   testInbox: { port: number } | null;
   ticketService: { key: string; projectId: string } | null;
+  bounces: { domain: string; port: number } | null;
   /** Per user, whether or not this process runs the inbox (R30). */
   testInboxQuota: { messages: number; bytes: number };
   providerEventRetentionDays: number;
@@ -290,6 +301,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     registrationLimitPerIp: e.REGISTRATION_LIMIT_PER_IP,
     supportEmail: e.SUPPORT_EMAIL,
     testInbox: e.TEST_INBOX ? { port: e.TEST_INBOX_PORT } : null,
+    bounces: e.BOUNCE_DOMAIN ? { domain: e.BOUNCE_DOMAIN.toLowerCase(), port: e.BOUNCE_SMTP_PORT } : null,
     ticketService:
       e.TICKET_SERVICE_KEY && e.TICKET_SERVICE_PROJECT_ID
         ? { key: e.TICKET_SERVICE_KEY, projectId: e.TICKET_SERVICE_PROJECT_ID }

@@ -13,6 +13,8 @@ export type TOutgoingMessage = {
   headers?: Record<string, string>;
   /** Custom variables a provider returns with its events (Mailgun's `v:` fields). */
   variables?: Record<string, string>;
+  /** The envelope sender (MAIL FROM), when it is not the From address: a VERP bounce address. */
+  envelopeFrom?: string;
 };
 
 /**

@@ -40,7 +40,7 @@ export type TSmtpOptions = {
 /** The SMTP envelope of a message: the bare sender address and the one recipient. */
 const envelopeOf = (message: TOutgoingMessage) => {
   const [sender] = addressparser(message.from, { flatten: true });
-  return { from: sender?.address || message.from, to: [message.to] };
+  return { from: message.envelopeFrom ?? (sender?.address || message.from), to: [message.to] };
 };
 
 const describeFailure = (error: unknown, settings: TSmtpSettings, timeoutMs: number): TransportError => {
@@ -157,7 +157,7 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
     message: TOutgoingMessage,
     mayHandOver: Promise<boolean> = Promise.resolve(true),
   ) => {
-    const { variables: _variables, ...mime } = message;
+    const { variables: _variables, envelopeFrom: _envelopeFrom, ...mime } = message;
     const raw = await new MailComposer(mime).compile().build();
     let isHandedOver = false;
     let isPushed = false;

@@ -133,9 +133,11 @@ export const buildMessage = (
     unsubscribeOneClick: urls.oneClick,
     token: recipient.token,
   });
+  const bounces = platform.config.bounces;
   return {
     ...message,
     to: recipient.email,
+    ...(bounces ? { envelopeFrom: verpAddress(bounces.domain, recipient.token) } : {}),
     headers: {
       ...message.headers,
       ...recipient.headers,
@@ -196,4 +198,16 @@ export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTab
     };
   };
   return { template, variablesOf };
+};
+
+/**
+ * The envelope sender that brings a message's bounce back to Sendwell with its recipient
+ * (VERP): `bounces+<recipient token>@<bounce domain>`.
+ */
+export const verpAddress = (domain: string, token: string) => `bounces+${token}@${domain}`;
+
+/** The recipient token of a VERP bounce address on this domain, or null. */
+export const tokenOfVerp = (domain: string, address: string) => {
+  const match = /^bounces\+([a-f0-9]{16,64})@(.+)$/i.exec(address.trim());
+  return match && match[2]!.toLowerCase() === domain.toLowerCase() ? match[1]!.toLowerCase() : null;
 };
