@@ -41,9 +41,9 @@ export const runB11 = async (): Promise<TFigure> => {
     });
     await sql`insert into sends (user_id, account_id, status, from_name, from_address, subject, html, list_ids, list_names,
                                  recipients_count, sent_count, created_at, finished_at)
-      select ${userId}, ${accountId}, 'finished', 'Bench', 'b@bench.test', 'Send ' || n, '<p>x</p>', '{}', 'Bench list',
-             ${EVENTS / SENDS}, ${EVENTS / SENDS}, now() - (n % 30) * interval '1 day', now() - (n % 30) * interval '1 day'
-        from generate_series(1, ${SENDS}) n`.execute(platform.db);
+      select ${userId}::bigint, ${accountId}::bigint, 'finished', 'Bench', 'b@bench.test', 'Send ' || n, '<p>x</p>', '{}', 'Bench list',
+             ${EVENTS / SENDS}::int, ${EVENTS / SENDS}::int, now() - (n % 30) * interval '1 day', now() - (n % 30) * interval '1 day'
+        from generate_series(1, ${SENDS}::int) n`.execute(platform.db);
     const sends = (
       await sql<{ id: number }>`select id from sends where user_id = ${userId} order by id`.execute(platform.db)
     ).rows;
@@ -52,10 +52,10 @@ export const runB11 = async (): Promise<TFigure> => {
     // In slices of a million, each statement's trigger moving the daily counters once.
     for (let offset = 0; offset < EVENTS; offset += SLICE) {
       await sql`insert into delivery_events (user_id, account_id, send_id, email, type, source, occurred_at)
-        select ${userId}, ${accountId}, ${firstSend} + (n % ${SENDS}), 'r' || n || '@example.com',
+        select ${userId}::bigint, ${accountId}::bigint, ${firstSend}::bigint + (n % ${SENDS}::int), 'r' || n || '@example.com',
                (array['accepted','accepted','accepted','delivered','opened','clicked','failed','deferred','complained','unsubscribed'])[1 + n % 10],
-               'smtp', now() - ((n % ${SENDS}) % 30) * interval '1 day' - (n % 86400) * interval '1 second'
-          from generate_series(${offset + 1}, ${Math.min(EVENTS, offset + SLICE)}) n`.execute(platform.db);
+               'smtp', now() - ((n % ${SENDS}::int) % 30) * interval '1 day' - (n % 86400) * interval '1 second'
+          from generate_series(${offset + 1}::int, ${Math.min(EVENTS, offset + SLICE)}::int) n`.execute(platform.db);
     }
     await sql`analyze`.execute(platform.db);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
