@@ -182,6 +182,8 @@ export const startMailgunFake = async ({
   const requests: TMailgunRequest[] = [];
   const lists = new Map<string, TFakeList>();
   const messages: TFakeMessage[] = [];
+  /** Mailgun's suppression lists: `domain/type/address` (type bounces, complaints or unsubscribes). */
+  const suppressions = new Set<string>();
   /** Domains whose messages calls answer this HTTP status instead of accepting. */
   const failing = new Map<string, number>();
   const server = http.createServer((request, response) => {
@@ -225,6 +227,14 @@ export const startMailgunFake = async ({
       }
       const query = new URL(request.url ?? '/', 'http://fake').searchParams;
       if (serveLists(lists, request.method ?? '', path, query, Buffer.concat(chunks).toString(), send)) return;
+      const suppressionMatch = path.match(/^\/v3\/([^/]+)\/(bounces|complaints|unsubscribes)\/([^/]+)$/);
+      if (request.method === 'DELETE' && suppressionMatch) {
+        const [, domainName, type, address] = suppressionMatch.map((part) => decodeURIComponent(part ?? ''));
+        if (!owns(domainName)) return send(404, { message: 'Domain not found' });
+        const key = `${domainName}/${type}/${address!.toLowerCase()}`;
+        if (!suppressions.delete(key)) return send(404, { message: 'Address not found in suppressions table' });
+        return send(200, { message: 'Bounced address has been removed', value: '', address });
+      }
       const messageMatch = path.match(/^\/v3\/([^/]+)\/messages$/);
       if (request.method === 'POST' && messageMatch) {
         const name = decodeURIComponent(messageMatch[1]!);
@@ -252,6 +262,7 @@ export const startMailgunFake = async ({
     lists,
     /** Accepted messages calls, with their recipients and fields. */
     messages,
+    suppressions,
     accepted,
     failing,
     addList: (address: string, name: string, members: { address: string; name?: string; subscribed?: boolean }[]) => {

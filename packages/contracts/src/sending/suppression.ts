@@ -72,7 +72,15 @@ export const suppressionApi = {
     path: '/suppressions/clear-all',
     response: ZStatusMessage.extend({ cleaned: z.number().int() }),
   }),
-  /** Beyond the spec: take an address off the suppression list (a bounce reviewed as a mistake). */
+  /** Beyond the spec: reclassify after review (a full mailbox is 'temporary', not a 'bounce'). */
+  reclassify: defineRoute({
+    method: 'POST',
+    path: '/suppressions/:id/type',
+    params: ZIdParams,
+    body: z.object({ type: z.enum(SUPPRESSION_TYPES) }),
+    response: ZStatusMessage,
+  }),
+  /** Beyond the spec: take an address off the suppression list (a bounce reviewed as a mistake), at Mailgun too. */
   remove: defineRoute({
     method: 'POST',
     path: '/suppressions/:id/remove',

@@ -49,6 +49,17 @@ export const createMailgunLists = (
   };
 
   return {
+    /**
+     * Takes an address off a domain's suppression list (bounces, complaints or unsubscribes);
+     * one Mailgun no longer has is already done.
+     */
+    async removeSuppression(domain: string, type: 'bounces' | 'complaints' | 'unsubscribes', address: string) {
+      try {
+        await client.suppressions.destroy(domain, type, address);
+      } catch (error) {
+        if (!isNotFound(error)) throw failure(error, 'such suppression');
+      }
+    },
     /** Every list the key owns, page by page. */
     async *lists(): AsyncGenerator<TProviderList> {
       for (let skip = 0; ; skip += PAGE) {

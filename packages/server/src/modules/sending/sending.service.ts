@@ -305,3 +305,14 @@ export const scheduledListUsage: TListUsageCheck = async (db, userId, listId) =>
 
 /** For the hourly cleanup: replay tokens and applied provider events past their time. */
 export { pruneWebhookRecords } from './mailgun-webhooks';
+
+/** The sending account a user's send went through (a suppression's origin), or null. */
+export const accountOfSend = async (db: Executor, userId: number, sendId: number) =>
+  (
+    await db
+      .selectFrom('sends')
+      .select('account_id')
+      .where('user_id', '=', userId)
+      .where('id', '=', sendId)
+      .executeTakeFirst()
+  )?.account_id ?? null;

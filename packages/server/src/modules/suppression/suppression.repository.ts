@@ -87,3 +87,23 @@ export const allSuppressedEmails = async (db: Executor, userId: number) =>
 export const deleteSuppression = async (db: Executor, userId: number, id: number) =>
   (await db.deleteFrom('suppressions').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst())
     .numDeletedRows > 0n;
+
+export const findSuppression = (db: Executor, userId: number, id: number) =>
+  db
+    .selectFrom('suppressions')
+    .select(['id', 'email', 'type', 'source', 'send_id'])
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const setSuppressionType = async (db: Executor, userId: number, id: number, type: TSuppressionType) =>
+  (
+    await db
+      .updateTable('suppressions')
+      .set({ type, updated_at: new Date() })
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst()
+  ).numUpdatedRows > 0n;
+
+export type TSuppressionType = 'bounce' | 'suppress-bounce' | 'complained' | 'unsubscribed' | 'temporary' | 'generic';

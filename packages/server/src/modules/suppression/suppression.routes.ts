@@ -9,6 +9,7 @@ import {
   clearSuppressions,
   exportSuppressions,
   listSuppressions,
+  reclassifySuppression,
   removeSuppression,
 } from './suppression.service';
 
@@ -42,6 +43,10 @@ export const suppressionRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> =
       message: `Unsubscribed from ${cleaned} list membership${cleaned === 1 ? '' : 's'}.`,
       cleaned,
     };
+  });
+  serve(suppressionApi.reclassify, { config: editLimit }, async (request) => {
+    await reclassifySuppression(platform, userOf(request), request.params.id, request.body.type);
+    return { status: true, message: `Now listed as ${request.body.type}.` };
   });
   serve(suppressionApi.remove, { config: editLimit }, async (request) => {
     await removeSuppression(platform, userOf(request), request.params.id);

@@ -4,9 +4,10 @@ import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { dateBounds } from '../../platform/date-filter';
-import type { Executor } from '../../platform/db';
-import { notFound } from '../../platform/errors';
+import { type Executor, isUniqueViolation } from '../../platform/db';
+import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { findAccountRow, openMailgunLists } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
   findMemberships,
@@ -14,12 +15,16 @@ import {
   unsubscribeFromAccountLists,
   unsubscribeFromAllLists,
 } from '../lists/lists.service';
+import { accountOfSend } from '../sending/sending.service';
 import {
   allSuppressedEmails,
   deleteSuppression,
+  findSuppression,
   findSuppressionEmails,
   selectSuppressions,
+  setSuppressionType,
   type TSuppressionEntry,
+  type TSuppressionType,
   upsertSuppressions,
 } from './suppression.repository';
 
@@ -101,9 +106,52 @@ export const clearSuppressions = async (platform: TPlatform, userId: number, ids
 export const clearAllSuppressions = async (platform: TPlatform, userId: number) =>
   unsubscribeFromAllLists(platform.db, userId, await allSuppressedEmails(platform.db, userId));
 
-/** A reviewed bounce taken off the list: the next send goes to the address again. */
+const MAILGUN_LIST = {
+  bounce: 'bounces',
+  'suppress-bounce': 'bounces',
+  complained: 'complaints',
+  unsubscribed: 'unsubscribes',
+} as const;
+
+/**
+ * A reviewed bounce taken off the list: the next send goes to the address again. One that
+ * Mailgun reported is taken off Mailgun's list for the account's domain first (else Mailgun
+ * would drop the next message itself); if Mailgun cannot be reached, nothing changes here.
+ */
 export const removeSuppression = async (platform: TPlatform, userId: number, id: number) => {
-  if (!(await deleteSuppression(platform.db, userId, id))) throw notFound('This suppression does not exist.');
+  const row = await findSuppression(platform.db, userId, id);
+  if (!row) throw notFound('This suppression does not exist.');
+  const list = MAILGUN_LIST[row.type as keyof typeof MAILGUN_LIST];
+  if (row.source === 'mailgun' && row.send_id && list) {
+    const accountId = await accountOfSend(platform.db, userId, row.send_id);
+    const account = accountId ? await findAccountRow(platform.db, userId, accountId) : undefined;
+    const mailgun = account ? openMailgunLists(platform, account) : null;
+    if (mailgun && account?.domain) {
+      await mailgun.removeSuppression(account.domain, list, row.email).catch((error: unknown) => {
+        throw new HttpError(
+          502,
+          `Mailgun did not take the address off its list: ${(error as Error).message}`,
+          'PROVIDER',
+        );
+      });
+    }
+  }
+  await deleteSuppression(platform.db, userId, id);
+};
+
+/** Reclassifies a suppression after review (a 'bounce' that was a full mailbox: 'temporary'). */
+export const reclassifySuppression = async (
+  platform: TPlatform,
+  userId: number,
+  id: number,
+  type: TSuppressionType,
+) => {
+  try {
+    if (!(await setSuppressionType(platform.db, userId, id, type))) throw notFound('This suppression does not exist.');
+  } catch (error) {
+    if (isUniqueViolation(error)) throw fieldError('type', 'This address is already listed with that type.');
+    throw error;
+  }
 };
 
 const EXPORT_SLICE = 2_000;

@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { startMailgunFake } from '../../../test/mailgun-fake';
+import { sealSecret } from '../accounts/secrets';
 import { suppress } from './suppression.service';
 
+const MAILGUN_KEY = 'key-suppress-0123456789abcdef0123456789';
 let t: TTestApp;
+let mailgun: Awaited<ReturnType<typeof startMailgunFake>>;
 beforeAll(async () => {
-  t = await startTestApp();
+  mailgun = await startMailgunFake({ key: MAILGUN_KEY, domains: [{ name: 'mg.acme.test', region: 'us' }] });
+  t = await startTestApp({ MAILGUN_US_URL: mailgun.urls.us, MAILGUN_EU_URL: mailgun.urls.eu });
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await mailgun?.close();
+});
 
 const seed = async () => {
   const user = await seedUser(t.platform, { planId: 3 });
@@ -115,5 +123,65 @@ describe('the suppression screen', () => {
     expect(cleared.json().cleaned).toBe(0);
     expect((await agent.post(`/api/suppressions/${mine.id}/remove`)).statusCode).toBe(200);
     expect((await page(agent, { see_hidden: '1' })).meta.total).toBe(2);
+  });
+});
+
+describe('bounce review', () => {
+  it('reclassifies a suppression, and refuses a type the address already has', async () => {
+    const { agent, user } = await seed();
+    const rows = (await page(agent, { see_hidden: '1' })).data as { id: number; email: string }[];
+    const gone = rows.find((row) => row.email === 'gone@example.com')!;
+    expect((await agent.post(`/api/suppressions/${gone.id}/type`, { type: 'temporary' })).statusCode).toBe(200);
+    expect(
+      (await page(agent, { see_hidden: '1', type: 'temporary' })).data.map((row: { id: number }) => row.id),
+    ).toEqual([gone.id]);
+    const angry = rows.find((row) => row.email === 'angry@example.com')!;
+    await suppress(t.platform.db, [
+      { userId: user.id, email: 'angry@example.com', type: 'bounce', reason: 'failed', source: 'smtp' },
+    ]);
+    expect((await agent.post(`/api/suppressions/${angry.id}/type`, { type: 'bounce' })).statusCode).toBe(422);
+  });
+
+  it('takes a Mailgun-reported bounce off Mailgun’s list for the account’s domain before removing it here', async () => {
+    const { agent, user } = await seed();
+    const account = await t.platform.db
+      .insertInto('sending_accounts')
+      .values({ user_id: user.id, name: 'Mailgun', provider: 'mailgun', domain: 'mg.acme.test', region: 'us' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.platform.db
+      .updateTable('sending_accounts')
+      .set({ api_key_encrypted: sealSecret(t.platform, account.id, 'api_key', MAILGUN_KEY) })
+      .where('id', '=', account.id)
+      .execute();
+    const send = await t.platform.db
+      .insertInto('sends')
+      .values({
+        user_id: user.id,
+        account_id: account.id,
+        status: 'finished',
+        from_address: 'n@mg.acme.test',
+        subject: 'x',
+        html: 'x',
+        list_ids: [],
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await suppress(t.platform.db, [
+      {
+        userId: user.id,
+        email: 'Bounced@Example.com',
+        type: 'bounce',
+        reason: 'failed',
+        source: 'mailgun',
+        sendId: send.id,
+      },
+    ]);
+    mailgun.suppressions.add('mg.acme.test/bounces/bounced@example.com');
+    const row = (await page(agent, { see_hidden: '1', search: 'bounced' })).data[0] as { id: number };
+    const removed = await agent.post(`/api/suppressions/${row.id}/remove`);
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(mailgun.suppressions.has('mg.acme.test/bounces/bounced@example.com')).toBe(false);
+    expect((await page(agent, { see_hidden: '1', search: 'bounced' })).data).toEqual([]);
   });
 });

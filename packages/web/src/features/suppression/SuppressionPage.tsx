@@ -34,6 +34,39 @@ const success = (message: string) =>
 /** `YYYY-MM-DDTHH:mm` (a datetime-local value) as the spec's `YYYY-MM-DD HH:mm:ss`. */
 const toFilter = (value: string) => (value ? `${value.replace('T', ' ')}:00` : '');
 
+const Reclassify = ({ row }: { row: TSuppression }) => {
+  const queryClient = useQueryClient();
+  const [type, setType] = useState<string>(row.type);
+  const reclassify = useMutation({
+    mutationFn: () =>
+      callRoute(suppressionApi.reclassify, { params: { id: row.id }, body: { type: type as TSuppression['type'] } }),
+    onSuccess: ({ message }) => {
+      success(message);
+      return queryClient.invalidateQueries({ queryKey: suppressionKeys.list });
+    },
+  });
+  return (
+    <Group gap="xs" align="flex-end">
+      <NativeSelect
+        size="xs"
+        label="Reclassify as"
+        value={type}
+        onChange={(event) => setType(event.currentTarget.value)}
+        data={SUPPRESSION_TYPES.map((value) => ({ value, label: value }))}
+      />
+      <Button
+        size="compact-sm"
+        variant="default"
+        disabled={type === row.type}
+        loading={reclassify.isPending}
+        onClick={() => reclassify.mutate()}
+      >
+        Save type
+      </Button>
+    </Group>
+  );
+};
+
 const Details = ({ row, onRemove }: { row: TSuppression; onRemove: () => void }) => (
   <Stack gap={6} p="sm">
     <Group gap="xs" align="flex-start">
@@ -71,12 +104,14 @@ const Details = ({ row, onRemove }: { row: TSuppression; onRemove: () => void })
         </Text>
       </Group>
     ))}
+    <Reclassify row={row} />
     <Group>
       <Button size="compact-sm" variant="default" onClick={onRemove}>
         Remove from suppression
       </Button>
       <Text size="xs" c="dimmed">
-        After review: the next sends include this address again.
+        After review: the next sends include this address again
+        {row.source === 'mailgun' ? ', and Mailgun takes it off its list' : ''}.
       </Text>
     </Group>
   </Stack>
