@@ -8,7 +8,14 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { publishToUser } from '../../platform/realtime';
 import { hmac, safeEqual } from '../../platform/tokens';
-import { HANDOVER_REFUSED, mayStart, type TMailTransport, type TSendResult } from '../../providers/mail';
+import {
+  HANDOVER_REFUSED,
+  mayStart,
+  type TMailTransport,
+  type TOutgoingMessage,
+  type TSendResult,
+} from '../../providers/mail';
+import { receiveBounceMessage } from '../sending/bounces.service';
 
 /** The test inbox listens on loopback only: it is for trying Sendwell and for tests. */
 export const TEST_INBOX_HOST = '127.0.0.1';
@@ -110,6 +117,54 @@ const bounceAnswer = (address: string) =>
   `550 5.1.1 <${address}>: Recipient address rejected: the Sendwell test inbox bounces every address at ${TEST_BOUNCE_DOMAIN}`;
 const isTestBounce = (address: string) => address.toLowerCase().endsWith(`@${TEST_BOUNCE_DOMAIN}`);
 
+/**
+ * Addresses at this reserved domain are accepted, then bounced a moment later with an
+ * RFC 3464 report, the way a receiving server that took the message and then found no
+ * mailbox does: the report goes through the same reader and recorder as a real bounce
+ * (`sending/bounces.service.ts`), so the asynchronous bounce can be tried end to end on a
+ * local run. The recipient is named by the message's VERP envelope sender, or its
+ * Message-ID (`<token.send@domain>`) when no bounce domain is configured.
+ */
+export const TEST_LATE_BOUNCE_DOMAIN = 'bounce-later.test';
+const isLateBounce = (address: string) => address.toLowerCase().endsWith(`@${TEST_LATE_BOUNCE_DOMAIN}`);
+
+const mailLateBounce = (platform: TPlatform, message: TOutgoingMessage) => {
+  const messageId = message.headers?.['Message-ID'] ?? '';
+  const token =
+    /^bounces\+([a-f0-9]{16,64})@/i.exec(message.envelopeFrom ?? '')?.[1] ??
+    /^<([a-f0-9]{16,64})\./i.exec(messageId)?.[1];
+  if (!token) return;
+  const report = [
+    'From: Mail Delivery System <MAILER-DAEMON@test-inbox.sendwell.local>',
+    `Subject: Undelivered Mail Returned to Sender`,
+    `Message-ID: <late-bounce-${token}@test-inbox.sendwell.local>`,
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="late"',
+    '',
+    '--late',
+    'Content-Type: text/plain',
+    '',
+    'The Sendwell test inbox took this message, then found no mailbox for it.',
+    '--late',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; test-inbox.sendwell.local',
+    '',
+    `Final-Recipient: rfc822; ${message.to}`,
+    'Action: failed',
+    'Status: 5.1.1',
+    `Diagnostic-Code: smtp; 550 5.1.1 <${message.to}>: mailbox unavailable (the test inbox bounces every address at ${TEST_LATE_BOUNCE_DOMAIN} after accepting it)`,
+    '',
+    '--late--',
+    '',
+  ].join('\r\n');
+  setTimeout(() => {
+    receiveBounceMessage(platform, [token.toLowerCase()], Buffer.from(report)).catch((error: unknown) =>
+      platform.log.error({ err: error }, 'the test inbox could not record its late bounce'),
+    );
+  }, 200);
+};
+
 export const createTestInboxTransport = (platform: TPlatform, userId: number): TMailTransport => ({
   verify: async () => {},
   send: async (batch, onResult, options) => {
@@ -139,6 +194,7 @@ export const createTestInboxTransport = (platform: TPlatform, userId: number): T
             },
           });
           results[index] = { to: message.to, accepted: true, providerId: `test-inbox-${id}` };
+          if (isLateBounce(message.to)) mailLateBounce(platform, message);
         } catch (error) {
           results[index] = { to: message.to, accepted: false, error: (error as Error).message, kind: 'permanent' };
         }

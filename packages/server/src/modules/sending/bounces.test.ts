@@ -3,6 +3,8 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
+import { waitFor } from '../../../test/wait';
+import { createTestInboxTransport } from '../accounts/test-inbox';
 import { parseBounce } from './bounce-parser';
 import { startBounceReceiver } from './bounces.service';
 import { buildMessage, tokenOfVerp, verpAddress } from './message';
@@ -294,5 +296,27 @@ describe('the bounce receiver (a DSN corpus over SMTP)', () => {
     expect(await parseBounce('From: a@b.example\r\nSubject: Hello\r\n\r\nJust a note.\r\n')).toMatchObject({
       kind: 'not-a-bounce',
     });
+  });
+});
+
+describe('a late bounce on a local run (the test inbox)', () => {
+  it('accepts a message to bounce-later.test, then bounces it through the same reader: a failed event and a suppression', async () => {
+    for (const how of ['VERP envelope', 'Message-ID'] as const) {
+      const email = `later-${how === 'VERP envelope' ? 'a' : 'b'}@bounce-later.test`;
+      const { token, userId, sendId } = await sentRecipient(email);
+      const results = await createTestInboxTransport(t.platform, userId).send([
+        {
+          from: 'news@acme.test',
+          to: email,
+          subject: 'Hi',
+          html: '<p>Hi</p>',
+          headers: { 'Message-ID': `<${token}.${sendId}@acme.test>` },
+          ...(how === 'VERP envelope' ? { envelopeFrom: verpAddress(DOMAIN, token) } : {}),
+        },
+      ]);
+      expect(results[0]).toMatchObject({ accepted: true });
+      await waitFor(async () => (await suppressions(userId)).length === 1, 5_000, `the late bounce (${how})`);
+      expect(await events(userId)).toEqual([expect.objectContaining({ type: 'failed', severity: 'permanent', email })]);
+    }
   });
 });
