@@ -40,7 +40,7 @@ beforeAll(async () => {
         response.header.rcode = 3; // NXDOMAIN
       } else if (question!.type === Packet.TYPE.MX) {
         for (const [index, exchange] of (zone.mx ?? []).entries()) {
-          response.answers.push({
+          response.answers.push(<never>{
             name: question!.name,
             type: Packet.TYPE.MX,
             class: Packet.CLASS.IN,
@@ -51,7 +51,7 @@ beforeAll(async () => {
         }
       } else if (question!.type === Packet.TYPE.A) {
         for (const address of zone.a ?? []) {
-          response.answers.push({
+          response.answers.push(<never>{
             name: question!.name,
             type: Packet.TYPE.A,
             class: Packet.CLASS.IN,

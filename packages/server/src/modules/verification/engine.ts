@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Resolver } from 'node:dns/promises';
+import { createRequire } from 'node:module';
 import { readEmailCell } from '@sendwell/contracts';
 import emailSpellChecker from '@zootools/email-spell-checker';
-import disposableDomains from 'disposable-email-domains';
 import { openProbe, ProbeError, type TProbeSession } from './smtp-probe';
 
 /**
@@ -42,7 +42,8 @@ export type TEngineOptions = {
   roleNames: Set<string>;
 };
 
-const DISPOSABLE = new Set<string>(disposableDomains as string[]);
+// The list is a JSON file (the package's main): required, as Node's ESM imports JSON only with an attribute.
+const DISPOSABLE = new Set<string>(createRequire(import.meta.url)('disposable-email-domains') as string[]);
 const FREE_PROVIDERS = new Set([
   'gmail.com',
   'googlemail.com',
