@@ -29,3 +29,4 @@ export * from './sending/sending';
 export * from './sending/suppression';
 export * from './support/support';
 export * from './support/support.routes';
+export * from './verification/verification';

@@ -44,6 +44,16 @@ export const realtimeEvents = {
   }),
   /** An operator answered or closed one of the user's tickets: the badge and the open ticket refresh. */
   TicketEvent: z.object({ id: z.number().int(), unread: z.number().int() }),
+  /** A verification job moved on (the tool's progress bar and results). */
+  VerificationProgressEvent: z.object({
+    id: z.number().int(),
+    status: z.string(),
+    total: z.number().int(),
+    checked: z.number().int(),
+    valid: z.number().int(),
+    invalid: z.number().int(),
+    unknown: z.number().int(),
+  }),
   VerifyEmailUpsell: z.object({
     checkListId: z.number().int(),
     data: z.object({ valid: z.number(), unknown: z.number(), invalid: z.number() }),

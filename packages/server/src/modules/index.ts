@@ -27,6 +27,8 @@ import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
 import { ticketJobs } from './tickets/tickets.jobs';
 import { supportRoutes, ticketServiceRoutes } from './tickets/tickets.routes';
+import { verifyJob } from './verification/verification.jobs';
+import { verificationRoutes } from './verification/verification.routes';
 
 /**
  * Every domain plugs in here: its routes (mounted under /api), pages, jobs and hooks. A
@@ -61,6 +63,7 @@ export const modules: TModule[] = [
   // The Support page's calls, and the ticket service of spec §7 for other apps.
   { name: 'tickets', routes: [supportRoutes, ticketServiceRoutes], jobs: ticketJobs as TJobDefinition[] },
   { name: 'announcements', routes: [announcementRoutes] },
+  { name: 'verification', routes: [verificationRoutes], jobs: [verifyJob] as TJobDefinition[] },
   // SMTP and Gmail bounces: the worker's receiver for VERP addresses (BOUNCE_DOMAIN).
   { name: 'bounces', onWorkerStart: watchBounces },
   // The Bounces and Suppression page; its service is what the engine and webhooks call.

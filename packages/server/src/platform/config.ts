@@ -80,6 +80,14 @@ const ZEnvironment = z.object({
     .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'a domain name such as bounces.example.com')
     .optional(),
   BOUNCE_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2526),
+  /** Email verification's SMTP probe: the resolver (comma-separated `host:port`, default the system's), port, names and limits. */
+  VERIFY_DNS_SERVERS: z.string().optional(),
+  VERIFY_SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(25),
+  VERIFY_HELO_NAME: z.string().min(3).max(255).optional(),
+  VERIFY_MAIL_FROM: z.string().email().optional(),
+  VERIFY_STEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  VERIFY_GREYLIST_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
+  VERIFY_GREYLIST_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   TEST_INBOX: boolean.default(true),
   TEST_INBOX_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   /** Each user's test inbox keeps at most this many messages and megabytes; the oldest go first (R30). */
@@ -140,6 +148,15 @@ export type TConfig = {
   testInbox: { port: number } | null;
   ticketService: { key: string; projectId: string } | null;
   bounces: { domain: string; port: number } | null;
+  verify: {
+    dnsServers: string[];
+    port: number;
+    heloName: string;
+    mailFrom: string;
+    stepTimeoutMs: number;
+    greylistRetries: number;
+    greylistDelayMs: number;
+  };
   /** Per user, whether or not this process runs the inbox (R30). */
   testInboxQuota: { messages: number; bytes: number };
   providerEventRetentionDays: number;
@@ -301,6 +318,20 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     registrationLimitPerIp: e.REGISTRATION_LIMIT_PER_IP,
     supportEmail: e.SUPPORT_EMAIL,
     testInbox: e.TEST_INBOX ? { port: e.TEST_INBOX_PORT } : null,
+    verify: {
+      dnsServers: (e.VERIFY_DNS_SERVERS ?? '')
+        .split(',')
+        .map((server) => server.trim())
+        .filter(Boolean),
+      port: e.VERIFY_SMTP_PORT,
+      heloName: e.VERIFY_HELO_NAME ?? (e.PUBLIC_URL ? new URL(e.PUBLIC_URL).hostname : 'sendwell.local'),
+      mailFrom:
+        e.VERIFY_MAIL_FROM ??
+        `verify@${e.VERIFY_HELO_NAME ?? (e.PUBLIC_URL ? new URL(e.PUBLIC_URL).hostname : 'sendwell.local')}`,
+      stepTimeoutMs: e.VERIFY_STEP_TIMEOUT_MS,
+      greylistRetries: e.VERIFY_GREYLIST_RETRIES,
+      greylistDelayMs: e.VERIFY_GREYLIST_DELAY_MS,
+    },
     bounces: e.BOUNCE_DOMAIN ? { domain: e.BOUNCE_DOMAIN.toLowerCase(), port: e.BOUNCE_SMTP_PORT } : null,
     ticketService:
       e.TICKET_SERVICE_KEY && e.TICKET_SERVICE_PROJECT_ID

@@ -43,6 +43,51 @@ export type UsersTable = {
   updated_at: Timestamp;
 };
 
+export type VerificationJobsTable = {
+  id: Generated<number>;
+  user_id: number;
+  status: Generated<'draft' | 'queued' | 'running' | 'finished' | 'failed'>;
+  total: Generated<number>;
+  duplicates: Generated<number>;
+  already_checked: Generated<number>;
+  recheck: Generated<boolean>;
+  checked: Generated<number>;
+  valid: Generated<number>;
+  invalid: Generated<number>;
+  unknown: Generated<number>;
+  credits_charged: Generated<number>;
+  credits_refunded: Generated<number>;
+  error: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  finished_at: Date | null;
+};
+
+export type TVerificationVerdict = 'valid' | 'invalid' | 'unknown';
+
+export type VerificationItemsTable = {
+  id: Generated<number>;
+  job_id: number;
+  email: string;
+  verdict: TVerificationVerdict | null;
+  reason: string | null;
+  flags: ColumnType<Record<string, boolean>, string | undefined, string>;
+  suggestion: string | null;
+  mx: string | null;
+  from_cache: Generated<boolean>;
+  checked_at: Date | null;
+};
+
+export type VerifiedAddressesTable = {
+  user_id: number;
+  email: string;
+  verdict: TVerificationVerdict;
+  reason: string | null;
+  flags: ColumnType<Record<string, boolean>, string | undefined, string>;
+  suggestion: string | null;
+  checked_at: Generated<Date>;
+};
+
 export type TicketsTable = {
   id: Generated<number>;
   user_id: number | null;
@@ -463,6 +508,9 @@ export type Database = {
   account_daily_counts: AccountDailyCountsTable;
   list_member_search: ListMemberSearchTable;
   tickets: TicketsTable;
+  verification_jobs: VerificationJobsTable;
+  verification_items: VerificationItemsTable;
+  verified_addresses: VerifiedAddressesTable;
   ticket_messages: TicketMessagesTable;
   announcements: AnnouncementsTable;
   audit_log: AuditLogTable;

@@ -72,12 +72,19 @@ const FREE_PROVIDERS = new Set([
   '163.com',
 ]);
 
-const noFlags = { disposable: false, role: false, catchAll: false, freeProvider: false };
-
+/**
+ * A likely intended address: only a misspelling of a well-known mail domain (gmial.com →
+ * gmail.com). The checker also "corrects" rare top-level domains (company.io → company.co),
+ * which would mislead, so those are not offered.
+ */
+const POPULAR = new Set([...emailSpellChecker.POPULAR_DOMAINS, ...FREE_PROVIDERS]);
 const suggestionFor = (email: string) => {
   const suggested = emailSpellChecker.run({ email });
-  return suggested && suggested.full.toLowerCase() !== email.toLowerCase() ? suggested.full : null;
+  if (!suggested || !POPULAR.has(suggested.domain)) return null;
+  return suggested.full.toLowerCase() !== email.toLowerCase() ? suggested.full : null;
 };
+
+const noFlags = { disposable: false, role: false, catchAll: false, freeProvider: false };
 
 /** What the address's shape and domain alone say, before any server is asked. */
 export const precheck = (

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { ZStatusMessage } from '../http/errors';
+import { defineRoute, ZIdParams } from '../http/routes';
+import { pagedResponse, pageQuery } from '../paging/paging';
+
+/** Spec §9: at most 10,000 addresses at once; one credit per address not already checked. */
+export const VERIFY_MAX_ADDRESSES = 10_000;
+export const VERIFY_MESSAGES = {
+  tooMany: `At most ${VERIFY_MAX_ADDRESSES.toLocaleString('en-US')} emails can be verified at once.`,
+  none: 'Paste or upload at least one email address.',
+  queued: 'Your request is in the queue... It takes 1 to 5 minutes; the page shows the results as they come.',
+} as const;
+
+export const VERDICTS = ['valid', 'invalid', 'unknown'] as const;
+
+/** Spec §3 "Verify result" (what the store calls answer), with the draft job's id as `listId`. */
+export const ZVerifyStoreResult = z.object({
+  status: z.boolean(),
+  data: z.object({
+    alreadyCheckedCount: z.number().int(),
+    totalDuplicate: z.number().int(),
+    alreadyChecked: z.array(z.object({ email: z.string(), verdict: z.enum(VERDICTS), checked_at: z.string() })),
+    creditToBeUsed: z.number().int(),
+    listId: z.number().int(),
+    listStatus: z.string(),
+    total: z.number().int(),
+  }),
+});
+export type TVerifyStoreResult = z.infer<typeof ZVerifyStoreResult>;
+
+export const ZVerifyJob = z.object({
+  id: z.number().int(),
+  status: z.enum(['draft', 'queued', 'running', 'finished', 'failed']),
+  total: z.number().int(),
+  checked: z.number().int(),
+  valid: z.number().int(),
+  invalid: z.number().int(),
+  unknown: z.number().int(),
+  duplicates: z.number().int(),
+  already_checked: z.number().int(),
+  credits_charged: z.number().int(),
+  credits_refunded: z.number().int(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type TVerifyJob = z.infer<typeof ZVerifyJob>;
+
+export const ZVerifyItem = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  verdict: z.enum(VERDICTS).nullable(),
+  reason: z.string().nullable(),
+  flags: z.record(z.string(), z.boolean()),
+  suggestion: z.string().nullable(),
+  from_cache: z.boolean(),
+  checked_at: z.string().nullable(),
+});
+export type TVerifyItem = z.infer<typeof ZVerifyItem>;
+
+export const ZVerifyItemQuery = pageQuery({
+  columns: ['email', 'verdict'],
+  defaultColumn: 'email',
+  defaultOrder: 'asc',
+}).extend({
+  verdict: z.enum(VERDICTS).optional(),
+});
+
+export const verificationApi = {
+  textStore: defineRoute({
+    method: 'POST',
+    path: '/tools/verify-emails/text/store',
+    body: z.object({ emails: z.string().max(2_000_000) }),
+    response: ZVerifyStoreResult,
+  }),
+  fileStore: defineRoute({
+    method: 'POST',
+    path: '/tools/verify-emails/file/store',
+    /** The parsed CSV's rows (spec: csvFile as JSON); every cell that reads as an address counts. */
+    body: z.object({ csvFile: z.array(z.array(z.string().max(1000)).max(200)).max(VERIFY_MAX_ADDRESSES * 2) }),
+    response: ZVerifyStoreResult,
+  }),
+  lastCheck: defineRoute({
+    method: 'POST',
+    path: '/tools/verify-emails/last-check',
+    body: z.object({
+      listId: z.coerce.number().int().positive(),
+      creditsToBeUsed: z.coerce.number().int().min(0),
+      checkAgain: z.coerce.boolean().optional(),
+    }),
+    response: ZStatusMessage,
+  }),
+  jobs: defineRoute({
+    method: 'GET',
+    path: '/tools/verify-emails/jobs',
+    query: pageQuery({ columns: ['created_at'], defaultColumn: 'created_at', defaultOrder: 'desc' }),
+    response: pagedResponse(ZVerifyJob),
+  }),
+  job: defineRoute({
+    method: 'GET',
+    path: '/tools/verify-emails/jobs/:id',
+    params: ZIdParams,
+    response: z.object({ data: ZVerifyJob }),
+  }),
+  items: defineRoute({
+    method: 'GET',
+    path: '/tools/verify-emails/jobs/:id/results',
+    params: ZIdParams,
+    query: ZVerifyItemQuery,
+    response: pagedResponse(ZVerifyItem),
+  }),
+  export: defineRoute({
+    method: 'GET',
+    path: '/tools/verify-emails/jobs/:id/export',
+    params: ZIdParams,
+    query: ZVerifyItemQuery,
+    response: z.string(),
+  }),
+};

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { defineJob } from '../../platform/queue';
+import { runVerification } from './verification.service';
+
+/** Verifies a queued job's addresses to the end (again after a crash: it takes up what is left). */
+export const verifyJob = defineJob({
+  name: 'verification.run',
+  schema: z.object({ jobId: z.number().int().positive() }),
+  queue: { retryLimit: 3, expireInSeconds: 3600 },
+  concurrency: 2,
+  handler: ({ jobId }, platform) => runVerification(platform, jobId),
+});

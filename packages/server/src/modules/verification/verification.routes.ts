@@ -1,0 +1,44 @@
+import { VERIFY_MESSAGES, verificationApi } from '@sendwell/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
+import {
+  exportItems,
+  getJob,
+  listItems,
+  listJobs,
+  startVerification,
+  storeFile,
+  storeText,
+} from './verification.service';
+
+const storeLimit = { rateLimit: { name: 'verify-store', limit: 60, windowSeconds: 600, per: 'user' as const } };
+
+/** The Email Verification tool's calls (spec §7 verification tool). */
+export const verificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const serve = routesFor(app, ['verification']);
+  const userOf = (request: FastifyRequest) => request.session!.userId;
+
+  serve(verificationApi.textStore, { config: storeLimit, bodyLimit: 4 * 1024 * 1024 }, async (request) =>
+    storeText(platform, userOf(request), request.body.emails),
+  );
+  serve(verificationApi.fileStore, { config: storeLimit, bodyLimit: 8 * 1024 * 1024 }, async (request) =>
+    storeFile(platform, userOf(request), request.body.csvFile),
+  );
+  serve(verificationApi.lastCheck, { config: storeLimit }, async (request) => {
+    await startVerification(platform, userOf(request), request.body);
+    return { status: true, message: VERIFY_MESSAGES.queued };
+  });
+  serve(verificationApi.jobs, async (request) => listJobs(platform, userOf(request), request.query));
+  serve(verificationApi.job, async (request) => ({ data: await getJob(platform, userOf(request), request.params.id) }));
+  serve(verificationApi.items, async (request) =>
+    listItems(platform, userOf(request), request.params.id, request.query),
+  );
+  serve(verificationApi.export, async (request, reply) =>
+    reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="verification-${request.params.id}.csv"`)
+      .send(await exportItems(platform, userOf(request), request.params.id, request.query)),
+  );
+};

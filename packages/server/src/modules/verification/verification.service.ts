@@ -1,0 +1,381 @@
+import { Resolver } from 'node:dns/promises';
+import {
+  readEmailCell,
+  safeCell,
+  type TVerifyJob,
+  type TVerifyStoreResult,
+  VERIFY_MAX_ADDRESSES,
+  VERIFY_MESSAGES,
+  type ZVerifyItemQuery,
+} from '@sendwell/contracts';
+import { stringify } from 'csv-stringify/sync';
+import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
+import type { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import type { VerificationJobsTable } from '../../platform/db-schema';
+import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { paginate } from '../../platform/paging';
+import { publishToUser } from '../../platform/realtime';
+import { chargeCredits, refundCredits } from '../credits/credits.service';
+import { genericNames } from '../lists/lists.service';
+import { notifyUser } from '../notifications/notifications.service';
+import { type TEngineOptions, verifyAddresses } from './engine';
+import { verifyJob } from './verification.jobs';
+
+/**
+ * Email verification (issue 13): the tool's flow of spec §4 — store (the addresses, their
+ * duplicates and what was already checked, as a draft job), last check (credits charged for
+ * the addresses to check, atomically, R21; the job queued), the job (addresses verified in
+ * slices by the engine, progress published live), and at the end the unknown verdicts'
+ * credits refunded. Tables `verification_jobs`, `verification_items`, `verified_addresses`.
+ */
+
+const toJob = (row: Selectable<VerificationJobsTable>): TVerifyJob => ({
+  id: row.id,
+  status: row.status,
+  total: row.total,
+  checked: row.checked,
+  valid: row.valid,
+  invalid: row.invalid,
+  unknown: row.unknown,
+  duplicates: row.duplicates,
+  already_checked: row.already_checked,
+  credits_charged: row.credits_charged,
+  credits_refunded: row.credits_refunded,
+  created_at: row.created_at.toISOString(),
+  finished_at: row.finished_at?.toISOString() ?? null,
+});
+
+/** The distinct addresses of a paste or upload (any case once), in order, and how many repeats. */
+const distinct = (candidates: string[]) => {
+  const seen = new Map<string, string>();
+  let duplicates = 0;
+  for (const candidate of candidates) {
+    const trimmed = candidate.trim();
+    if (!trimmed) continue;
+    const key = trimmed.toLowerCase();
+    if (seen.has(key)) duplicates += 1;
+    else seen.set(key, trimmed);
+  }
+  return { addresses: [...seen.values()], duplicates };
+};
+
+/** Creates the draft job of spec §4's first step and answers the confirmation modal's figures. */
+const storeDraft = async (platform: TPlatform, userId: number, candidates: string[]): Promise<TVerifyStoreResult> => {
+  const { addresses, duplicates } = distinct(candidates);
+  if (addresses.length === 0) throw fieldError('emails', VERIFY_MESSAGES.none);
+  if (addresses.length > VERIFY_MAX_ADDRESSES) throw fieldError('emails', VERIFY_MESSAGES.tooMany);
+  return platform.db.transaction().execute(async (trx) => {
+    const cached = await trx
+      .selectFrom('verified_addresses')
+      .select(['email', 'verdict', 'checked_at'])
+      .where('user_id', '=', userId)
+      .where(sql<boolean>`lower(email) = any(${addresses.map((address) => address.toLowerCase())}::text[])`)
+      .execute();
+    const job = await trx
+      .insertInto('verification_jobs')
+      .values({ user_id: userId, total: addresses.length, duplicates, already_checked: cached.length })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await sql`
+      insert into verification_items (job_id, email)
+      select ${job.id}, email from unnest(${addresses}::text[]) as t(email)
+      on conflict do nothing`.execute(trx);
+    return {
+      status: true,
+      data: {
+        alreadyCheckedCount: cached.length,
+        totalDuplicate: duplicates,
+        alreadyChecked: cached.slice(0, 100).map((row) => ({ ...row, checked_at: row.checked_at.toISOString() })),
+        creditToBeUsed: addresses.length - cached.length,
+        listId: job.id,
+        listStatus: 'draft',
+        total: addresses.length,
+      },
+    };
+  });
+};
+
+/** Addresses pasted one per line, or separated by commas, semicolons or spaces. */
+export const storeText = (platform: TPlatform, userId: number, text: string) =>
+  storeDraft(platform, userId, text.split(/[\s,;]+/));
+
+/** A parsed CSV: every cell that reads as an address (the import's rules) is one. */
+export const storeFile = (platform: TPlatform, userId: number, rows: string[][]) =>
+  storeDraft(
+    platform,
+    userId,
+    rows.flatMap((row) => row.flatMap((cell) => readEmailCell(cell).email ?? [])),
+  );
+
+/**
+ * Spec §4 last check: charges the credits (one per address to check; all of them when
+ * checking again) in the transaction that queues the job, so two requests cannot spend
+ * the same credits (R21), and fills what was checked before from the user's results.
+ */
+export const startVerification = async (
+  platform: TPlatform,
+  userId: number,
+  { listId, creditsToBeUsed, checkAgain = false }: { listId: number; creditsToBeUsed: number; checkAgain?: boolean },
+) => {
+  await platform.db.transaction().execute(async (trx) => {
+    const job = await trx
+      .selectFrom('verification_jobs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', '=', listId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!job) throw notFound('This verification does not exist.');
+    if (job.status !== 'draft') throw new HttpError(409, 'This verification has already started.', 'VERIFY_STATE');
+    if (!checkAgain) {
+      await sql`
+        update verification_items i
+           set verdict = v.verdict, reason = v.reason, flags = v.flags, suggestion = v.suggestion,
+               from_cache = true, checked_at = v.checked_at
+          from verified_addresses v
+         where i.job_id = ${job.id} and v.user_id = ${userId} and lower(v.email) = lower(i.email)`.execute(trx);
+    }
+    const counts = (
+      await sql<{ todo: number; valid: number; invalid: number; unknown: number }>`
+        select count(*) filter (where verdict is null)::int as todo,
+               count(*) filter (where verdict = 'valid')::int as valid,
+               count(*) filter (where verdict = 'invalid')::int as invalid,
+               count(*) filter (where verdict = 'unknown')::int as unknown
+          from verification_items where job_id = ${job.id}`.execute(trx)
+    ).rows[0]!;
+    if (creditsToBeUsed !== counts.todo) {
+      throw new HttpError(
+        409,
+        `This verification costs ${counts.todo} credits now; please confirm again.`,
+        'VERIFY_COST',
+      );
+    }
+    if (counts.todo > 0) {
+      await chargeCredits(trx, { userId, type: 'verify', amount: counts.todo, reference: `verification ${job.id}` });
+    }
+    await trx
+      .updateTable('verification_jobs')
+      .set({
+        status: 'queued',
+        recheck: checkAgain,
+        credits_charged: counts.todo,
+        checked: job.total - counts.todo,
+        valid: counts.valid,
+        invalid: counts.invalid,
+        unknown: counts.unknown,
+        updated_at: new Date(),
+      })
+      .where('id', '=', job.id)
+      .execute();
+    await platform.queue.enqueue(verifyJob, { jobId: job.id }, { executor: trx });
+  });
+};
+
+const engineOptions = (platform: TPlatform): TEngineOptions => {
+  const settings = platform.config.verify;
+  const resolver = new Resolver({ timeout: Math.min(settings.stepTimeoutMs, 5_000), tries: 2 });
+  if (settings.dnsServers.length > 0) resolver.setServers(settings.dnsServers);
+  return {
+    resolver,
+    port: settings.port,
+    heloName: settings.heloName,
+    mailFrom: settings.mailFrom,
+    stepTimeoutMs: settings.stepTimeoutMs,
+    greylistRetries: settings.greylistRetries,
+    greylistDelayMs: settings.greylistDelayMs,
+    concurrency: 10,
+    perConnection: 25,
+    roleNames: genericNames(platform),
+  };
+};
+
+/** Addresses verified per slice: the counts and the progress bar move after each. */
+const SLICE = 200;
+
+const publishJob = async (platform: TPlatform, userId: number, jobId: number) => {
+  const job = await platform.db
+    .selectFrom('verification_jobs')
+    .selectAll()
+    .where('id', '=', jobId)
+    .executeTakeFirstOrThrow();
+  await publishToUser(platform.db, userId, 'VerificationProgressEvent', {
+    id: job.id,
+    status: job.status,
+    total: job.total,
+    checked: job.checked,
+    valid: job.valid,
+    invalid: job.invalid,
+    unknown: job.unknown,
+  });
+  return job;
+};
+
+/**
+ * Runs a queued job to the end, slice by slice; a worker that dies leaves the slice's
+ * addresses unverified and the job's next run takes them up (each slice commits with its
+ * counts). At the end the unknown verdicts' credits go back (only the ones charged).
+ */
+export const runVerification = async (platform: TPlatform, jobId: number) => {
+  const job = await platform.db
+    .updateTable('verification_jobs')
+    .set({ status: 'running', updated_at: new Date() })
+    .where('id', '=', jobId)
+    .where('status', 'in', ['queued', 'running'])
+    .returning(['id', 'user_id'])
+    .executeTakeFirst();
+  if (!job) return;
+  const options = engineOptions(platform);
+  for (;;) {
+    const slice = await platform.db
+      .selectFrom('verification_items')
+      .select(['id', 'email'])
+      .where('job_id', '=', jobId)
+      .where('verdict', 'is', null)
+      .orderBy('id')
+      .limit(SLICE)
+      .execute();
+    if (slice.length === 0) break;
+    const results = await verifyAddresses(
+      slice.map((item) => item.email),
+      options,
+    );
+    await platform.db.transaction().execute(async (trx) => {
+      const rows = results.map((result, index) => ({ id: slice[index]!.id, ...result }));
+      await sql`
+        update verification_items i
+           set verdict = r.verdict, reason = r.reason, flags = r.flags, suggestion = r.suggestion, mx = r.mx,
+               checked_at = now()
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+               as r(id bigint, verdict text, reason text, flags jsonb, suggestion text, mx text)
+         where i.id = r.id`.execute(trx);
+      await sql`
+        insert into verified_addresses (user_id, email, verdict, reason, flags, suggestion, checked_at)
+        select ${job.user_id}, r.email, r.verdict, r.reason, r.flags, r.suggestion, now()
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+               as r(email text, verdict text, reason text, flags jsonb, suggestion text)
+        on conflict (user_id, lower(email)) do update
+           set verdict = excluded.verdict, reason = excluded.reason, flags = excluded.flags,
+               suggestion = excluded.suggestion, checked_at = excluded.checked_at`.execute(trx);
+      const count = (verdict: string) => results.filter((result) => result.verdict === verdict).length;
+      await sql`
+        update verification_jobs set checked = checked + ${results.length}, valid = valid + ${count('valid')},
+               invalid = invalid + ${count('invalid')}, unknown = unknown + ${count('unknown')}, updated_at = now()
+         where id = ${jobId}`.execute(trx);
+    });
+    await publishJob(platform, job.user_id, jobId);
+  }
+  await platform.db.transaction().execute(async (trx) => {
+    // Unknown verdicts are not charged: their credits go back (those found in earlier results cost nothing).
+    const refund = (
+      await sql<{ unknown: number }>`
+        select count(*)::int as unknown from verification_items
+         where job_id = ${jobId} and verdict = 'unknown' and not from_cache`.execute(trx)
+    ).rows[0]!.unknown;
+    const done = await trx
+      .updateTable('verification_jobs')
+      .set({ status: 'finished', credits_refunded: refund, finished_at: new Date(), updated_at: new Date() })
+      .where('id', '=', jobId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (done.numUpdatedRows > 0n && refund > 0) {
+      await refundCredits(trx, {
+        userId: job.user_id,
+        type: 'verify',
+        amount: refund,
+        reference: `verification ${jobId}: unknown verdicts`,
+      });
+    }
+  });
+  const finished = await publishJob(platform, job.user_id, jobId);
+  await notifyUser(platform, {
+    userId: job.user_id,
+    title: 'Your email verification finished',
+    body: `${finished.valid} valid, ${finished.invalid} invalid, ${finished.unknown} unknown of ${finished.total}.`,
+    link: `/tools/email-verification?job=${jobId}`,
+  });
+};
+
+const requireJob = async (platform: TPlatform, userId: number, id: number) => {
+  const row = await platform.db
+    .selectFrom('verification_jobs')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound('This verification does not exist.');
+  return row;
+};
+
+export const getJob = async (platform: TPlatform, userId: number, id: number) =>
+  toJob(await requireJob(platform, userId, id));
+
+export const listJobs = async (platform: TPlatform, userId: number, query: Parameters<typeof paginate>[1]) => {
+  const page = await paginate(
+    platform.db
+      .selectFrom('verification_jobs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('status', '<>', 'draft'),
+    query,
+    { sortColumns: { created_at: 'created_at' }, searchColumns: [], tieBreaker: 'id' },
+  );
+  return { data: page.data.map(toJob), meta: page.meta };
+};
+
+const itemsQuery = (platform: TPlatform, jobId: number, verdict: string | undefined) => {
+  let rows = platform.db
+    .selectFrom('verification_items')
+    .select(['id', 'email', 'verdict', 'reason', 'flags', 'suggestion', 'from_cache', 'checked_at'])
+    .where('job_id', '=', jobId);
+  if (verdict) rows = rows.where('verdict', '=', verdict as 'valid');
+  return rows;
+};
+
+export const listItems = async (
+  platform: TPlatform,
+  userId: number,
+  id: number,
+  query: z.output<typeof ZVerifyItemQuery>,
+) => {
+  await requireJob(platform, userId, id);
+  const page = await paginate(itemsQuery(platform, id, query.verdict), query, {
+    sortColumns: { email: sql`lower(email)`, verdict: 'verdict' },
+    searchColumns: ['email'],
+    tieBreaker: 'id',
+  });
+  return {
+    data: page.data.map((row) => ({ ...row, checked_at: row.checked_at?.toISOString() ?? null })),
+    meta: page.meta,
+  };
+};
+
+/** A job's results as CSV, every cell through `safeCell` (R17). */
+export const exportItems = async (
+  platform: TPlatform,
+  userId: number,
+  id: number,
+  query: z.output<typeof ZVerifyItemQuery>,
+) => {
+  await requireJob(platform, userId, id);
+  const rows = await itemsQuery(platform, id, query.verdict).orderBy('id').execute();
+  const flagNames = (flags: Record<string, boolean>) =>
+    Object.entries(flags)
+      .filter(([, isSet]) => isSet)
+      .map(([name]) => name)
+      .join(' ');
+  return `\uFEFF${stringify(
+    [
+      ['Email', 'Verdict', 'Reason', 'Flags', 'Suggestion', 'Checked'],
+      ...rows.map((row) => [
+        row.email,
+        row.verdict ?? 'pending',
+        row.reason ?? '',
+        flagNames(row.flags),
+        row.suggestion ?? '',
+        row.checked_at?.toISOString() ?? '',
+      ]),
+    ].map((row) => row.map(safeCell)),
+  )}`;
+};
