@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort, runClusterOrStart } from '../../server/test/cluster';
 import { startServerProcess, type TServerProcess } from '../../server/test/processes';
+import { startVerifyPeers } from '../../server/test/verify-peers';
 import { E2E_USER } from './support';
 
 const SERVER_ROOT = path.resolve(import.meta.dirname, '../../server');
@@ -29,6 +30,8 @@ export default async function globalSetup() {
   await admin.end();
   const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
 
+  // Email verification asks a local DNS server and SMTP peer (accept.test, catchall.test, …).
+  const verifyPeers = await startVerifyPeers();
   const port = await freePort();
   // The worker runs the built-in test inbox; the web process tells users where it listens.
   const testInboxPort = await freePort();
@@ -42,6 +45,10 @@ export default async function globalSetup() {
     // Every journey signs in from 127.0.0.1: the per-IP sign-in limit (30 per 15 minutes in
     // production, tested in auth.test.ts) would stop the suite halfway.
     LOGIN_LIMIT_PER_IP: '1000',
+    VERIFY_DNS_SERVERS: `127.0.0.1:${verifyPeers.dnsPort}`,
+    VERIFY_SMTP_PORT: String(verifyPeers.smtpPort),
+    VERIFY_STEP_TIMEOUT_MS: '1000',
+    VERIFY_GREYLIST_DELAY_MS: '100',
   };
   const processes: TServerProcess[] = [];
   const web = startServerProcess({ ...env, SENDWELL_ROLE: 'web' }, [], SERVER_MAIN);
@@ -73,6 +80,7 @@ export default async function globalSetup() {
 
   return async () => {
     for (const child of processes) await child.stop();
+    await verifyPeers.close();
     await stopCluster();
   };
 }

@@ -36,6 +36,7 @@ describe('visibleNavigation', () => {
       'History',
       'Mailing Lists',
       'Suppression',
+      'Tools',
       'Settings',
       'Credit Log',
       'Support',

@@ -52,7 +52,7 @@ export const navigation: TNavigationEntry[] = [
     icon: IconTool,
     children: [
       { label: 'Spam Test', path: '/tools/mail-testing', icon: IconFlame, available: false },
-      { label: 'Email Verification', path: '/tools/email-verification', icon: IconMailCheck, available: false },
+      { label: 'Email Verification', path: '/tools/email-verification', icon: IconMailCheck, available: true },
     ],
   },
   {

@@ -125,6 +125,12 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/history/ScheduledPage')).ScheduledPage }),
               },
               {
+                path: 'tools/email-verification',
+                lazy: async () => ({
+                  Component: (await import('../features/verification/VerificationPage')).VerificationPage,
+                }),
+              },
+              {
                 path: 'suppression',
                 lazy: async () => ({
                   Component: (await import('../features/suppression/SuppressionPage')).SuppressionPage,

@@ -1,0 +1,45 @@
+import { expect, test } from '@playwright/test';
+import { admin, baseUrl, expectAccessible, signIn, tabTo } from './support';
+
+test('verifies pasted addresses: the credits confirmed, the job queued, results live, filtered and downloadable', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const user = { email: `verify-${Date.now()}@example.com`, password: 'secret123', name: 'Vera Verify' };
+  admin('create-user', user.email, '--name', user.name, '--password', user.password);
+  await signIn(page, user);
+  await page.goto(`${baseUrl()}/tools/email-verification`);
+  await expect(page.getByText('No verifications yet.')).toBeVisible();
+  await expectAccessible(page, 'email verification, empty');
+
+  // Keyboard only: type the addresses, Verify, confirm.
+  await page.getByLabel('Emails').focus();
+  await page.keyboard.type('ann@accept.test\nbob@accept.test\nANN@accept.test\nwhoever@catchall.test');
+  await tabTo(page, page.getByRole('button', { name: 'Verify', exact: true }));
+  await page.keyboard.press('Enter');
+  const confirm = page.getByRole('dialog', { name: 'Verify these emails?' });
+  await expect(confirm).toContainText('3 distinct addresses; 1 duplicate left out');
+  await expect(confirm).toContainText('Credits to use: 3 of 300 available');
+  await expectAccessible(page, 'verification confirmation');
+  await tabTo(page, confirm.getByRole('button', { name: 'Verify 3' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('dialog', { name: 'Verification queued' })).toContainText(
+    'Your request is in the queue...',
+  );
+  await expect(page.getByRole('dialog', { name: 'Verification queued' })).toBeHidden({ timeout: 6_000 });
+
+  const jobs = page.getByRole('table', { name: 'Your verifications' });
+  await expect(jobs).toContainText('finished', { timeout: 30_000 });
+  await expect(jobs).toContainText('1 / 1 / 1');
+  await expect(page.getByTestId('credit-balance')).toHaveText('298');
+  await jobs.getByRole('button', { name: 'View results' }).click();
+  const results = page.getByRole('table', { name: /Results of verification/ });
+  await expect(results).toContainText('ann@accept.test');
+  await page.getByLabel('Verdict').selectOption('unknown');
+  await expect(results).toContainText('whoever@catchall.test');
+  await expect(results).not.toContainText('bob@accept.test');
+  await expectAccessible(page, 'verification results');
+  const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
+  const csv = await (await page.request.get(`${baseUrl()}${href}`)).text();
+  expect(csv).toContain('whoever@catchall.test,unknown');
+});

@@ -1,0 +1,360 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  FileButton,
+  Group,
+  Modal,
+  NativeSelect,
+  Paper,
+  Progress,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import {
+  routeUrl,
+  type TVerifyItem,
+  type TVerifyJob,
+  type TVerifyStoreResult,
+  usableCredit,
+  VERDICTS,
+  VERIFY_MAX_ADDRESSES,
+  verificationApi,
+} from '@sendwell/contracts';
+import { IconDownload, IconUpload } from '@tabler/icons-react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { callRoute, toSearchParams } from '../../app/api';
+import { useFormatDateTime } from '../../app/dates';
+import { showError } from '../../app/errors';
+import { useRealtimeEvent } from '../../app/realtime';
+import { useSignedInUser } from '../../app/session';
+import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { PageHeader } from '../../components/PageHeader';
+
+const JOBS_URL = routeUrl(verificationApi.jobs);
+const keys = { jobs: ['verification', 'jobs'] as const, items: (id: number) => ['verification', 'items', id] as const };
+
+/** The rows of a CSV file, split on its delimiter (comma, semicolon or tab), quotes removed. */
+const csvRows = (text: string) => {
+  const delimiter = [',', ';', '\t'].sort((a, b) => text.split(b).length - text.split(a).length)[0]!;
+  return text
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.split(delimiter).map((cell) => cell.trim().replace(/^"(.*)"$/, '$1')));
+};
+
+const VERDICT_COLORS = { valid: 'green', invalid: 'red', unknown: 'yellow' } as const;
+
+const JobProgress = ({ job }: { job: TVerifyJob }) => {
+  const percent = job.total === 0 ? 0 : Math.round((job.checked / job.total) * 100);
+  return (
+    <Stack gap={2} miw={200}>
+      <Progress value={percent} aria-label={`Verification ${job.id}: ${percent}% checked`} />
+      <Text size="xs" c="dark.4">
+        {job.checked.toLocaleString('en-US')} of {job.total.toLocaleString('en-US')} checked
+      </Text>
+    </Stack>
+  );
+};
+
+const Results = ({ job }: { job: TVerifyJob }) => {
+  const [verdict, setVerdict] = useState('');
+  const columns: TDataTableColumn<TVerifyItem>[] = [
+    { key: 'email', title: 'Email', sortable: true },
+    {
+      key: 'verdict',
+      title: 'Verdict',
+      sortable: true,
+      render: (item) =>
+        item.verdict ? (
+          <Badge variant="light" color={VERDICT_COLORS[item.verdict]}>
+            {item.verdict}
+          </Badge>
+        ) : (
+          <Badge variant="outline">pending</Badge>
+        ),
+    },
+    {
+      key: 'reason',
+      title: 'Why',
+      render: (item) => (
+        <Stack gap={0}>
+          <Text size="xs">{item.reason ?? ''}</Text>
+          {item.suggestion && (
+            <Text size="xs" c="dark.4">
+              Did you mean {item.suggestion}?
+            </Text>
+          )}
+        </Stack>
+      ),
+    },
+    {
+      key: 'flags',
+      title: 'Flags',
+      render: (item) => (
+        <Group gap={4}>
+          {Object.entries(item.flags)
+            .filter(([, isSet]) => isSet)
+            .map(([flag]) => (
+              <Badge key={flag} size="xs" variant="outline">
+                {flag}
+              </Badge>
+            ))}
+        </Group>
+      ),
+    },
+  ];
+  return (
+    <DataTable<TVerifyItem>
+      label={`Results of verification ${job.id}`}
+      queryKey={keys.items(job.id)}
+      url={routeUrl(verificationApi.items, { id: job.id })}
+      columns={columns}
+      rowKey={(item) => item.id}
+      defaultSort={{ column: 'email', order: 'asc' }}
+      filters={{ verdict }}
+      searchable
+      toolbar={
+        <Group gap="xs">
+          <NativeSelect
+            size="xs"
+            aria-label="Verdict"
+            value={verdict}
+            onChange={(event) => setVerdict(event.currentTarget.value)}
+            data={[{ value: '', label: 'All verdicts' }, ...VERDICTS.map((value) => ({ value, label: value }))]}
+          />
+          <Button
+            component="a"
+            size="xs"
+            variant="default"
+            leftSection={<IconDownload size={14} />}
+            href={`${routeUrl(verificationApi.export, { id: job.id })}?${toSearchParams({ verdict })}`}
+          >
+            Download CSV
+          </Button>
+        </Group>
+      }
+      emptyText="No data found."
+    />
+  );
+};
+
+/** Email verification (spec §2 screen 4, §4): paste or upload, confirm the credits, watch it run. */
+export const VerificationPage = () => {
+  const formatDateTime = useFormatDateTime();
+  const user = useSignedInUser();
+  const queryClient = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const [text, setText] = useState('');
+  const [stored, setStored] = useState<TVerifyStoreResult['data'] | null>(null);
+  const [checkAgain, setCheckAgain] = useState(false);
+  const [countdown, setCountdown] = useState<number | null>(null);
+  const openJob = Number(params.get('job')) || null;
+  const store = useMutation({
+    mutationFn: (input: { text: string } | { rows: string[][] }) =>
+      'text' in input
+        ? callRoute(verificationApi.textStore, { body: { emails: input.text } })
+        : callRoute(verificationApi.fileStore, { body: { csvFile: input.rows } }),
+    onSuccess: ({ data }) => {
+      setCheckAgain(false);
+      setStored(data);
+    },
+    onError: showError,
+  });
+  const start = useMutation({
+    mutationFn: () =>
+      callRoute(verificationApi.lastCheck, {
+        body: { listId: stored!.listId, creditsToBeUsed: credits, checkAgain },
+      }),
+    onSuccess: () => {
+      setStored(null);
+      setText('');
+      setCountdown(3);
+    },
+    onError: showError,
+  });
+  useRealtimeEvent(
+    'VerificationProgressEvent',
+    () => void queryClient.invalidateQueries({ queryKey: ['verification'] }),
+  );
+  // Spec §4: 'Your request is in the queue...' with a 3-second countdown, then the page anew.
+  useEffect(() => {
+    if (countdown === null) return;
+    if (countdown === 0) {
+      setCountdown(null);
+      void queryClient.invalidateQueries({ queryKey: ['verification'] });
+      return;
+    }
+    const timer = setTimeout(() => setCountdown(countdown - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [countdown, queryClient]);
+
+  const credits = stored ? (checkAgain ? stored.total : stored.creditToBeUsed) : 0;
+  const available = usableCredit(user.credit);
+  const isShort = credits > available;
+
+  const columns: TDataTableColumn<TVerifyJob>[] = [
+    { key: 'created_at', title: 'Started', sortable: true, render: (job) => formatDateTime(job.created_at) },
+    {
+      key: 'status',
+      title: 'Status',
+      render: (job) => (
+        <Badge variant="light" color={job.status === 'finished' ? 'green' : job.status === 'failed' ? 'red' : 'blue'}>
+          {job.status}
+        </Badge>
+      ),
+    },
+    { key: 'progress', title: 'Progress', render: (job) => <JobProgress job={job} /> },
+    {
+      key: 'verdicts',
+      title: 'Valid / invalid / unknown',
+      render: (job) => `${job.valid} / ${job.invalid} / ${job.unknown}`,
+    },
+    {
+      key: 'actions',
+      title: 'Results',
+      render: (job) => (
+        <Button size="compact-xs" variant="default" onClick={() => setParams({ job: String(job.id) })}>
+          View results
+        </Button>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader
+        title="Email Verification"
+        description="Check addresses before you send: fewer bounces, a better sender reputation."
+      />
+      <Paper withBorder p="md" mb="lg">
+        <Stack>
+          <Textarea
+            label="Emails"
+            description="One per line, or separated by commas."
+            autosize
+            minRows={5}
+            maxRows={14}
+            value={text}
+            onChange={(event) => setText(event.currentTarget.value)}
+          />
+          <Text size="xs" c="dark.4">
+            At most {VERIFY_MAX_ADDRESSES.toLocaleString('en-US')} emails can be verified at once. Your list may contain
+            duplicates: each address is checked and charged once.
+          </Text>
+          <Group>
+            <Button loading={store.isPending} disabled={text.trim() === ''} onClick={() => store.mutate({ text })}>
+              Verify
+            </Button>
+            <FileButton
+              accept=".csv,text/csv,text/plain"
+              onChange={async (file) => file && store.mutate({ rows: csvRows(await file.text()) })}
+            >
+              {(props) => (
+                <Button {...props} variant="default" leftSection={<IconUpload size={16} />}>
+                  Upload CSV
+                </Button>
+              )}
+            </FileButton>
+          </Group>
+        </Stack>
+      </Paper>
+      <Title order={2} fz="lg" mb="sm">
+        Your verifications
+      </Title>
+      <Paper withBorder p="md" mb="lg">
+        <DataTable<TVerifyJob>
+          label="Your verifications"
+          queryKey={keys.jobs}
+          url={JOBS_URL}
+          columns={columns}
+          rowKey={(job) => job.id}
+          defaultSort={{ column: 'created_at', order: 'desc' }}
+          emptyText="No verifications yet."
+        />
+      </Paper>
+      {openJob !== null && (
+        <Paper withBorder p="md">
+          <Title order={2} fz="lg" mb="sm">
+            Results of verification {openJob}
+          </Title>
+          <Results job={{ id: openJob } as TVerifyJob} />
+        </Paper>
+      )}
+      <Modal
+        opened={stored !== null}
+        onClose={() => setStored(null)}
+        title="Verify these emails?"
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        {stored && (
+          <Stack>
+            <Text size="sm">
+              {stored.total.toLocaleString('en-US')} distinct address{stored.total === 1 ? '' : 'es'}
+              {stored.totalDuplicate > 0
+                ? `; ${stored.totalDuplicate} duplicate${stored.totalDuplicate === 1 ? '' : 's'} left out`
+                : ''}
+              .
+            </Text>
+            {stored.alreadyCheckedCount > 0 && (
+              <>
+                <Text size="sm">
+                  {stored.alreadyCheckedCount} were already checked: their results are used again, free of charge.
+                </Text>
+                <Switch
+                  label="Check them again"
+                  checked={checkAgain}
+                  onChange={(event) => setCheckAgain(event.currentTarget.checked)}
+                />
+              </>
+            )}
+            <Text size="sm">
+              Credits to use: <b>{credits.toLocaleString('en-US')}</b> of {available.toLocaleString('en-US')} available.
+            </Text>
+            {isShort && (
+              <Alert color="red">
+                To complete this process; please buy credits.{' '}
+                <Anchor component={Link} to="/settings/subscription">
+                  Buy Credits
+                </Anchor>
+              </Alert>
+            )}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setStored(null)}>
+                Cancel
+              </Button>
+              {isShort ? (
+                <Button component={Link} to="/settings/subscription">
+                  Buy Credits
+                </Button>
+              ) : (
+                <Button loading={start.isPending} onClick={() => start.mutate()}>
+                  Verify {stored.total.toLocaleString('en-US')}
+                </Button>
+              )}
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+      <Modal
+        opened={countdown !== null}
+        onClose={() => setCountdown(null)}
+        title="Verification queued"
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <Text size="sm" role="status">
+          Your request is in the queue... It takes 1 to 5 minutes. This page updates in {countdown ?? 0} second
+          {countdown === 1 ? '' : 's'}.
+        </Text>
+      </Modal>
+    </>
+  );
+};
