@@ -65,7 +65,35 @@ export const ZVerifyItemQuery = pageQuery({
   verdict: z.enum(VERDICTS).optional(),
 });
 
+const ZMailingLists = z.object({
+  mailingLists: z.array(z.coerce.number().int().positive()).min(1).max(50),
+  storageId: z.string().max(100).optional(),
+});
+
 export const verificationApi = {
+  /** Spec §7: what verifying these lists' unverified members costs. */
+  creditCheck: defineRoute({
+    method: 'POST',
+    path: '/email/verify-credit-check',
+    body: ZMailingLists,
+    response: z.object({
+      status: z.boolean(),
+      count: z.number().int(),
+      controlled: z.number().int(),
+      totalCount: z.number().int(),
+    }),
+  }),
+  /** Spec §7 verify ("Verify Your List"): one job per list, its credits charged as it is queued. */
+  verifyLists: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/verify',
+    body: ZMailingLists,
+    response: ZStatusMessage.extend({
+      checkListId: z.number().int(),
+      total: z.number().int(),
+      checkedLists: z.array(z.number().int()),
+    }),
+  }),
   textStore: defineRoute({
     method: 'POST',
     path: '/tools/verify-emails/text/store',

@@ -46,6 +46,8 @@ export type UsersTable = {
 export type VerificationJobsTable = {
   id: Generated<number>;
   user_id: number;
+  /** A list verification's list ("Verify Your List"); null for the tool's. */
+  list_id: number | null;
   status: Generated<'draft' | 'queued' | 'running' | 'finished' | 'failed'>;
   total: Generated<number>;
   duplicates: Generated<number>;

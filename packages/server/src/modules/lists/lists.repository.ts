@@ -277,3 +277,30 @@ export const unsubscribeFromAllLists = async (db: Executor, userId: number, emai
        and lower(m.email) = any(${emails.map((email) => email.toLowerCase())}::text[])`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 };
+
+/** The addresses of a list's members not verified yet (each once), for a list verification. */
+export const findUnverifiedEmails = async (db: Executor, userId: number, listId: number) =>
+  (
+    await db
+      .selectFrom('list_members')
+      .select('email')
+      .where('user_id', '=', userId)
+      .where('list_id', '=', listId)
+      .where('verified', '=', false)
+      .execute()
+  ).map((row) => row.email);
+
+export const setVerifyStatus = (db: Executor, userId: number, listId: number, status: 'unverified' | 'processing' | 'verified') =>
+  db
+    .updateTable('mailing_lists')
+    .set({ verify_status: status, ...(status === 'verified' ? { verified_at: new Date() } : {}), updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('id', '=', listId)
+    .execute();
+
+/** Marks the list's members whose address was found valid as verified (the counters follow by trigger). */
+export const markMembersVerified = (db: Executor, listId: number, validEmails: string[]) =>
+  sql`
+    update list_members set verified = true, verified_at = now(), updated_at = now()
+     where list_id = ${listId} and not verified
+       and lower(email) = any(${validEmails.map((email) => email.toLowerCase())}::text[])`.execute(db);

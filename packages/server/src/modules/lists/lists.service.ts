@@ -398,7 +398,10 @@ export const importParsedRows = async (
 /** For other modules' set-based work (a send's snapshot, unsubscribing everywhere). */
 export {
   findMemberships,
+  findUnverifiedEmails,
+  markMembersVerified,
   onAnyListOf,
+  setVerifyStatus,
   subscribedMembersOf,
   unsubscribeFromAccountLists,
   unsubscribeFromAllLists,

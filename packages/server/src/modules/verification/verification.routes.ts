@@ -6,8 +6,10 @@ import { routesFor } from '../../platform/routes';
 import {
   exportItems,
   getJob,
+  listCreditCheck,
   listItems,
   listJobs,
+  startListVerification,
   startVerification,
   storeFile,
   storeText,
@@ -29,6 +31,22 @@ export const verificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
   serve(verificationApi.lastCheck, { config: storeLimit }, async (request) => {
     await startVerification(platform, userOf(request), request.body);
     return { status: true, message: VERIFY_MESSAGES.queued };
+  });
+  serve(verificationApi.creditCheck, async (request) => ({
+    status: true,
+    ...(await listCreditCheck(platform, userOf(request), request.body.mailingLists)),
+  }));
+  serve(verificationApi.verifyLists, { config: storeLimit }, async (request) => {
+    const started = [];
+    for (const listId of request.body.mailingLists)
+      started.push(await startListVerification(platform, userOf(request), listId));
+    return {
+      status: true,
+      message: VERIFY_MESSAGES.queued,
+      checkListId: started[0]!.checkListId,
+      total: started.reduce((sum, job) => sum + job.total, 0),
+      checkedLists: request.body.mailingLists,
+    };
   });
   serve(verificationApi.jobs, async (request) => listJobs(platform, userOf(request), request.query));
   serve(verificationApi.job, async (request) => ({ data: await getJob(platform, userOf(request), request.params.id) }));

@@ -18,7 +18,13 @@ import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { publishToUser } from '../../platform/realtime';
 import { chargeCredits, refundCredits } from '../credits/credits.service';
-import { genericNames } from '../lists/lists.service';
+import {
+  findUnverifiedEmails,
+  genericNames,
+  markMembersVerified,
+  requireList,
+  setVerifyStatus,
+} from '../lists/lists.service';
 import { notifyUser } from '../notifications/notifications.service';
 import { type TEngineOptions, verifyAddresses } from './engine';
 import { verifyJob } from './verification.jobs';
@@ -62,10 +68,23 @@ const distinct = (candidates: string[]) => {
 };
 
 /** Creates the draft job of spec §4's first step and answers the confirmation modal's figures. */
-const storeDraft = async (platform: TPlatform, userId: number, candidates: string[]): Promise<TVerifyStoreResult> => {
+const storeDraft = async (
+  platform: TPlatform,
+  userId: number,
+  candidates: string[],
+  listId: number | null = null,
+  max = VERIFY_MAX_ADDRESSES,
+): Promise<TVerifyStoreResult> => {
   const { addresses, duplicates } = distinct(candidates);
   if (addresses.length === 0) throw fieldError('emails', VERIFY_MESSAGES.none);
-  if (addresses.length > VERIFY_MAX_ADDRESSES) throw fieldError('emails', VERIFY_MESSAGES.tooMany);
+  if (addresses.length > max) {
+    throw fieldError(
+      'emails',
+      max === VERIFY_MAX_ADDRESSES
+        ? VERIFY_MESSAGES.tooMany
+        : `At most ${max.toLocaleString('en-US')} members can be verified at once.`,
+    );
+  }
   return platform.db.transaction().execute(async (trx) => {
     const cached = await trx
       .selectFrom('verified_addresses')
@@ -75,7 +94,7 @@ const storeDraft = async (platform: TPlatform, userId: number, candidates: strin
       .execute();
     const job = await trx
       .insertInto('verification_jobs')
-      .values({ user_id: userId, total: addresses.length, duplicates, already_checked: cached.length })
+      .values({ user_id: userId, list_id: listId, total: addresses.length, duplicates, already_checked: cached.length })
       .returning('id')
       .executeTakeFirstOrThrow();
     await sql`
@@ -289,6 +308,24 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
     }
   });
   const finished = await publishJob(platform, job.user_id, jobId);
+  if (finished.list_id !== null) {
+    // "Verify Your List": the members found valid are marked, the list shows Verified with the date.
+    const valid = await platform.db
+      .selectFrom('verification_items')
+      .select('email')
+      .where('job_id', '=', jobId)
+      .where('verdict', '=', 'valid')
+      .execute();
+    await platform.db.transaction().execute(async (trx) => {
+      await markMembersVerified(
+        trx,
+        finished.list_id!,
+        valid.map((row) => row.email),
+      );
+      await setVerifyStatus(trx, job.user_id, finished.list_id!, 'verified');
+      await publishToUser(trx, job.user_id, 'VerifyProgressDoneForUpsell', { status: true, checkListId: jobId });
+    });
+  }
   await notifyUser(platform, {
     userId: job.user_id,
     title: 'Your email verification finished',
@@ -378,4 +415,47 @@ export const exportItems = async (
       ]),
     ].map((row) => row.map(safeCell)),
   )}`;
+};
+
+// --- "Verify Your List" (spec §4 mailing list verification) ---
+
+/** Members one list verification takes at most (the tool's limit is 10,000). */
+const LIST_VERIFY_MAX = 100_000;
+
+/** `POST /email/verify-credit-check`: what verifying these lists' unverified members costs. */
+export const listCreditCheck = async (platform: TPlatform, userId: number, listIds: number[]) => {
+  const emails = new Set<string>();
+  for (const listId of listIds) {
+    await requireList(platform.db, userId, listId);
+    for (const email of await findUnverifiedEmails(platform.db, userId, listId)) emails.add(email.toLowerCase());
+  }
+  const controlled =
+    emails.size === 0
+      ? 0
+      : Number(
+          (
+            await platform.db
+              .selectFrom('verified_addresses')
+              .select((eb) => eb.fn.countAll<string>().as('count'))
+              .where('user_id', '=', userId)
+              .where(sql<boolean>`lower(email) = any(${[...emails]}::text[])`)
+              .executeTakeFirstOrThrow()
+          ).count,
+        );
+  return { count: emails.size - controlled, controlled, totalCount: emails.size };
+};
+
+/**
+ * Verifies a list's unverified members: a job of their addresses (earlier results re-used,
+ * one credit for each of the others, charged when it is queued), the list Processing...
+ * until the job ends and marks the members found valid.
+ */
+export const startListVerification = async (platform: TPlatform, userId: number, listId: number) => {
+  await requireList(platform.db, userId, listId);
+  const emails = await findUnverifiedEmails(platform.db, userId, listId);
+  if (emails.length === 0) throw fieldError('mailingLists', 'Every member of this list is verified already.');
+  const { data } = await storeDraft(platform, userId, emails, listId, LIST_VERIFY_MAX);
+  await startVerification(platform, userId, { listId: data.listId, creditsToBeUsed: data.creditToBeUsed });
+  await setVerifyStatus(platform.db, userId, listId, 'processing');
+  return { checkListId: data.listId, total: data.total };
 };

@@ -125,3 +125,68 @@ describe('the verification tool', () => {
     ).toBe(404);
   });
 });
+
+describe('Verify Your List', () => {
+  it('checks the cost, verifies the unverified members, marks the valid ones and shows the list verified; another user’s list is 404', async () => {
+    const { user, agent } = await signedIn();
+    const account = await t.platform.db
+      .insertInto('sending_accounts')
+      .values({ user_id: user.id, name: 'SMTP', provider: 'smtp', driver: 'smtp', username: 'news@acme.test' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const list = await t.platform.db
+      .insertInto('mailing_lists')
+      .values({
+        user_id: user.id,
+        account_id: account.id,
+        alias: 'v',
+        domain: 'acme.test',
+        address: 'v@acme.test',
+        name: 'V',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.platform.db
+      .insertInto('list_members')
+      .values(
+        ['ann@accept.test', 'bob@accept.test', 'whoever@catchall.test'].map((email) => ({
+          user_id: user.id,
+          list_id: list.id,
+          account_id: account.id,
+          email,
+        })),
+      )
+      .execute();
+
+    const cost = (await agent.post('/api/email/verify-credit-check', { mailingLists: [list.id] })).json();
+    expect(cost).toMatchObject({ status: true, count: 3, controlled: 0, totalCount: 3 });
+    const started = await agent.post('/api/mailing-lists/verify', { mailingLists: [list.id] });
+    expect(started.statusCode, started.body).toBe(200);
+    const listRow = () =>
+      t.platform.db
+        .selectFrom('mailing_lists')
+        .select(['verify_status', 'verified_count', 'verified_at'])
+        .where('id', '=', list.id)
+        .executeTakeFirstOrThrow();
+    expect((await listRow()).verify_status).toBe('processing');
+
+    await runVerification(t.platform, started.json().checkListId);
+    expect(await listRow()).toMatchObject({ verify_status: 'verified', verified_count: 1 });
+    expect((await listRow()).verified_at).not.toBeNull();
+    const members = await t.platform.db
+      .selectFrom('list_members')
+      .select(['email', 'verified'])
+      .where('list_id', '=', list.id)
+      .orderBy('email')
+      .execute();
+    expect(members).toEqual([
+      { email: 'ann@accept.test', verified: true },
+      { email: 'bob@accept.test', verified: false },
+      { email: 'whoever@catchall.test', verified: false },
+    ]);
+
+    const { agent: other } = await signedIn();
+    expect((await other.post('/api/email/verify-credit-check', { mailingLists: [list.id] })).statusCode).toBe(404);
+    expect((await other.post('/api/mailing-lists/verify', { mailingLists: [list.id] })).statusCode).toBe(404);
+  });
+});
