@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo } from './support';
+import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
 
 test('verifies pasted addresses: the credits confirmed, the job queued, results live, filtered and downloadable', async ({
   page,
@@ -42,4 +42,45 @@ test('verifies pasted addresses: the credits confirmed, the job queued, results 
   const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
   const csv = await (await page.request.get(`${baseUrl()}${href}`)).text();
   expect(csv).toContain('whoever@catchall.test,unknown');
+});
+
+test('verifies a mailing list from its menu: the cost, Processing..., then Verified with the members marked', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const user = { email: `verify-list-${Date.now()}@example.com`, password: 'secret123', name: 'Lena List' };
+  admin('create-user', user.email, '--name', user.name, '--password', user.password);
+  await withDatabase(async (client) => {
+    const { rows } = await client.query<{ id: string }>('select id from users where email = $1', [user.email]);
+    const userId = rows[0]!.id;
+    const account = await client.query<{ id: string }>(
+      `insert into sending_accounts (user_id, name, provider, driver, username) values ($1, 'SMTP', 'smtp', 'smtp', 'news@acme.test') returning id`,
+      [userId],
+    );
+    const list = await client.query<{ id: string }>(
+      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
+       values ($1, $2, 'team', 'acme.test', 'team@acme.test', 'Team') returning id`,
+      [userId, account.rows[0]!.id],
+    );
+    for (const email of ['ann@accept.test', 'bob@accept.test']) {
+      await client.query('insert into list_members (user_id, list_id, account_id, email) values ($1, $2, $3, $4)', [
+        userId,
+        list.rows[0]!.id,
+        account.rows[0]!.id,
+        email,
+      ]);
+    }
+  });
+  await signIn(page, user);
+  await page.goto(`${baseUrl()}/mailing-lists`);
+  const row = page.getByTestId('data-table').getByRole('row', { name: /team@acme\.test/ });
+  await expect(row).toContainText('Unverified');
+  await row.getByRole('button', { name: 'Actions for team@acme.test' }).click();
+  await page.getByRole('menuitem', { name: 'Verify Your List' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Verify team@acme.test' });
+  await expect(dialog).toContainText('Credits to use: 2 of 300 available');
+  await expectAccessible(page, 'verify a list');
+  await dialog.getByRole('button', { name: 'Verify Your List' }).click();
+  await expect(row).toContainText('Verified', { timeout: 30_000 });
+  await expect(row).toContainText('1');
 });

@@ -101,6 +101,7 @@ describe('MailingListsPage', () => {
       'View/Edit Members',
       'Import CSV',
       'Edit List',
+      'Verify Your List',
       'Generic Email Control',
       'Delete List',
     ]);

@@ -6,6 +6,7 @@ import {
   IconDots,
   IconEdit,
   IconFileImport,
+  IconMailCheck,
   IconPlus,
   IconRefresh,
   IconTrash,
@@ -25,15 +26,24 @@ import { ListVerifiedCell } from './ListBadges';
 import { ListFormModal, type TListFormState } from './ListFormModal';
 import { formatCount } from './lists.format';
 import { LISTS_URL, listDetailPath, listKeys, useImportProgressEvents, useSyncFromProvider } from './lists.queries';
+import { useListVerificationEvents, VerifyListModal } from './VerifyListModal';
 
 type TRowActions = {
   onImport: (list: TMailingList) => void;
   onEdit: (list: TMailingList) => void;
   onGeneric: (list: TMailingList) => void;
+  onVerify: (list: TMailingList) => void;
   onDelete: (list: TMailingList) => void;
 };
 
-const ListActions = ({ list, onImport, onEdit, onGeneric, onDelete }: TRowActions & { list: TMailingList }) => (
+const ListActions = ({
+  list,
+  onImport,
+  onEdit,
+  onGeneric,
+  onVerify,
+  onDelete,
+}: TRowActions & { list: TMailingList }) => (
   <Menu position="bottom-end" shadow="md" width={230}>
     <Menu.Target>
       <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${list.address}`}>
@@ -50,6 +60,9 @@ const ListActions = ({ list, onImport, onEdit, onGeneric, onDelete }: TRowAction
       </Menu.Item>
       <Menu.Item leftSection={<IconEdit size={16} aria-hidden />} onClick={() => onEdit(list)}>
         Edit List
+      </Menu.Item>
+      <Menu.Item leftSection={<IconMailCheck size={16} aria-hidden />} onClick={() => onVerify(list)}>
+        Verify Your List
       </Menu.Item>
       <Menu.Item leftSection={<IconUserX size={16} aria-hidden />} onClick={() => onGeneric(list)}>
         Generic Email Control
@@ -138,6 +151,8 @@ export const MailingListsPage = () => {
   const [importing, setImporting] = useState<TImportTarget | null>(null);
   const [deleting, setDeleting] = useState<TMailingList | null>(null);
   const [genericList, setGenericList] = useState<TMailingList | null>(null);
+  const [verifyList, setVerifyList] = useState<TMailingList | null>(null);
+  useListVerificationEvents();
   useImportProgressEvents();
 
   const accountList = accounts.data ?? [];
@@ -175,6 +190,7 @@ export const MailingListsPage = () => {
           onImport={setImporting}
           onEdit={(edited) => setFormState({ mode: 'edit', list: edited })}
           onGeneric={setGenericList}
+          onVerify={setVerifyList}
           onDelete={setDeleting}
         />
       ),
@@ -236,6 +252,7 @@ export const MailingListsPage = () => {
       <ImportCsvModal list={importing} onClose={() => setImporting(null)} />
       <DeleteListModal list={deleting} onClose={() => setDeleting(null)} />
       <GenericControlModal list={genericList} onClose={() => setGenericList(null)} />
+      <VerifyListModal list={verifyList} onClose={() => setVerifyList(null)} />
     </>
   );
 };

@@ -1,0 +1,102 @@
+import { Alert, Anchor, Button, Center, Group, Loader, Modal, Stack, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { type TMailingList, usableCredit, verificationApi } from '@sendwell/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { callRoute } from '../../app/api';
+import { showError } from '../../app/errors';
+import { useRealtimeEvent } from '../../app/realtime';
+import { useSignedInUser } from '../../app/session';
+import { listKeys } from './lists.queries';
+
+/** The list table follows a list verification live: Processing..., then Verified with its counts. */
+export const useListVerificationEvents = () => {
+  const queryClient = useQueryClient();
+  useRealtimeEvent('VerificationProgressEvent', () => void queryClient.invalidateQueries({ queryKey: listKeys.table }));
+  useRealtimeEvent(
+    'VerifyProgressDoneForUpsell',
+    () => void queryClient.invalidateQueries({ queryKey: listKeys.table }),
+  );
+};
+
+const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => void }) => {
+  const user = useSignedInUser();
+  const queryClient = useQueryClient();
+  const cost = useQuery({
+    queryKey: ['verification', 'list-cost', list.id],
+    queryFn: () => callRoute(verificationApi.creditCheck, { body: { mailingLists: [list.id] } }),
+  });
+  const verify = useMutation({
+    mutationFn: () => callRoute(verificationApi.verifyLists, { body: { mailingLists: [list.id] } }),
+    onSuccess: ({ message }) => {
+      notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+      void queryClient.invalidateQueries({ queryKey: listKeys.table });
+      onClose();
+    },
+    onError: showError,
+  });
+  if (cost.isPending) {
+    return (
+      <Center p="lg">
+        <Loader aria-label="Counting the members to verify" />
+      </Center>
+    );
+  }
+  if (cost.isError) return <Alert color="red">The cost could not be worked out. Please try again.</Alert>;
+  const available = usableCredit(user.credit);
+  const isShort = cost.data.count > available;
+  return (
+    <Stack>
+      {cost.data.totalCount === 0 ? (
+        <Text size="sm">Every member of {list.address} is verified already.</Text>
+      ) : (
+        <>
+          <Text size="sm">
+            {cost.data.totalCount.toLocaleString('en-US')} member{cost.data.totalCount === 1 ? '' : 's'} not verified
+            yet; {cost.data.controlled.toLocaleString('en-US')} checked before (free of charge).
+          </Text>
+          <Text size="sm">
+            Credits to use: <b>{cost.data.count.toLocaleString('en-US')}</b> of {available.toLocaleString('en-US')}{' '}
+            available.
+          </Text>
+          <Text size="sm" c="dark.4">
+            Unverified email addresses will increase your email's spam score!
+          </Text>
+        </>
+      )}
+      {isShort && (
+        <Alert color="red">
+          To complete this process; please buy credits.{' '}
+          <Anchor component={Link} to="/settings/subscription">
+            Buy Credits
+          </Anchor>
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button
+          disabled={isShort || cost.data.totalCount === 0}
+          loading={verify.isPending}
+          onClick={() => verify.mutate()}
+        >
+          Verify Your List
+        </Button>
+      </Group>
+    </Stack>
+  );
+};
+
+/** 'Verify Your List' (spec §2 screen 5, §4): the cost, then the list Processing... until verified. */
+export const VerifyListModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => (
+  <Modal
+    opened={list !== null}
+    onClose={onClose}
+    title={list ? `Verify ${list.address}` : ''}
+    centered
+    closeButtonProps={{ 'aria-label': 'Close' }}
+  >
+    {list && <VerifyListBody list={list} onClose={onClose} />}
+  </Modal>
+);
