@@ -139,6 +139,11 @@ test('signs in, imports a list and sends to it with the keyboard alone', async (
   const send = page.getByRole('button', { name: 'Send', exact: true });
   await tabTo(page, send);
   await keyboard.press('Enter');
+  // The imported members are unverified: the verify-lists offer first, answered by keyboard.
+  const offer = page.getByRole('dialog', { name: 'Verify your lists first?' });
+  await expect(offer).toBeVisible();
+  await tabTo(page, offer.getByRole('button', { name: 'Send anyway' }));
+  await keyboard.press('Enter');
   const confirm = page.getByRole('dialog').filter({ hasText: 'Yes, send it' });
   await expect(confirm).toBeVisible();
   expect(await hasFocusWithin(confirm)).toBe(true);

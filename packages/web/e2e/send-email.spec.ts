@@ -88,6 +88,11 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
 
   await page.getByRole('button', { name: 'Send', exact: true }).click();
+  // The lists hold unverified addresses: the verify-lists offer comes first.
+  const offer = page.getByRole('dialog', { name: 'Verify your lists first?' });
+  await expect(offer).toContainText("Unverified email addresses will increase your email's spam score!");
+  await expectAccessible(page, 'verify-lists offer');
+  await offer.getByRole('button', { name: 'Send anyway' }).click();
   const duplicates = page.getByRole('dialog').filter({ hasText: 'more than one of the chosen lists' });
   await expect(duplicates).toContainText('1 address is on more than one of the chosen lists');
   await expectAccessible(page, 'duplicate warning dialog');

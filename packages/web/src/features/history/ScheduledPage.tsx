@@ -244,7 +244,7 @@ export const ScheduledPage = () => {
                 Back
               </Button>
               <Button
-                color={confirm.action === 'delete' ? 'red' : undefined}
+                color={confirm.action === 'delete' ? 'red.9' : undefined}
                 loading={act.isPending}
                 onClick={() =>
                   act.mutate(

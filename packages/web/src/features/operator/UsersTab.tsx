@@ -157,7 +157,7 @@ const DisableForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button type="submit" color={user.disabled ? 'blue' : 'red'} loading={change.isPending}>
+          <Button type="submit" color={user.disabled ? undefined : 'red.9'} loading={change.isPending}>
             {user.disabled ? 'Enable user' : 'Disable user'}
           </Button>
         </Group>

@@ -31,22 +31,17 @@ import {
   validateSendForm,
 } from './send-email.form';
 import { sendEmailKeys, useAccountLists, useCheckDuplicates, useSendEmail } from './send-email.queries';
+import { VerifyListsModal } from './VerifyListsModal';
 
 /** A send the page has started, shown above the form. */
 export type TStartedSend = { sendId: number; scheduled: boolean; deliveryTime: string; subject: string };
 
 /** Where the send flow (spec §4) stands between the Send button and the send. */
 type TFlow =
+  | { step: 'verify'; check: TDuplicatesResponse; listIds: number[] }
   | { step: 'duplicates'; check: TDuplicatesResponse }
   | { step: 'dailyLimit'; check: TDuplicatesResponse; warning: Exclude<TDailyLimitWarning, { kind: 'none' }> }
   | { step: 'confirm'; check: TDuplicatesResponse; isSendLater: boolean };
-
-/**
- * The verify-lists upsell of the send flow (spec §2 screen 2, §4: a verify-lists modal when
- * unverified addresses exist). It comes with the verification issue; until then the flow goes
- * on, and the confirmation shows the spec's unverified warning.
- */
-const offerListVerification = (_check: TDuplicatesResponse): void => {};
 
 const sectionId = (title: string) => `send-email-section-${title.toLowerCase().replace(/\W+/g, '-')}`;
 
@@ -160,6 +155,11 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
     else setFlow({ step: 'dailyLimit', check, warning });
   };
 
+  const afterVerifyOffer = (check: TDuplicatesResponse) => {
+    if (check.duplicates > 0) setFlow({ step: 'duplicates', check });
+    else afterDuplicates(check);
+  };
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!context) return;
@@ -170,9 +170,9 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
     }
     checkDuplicates.mutate(result.request.to, {
       onSuccess: (check) => {
-        offerListVerification(check);
-        if (check.duplicates > 0) setFlow({ step: 'duplicates', check });
-        else afterDuplicates(check);
+        // Unverified addresses among the recipients: the verify-lists offer comes first.
+        if (check.unverified > 0) setFlow({ step: 'verify', check, listIds: result.request.to.map(Number) });
+        else afterVerifyOffer(check);
       },
     });
   };
@@ -309,6 +309,12 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
         </Grid>
       </form>
       {/* Outside the form: Enter in a dialog's input must not submit the form again. */}
+      <VerifyListsModal
+        unverified={flow?.step === 'verify' ? flow.check.unverified : null}
+        listIds={flow?.step === 'verify' ? flow.listIds : []}
+        onSendAnyway={() => flow && afterVerifyOffer(flow.check)}
+        onCancel={() => setFlow(null)}
+      />
       <DuplicatesModal
         count={flow?.step === 'duplicates' ? flow.check.duplicates : null}
         onContinue={() => flow && afterDuplicates(flow.check)}

@@ -163,11 +163,16 @@ describe('SendEmailPage', () => {
     expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();
   });
 
-  it('warns about addresses on several lists before the confirmation', async () => {
+  it('offers to verify unverified lists first, then warns about addresses on several lists before the confirmation', async () => {
     const fetchMock = stubPage(buildContent(), { [DUPLICATES]: { duplicates: 2, recipients: 126, unverified: 5 } });
     renderPage();
     await fillMailgunForm(/Weekly news/, /VIP/);
     submit();
+
+    const offer = within(await screen.findByRole('dialog', { name: 'Verify your lists first?' }));
+    expect(offer.getByText("Unverified email addresses will increase your email's spam score!")).toBeTruthy();
+    expect(offer.getByText(/5 of the recipients are not verified yet/)).toBeTruthy();
+    fireEvent.click(offer.getByRole('button', { name: 'Send anyway' }));
 
     const duplicates = within(await screen.findByRole('dialog', { name: 'Duplicate addresses' }));
     expect(duplicates.getByText(duplicatesWarning(2))).toBeTruthy();

@@ -286,7 +286,7 @@ export const SuppressionPage = () => {
               Back
             </Button>
             <Button
-              color="red"
+              color="red.9"
               loading={clear.isPending}
               onClick={() =>
                 confirm &&
