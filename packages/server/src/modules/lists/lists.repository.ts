@@ -290,10 +290,19 @@ export const findUnverifiedEmails = async (db: Executor, userId: number, listId:
       .execute()
   ).map((row) => row.email);
 
-export const setVerifyStatus = (db: Executor, userId: number, listId: number, status: 'unverified' | 'processing' | 'verified') =>
+export const setVerifyStatus = (
+  db: Executor,
+  userId: number,
+  listId: number,
+  status: 'unverified' | 'processing' | 'verified',
+) =>
   db
     .updateTable('mailing_lists')
-    .set({ verify_status: status, ...(status === 'verified' ? { verified_at: new Date() } : {}), updated_at: new Date() })
+    .set({
+      verify_status: status,
+      ...(status === 'verified' ? { verified_at: new Date() } : {}),
+      updated_at: new Date(),
+    })
     .where('user_id', '=', userId)
     .where('id', '=', listId)
     .execute();
