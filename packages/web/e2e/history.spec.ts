@@ -152,6 +152,7 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
   await expect(edited).toContainText('Pending');
   await edited.getByRole('button', { name: /^Delete / }).click();
   await expect(page.getByRole('dialog', { name: 'Delete this email?' })).toBeVisible();
+  await expect(page.getByRole('dialog', { name: 'Delete this email?' })).toHaveCSS('opacity', '1');
   await expectAccessible(page, 'delete confirmation');
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByTestId('data-table')).not.toContainText('30% off');

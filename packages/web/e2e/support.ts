@@ -46,7 +46,14 @@ export const withDatabase = async <T>(work: (client: pg.Client) => Promise<T>): 
  * taking the focus colour) would be measured at the wrong colours. Loaders spin forever
  * and are left alone.
  */
-const settle = (page: Page) =>
+const settle = async (page: Page) => {
+  // Two frames first: a transition whose style change is still queued has not started yet,
+  // and would not be among the running animations (a modal caught fading in, seen in CI).
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await waitForAnimations(page);
+};
+
+const waitForAnimations = (page: Page) =>
   page.waitForFunction(() =>
     document
       .getAnimations()
