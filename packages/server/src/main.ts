@@ -69,15 +69,19 @@ const stop = async (signal: string) => {
   isStopping = true;
   log.info({ signal }, 'stopping');
   const timer = setTimeout(() => {
-    log.error('shutdown took longer than 20 s; exiting');
+    log.error({ handles: process.getActiveResourcesInfo() }, 'shutdown took longer than 20 s; exiting');
     process.exit(1);
   }, 20_000);
   timer.unref();
   try {
     for (const stopWatch of stopWatches) stopWatch();
+    // Each step logged: a shutdown that hangs says where.
     await app?.close();
+    log.info('stopping: HTTP closed');
     await hub?.close();
+    log.info('stopping: realtime closed');
     await testInbox?.close();
+    log.info('stopping: test inbox closed');
     await opened.close();
     log.info('stopped');
     process.exit(0);
