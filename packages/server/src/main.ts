@@ -76,7 +76,12 @@ const stop = async (signal: string) => {
   try {
     for (const stopWatch of stopWatches) stopWatch();
     // Each step logged: a shutdown that hangs says where.
+    // Requests in flight get 5 s to finish; then every connection left is cut (a client's
+    // keep-alive socket held app.close() past the 20 s deadline in a loaded test run).
+    const cutConnections = setTimeout(() => app?.server.closeAllConnections(), 5_000);
+    cutConnections.unref();
     await app?.close();
+    clearTimeout(cutConnections);
     log.info('stopping: HTTP closed');
     await hub?.close();
     log.info('stopping: realtime closed');
