@@ -59,6 +59,7 @@ const steps: TStep[] = [
       return 0;
     },
   },
+  { name: 'install rspamd and SpamAssassin if missing', run: () => run('bash', ['scripts/ensure-spam-engines.sh']) },
   // Before vitest, whose start-up test runs the built server (dist/main.js) as the journeys do.
   { name: 'build (web: vite; server: esbuild)', run: () => run('npm', ['run', 'build', '--silent']) },
   {

@@ -27,6 +27,7 @@ export * from './sending/history.routes';
 export * from './sending/send-email.routes';
 export * from './sending/sending';
 export * from './sending/suppression';
+export * from './spam-test/spam-test';
 export * from './support/support';
 export * from './support/support.routes';
 export * from './verification/verification';

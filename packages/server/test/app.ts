@@ -51,6 +51,10 @@ export const startTestApp = async (
       LOG_LEVEL: 'silent',
       DB_POOL_SIZE: '5',
       WEB_DIST_DIR: path.join(dataDir, 'no-web-build'),
+      // Spam tests ask no content engine and no blocklist unless a test says where they are.
+      RSPAMD_URL: 'off',
+      SPAMD_ADDRESS: 'off',
+      SPAM_TEST_DNSBL: '',
       ...env,
     },
     [],

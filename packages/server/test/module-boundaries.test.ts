@@ -53,6 +53,7 @@ const OWNER: Record<string, string> = {
   ticket_messages: 'tickets',
   announcements: 'announcements',
   audit_log: 'operator',
+  spam_tests: 'spam-test',
 };
 
 /** Crossings that predate the rule: `module: what` → why it stays for now. */

@@ -37,6 +37,7 @@ export const startServerProcess = (
       LOG_LEVEL: 'info',
       // An ephemeral test-inbox port, so parallel servers never fight over 2525.
       TEST_INBOX_PORT: '0',
+      SPAM_TEST_SMTP_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute, ZIdParams } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
+import { ZSpamReport } from '../spam-test/spam-test';
 import {
   ZAccountForm,
   ZAccountProviders,
@@ -94,4 +95,13 @@ export const testInboxApi = {
     response: z.string(),
   }),
   clear: defineRoute({ method: 'DELETE', path: '/test-inbox/messages', response: ZStatusMessage }),
+  /** What a receiver sees: the headers as they arrived and the spam test's analysis of the message. */
+  analysis: defineRoute({
+    method: 'GET',
+    path: '/test-inbox/messages/:id/analysis',
+    params: ZIdParams,
+    response: z.object({ data: z.object({ headers: z.string().nullable(), report: ZSpamReport.nullable() }) }),
+  }),
+  /** The message as it arrived (`.eml`). */
+  raw: defineRoute({ method: 'GET', path: '/test-inbox/messages/:id/raw', params: ZIdParams, response: z.string() }),
 };

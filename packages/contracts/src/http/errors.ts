@@ -15,6 +15,8 @@ export const ZErrorBody = z.object({
   status: z.literal(false),
   message: z.string(),
   code: z.string().optional(),
+  /** What the page needs to show this error beyond the message (e.g. the ERR_LIMIT dialog's texts). */
+  errorData: z.unknown().optional(),
 });
 export type TErrorBody = z.infer<typeof ZErrorBody>;
 

@@ -60,6 +60,12 @@ export const realtimeEvents = {
   }),
   VerifyProgressDoneForUpsell: z.object({ status: z.boolean(), checkListId: z.number().int() }),
   UpsellStart: z.object({ mailingListIds: z.array(z.number().int()), storageId: z.string() }),
+  /** A spam test moved on: its message arrived, was scored, or never came (credits refunded). */
+  SpamTestEvent: z.object({
+    id: z.number().int(),
+    status: z.enum(['waiting', 'received', 'scored', 'failed']),
+    score: z.number().nullable(),
+  }),
 } as const;
 
 export type TRealtimeEventName = keyof typeof realtimeEvents;

@@ -22,6 +22,9 @@ import { recipientPages, recipientRoutes, webhookRoutes } from './sending/recipi
 import { sendEmailRoutes } from './sending/send-email.routes';
 import { applyEventsJob, dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './sending/sending.jobs';
 import { scheduledListUsage } from './sending/sending.service';
+import { watchSpamTestMailbox } from './spam-test/mailbox';
+import { expireSpamTestJob } from './spam-test/spam-test.jobs';
+import { spamTestRoutes } from './spam-test/spam-test.routes';
 import { suppressionRoutes } from './suppression/suppression.routes';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
@@ -69,6 +72,13 @@ export const modules: TModule[] = [
   // The Bounces and Suppression page; its service is what the engine and webhooks call.
   { name: 'suppression', routes: [suppressionRoutes] },
   { name: 'operator', routes: [operatorRoutes] },
+  // Spam tests: the calls, the deadline job, and the test mailbox a worker runs (SPAM_TEST_SMTP_PORT).
+  {
+    name: 'spam-test',
+    routes: [spamTestRoutes],
+    jobs: [expireSpamTestJob] as TJobDefinition[],
+    onWorkerStart: watchSpamTestMailbox,
+  },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);

@@ -88,6 +88,25 @@ const ZEnvironment = z.object({
   VERIFY_STEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   VERIFY_GREYLIST_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
   VERIFY_GREYLIST_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  /**
+   * Spam tests: the test mailbox receives mail for `t-<token>@SPAM_TEST_DOMAIN` on
+   * SPAM_TEST_SMTP_PORT (point the domain's MX here; 0 = any free port). Content engines
+   * are asked when reachable (`off` to skip one); DNS blocklists and the authentication
+   * checks use SPAM_TEST_DNS_SERVERS (default: VERIFY_DNS_SERVERS, else the system's).
+   */
+  SPAM_TEST_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'a domain name such as spamtest.example.com')
+    .default('spamtest.sendwell.local'),
+  SPAM_TEST_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2527),
+  SPAM_TEST_MAILBOX: boolean.default(true),
+  SPAM_TEST_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  SPAM_TEST_TIMEOUT_MINUTES: z.coerce.number().min(0.05).max(1440).default(5),
+  SPAM_TEST_MAX_WAITING: z.coerce.number().int().min(1).max(1000).default(5),
+  SPAM_TEST_DNS_SERVERS: z.string().optional(),
+  SPAM_TEST_DNSBL: z.string().default('zen.spamhaus.org,bl.spamcop.net'),
+  RSPAMD_URL: z.string().default('http://127.0.0.1:11333'),
+  SPAMD_ADDRESS: z.string().default('127.0.0.1:783'),
   TEST_INBOX: boolean.default(true),
   TEST_INBOX_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   /** Each user's test inbox keeps at most this many messages and megabytes; the oldest go first (R30). */
@@ -148,6 +167,19 @@ export type TConfig = {
   testInbox: { port: number } | null;
   ticketService: { key: string; projectId: string } | null;
   bounces: { domain: string; port: number } | null;
+  spamTest: {
+    domain: string;
+    /** Where the test mailbox listens; null when this deployment does not run it. */
+    port: number | null;
+    credits: number;
+    timeoutMs: number;
+    maxWaiting: number;
+    dnsServers: string[];
+    dnsbl: string[];
+    /** null: not asked. */
+    rspamdUrl: string | null;
+    spamd: { host: string; port: number } | null;
+  };
   verify: {
     dnsServers: string[];
     port: number;
@@ -233,6 +265,19 @@ const trustProxyConfig = (value: string): string[] | false => {
     );
   }
   return entries;
+};
+
+/** `a, b ,c` → ['a', 'b', 'c']. */
+const splitList = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** `host:port` (or `host` alone, with the default port). */
+const hostPort = (value: string, defaultPort: number) => {
+  const match = /^(.*?)(?::(\d+))?$/.exec(value.trim())!;
+  return { host: match[1] || '127.0.0.1', port: match[2] ? Number(match[2]) : defaultPort };
 };
 
 const roleFromArgs = (argv: readonly string[]): string | undefined => {
@@ -331,6 +376,17 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
       stepTimeoutMs: e.VERIFY_STEP_TIMEOUT_MS,
       greylistRetries: e.VERIFY_GREYLIST_RETRIES,
       greylistDelayMs: e.VERIFY_GREYLIST_DELAY_MS,
+    },
+    spamTest: {
+      domain: e.SPAM_TEST_DOMAIN.toLowerCase(),
+      port: e.SPAM_TEST_MAILBOX ? e.SPAM_TEST_SMTP_PORT : null,
+      credits: e.SPAM_TEST_CREDITS,
+      timeoutMs: Math.round(e.SPAM_TEST_TIMEOUT_MINUTES * 60_000),
+      maxWaiting: e.SPAM_TEST_MAX_WAITING,
+      dnsServers: splitList(e.SPAM_TEST_DNS_SERVERS ?? e.VERIFY_DNS_SERVERS ?? ''),
+      dnsbl: splitList(e.SPAM_TEST_DNSBL),
+      rspamdUrl: e.RSPAMD_URL === 'off' ? null : e.RSPAMD_URL.replace(/\/+$/, ''),
+      spamd: e.SPAMD_ADDRESS === 'off' ? null : hostPort(e.SPAMD_ADDRESS, 783),
     },
     bounces: e.BOUNCE_DOMAIN ? { domain: e.BOUNCE_DOMAIN.toLowerCase(), port: e.BOUNCE_SMTP_PORT } : null,
     ticketService:

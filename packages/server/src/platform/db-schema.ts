@@ -242,8 +242,39 @@ export type TestInboxMessagesTable = {
   text_body: string | null;
   html_body: string | null;
   size_bytes: number;
+  /** The message as it arrived (null for messages kept before it was stored). */
+  raw: Buffer | null;
+  /** The spam-test analysis of `raw`, computed when first asked for. */
+  analysis: unknown | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+export type SpamTestsTable = {
+  id: Generated<number>;
+  user_id: number;
+  account_id: number | null;
+  send_id: number | null;
+  token: string;
+  address: string;
+  status: Generated<'waiting' | 'received' | 'scored' | 'failed'>;
+  from_name: Generated<string>;
+  from_address: string;
+  subject: string;
+  html: string;
+  raw: Buffer | null;
+  remote_ip: string | null;
+  helo: string | null;
+  mail_from: string | null;
+  /** numeric(3,1): pg returns it as text. */
+  score: string | null;
+  report: unknown | null;
+  error: string | null;
+  credits_charged: Generated<number>;
+  credits_refunded: Generated<number>;
+  created_at: CreatedAt;
+  received_at: Date | null;
+  scored_at: Date | null;
 };
 
 /** A member's search terms (email and name), indexed for contains-search after the member is committed. */
@@ -511,6 +542,7 @@ export type Database = {
   list_member_search: ListMemberSearchTable;
   tickets: TicketsTable;
   verification_jobs: VerificationJobsTable;
+  spam_tests: SpamTestsTable;
   verification_items: VerificationItemsTable;
   verified_addresses: VerifiedAddressesTable;
   ticket_messages: TicketMessagesTable;

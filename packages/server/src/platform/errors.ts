@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly statusCode: number,
     message: string,
     readonly code?: string,
+    /** What the page needs to show the error (the spec's `errorData`, e.g. an ERR_LIMIT dialog). */
+    readonly errorData?: unknown,
   ) {
     super(message);
   }
@@ -47,7 +49,12 @@ export const handleError = (error: FastifyError | Error, request: FastifyRequest
   }
   if (error instanceof ValidationError) return reply.code(422).send(validationBody(error.errors));
   if (error instanceof HttpError) {
-    const body: TErrorBody = { status: false, message: error.message, ...(error.code ? { code: error.code } : {}) };
+    const body: TErrorBody = {
+      status: false,
+      message: error.message,
+      ...(error.code ? { code: error.code } : {}),
+      ...(error.errorData !== undefined ? { errorData: error.errorData } : {}),
+    };
     return reply.code(error.statusCode).send(body);
   }
   const statusCode = (error as FastifyError).statusCode;

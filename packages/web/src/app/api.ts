@@ -15,6 +15,8 @@ export type TApiErrorBody = {
   status?: boolean;
   code?: string;
   errors?: Record<string, string[]>;
+  /** What the page needs beyond the message (the ERR_LIMIT dialog's texts and link). */
+  errorData?: unknown;
 };
 
 /**

@@ -10,6 +10,7 @@ import { getUserInformation, publicUrl } from '../auth/auth.service';
 import { syncProviderListsJob } from '../lists/lists.jobs';
 import { deleteAccount, getAccount, getProviders, listAccounts, saveAccount, sendTestSmtp } from './accounts.service';
 import { finishGoogleLogin, GOOGLE_POPUP_REDIRECT_URI, startGoogleLogin } from './google.service';
+import { testInboxAnalysis, testInboxRaw } from './test-inbox';
 
 const GOOGLE_STATE_COOKIE = 'sendwell_google_state';
 
@@ -163,6 +164,21 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       .header('content-security-policy', messageHtmlPolicy(new URL(publicUrl(platform)).origin))
       .header('x-frame-options', 'SAMEORIGIN');
     return message.html_body ?? '';
+  });
+
+  serveInbox(testInboxApi.analysis, async (request) => {
+    const found = await testInboxAnalysis(platform, request.session!.userId, request.params.id);
+    if (!found) throw notFound('This message does not exist.');
+    return { data: { headers: found.headers, report: found.report } };
+  });
+
+  serveInbox(testInboxApi.raw, async (request, reply) => {
+    const raw = await testInboxRaw(platform, request.session!.userId, request.params.id);
+    if (!raw) throw notFound('This message does not exist, or was kept without its raw form.');
+    return reply
+      .header('content-type', 'message/rfc822')
+      .header('content-disposition', `attachment; filename="test-inbox-${request.params.id}.eml"`)
+      .send(raw);
   });
 
   serveInbox(testInboxApi.clear, async (request) => {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { TSpamReport } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import addressparser from 'nodemailer/lib/addressparser';
@@ -16,9 +16,12 @@ import {
   type TSendResult,
 } from '../../providers/mail';
 import { receiveBounceMessage } from '../sending/bounces.service';
+import { analyse, headersOf, isSpamTestAddress, receiveSpamTestMessage } from '../spam-test/spam-test.service';
 
 /** The test inbox listens on loopback only: it is for trying Sendwell and for tests. */
 export const TEST_INBOX_HOST = '127.0.0.1';
+/** The name the test inbox gives itself when it hands a message on (its EHLO, as a receiver sees it). */
+const TEST_INBOX_HELO = 'test-inbox.sendwell.local';
 export const TEST_INBOX_DRIVER = 'test-inbox';
 const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
@@ -77,10 +80,10 @@ const storeTestInboxMessage = async (
     rcptTo,
     message,
     size,
-  }: { userId: number; mailFrom: string; rcptTo: string[]; message: Readable | Buffer; size: () => number },
+  }: { userId: number; mailFrom: string; rcptTo: string[]; message: Buffer; size: () => number },
 ) => {
-  const mail = await simpleParser(message, { skipImageLinks: true });
   const sizeBytes = size();
+  const mail = await simpleParser(message, { skipImageLinks: true });
   return platform.db.transaction().execute(async (trx) => {
     const row = await trx
       .insertInto('test_inbox_messages')
@@ -92,6 +95,7 @@ const storeTestInboxMessage = async (
         text_body: mail.text ?? null,
         html_body: typeof mail.html === 'string' ? mail.html : null,
         size_bytes: sizeBytes,
+        raw: message,
       })
       .returning(['id', 'subject'])
       .executeTakeFirstOrThrow();
@@ -165,6 +169,49 @@ const mailLateBounce = (platform: TPlatform, message: TOutgoingMessage) => {
   }, 200);
 };
 
+/**
+ * What a receiver sees of one test-inbox message: its headers as they arrived and the spam
+ * test's analysis (authentication, content, engines), computed the first time it is asked
+ * for and kept with the message. Messages kept before the raw message was stored have neither.
+ */
+export const testInboxAnalysis = async (platform: TPlatform, userId: number, id: number) => {
+  const message = await platform.db
+    .selectFrom('test_inbox_messages')
+    .select(['id', 'raw', 'analysis', 'mail_from', 'rcpt_to'])
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!message) return null;
+  if (!message.raw) return { headers: null, report: null, raw: null };
+  let report = message.analysis as TSpamReport | null;
+  if (!report) {
+    report = await analyse(platform, {
+      raw: message.raw,
+      ip: TEST_INBOX_HOST,
+      helo: TEST_INBOX_HELO,
+      mailFrom: message.mail_from,
+      rcptTo: message.rcpt_to[0] ?? '',
+    });
+    await platform.db
+      .updateTable('test_inbox_messages')
+      .set({ analysis: JSON.stringify(report) })
+      .where('id', '=', id)
+      .execute();
+  }
+  return { headers: headersOf(message.raw), report, raw: message.raw };
+};
+
+/** A test-inbox message as it arrived; null when there is none (or it was kept without it). */
+export const testInboxRaw = async (platform: TPlatform, userId: number, id: number) =>
+  (
+    await platform.db
+      .selectFrom('test_inbox_messages')
+      .select('raw')
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst()
+  )?.raw ?? null;
+
 export const createTestInboxTransport = (platform: TPlatform, userId: number): TMailTransport => ({
   verify: async () => {},
   send: async (batch, onResult, options) => {
@@ -176,6 +223,27 @@ export const createTestInboxTransport = (platform: TPlatform, userId: number): T
         results[index] = { to: message.to, accepted: false, error: HANDOVER_REFUSED, kind: 'temporary' };
       } else if (isTestBounce(message.to)) {
         results[index] = { to: message.to, accepted: false, error: bounceAnswer(message.to), kind: 'permanent' };
+      } else if (isSpamTestAddress(platform, message.to)) {
+        // A spam test from a test-inbox account: handed to the test mailbox as if over SMTP from this machine.
+        const { variables: _variables, ...mime } = message;
+        const raw = await new MailComposer(mime).compile().build();
+        const [sender] = addressparser(message.from, { flatten: true });
+        const outcome = await receiveSpamTestMessage(platform, {
+          raw,
+          ip: TEST_INBOX_HOST,
+          helo: TEST_INBOX_HELO,
+          mailFrom: message.envelopeFrom ?? sender?.address ?? '',
+          rcptTo: message.to,
+        });
+        results[index] =
+          outcome === 'accepted'
+            ? { to: message.to, accepted: true, providerId: 'spam-test' }
+            : {
+                to: message.to,
+                accepted: false,
+                error: `550 5.1.1 <${message.to}>: no such test mailbox`,
+                kind: 'permanent',
+              };
       } else {
         const { variables: _variables, ...mime } = message;
         const raw = await new MailComposer(mime).compile().build();
@@ -236,20 +304,42 @@ export const startTestInbox = async (platform: TPlatform, port: number) => {
     },
     onData: (stream, session, callback) => {
       const userId = session.user as number;
-      storeTestInboxMessage(platform, {
-        userId,
-        mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-        rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-        message: stream,
-        size: () => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        const rcptTo = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+        // Spam-test addresses go on to the test mailbox, the rest stay in the user's inbox.
+        const forMailbox = rcptTo.filter((address) => isSpamTestAddress(platform, address));
+        const forInbox = rcptTo.filter((address) => !isSpamTestAddress(platform, address));
+        const kept = async () => {
           if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
             throw Object.assign(new Error('Message too big for the test inbox'), { responseCode: 552 });
           }
-          return (stream as unknown as { byteLength?: number }).byteLength ?? 0;
-        },
-      })
-        .then(() => callback())
-        .catch((error: Error) => callback(error));
+          for (const address of forMailbox) {
+            await receiveSpamTestMessage(platform, {
+              raw,
+              ip: session.remoteAddress.replace(/^::ffff:/, ''),
+              helo: session.hostNameAppearsAs ?? '',
+              mailFrom,
+              rcptTo: address,
+            });
+          }
+          if (forInbox.length > 0) {
+            await storeTestInboxMessage(platform, {
+              userId,
+              mailFrom,
+              rcptTo: forInbox,
+              message: raw,
+              size: () => raw.length,
+            });
+          }
+        };
+        kept()
+          .then(() => callback())
+          .catch((error: Error) => callback(error));
+      });
     },
   });
   server.on('error', (error) => platform.log.warn({ err: error }, 'test inbox connection error'));

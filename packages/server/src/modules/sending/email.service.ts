@@ -137,11 +137,16 @@ export const findDuplicates = async (platform: TPlatform, userId: number, listId
 };
 
 /**
- * `POST /api/email/send`: checks what the account's kind, the plan and the time zone
- * require, builds the sender (from its parts, or from `from` as the spec sends it), and
- * records the send (now, or at its delivery time when it is sent later).
+ * The account and the sender a form names, checked the way the Send Email form checks them
+ * (spec §5): the sender name for SMTP and Gmail, the alias at the account's domain
+ * otherwise, and the delivery time when there is one. The spam test's form uses it too.
  */
-export const sendEmail = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
+export const resolveSender = async (
+  platform: TPlatform,
+  userId: number,
+  form: Pick<TSendEmailForm, 'account' | 'from' | 'senderName' | 'alias' | 'useSubdomain'> &
+    Partial<Pick<TSendEmailForm, 'delivery' | 'sendLater'>>,
+) => {
   const [row, user, plan] = await Promise.all([
     findAccountRow(platform.db, userId, form.account),
     userOf(platform.db, userId),
@@ -152,12 +157,27 @@ export const sendEmail = async (platform: TPlatform, userId: number, form: TSend
   const domain = nameOnly ? '' : accountDomain(row, user.email);
   const sender = senderPartsOf(form, row.provider, domain);
   const issues = sendFormIssues(
-    { ...sender, delivery: form.delivery, sendLater: form.sendLater },
+    { ...sender, delivery: form.delivery ?? '', sendLater: form.sendLater },
     { provider: row.provider, allowsScheduling: plan.allows_scheduling, timeZone: user.time_zone },
   );
   if (issues.length > 0) {
     throw new ValidationError(Object.fromEntries(issues.map((issue) => [issue.path, [issue.message]])));
   }
+  return {
+    account: row,
+    timeZone: user.time_zone,
+    fromName: sender.senderName,
+    fromAddress: nameOnly ? smtpFromAddress(row, user.email) : senderEmail(sender.alias, domain, sender.useSubdomain),
+  };
+};
+
+/**
+ * `POST /api/email/send`: checks what the account's kind, the plan and the time zone
+ * require, builds the sender (from its parts, or from `from` as the spec sends it), and
+ * records the send (now, or at its delivery time when it is sent later).
+ */
+export const sendEmail = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
+  const { account: row, timeZone, fromName, fromAddress } = await resolveSender(platform, userId, form);
   const lists = await platform.db
     .selectFrom('mailing_lists')
     .select('id')
@@ -168,11 +188,11 @@ export const sendEmail = async (platform: TPlatform, userId: number, form: TSend
   if (lists.length !== new Set(form.to).size) {
     throw new ValidationError({ to: ['Please choose mailing lists of the chosen account.'] });
   }
-  const deliverAt = isSendLater(form) ? parseDeliveryTime(form.delivery, user.time_zone) : null;
+  const deliverAt = isSendLater(form) ? parseDeliveryTime(form.delivery, timeZone) : null;
   const sendId = await createSend(platform, userId, {
     accountId: row.id,
-    fromName: sender.senderName,
-    fromAddress: nameOnly ? smtpFromAddress(row, user.email) : senderEmail(sender.alias, domain, sender.useSubdomain),
+    fromName,
+    fromAddress,
     subject: form.subject,
     html: form.message,
     listIds: form.to,
