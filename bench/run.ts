@@ -12,6 +12,7 @@ import { runB3, runB4 } from './b3-b4-lists';
 import { runB7 } from './b7-api-list';
 import { runB8 } from './b8-webhooks';
 import { runB9 } from './b9-worker-rss';
+import { runB10 } from './b10-spam-test';
 import { runB11 } from './b11-dashboard';
 import { runB12 } from './b12-crash-recovery';
 import type { TFigure } from './figures';
@@ -24,6 +25,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B7: runB7,
   B8: runB8,
   B9: runB9,
+  B10: runB10,
   B11: runB11,
   B12: runB12,
 };

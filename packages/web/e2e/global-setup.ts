@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort, runClusterOrStart } from '../../server/test/cluster';
 import { startServerProcess, type TServerProcess } from '../../server/test/processes';
+import { startSpamEngines } from '../../server/test/spam-engines';
 import { startVerifyPeers } from '../../server/test/verify-peers';
 import { E2E_USER } from './support';
 
@@ -31,7 +32,8 @@ export default async function globalSetup() {
   const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
 
   // Email verification asks a local DNS server and SMTP peer (accept.test, catchall.test, …).
-  const verifyPeers = await startVerifyPeers();
+  // The spam test asks rspamd and SpamAssassin (started here unless rspamd already runs).
+  const [verifyPeers, spamEngines] = await Promise.all([startVerifyPeers(), startSpamEngines()]);
   const port = await freePort();
   // The worker runs the built-in test inbox; the web process tells users where it listens.
   const testInboxPort = await freePort();
@@ -49,6 +51,9 @@ export default async function globalSetup() {
     VERIFY_SMTP_PORT: String(verifyPeers.smtpPort),
     VERIFY_STEP_TIMEOUT_MS: '1000',
     VERIFY_GREYLIST_DELAY_MS: '100',
+    ...spamEngines.env,
+    SPAM_TEST_SMTP_PORT: '0',
+    SPAM_TEST_DNSBL: '',
   };
   const processes: TServerProcess[] = [];
   const web = startServerProcess({ ...env, SENDWELL_ROLE: 'web' }, [], SERVER_MAIN);
@@ -81,6 +86,7 @@ export default async function globalSetup() {
   return async () => {
     for (const child of processes) await child.stop();
     await verifyPeers.close();
+    spamEngines.stop();
     await stopCluster();
   };
 }

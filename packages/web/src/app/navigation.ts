@@ -51,7 +51,7 @@ export const navigation: TNavigationEntry[] = [
     label: 'Tools',
     icon: IconTool,
     children: [
-      { label: 'Spam Test', path: '/tools/mail-testing', icon: IconFlame, available: false },
+      { label: 'Spam Test', path: '/tools/mail-testing', icon: IconFlame, available: true },
       { label: 'Email Verification', path: '/tools/email-verification', icon: IconMailCheck, available: true },
     ],
   },

@@ -95,6 +95,22 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/lists/MembersPage')).MembersPage }),
               },
               {
+                path: 'tools/mail-testing',
+                lazy: async () => ({ Component: (await import('../features/spam-test/SpamTestPage')).SpamTestPage }),
+              },
+              {
+                path: 'tools/mail-testing/history',
+                lazy: async () => ({
+                  Component: (await import('../features/spam-test/SpamTestHistoryPage')).SpamTestHistoryPage,
+                }),
+              },
+              {
+                path: 'tools/mail-testing/history/result/:id',
+                lazy: async () => ({
+                  Component: (await import('../features/spam-test/SpamTestResultPage')).SpamTestResultPage,
+                }),
+              },
+              {
                 path: 'test-inbox',
                 lazy: async () => ({ Component: (await import('../features/test-inbox/TestInboxPage')).TestInboxPage }),
               },

@@ -127,6 +127,20 @@ describe('composing a message', () => {
     expect(buildMessage(platform, send, recipient).html).toContain('<p>');
   });
 
+  it('gives every message a plain-text part from its HTML, fields filled unescaped, with the unsubscribe address', () => {
+    const message = buildMessage(
+      platform,
+      sendOf('<h1>Hello {{name}}</h1><p>Read <a href="https://acme.test/news">the news</a>.<img src="x.png"></p>'),
+      { ...recipient, name: 'Ann & Bob <team>' },
+    );
+    expect(message.html).toContain('Ann &#38; Bob &#60;team&#62;');
+    // A heading keeps its case (upper-casing it would rename the merge field).
+    expect(message.text).toContain('Hello Ann & Bob <team>');
+    expect(message.text).toMatch(/the news \[https:\/\/acme\.test\/news\]/);
+    expect(message.text).not.toContain('x.png');
+    expect(message.text).toMatch(/Unsubscribe: https:\/\/\S+\/unsubscribe\/\S+/);
+  });
+
   it('gives a field used many times one batch variable', () => {
     const { template, variablesOf } = buildBatchMessage(
       platform,
@@ -135,7 +149,9 @@ describe('composing a message', () => {
     );
     expect(template.html).toContain('%recipient.m0% %recipient.m0% %recipient.m1% %recipient.m0%');
     expect(template.subject).toBe('%recipient.m2%');
-    expect(Object.keys(variablesOf(recipient)).filter((key) => /^m\d+$/.test(key))).toEqual(['m0', 'm1', 'm2']);
+    // The text part fills fields unescaped, as the subject does: it shares the subject's variable.
+    expect(template.text).toContain('%recipient.m2% %recipient.m2% %recipient.m3% %recipient.m2%');
+    expect(Object.keys(variablesOf(recipient)).filter((key) => /^m\d+$/.test(key))).toEqual(['m0', 'm1', 'm2', 'm3']);
   });
 });
 

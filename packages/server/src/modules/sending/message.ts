@@ -1,4 +1,5 @@
 import { mergeValue, replaceMergeFields } from '@sendwell/contracts';
+import { convert as htmlToText } from 'html-to-text';
 import type { Selectable } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { SendsTable } from '../../platform/db-schema';
@@ -63,6 +64,34 @@ export const unsubscribeUrls = (platform: TPlatform, token: string) => ({
   oneClick: `${publicUrl(platform)}/api/unsubscribe/${token}`,
 });
 
+/**
+ * The plain-text alternative of a send's HTML, merge fields left as they are (they are
+ * filled per recipient, unescaped): receivers and their filters distrust HTML-only mail
+ * (SpamAssassin's MIME_HTML_ONLY, rspamd's), and some readers read text. Converted once
+ * per send and template, not per recipient: the last few are kept.
+ */
+const textTemplates = new Map<string, string>();
+const TEXT_TEMPLATES_KEPT = 32;
+
+export const textTemplateOf = (html: string) => {
+  const known = textTemplates.get(html);
+  if (known !== undefined) return known;
+  const text = htmlToText(html, {
+    // No wrapping: a long merge field's fallback must stay on one line to be found again.
+    wordwrap: false,
+    selectors: [
+      // Headings and header cells keep their case: upper-casing would rename merge fields.
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true, ignoreHref: false } },
+    ],
+  }).trim();
+  if (textTemplates.size >= TEXT_TEMPLATES_KEPT) textTemplates.delete(textTemplates.keys().next().value!);
+  textTemplates.set(html, text);
+  return text;
+};
+
 type TParts = {
   /** A merge field's text in the subject (isHtml false) or the body (escaped). */
   resolve: (key: string, fallback: string | undefined, isHtml: boolean) => string;
@@ -97,10 +126,14 @@ const compose = (
   });
   const body = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
   if (body.length > parts.maxChars) throw tooLarge();
+  // The subject before the text: a batch numbers its variables in this order.
+  const subject = oneLine(render(send.subject, false));
+  const text = `${render(textTemplateOf(send.html), false)}\n\n--\nUnsubscribe: ${parts.unsubscribePage}\n`;
   return {
     from: fromHeader(send.from_name, send.from_address),
-    subject: oneLine(render(send.subject, false)),
+    subject,
     html: body,
+    text,
     ...(send.reply_to ? { replyTo: oneLine(send.reply_to) } : {}),
     variables: { [RECIPIENT_VARIABLE]: parts.token },
     headers: {

@@ -339,7 +339,9 @@ const authenticationChecks = (auth: TMailauthResult | null, fromDomain: string, 
 
 const headerChecks = (mail: ParsedMail): TSpamCheck[] => {
   const checks: TSpamCheck[] = [];
-  const has = (name: string) => mail.headers.has(name);
+  // mailparser folds List-* headers into one structured `list` entry: ask the raw lines.
+  const lines = new Set(mail.headerLines.map((line) => line.key.toLowerCase()));
+  const has = (name: string) => lines.has(name);
   const from = mail.from?.value ?? [];
   checks.push(
     from.length === 1 && from[0]!.address
@@ -466,7 +468,11 @@ const headerChecks = (mail: ParsedMail): TSpamCheck[] => {
 const contentChecks = (mail: ParsedMail, raw: Buffer): TSpamCheck[] => {
   const checks: TSpamCheck[] = [];
   const html = typeof mail.html === 'string' ? mail.html : '';
-  const text = mail.text ?? '';
+  // mailparser makes a text from the HTML when there is none: whether the sender wrote one
+  // is read from the MIME parts (a message without a Content-Type is plain text).
+  const hasTextPart =
+    /^content-type:\s*text\/plain/im.test(raw.toString('latin1')) || !/^content-type:/im.test(headersOf(raw));
+  const text = hasTextPart ? (mail.text ?? '') : '';
   const facts = html ? readHtml(html) : { links: [], images: 0, text: text.trim(), unclosed: [], stray: [] };
   if (!html && !text.trim()) {
     checks.push(

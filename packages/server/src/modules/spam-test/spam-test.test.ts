@@ -224,6 +224,7 @@ describe('the test mailbox and the score', () => {
       'pass',
     ]);
     expect(hamResult.report!.authenticationResults).toMatch(/dkim=pass/);
+    expect([statusOf(hamResult, 'list-unsubscribe'), statusOf(hamResult, 'parts')]).toEqual(['pass', 'pass']);
     expect(hamResult.headers).toMatch(/^DKIM-Signature:/m);
     // Both engines scored every message.
     for (const test of [hamResult, spamResult, forgedResult]) {
@@ -240,6 +241,7 @@ describe('the test mailbox and the score', () => {
     expect(statusOf(spamResult, 'subject')).toBe('warn');
     expect(statusOf(spamResult, 'list-unsubscribe')).toBe('warn');
     expect(statusOf(spamResult, 'html')).toBe('warn');
+    expect(statusOf(spamResult, 'parts')).toBe('warn');
     const spamAssassin = spamResult.report!.engines.find((engine) => engine.name === 'SpamAssassin')!;
     expect(spamAssassin.score!).toBeGreaterThan(
       hamResult.report!.engines.find((e) => e.name === 'SpamAssassin')!.score!,
@@ -308,6 +310,10 @@ describe('the flow of a spam test', () => {
     // What the engine put on the message is what was scored.
     expect(done.headers).toMatch(/^Message-ID: <[a-f0-9]+\.\d+@good\.test>/im);
     expect(done.report!.checks.find((item) => item.id === 'from')!.detail).toContain('news@good.test');
+    // The engine's message carries a text part and one-click unsubscribe, as receivers want.
+    for (const id of ['parts', 'list-unsubscribe', 'unsubscribe-link']) {
+      expect(done.report!.checks.find((item) => item.id === id)!.status, id).toBe('pass');
+    }
     // The engines were asked; nothing was charged twice; the message is not in the user's inbox.
     expect(done.report!.engines.every((engine) => engine.status === 'scored')).toBe(true);
     expect(await usable(seeded.agent)).toBe(150);

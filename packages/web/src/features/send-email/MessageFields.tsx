@@ -29,6 +29,8 @@ type TProps = {
   isLiveEdit: boolean;
   onLiveEditChange: (isLiveEdit: boolean) => void;
   onChange: (patch: Partial<TSendFormValues>) => void;
+  /** The spam test's form: no copies, reply-to or tracking (the test message goes to one address, as it is). */
+  isTest?: boolean;
 };
 
 /** Asks before a template or a file replaces what the user wrote; an empty or unchanged message is replaced at once. */
@@ -57,7 +59,15 @@ const templateOptions = (templates: TTemplate[]) => {
 };
 
 /** Subject, copies, reply-to and the HTML message with its template, file import and tracking (spec §2 screen 2). */
-export const MessageFields = ({ values, errors, templates, isLiveEdit, onLiveEditChange, onChange }: TProps) => {
+export const MessageFields = ({
+  values,
+  errors,
+  templates,
+  isLiveEdit,
+  onLiveEditChange,
+  onChange,
+  isTest = false,
+}: TProps) => {
   const [isSaving, setIsSaving] = useState(false);
   const deleteTemplate = useDeleteTemplate();
   const resetFile = useRef<() => void>(null);
@@ -146,33 +156,35 @@ export const MessageFields = ({ values, errors, templates, isLiveEdit, onLiveEdi
         error={errors.subject}
         onChange={(event) => onChange({ subject: event.currentTarget.value })}
       />
-      <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
-        <TextInput
-          id={fieldId('cc')}
-          label="CC"
-          placeholder="a@example.com, b@example.com"
-          value={values.cc}
-          error={errors.cc}
-          onChange={(event) => onChange({ cc: event.currentTarget.value })}
-        />
-        <TextInput
-          id={fieldId('bcc')}
-          label="BCC"
-          placeholder="a@example.com"
-          value={values.bcc}
-          error={errors.bcc}
-          onChange={(event) => onChange({ bcc: event.currentTarget.value })}
-        />
-        <TextInput
-          id={fieldId('reply')}
-          label="Reply To"
-          type="email"
-          placeholder="replies@example.com"
-          value={values.reply}
-          error={errors.reply}
-          onChange={(event) => onChange({ reply: event.currentTarget.value })}
-        />
-      </SimpleGrid>
+      {!isTest && (
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
+          <TextInput
+            id={fieldId('cc')}
+            label="CC"
+            placeholder="a@example.com, b@example.com"
+            value={values.cc}
+            error={errors.cc}
+            onChange={(event) => onChange({ cc: event.currentTarget.value })}
+          />
+          <TextInput
+            id={fieldId('bcc')}
+            label="BCC"
+            placeholder="a@example.com"
+            value={values.bcc}
+            error={errors.bcc}
+            onChange={(event) => onChange({ bcc: event.currentTarget.value })}
+          />
+          <TextInput
+            id={fieldId('reply')}
+            label="Reply To"
+            type="email"
+            placeholder="replies@example.com"
+            value={values.reply}
+            error={errors.reply}
+            onChange={(event) => onChange({ reply: event.currentTarget.value })}
+          />
+        </SimpleGrid>
+      )}
       <Group justify="space-between" gap="xs" mt="xs">
         <Switch
           label="Live Edit"
@@ -221,18 +233,20 @@ export const MessageFields = ({ values, errors, templates, isLiveEdit, onLiveEdi
         Merge fields: <Code>{'{{name}}'}</Code>, <Code>{'{{email}}'}</Code>, <Code>{'{{field::fallback}}'}</Code> — the
         fallback shows when a member has no value.
       </Text>
-      <Group gap="xl">
-        <Switch
-          label="Track opens"
-          checked={values.trackOpens}
-          onChange={(event) => onChange({ trackOpens: event.currentTarget.checked })}
-        />
-        <Switch
-          label="Track clicks"
-          checked={values.trackClicks}
-          onChange={(event) => onChange({ trackClicks: event.currentTarget.checked })}
-        />
-      </Group>
+      {!isTest && (
+        <Group gap="xl">
+          <Switch
+            label="Track opens"
+            checked={values.trackOpens}
+            onChange={(event) => onChange({ trackOpens: event.currentTarget.checked })}
+          />
+          <Switch
+            label="Track clicks"
+            checked={values.trackClicks}
+            onChange={(event) => onChange({ trackClicks: event.currentTarget.checked })}
+          />
+        </Group>
+      )}
       <SaveTemplateModal
         opened={isSaving}
         subject={values.subject}

@@ -3,15 +3,18 @@ import { notifications } from '@mantine/notifications';
 import {
   dailyLimitWarning,
   SEND_MESSAGES,
+  SPAM_TEST_CREDITS,
   type TDailyLimitWarning,
   type TDuplicatesResponse,
   type TSendEmailContent,
 } from '@sendwell/contracts';
-import { IconCalendarTime, IconClock, IconMail, IconSend, IconUser, IconUsers } from '@tabler/icons-react';
+import { IconCalendarTime, IconClock, IconFlame, IconMail, IconSend, IconUser, IconUsers } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
+import { spamTestFieldErrors, validateSpamTestForm } from '../spam-test/spam-test.form';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
 import { EmailPreview } from './EmailPreview';
 import { ListsField } from './ListsField';
@@ -92,6 +95,7 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
   const [flow, setFlow] = useState<TFlow | null>(null);
   const checkDuplicates = useCheckDuplicates();
   const sendEmail = useSendEmail();
+  const usableCredits = content.totalCredit - content.usedCredit;
 
   const accountId = Number(values.account);
   const account = content.accounts.find((candidate) => candidate.id === accountId);
@@ -140,6 +144,20 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
       input?.focus();
       input?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
     }, 0);
+  };
+
+  const spamTest = useSpamTestFlow({
+    usableCredits,
+    whenScored: 'dialog',
+    onFieldErrors: (fields) => showFieldErrors(spamTestFieldErrors(fields)),
+  });
+
+  /** Test My Mail: the sender, subject and message are checked as for a send; lists are not needed. */
+  const testMyMail = () => {
+    if (!context) return;
+    const result = validateSpamTestForm(values, context);
+    if (!result.ok) showFieldErrors(result.errors);
+    else spamTest.begin(result.request);
   };
 
   const openConfirm = (check: TDuplicatesResponse) =>
@@ -282,17 +300,32 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
                 <Text size="sm" c="dimmed">
                   You confirm the recipients before anything goes out.
                 </Text>
-                <Button
-                  type="submit"
-                  size="md"
-                  leftSection={
-                    isScheduling ? <IconCalendarTime size={18} aria-hidden /> : <IconSend size={18} aria-hidden />
-                  }
-                  loading={checkDuplicates.isPending}
-                  disabled={!account}
-                >
-                  {isScheduling ? 'Schedule' : 'Send'}
-                </Button>
+                <Group gap="sm">
+                  {/* Spec §5: offered only from 100 usable credits. */}
+                  {usableCredits >= SPAM_TEST_CREDITS && (
+                    <Button
+                      variant="default"
+                      size="md"
+                      leftSection={<IconFlame size={18} aria-hidden />}
+                      onClick={testMyMail}
+                      loading={spamTest.isBusy}
+                      disabled={!account}
+                    >
+                      Test My Mail
+                    </Button>
+                  )}
+                  <Button
+                    type="submit"
+                    size="md"
+                    leftSection={
+                      isScheduling ? <IconCalendarTime size={18} aria-hidden /> : <IconSend size={18} aria-hidden />
+                    }
+                    loading={checkDuplicates.isPending}
+                    disabled={!account}
+                  >
+                    {isScheduling ? 'Schedule' : 'Send'}
+                  </Button>
+                </Group>
               </Group>
             </Stack>
           </Grid.Col>
@@ -309,6 +342,7 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
         </Grid>
       </form>
       {/* Outside the form: Enter in a dialog's input must not submit the form again. */}
+      {spamTest.modals}
       <VerifyListsModal
         unverified={flow?.step === 'verify' ? flow.check.unverified : null}
         listIds={flow?.step === 'verify' ? flow.listIds : []}

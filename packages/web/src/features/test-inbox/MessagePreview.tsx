@@ -1,11 +1,25 @@
-import { Alert, Center, Code, Drawer, Loader, SegmentedControl, SimpleGrid, Stack, Text } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Center,
+  Code,
+  Drawer,
+  Group,
+  Loader,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Text,
+} from '@mantine/core';
 import type { TTestInboxMessage } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
-import { messageHtmlUrl, useTestInboxMessage } from './test-inbox.queries';
+import { ScoreGauge } from '../spam-test/ScoreGauge';
+import { SpamReport } from '../spam-test/SpamReport';
+import { messageHtmlUrl, messageRawUrl, useTestInboxAnalysis, useTestInboxMessage } from './test-inbox.queries';
 
-type TView = 'html' | 'text';
+type TView = 'html' | 'text' | 'headers' | 'analysis';
 
 const Field = ({ label, value }: { label: string; value: string }) => (
   <Stack gap={2}>
@@ -29,14 +43,74 @@ type TProps = {
  * an empty `sandbox` (no scripts, no forms, no same-origin access to this app), from a URL the
  * server also serves with a sandbox policy.
  */
+/** What a receiver sees of the message: the headers as received, or the spam test's findings and score. */
+const AnalysisView = ({
+  id,
+  view,
+  analysis,
+}: {
+  id: number;
+  view: 'headers' | 'analysis';
+  analysis: ReturnType<typeof useTestInboxAnalysis>;
+}) => {
+  if (analysis.isPending) {
+    return (
+      <Center py="xl">
+        <Loader aria-label={view === 'analysis' ? 'Analysing the message' : 'Loading the headers'} />
+      </Center>
+    );
+  }
+  if (analysis.isError) {
+    return (
+      <Alert color="red" icon={<IconAlertCircle size={18} />}>
+        {analysis.error.message}
+      </Alert>
+    );
+  }
+  const { headers, report } = analysis.data;
+  if (!headers || !report) {
+    return <Alert color="gray">This message was kept before Sendwell stored messages as they arrive.</Alert>;
+  }
+  if (view === 'headers') {
+    return (
+      <Stack gap="xs">
+        <Anchor href={messageRawUrl(id)} size="sm">
+          Download the message as it arrived (.eml)
+        </Anchor>
+        <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+          {headers}
+        </Code>
+      </Stack>
+    );
+  }
+  return (
+    <Stack>
+      <Group gap="lg" wrap="nowrap">
+        <ScoreGauge score={report.score} size={120} />
+        <Text size="sm">
+          The spam test's analysis of this message, as a receiver would see it. The test inbox is on this machine, so
+          authentication is judged as if the message came from here.
+        </Text>
+      </Group>
+      <SpamReport report={report} />
+    </Stack>
+  );
+};
+
 export const MessagePreview = ({ message, onClose }: TProps) => {
   const detail = useTestInboxMessage(message?.id ?? null);
   const formatDateTime = useFormatDateTime();
   const [view, setView] = useState<TView>('html');
 
   const data = detail.data;
-  const hasBoth = Boolean(data?.has_html && data.text_body);
-  const showsHtml = data?.has_html === true && (view === 'html' || !data.text_body);
+  const analysis = useTestInboxAnalysis(message && (view === 'analysis' || view === 'headers') ? message.id : null);
+  const showsHtml = data?.has_html === true && (view === 'html' || (view === 'text' && !data.text_body));
+  const parts = [
+    ...(data?.has_html ? [{ value: 'html', label: 'HTML' }] : []),
+    ...(data?.text_body ? [{ value: 'text', label: 'Text' }] : []),
+    { value: 'headers', label: 'Headers' },
+    { value: 'analysis', label: 'Spam analysis' },
+  ];
 
   return (
     <Drawer
@@ -64,19 +138,16 @@ export const MessagePreview = ({ message, onClose }: TProps) => {
             </Alert>
           ) : (
             <>
-              {hasBoth && (
-                <SegmentedControl
-                  aria-label="Message part"
-                  w="fit-content"
-                  data={[
-                    { value: 'html', label: 'HTML' },
-                    { value: 'text', label: 'Text' },
-                  ]}
-                  value={view}
-                  onChange={(value) => setView(value === 'text' ? 'text' : 'html')}
-                />
-              )}
-              {showsHtml ? (
+              <SegmentedControl
+                aria-label="Message part"
+                w="fit-content"
+                data={parts}
+                value={parts.some((part) => part.value === view) ? view : parts[0]!.value}
+                onChange={(value) => setView(value as TView)}
+              />
+              {view === 'analysis' || view === 'headers' ? (
+                <AnalysisView id={message.id} view={view} analysis={analysis} />
+              ) : showsHtml ? (
                 <iframe
                   key={message.id}
                   title="Message preview"

@@ -24,6 +24,19 @@ export const useTestInboxMessage = (id: number | null) =>
     meta: { reportErrors: false },
   });
 
+/** The message as it arrived (`.eml`). */
+export const messageRawUrl = (id: number) => routeUrl(testInboxApi.raw, { id });
+
+/** The headers as received and the spam test's analysis, computed by the server the first time. */
+export const useTestInboxAnalysis = (id: number | null) =>
+  useQuery({
+    queryKey: ['test-inbox', 'analysis', id ?? 0],
+    queryFn: async ({ signal }) => (await callRoute(testInboxApi.analysis, { params: { id: id ?? 0 }, signal })).data,
+    enabled: id !== null,
+    staleTime: Number.POSITIVE_INFINITY,
+    meta: { reportErrors: false },
+  });
+
 export const useClearTestInbox = () => {
   const queryClient = useQueryClient();
   return useMutation({
