@@ -54,6 +54,7 @@ const OWNER: Record<string, string> = {
   announcements: 'announcements',
   audit_log: 'operator',
   spam_tests: 'spam-test',
+  verification_probe_status: 'verification',
 };
 
 /** Crossings that predate the rule: `module: what` → why it stays for now. */

@@ -286,6 +286,8 @@ export const ZImportMapping = z
       .max(50)
       .default([]),
     removeGeneric: z.boolean().default(false),
+    /** Spec §4: verify the list's unverified members once the import is in (one credit each, charged then). */
+    verify: z.boolean().default(false),
   })
   .superRefine((mapping, context) => {
     const used = [mapping.emailColumn, mapping.nameColumn, ...mapping.fields.map((field) => field.column)].filter(

@@ -89,6 +89,14 @@ export const ZSystemStatus = z.object({
   errors: z.array(z.object({ queue: z.string(), failed_at: z.string(), message: z.string() })),
   testInbox: z.boolean(),
   database: z.object({ size_bytes: z.number() }),
+  /** Whether email verification's SMTP probe reaches receiving servers (outbound port 25). */
+  verificationProbe: z.object({
+    blockedSince: z.string().nullable(),
+    lastReachedAt: z.string().nullable(),
+    unreachableDomains: z.number().int(),
+    detail: z.string().nullable(),
+    port: z.number().int(),
+  }),
 });
 export type TSystemStatus = z.infer<typeof ZSystemStatus>;
 

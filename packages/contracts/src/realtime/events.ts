@@ -47,6 +47,8 @@ export const realtimeEvents = {
   /** A verification job moved on (the tool's progress bar and results). */
   VerificationProgressEvent: z.object({
     id: z.number().int(),
+    /** The list a "Verify Your List" job verifies; null for the tool's jobs. */
+    list_id: z.number().int().nullable().optional(),
     status: z.string(),
     total: z.number().int(),
     checked: z.number().int(),

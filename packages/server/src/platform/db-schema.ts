@@ -250,6 +250,15 @@ export type TestInboxMessagesTable = {
   updated_at: Timestamp;
 };
 
+export type VerificationProbeStatusTable = {
+  id: Generated<number>;
+  blocked_since: Date | null;
+  last_reached_at: Date | null;
+  unreachable_domains: Generated<number>;
+  detail: string | null;
+  updated_at: Generated<Date>;
+};
+
 export type SpamTestsTable = {
   id: Generated<number>;
   user_id: number;
@@ -543,6 +552,7 @@ export type Database = {
   tickets: TicketsTable;
   verification_jobs: VerificationJobsTable;
   spam_tests: SpamTestsTable;
+  verification_probe_status: VerificationProbeStatusTable;
   verification_items: VerificationItemsTable;
   verified_addresses: VerifiedAddressesTable;
   ticket_messages: TicketMessagesTable;

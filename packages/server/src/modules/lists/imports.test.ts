@@ -357,3 +357,62 @@ describe('slow uploads (R25)', () => {
     expect(id).not.toBe(started.json().data.id);
   });
 });
+
+describe('the import’s verification offer', () => {
+  it('verifies the list once the import is in, charging one credit per address; without credits the import stands and the user is told', async () => {
+    const { user, agent, list } = await signedInWithList();
+    const usable = async () => {
+      const { credit } = (await agent.get('/api/user-information')).json().data;
+      return credit.totalCredit - credit.usedCredit;
+    };
+    const before = await usable();
+    const started = await csvUpload(agent, list.id, 'people.csv', 'email\nann@example.com\nbob@example.com\n', {
+      hasHeaders: true,
+      emailColumn: 0,
+      verify: true,
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    expect(await runImport(started.json().data.id)).toMatchObject({ status: 'finished', added: 2 });
+    const listRow = await t.platform.db
+      .selectFrom('mailing_lists')
+      .select('verify_status')
+      .where('id', '=', list.id)
+      .executeTakeFirstOrThrow();
+    expect(listRow.verify_status).toBe('processing');
+    const jobs = await t.platform.db
+      .selectFrom('verification_jobs')
+      .select(['list_id', 'status', 'total', 'credits_charged'])
+      .where('user_id', '=', user.id)
+      .execute();
+    expect(jobs).toEqual([{ list_id: list.id, status: 'queued', total: 2, credits_charged: 2 }]);
+    expect(await usable()).toBe(before - 2);
+
+    // Spend what is left: the next import asks for verification it cannot pay for.
+    await t.platform.db.updateTable('credit_balances').set({ balance: 0 }).where('user_id', '=', user.id).execute();
+    const small = await agent.post('/api/mailing-lists/ajax/post-csv', {
+      data: [{ email: 'carl@example.com' }],
+      account: (
+        await t.platform.db
+          .selectFrom('mailing_lists')
+          .select('account_id')
+          .where('id', '=', list.id)
+          .executeTakeFirstOrThrow()
+      ).account_id,
+      address: list.address,
+      verify: true,
+    });
+    expect(small.json()).toMatchObject({ status: true, counts: { added: 1 } });
+    expect(small.json().message).toMatch(/imported, but not verified: To complete this process; please buy credits\./);
+    const notes = await t.platform.db
+      .selectFrom('notifications')
+      .select(['title', 'body'])
+      .where('user_id', '=', user.id)
+      .execute();
+    expect(notes).toContainEqual(
+      expect.objectContaining({
+        title: 'Your imported list was not verified',
+        body: expect.stringMatching(/buy credits/),
+      }),
+    );
+  });
+});

@@ -103,13 +103,13 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
       bodyLimit: 8 * 1024 * 1024,
     },
     async (request) => {
-      const counts = await importParsedRows(platform, userOf(request), request.body);
+      const { verification, ...counts } = await importParsedRows(platform, userOf(request), request.body);
       const saved = counts.added + counts.updated;
       return {
         status: saved > 0,
         message:
           saved > 0
-            ? `${counts.added} added, ${counts.updated} updated, ${counts.skipped} skipped.`
+            ? `${counts.added} added, ${counts.updated} updated, ${counts.skipped} skipped.${verification ? ` ${verification.message}` : ''}`
             : 'No address in this file could be placed on the list.',
         counts,
       };

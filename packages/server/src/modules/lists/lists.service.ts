@@ -20,6 +20,7 @@ import { paginate } from '../../platform/paging';
 import { TransportError } from '../../providers/mail';
 import type { TMailgunLists } from '../../providers/mailgun-lists';
 import { accountDomain, findAccountRow, openMailgunLists } from '../accounts/accounts.service';
+import { verifyAfterImport } from '../verification/verification.service';
 import * as repository from './lists.repository';
 
 const LIST_ADDRESS_INDEX = 'mailing_lists_address_key';
@@ -392,7 +393,10 @@ export const importParsedRows = async (
     );
     return written;
   });
-  return { ...counts, skipped, duplicates: members.length - unique };
+  const result = { ...counts, skipped, duplicates: members.length - unique };
+  const verification =
+    request.verify && counts.added + counts.updated > 0 ? await verifyAfterImport(platform, userId, list.id) : null;
+  return { ...result, verification };
 };
 
 /** For other modules' set-based work (a send's snapshot, unsubscribing everywhere). */

@@ -10,6 +10,7 @@ import { liveKeys } from '../../platform/presence';
 import { endUserSessions, findUserForOperator, setDisabled } from '../auth/auth.service';
 import { changeCredits, removeCredits } from '../credits/credits.service';
 import { findPlan, insertPlan, listPlansWithUsers, setUserPlan, updatePlan } from '../plans/plans.service';
+import { probeStatus } from '../verification/verification.service';
 import * as repository from './operator.repository';
 
 /**
@@ -153,11 +154,12 @@ export const updateOperatorPlan = async (platform: TPlatform, operator: TOperato
 };
 
 export const systemStatus = async (platform: TPlatform): Promise<TSystemStatus> => {
-  const [queues, failures, workers, size] = await Promise.all([
+  const [queues, failures, workers, size, probe] = await Promise.all([
     repository.queueCounts(platform.db),
     repository.lastFailures(platform.db, 10),
     sql<{ alive: number }>`select count(*)::int as alive from (${liveKeys}) k`.execute(platform.db),
     repository.databaseSize(platform.db),
+    probeStatus(platform.db),
   ]);
   return {
     queues,
@@ -169,6 +171,7 @@ export const systemStatus = async (platform: TPlatform): Promise<TSystemStatus> 
     })),
     testInbox: platform.config.testInbox !== null,
     database: { size_bytes: size },
+    verificationProbe: { ...probe, port: platform.config.verify.port },
   };
 };
 

@@ -23,6 +23,8 @@ export type TVerification = {
   /** A likely intended address (gmial.com → gmail.com), or null. */
   suggestion: string | null;
   mx: string | null;
+  /** No mail server of the domain answered on the probe's port (blocked port 25 looks like this). */
+  unreachable?: boolean;
 };
 
 export type TEngineOptions = {
@@ -219,6 +221,7 @@ const probeDomain = async (domain: string, pending: TPending[], options: TEngine
             verdict: 'unknown',
             reason: `No mail server of the domain could be reached (${unreachable}).`,
             mx: servers.hosts[0] ?? null,
+            unreachable: true,
           });
         }
         return results;

@@ -13,8 +13,9 @@ import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
 import type { VerificationJobsTable } from '../../platform/db-schema';
-import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { fieldError, HttpError, notFound, ValidationError } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { publishToUser } from '../../platform/realtime';
 import { chargeCredits, refundCredits } from '../credits/credits.service';
@@ -26,7 +27,7 @@ import {
   setVerifyStatus,
 } from '../lists/lists.service';
 import { notifyUser } from '../notifications/notifications.service';
-import { type TEngineOptions, verifyAddresses } from './engine';
+import { type TEngineOptions, type TVerification, verifyAddresses } from './engine';
 import { verifyJob } from './verification.jobs';
 
 /**
@@ -221,6 +222,7 @@ const publishJob = async (platform: TPlatform, userId: number, jobId: number) =>
     .executeTakeFirstOrThrow();
   await publishToUser(platform.db, userId, 'VerificationProgressEvent', {
     id: job.id,
+    list_id: job.list_id,
     status: job.status,
     total: job.total,
     checked: job.checked,
@@ -236,6 +238,44 @@ const publishJob = async (platform: TPlatform, userId: number, jobId: number) =>
  * addresses unverified and the job's next run takes them up (each slice commits with its
  * counts). At the end the unknown verdicts' credits go back (only the ones charged).
  */
+/** Domains whose servers must all fail before the probe counts as blocked (one dead domain proves nothing). */
+const BLOCKED_AFTER_DOMAINS = 3;
+
+/**
+ * Keeps the installation's probe status: any server reached clears it; a slice in which
+ * no server of at least three domains answered, and none was reached, marks the probe
+ * blocked (outbound port 25, most likely) for the operator's System page.
+ */
+const recordProbeReach = async (platform: TPlatform, slice: { email: string }[], results: TVerification[]) => {
+  const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  const reached = results.some((result) => result.mx !== null && !result.unreachable);
+  const unreachable = new Set(
+    results.flatMap((result, index) => (result.unreachable ? [domainOf(slice[index]!.email)] : [])),
+  );
+  if (!reached && unreachable.size < BLOCKED_AFTER_DOMAINS) return;
+  const sample = results.find((result) => result.unreachable)?.reason ?? null;
+  await sql`
+    insert into verification_probe_status as s (id, blocked_since, last_reached_at, unreachable_domains, detail, updated_at)
+    values (1, ${reached ? null : new Date()}, ${reached ? new Date() : null}, ${reached ? 0 : unreachable.size}, ${reached ? null : sample}, now())
+    on conflict (id) do update set
+      blocked_since = case when ${reached} then null else coalesce(s.blocked_since, excluded.blocked_since) end,
+      last_reached_at = coalesce(excluded.last_reached_at, s.last_reached_at),
+      unreachable_domains = case when ${reached} then 0 else s.unreachable_domains + excluded.unreachable_domains end,
+      detail = case when ${reached} then s.detail else excluded.detail end,
+      updated_at = now()`.execute(platform.db);
+};
+
+/** For the operator's System page: whether the probe reaches receiving servers from here. */
+export const probeStatus = async (db: Executor) => {
+  const row = await db.selectFrom('verification_probe_status').selectAll().where('id', '=', 1).executeTakeFirst();
+  return {
+    blockedSince: row?.blocked_since?.toISOString() ?? null,
+    lastReachedAt: row?.last_reached_at?.toISOString() ?? null,
+    unreachableDomains: row?.unreachable_domains ?? 0,
+    detail: row?.detail ?? null,
+  };
+};
+
 export const runVerification = async (platform: TPlatform, jobId: number) => {
   const job = await platform.db
     .updateTable('verification_jobs')
@@ -284,6 +324,7 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
          where id = ${jobId}`.execute(trx);
     });
     await publishJob(platform, job.user_id, jobId);
+    await recordProbeReach(platform, slice, results);
   }
   await platform.db.transaction().execute(async (trx) => {
     // Unknown verdicts are not charged: their credits go back (those found in earlier results cost nothing).
@@ -450,6 +491,33 @@ export const listCreditCheck = async (platform: TPlatform, userId: number, listI
  * one credit for each of the others, charged when it is queued), the list Processing...
  * until the job ends and marks the members found valid.
  */
+/**
+ * The CSV import's verification offer (spec §4): once the import is in, its list's
+ * unverified members are verified as 'Verify Your List' would. The import itself has
+ * succeeded either way: when verification cannot start (credits short, nothing left to
+ * check) the user is told in a notification, and the answer says so too.
+ */
+export const verifyAfterImport = async (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+): Promise<{ started: boolean; message: string }> => {
+  try {
+    const { total } = await startListVerification(platform, userId, listId);
+    return { started: true, message: `Verification of ${total.toLocaleString('en-US')} addresses started.` };
+  } catch (error) {
+    if (!(error instanceof HttpError) && !(error instanceof ValidationError)) throw error;
+    const message = `The list was imported, but not verified: ${error.message}`;
+    await notifyUser(platform, {
+      userId,
+      title: 'Your imported list was not verified',
+      body: message,
+      link: '/mailing-lists',
+    });
+    return { started: false, message };
+  }
+};
+
 export const startListVerification = async (platform: TPlatform, userId: number, listId: number) => {
   await requireList(platform.db, userId, listId);
   const emails = await findUnverifiedEmails(platform.db, userId, listId);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { freePort } from '../../../test/cluster';
 import { startVerifyPeers } from '../../../test/verify-peers';
+import { setRole } from '../auth/auth.service';
 import { runVerification } from './verification.service';
 
 let t: TTestApp;
@@ -188,5 +190,63 @@ describe('Verify Your List', () => {
     const { agent: other } = await signedIn();
     expect((await other.post('/api/email/verify-credit-check', { mailingLists: [list.id] })).statusCode).toBe(404);
     expect((await other.post('/api/mailing-lists/verify', { mailingLists: [list.id] })).statusCode).toBe(404);
+  });
+});
+
+describe('a blocked port 25', () => {
+  it('is reported to the operator when no server of several domains answers, and cleared once one does; the addresses stay unknown', async () => {
+    // Every mail server "behind" a closed port, as on a cloud machine whose outbound port 25 is blocked.
+    const closedPort = await freePort();
+    const blocked = await startTestApp(
+      {
+        VERIFY_DNS_SERVERS: `127.0.0.1:${peers.dnsPort}`,
+        VERIFY_SMTP_PORT: String(closedPort),
+        VERIFY_STEP_TIMEOUT_MS: '700',
+      },
+      { databaseUrl: t.databaseUrl },
+    );
+    try {
+      const user = await seedUser(t.platform);
+      const agent = createAgent(blocked.app);
+      await agent.signIn(user.email, user.password);
+      const stored = await agent.post('/api/tools/verify-emails/text/store', {
+        emails: 'ann@accept.test\nbob@reject.test\ncat@catchall.test\ndee@grey.test',
+      });
+      await agent.post('/api/tools/verify-emails/last-check', {
+        listId: stored.json().data.listId,
+        creditsToBeUsed: stored.json().data.creditToBeUsed,
+      });
+      await runVerification(blocked.platform, stored.json().data.listId);
+      const items = (await agent.get(`/api/tools/verify-emails/jobs/${stored.json().data.listId}/results`)).json().data;
+      expect(items.map((item: { verdict: string }) => item.verdict)).toEqual([
+        'unknown',
+        'unknown',
+        'unknown',
+        'unknown',
+      ]);
+
+      const operator = await seedUser(t.platform);
+      await setRole(t.platform.db, operator.id, 'operator');
+      const operatorAgent = createAgent(t.app);
+      await operatorAgent.signIn(operator.email, operator.password);
+      const system = async () => (await operatorAgent.get('/api/operator/system')).json().data.verificationProbe;
+      const reported = await system();
+      expect(reported.blockedSince).not.toBeNull();
+      expect(reported.unreachableDomains).toBeGreaterThanOrEqual(3);
+      expect(reported.detail).toMatch(/could be reached/);
+
+      // From a machine whose probe reaches the servers, the report clears.
+      const again = await agent.post('/api/tools/verify-emails/text/store', { emails: 'eve@accept.test' });
+      await agent.post('/api/tools/verify-emails/last-check', {
+        listId: again.json().data.listId,
+        creditsToBeUsed: again.json().data.creditToBeUsed,
+      });
+      await runVerification(t.platform, again.json().data.listId);
+      const cleared = await system();
+      expect(cleared.blockedSince).toBeNull();
+      expect(cleared.lastReachedAt).not.toBeNull();
+    } finally {
+      await blocked.close();
+    }
   });
 });

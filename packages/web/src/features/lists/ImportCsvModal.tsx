@@ -22,12 +22,14 @@ import {
   moreText,
   type TListImport,
   type TMailingList,
+  usableCredit,
   ZImportMapping,
 } from '@sendwell/contracts';
 import { IconAlertCircle, IconAlertTriangle, IconLock } from '@tabler/icons-react';
 import { type ChangeEvent, useId, useRef, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
+import { useSignedInUser } from '../../app/session';
 import { formatSize } from '../test-inbox/test-inbox.format';
 import {
   COLUMN_ROLES,
@@ -78,6 +80,8 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
   const [isReading, setIsReading] = useState(false);
   const [mapping, setMapping] = useState<TMappingState>({ hasHeaders: true, choices: [], isEmailLocked: false });
   const [wantsGenericRemoved, setWantsGenericRemoved] = useState(false);
+  const [wantsVerify, setWantsVerify] = useState(false);
+  const usable = usableCredit(useSignedInUser().credit);
   const [problem, setProblem] = useState<string | null>(null);
   const [started, setStarted] = useState<TListImport | null>(null);
   // A second file chosen while the first is still being read wins.
@@ -124,6 +128,8 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
   const generic = sample ? genericSummary(sample, mapping.hasHeaders, mapping.choices, genericNames) : null;
   // Spec §4: when every address is generic they are not placed on the list.
   const removeGeneric = generic?.isAllGeneric === true || wantsGenericRemoved;
+  // Spec §4: the verify option is off when every address is generic, or without credits to spend.
+  const canVerify = generic?.isAllGeneric !== true && usable > 0;
 
   const changeHeaders = (hasHeaders: boolean) => {
     if (!sample) return;
@@ -148,7 +154,11 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
       setProblem(found ?? LIST_MESSAGES.uploadFirst);
       return;
     }
-    const request = toImportMapping(mapping.choices, { hasHeaders: mapping.hasHeaders, removeGeneric });
+    const request = toImportMapping(mapping.choices, {
+      hasHeaders: mapping.hasHeaders,
+      removeGeneric,
+      verify: canVerify && wantsVerify,
+    });
     const parsed = ZImportMapping.safeParse(request);
     if (!parsed.success) {
       setProblem(parsed.error.issues[0]?.message ?? LIST_MESSAGES.selectEmail);
@@ -339,6 +349,23 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
             </Alert>
           )}
         </>
+      )}
+
+      {sample && (
+        <Checkbox
+          label="Verify the addresses after the import"
+          description={
+            canVerify
+              ? `One credit for each address not checked before; you have ${usable.toLocaleString('en-US')}. Unverified email addresses will increase your email's spam score!`
+              : generic?.isAllGeneric
+                ? 'Every address in this file is generic: there is nothing to verify.'
+                : 'Verification needs credits: you have none left.'
+          }
+          checked={canVerify && wantsVerify}
+          disabled={!canVerify}
+          onChange={(event) => setWantsVerify(event.currentTarget.checked)}
+          data-testid="import-verify"
+        />
       )}
 
       {firstRowIssue && (

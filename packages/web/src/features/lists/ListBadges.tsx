@@ -1,6 +1,29 @@
-import { Badge, Group, Stack, Text } from '@mantine/core';
+import { Badge, Group, Progress, Stack, Text } from '@mantine/core';
 import type { TMailingList, TMember } from '@sendwell/contracts';
 import { useFormatDateTime } from '../../app/dates';
+import { useListProgress } from './VerifyListModal';
+
+/** The live bar under 'Processing...': checked of total, as the verification's events report it. */
+const VerifyProgress = ({ listId }: { listId: number }) => {
+  const progress = useListProgress(listId);
+  const percent = progress && progress.total > 0 ? Math.round((progress.checked / progress.total) * 100) : null;
+  return (
+    <Stack gap={2} w={140}>
+      <Progress
+        value={percent ?? 100}
+        animated={percent === null}
+        striped={percent === null}
+        size="sm"
+        aria-label={percent === null ? 'Verification starting' : `Verified ${percent}%`}
+      />
+      {progress && (
+        <Text size="xs" c="dimmed">
+          {progress.checked.toLocaleString('en-US')} of {progress.total.toLocaleString('en-US')} checked
+        </Text>
+      )}
+    </Stack>
+  );
+};
 
 /** A list's verification (spec §4): Unverified, then Processing..., then Verified with its date. */
 export const ListVerifiedCell = ({ list }: { list: TMailingList }) => {
@@ -23,6 +46,7 @@ export const ListVerifiedCell = ({ list }: { list: TMailingList }) => {
           </Badge>
         )}
       </Group>
+      {list.verify_status === 'processing' && <VerifyProgress listId={list.id} />}
       {list.verify_status === 'verified' && list.verified_at && (
         <Text size="xs" c="dimmed">
           {formatDateTime(list.verified_at)}

@@ -9,10 +9,30 @@ import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
 import { listKeys } from './lists.queries';
 
+export type TListProgress = { checked: number; total: number };
+const listProgressKey = (listId: number) => ['verification', 'list-progress', listId] as const;
+
+/** How far a list's verification has got, as its live events tell (nothing until the first). */
+export const useListProgress = (listId: number) =>
+  useQuery<TListProgress | null>({
+    queryKey: listProgressKey(listId),
+    queryFn: () => null,
+    enabled: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  }).data ?? null;
+
 /** The list table follows a list verification live: Processing..., then Verified with its counts. */
 export const useListVerificationEvents = () => {
   const queryClient = useQueryClient();
-  useRealtimeEvent('VerificationProgressEvent', () => void queryClient.invalidateQueries({ queryKey: listKeys.table }));
+  useRealtimeEvent('VerificationProgressEvent', (event) => {
+    if (event.list_id) {
+      queryClient.setQueryData<TListProgress>(listProgressKey(event.list_id), {
+        checked: event.checked,
+        total: event.total,
+      });
+    }
+    void queryClient.invalidateQueries({ queryKey: listKeys.table });
+  });
   useRealtimeEvent(
     'VerifyProgressDoneForUpsell',
     () => void queryClient.invalidateQueries({ queryKey: listKeys.table }),

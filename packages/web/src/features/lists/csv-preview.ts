@@ -180,13 +180,14 @@ export const importProblem = (
 /** What the server is told about the file; `ZImportMapping` has the last word on it. */
 export const toImportMapping = (
   choices: readonly TColumnChoice[],
-  options: { hasHeaders: boolean; removeGeneric: boolean },
+  options: { hasHeaders: boolean; removeGeneric: boolean; verify?: boolean },
 ): TImportMapping => ({
   hasHeaders: options.hasHeaders,
   emailColumn: emailColumnOf(choices) ?? -1,
   nameColumn: columnOf(choices, 'name'),
   fields: choices.flatMap((choice, column) => (choice.role === 'field' ? [{ column, key: choice.key.trim() }] : [])),
   removeGeneric: options.removeGeneric,
+  verify: options.verify ?? false,
 });
 
 export type TPreviewRow = { email: string; name: string };

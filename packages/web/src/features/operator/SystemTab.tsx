@@ -1,4 +1,4 @@
-import { Badge, Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useFormatDateTime } from '../../app/dates';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { useSystemStatus } from './operator.queries';
@@ -27,10 +27,30 @@ export const SystemTab = () => {
   }
   if (status.isError)
     return <LoadFailedAlert title="The system status could not be loaded." onRetry={() => void status.refetch()} />;
-  const { queues, workers, errors, testInbox, database } = status.data;
+  const { queues, workers, errors, testInbox, database, verificationProbe: probe } = status.data;
   const waiting = queues.reduce((sum, queue) => sum + queue.queued, 0);
   return (
     <Stack>
+      {probe.blockedSince && (
+        <Alert
+          color="orange"
+          title={`Email verification cannot reach mail servers on port ${probe.port}`}
+          data-testid="probe-blocked"
+        >
+          <Text size="sm">
+            Since {formatDateTime(probe.blockedSince)}, no mail server of {probe.unreachableDomains} domains answered
+            the verification probe, so their addresses come back unknown (and are refunded), never invalid. Outbound
+            port {probe.port} is most likely blocked by this machine's provider: ask them to open it, or run the workers
+            somewhere it is open.
+            {probe.lastReachedAt && ` A server was last reached on ${formatDateTime(probe.lastReachedAt)}.`}
+          </Text>
+          {probe.detail && (
+            <Text size="xs" c="dimmed" mt={4}>
+              Last failure: {probe.detail}
+            </Text>
+          )}
+        </Alert>
+      )}
       <SimpleGrid cols={{ base: 1, sm: 4 }}>
         <Stat label="Workers alive" value={workers.alive} />
         <Stat label="Jobs waiting" value={waiting.toLocaleString('en-US')} />
