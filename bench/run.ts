@@ -9,6 +9,7 @@ import path from 'node:path';
 import { runB1 } from './b1-smtp-send';
 import { runB2 } from './b2-mailgun-batch';
 import { runB3, runB4 } from './b3-b4-lists';
+import { runB5 } from './b5-verification';
 import { runB7 } from './b7-api-list';
 import { runB8 } from './b8-webhooks';
 import { runB9 } from './b9-worker-rss';
@@ -22,6 +23,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B2: runB2,
   B3: runB3,
   B4: runB4,
+  B5: runB5,
   B7: runB7,
   B8: runB8,
   B9: runB9,

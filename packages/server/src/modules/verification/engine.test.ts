@@ -22,6 +22,7 @@ const options = (): TEngineOptions => {
     greylistDelayMs: 50,
     concurrency: 4,
     perConnection: 20,
+    connectionsPerDomain: 2,
     roleNames: new Set(['info', 'admin', 'sales']),
   };
 };
@@ -87,6 +88,27 @@ describe('the verification engine against a local DNS server and SMTP peers', ()
     });
     expect(results.at(-1)).toMatchObject({ verdict: 'invalid', email: 'not an address' });
     expect(results).toHaveLength(14);
+  }, 30_000);
+
+  it('hands each verdict over as it comes, asks greylisted addresses again after the others, and gives up on a slow server after two timeouts', async () => {
+    const order: string[] = [];
+    const slow = Array.from({ length: 6 }, (_, index) => `s${index}@slow.test`);
+    const results = await verifyAddresses(
+      ['bob@grey.test', ...slow, 'ann@accept.test'],
+      { ...options(), concurrency: 3, connectionsPerDomain: 1, greylistDelayMs: 500 },
+      (_index, result) => order.push(result.email),
+    );
+    // Every address once; the accepting domain is not held up by the slow one or the greylisting pause.
+    expect([...order].sort()).toEqual(results.map((result) => result.email).sort());
+    expect(order.indexOf('ann@accept.test')).toBeLessThan(order.indexOf('bob@grey.test'));
+    const byEmail = Object.fromEntries(results.map((result) => [result.email, result]));
+    // Greylisted at first, then answered for real on the second try.
+    expect(peers.greyAttempts.get('bob@grey.test')).toBe(2);
+    expect(byEmail['bob@grey.test']).toMatchObject({ verdict: 'invalid' });
+    const slowReasons = slow.map((email) => byEmail[email]!.reason);
+    expect(slowReasons.filter((reason) => reason.includes('stopped answering'))).toHaveLength(2);
+    expect(slowReasons.filter((reason) => reason.includes('too slow to answer'))).toHaveLength(4);
+    expect(results.every((result) => !result.email.endsWith('@slow.test') || result.verdict === 'unknown')).toBe(true);
   }, 30_000);
 
   it('suggests the intended domain for common typos and flags free providers', () => {

@@ -41,6 +41,8 @@ export type TEngineOptions = {
   concurrency: number;
   /** Addresses asked per connection before it is opened anew. */
   perConnection: number;
+  /** Connections to one domain's server at once (a large domain is asked in lanes). */
+  connectionsPerDomain: number;
   roleNames: Set<string>;
 };
 
@@ -173,122 +175,188 @@ const addressOf = async (resolver: Resolver, host: string) => {
 
 type TPending = { email: string; flags: TVerification['flags']; suggestion: string | null };
 
+/** Consecutive timeouts after which a domain's remaining addresses are not asked (its server is too slow). */
+const TIMEOUTS_BEFORE_GIVING_UP = 2;
+
 /**
- * Asks one domain's best reachable server about its addresses over as few connections as
- * it can; a 4xx (greylisting) is asked again after a pause; a server that cannot be
- * reached leaves the address unknown, never invalid.
+ * Asks one domain's best reachable server about its addresses, over up to
+ * `connectionsPerDomain` connections at once, each reopened after `perConnection`
+ * questions. Each verdict is handed to `emit` as soon as it is known. A 4xx (greylisting)
+ * sets the address aside: the others go on, and the set-aside are asked again once
+ * `greylistDelayMs` has passed since the first 4xx. A server that cannot be reached leaves
+ * its addresses unknown, never invalid; after two timeouts in a row the domain's remaining
+ * addresses are unknown without waiting on each.
  */
-const probeDomain = async (domain: string, pending: TPending[], options: TEngineOptions): Promise<TVerification[]> => {
+const probeDomain = async (
+  domain: string,
+  pending: TPending[],
+  options: TEngineOptions,
+  emit: (position: number, result: TVerification) => void,
+) => {
   const servers = await mailServersOf(options.resolver, domain);
   if (servers.problem) {
-    return pending.map((item) => ({ ...item, ...servers.problem, mx: null }));
+    pending.forEach((item, position) => emit(position, { ...item, ...servers.problem, mx: null }));
+    return;
   }
-  const results: TVerification[] = [];
-  let catchAll: boolean | null = null;
-  let remaining = [...pending];
-  let session: TProbeSession | null = null;
-  let host: string | null = null;
+  let consecutiveTimeouts = 0;
   let unreachable: string | null = null;
+  let isUnreachable = false;
+
   const connect = async () => {
     for (const candidate of servers.hosts) {
       try {
-        session = await openProbe({
+        const session = await openProbe({
           host: await addressOf(options.resolver, candidate),
           port: options.port,
           heloName: options.heloName,
           mailFrom: options.mailFrom,
           stepTimeoutMs: options.stepTimeoutMs,
         });
-        host = candidate;
-        return true;
+        return { session, host: candidate };
       } catch (error) {
         unreachable = error instanceof ProbeError ? `${error.kind}: ${error.message}` : String(error);
       }
     }
-    return false;
+    return null;
   };
-  let asked = 0;
-  let retries = 0;
-  while (remaining.length > 0) {
-    if (!session || asked >= options.perConnection) {
-      await (session as TProbeSession | null)?.quit();
-      session = null;
-      asked = 0;
-      if (!(await connect())) {
-        for (const item of remaining) {
-          results.push({
+
+  /** One connection's share of a pass: its addresses one after another, reconnecting every `perConnection`. */
+  const askAll = async (queue: number[], isLastTry: boolean, setAside: number[]) => {
+    let open: { session: TProbeSession; host: string } | null = null;
+    let asked = 0;
+    let catchAll: boolean | null = null;
+    for (const position of queue) {
+      const item = pending[position]!;
+      if (isUnreachable) {
+        emit(position, {
+          ...item,
+          verdict: 'unknown',
+          reason: `No mail server of the domain could be reached (${unreachable}).`,
+          mx: servers.hosts[0] ?? null,
+          unreachable: true,
+        });
+        continue;
+      }
+      if (consecutiveTimeouts >= TIMEOUTS_BEFORE_GIVING_UP) {
+        emit(position, {
+          ...item,
+          verdict: 'unknown',
+          reason: `The domain's mail server is too slow to answer (no answer within ${options.stepTimeoutMs} ms, twice).`,
+          mx: open?.host ?? servers.hosts[0] ?? null,
+        });
+        continue;
+      }
+      if (!open || asked >= options.perConnection) {
+        await open?.session.quit();
+        asked = 0;
+        open = await connect();
+        if (!open) {
+          isUnreachable = true;
+          emit(position, {
             ...item,
             verdict: 'unknown',
             reason: `No mail server of the domain could be reached (${unreachable}).`,
             mx: servers.hosts[0] ?? null,
             unreachable: true,
           });
+          continue;
         }
-        return results;
+      }
+      const host = open.host;
+      try {
+        const reply = await open.session.rcpt(item.email);
+        asked += 1;
+        consecutiveTimeouts = 0;
+        if (reply.code >= 400 && reply.code < 500 && !isLastTry) {
+          // Greylisted (or a busy server): asked again after the pause, the others meanwhile.
+          setAside.push(position);
+          continue;
+        }
+        if (reply.code >= 200 && reply.code < 300) {
+          if (catchAll === null) {
+            const probe = await open.session.rcpt(`${randomBytes(10).toString('hex')}@${domain}`);
+            asked += 1;
+            catchAll = probe.code >= 200 && probe.code < 300;
+          }
+          emit(
+            position,
+            catchAll
+              ? {
+                  ...item,
+                  flags: { ...item.flags, catchAll: true },
+                  verdict: 'unknown',
+                  reason: 'The domain accepts every address (catch-all): this one may not exist.',
+                  mx: host,
+                }
+              : { ...item, verdict: 'valid', reason: `The server accepts this mailbox (${reply.code}).`, mx: host },
+          );
+        } else if (reply.code >= 500 && reply.code !== 552) {
+          emit(position, {
+            ...item,
+            verdict: 'invalid',
+            reason: `${reply.code} ${reply.text}`.slice(0, 500),
+            mx: host,
+          });
+        } else {
+          emit(position, {
+            ...item,
+            verdict: 'unknown',
+            reason: `The server did not say (${reply.code} ${reply.text})`.slice(0, 500),
+            mx: host,
+          });
+        }
+      } catch (error) {
+        // A timeout or a dropped line: this address is unknown; the rest go on a new connection.
+        open = null;
+        if (error instanceof ProbeError && error.kind === 'timeout') consecutiveTimeouts += 1;
+        const why = error instanceof ProbeError ? error.message : String(error);
+        emit(position, { ...item, verdict: 'unknown', reason: `The server stopped answering (${why}).`, mx: host });
       }
     }
-    const item = remaining[0]!;
-    try {
-      const reply = await session!.rcpt(item.email);
-      asked += 1;
-      if (reply.code >= 400 && reply.code < 500 && retries < options.greylistRetries) {
-        // Greylisted (or a busy server): asked again after a pause, on a new connection.
-        retries += 1;
-        await session!.quit();
-        session = null;
-        await sleep(options.greylistDelayMs);
-        continue;
-      }
-      retries = 0;
-      remaining = remaining.slice(1);
-      if (reply.code >= 200 && reply.code < 300) {
-        if (catchAll === null) {
-          const probe = await session!.rcpt(`${randomBytes(10).toString('hex')}@${domain}`);
-          asked += 1;
-          catchAll = probe.code >= 200 && probe.code < 300;
-        }
-        results.push(
-          catchAll
-            ? {
-                ...item,
-                flags: { ...item.flags, catchAll: true },
-                verdict: 'unknown',
-                reason: 'The domain accepts every address (catch-all): this one may not exist.',
-                mx: host,
-              }
-            : { ...item, verdict: 'valid', reason: `The server accepts this mailbox (${reply.code}).`, mx: host },
-        );
-      } else if (reply.code >= 500 && reply.code !== 552) {
-        results.push({ ...item, verdict: 'invalid', reason: `${reply.code} ${reply.text}`.slice(0, 500), mx: host });
-      } else {
-        results.push({
-          ...item,
-          verdict: 'unknown',
-          reason: `The server did not say (${reply.code} ${reply.text})`.slice(0, 500),
-          mx: host,
-        });
-      }
-    } catch (error) {
-      // A timeout or a dropped line: this address is unknown; the rest go on a new connection.
-      session = null;
-      remaining = remaining.slice(1);
-      retries = 0;
-      const why = error instanceof ProbeError ? error.message : String(error);
-      results.push({ ...item, verdict: 'unknown', reason: `The server stopped answering (${why}).`, mx: host });
-    }
+    await open?.session.quit();
+  };
+
+  let queue = pending.map((_, position) => position);
+  for (let attempt = 0; queue.length > 0; attempt++) {
+    const isLastTry = attempt >= options.greylistRetries;
+    const setAside: number[] = [];
+    const lanes = Math.max(1, Math.min(options.connectionsPerDomain, Math.ceil(queue.length / options.perConnection)));
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: lanes }, (_, lane) =>
+        askAll(
+          queue.filter((_, index) => index % lanes === lane),
+          isLastTry,
+          setAside,
+        ),
+      ),
+    );
+    if (setAside.length === 0) break;
+    await sleep(Math.max(0, options.greylistDelayMs - (Date.now() - started)));
+    queue = setAside.sort((a, b) => a - b);
   }
-  await (session as TProbeSession | null)?.quit();
-  return results;
 };
 
-/** Verifies addresses; answers one result per input, in order. */
-export const verifyAddresses = async (inputs: string[], options: TEngineOptions): Promise<TVerification[]> => {
+/**
+ * Verifies addresses, domains side by side (`concurrency` at once), handing each verdict to
+ * `onResult` (the input's index) the moment it is known; answers one result per input, in
+ * order, once all are in.
+ */
+export const verifyAddresses = async (
+  inputs: string[],
+  options: TEngineOptions,
+  onResult?: (index: number, result: TVerification) => void,
+): Promise<TVerification[]> => {
   const results = new Map<number, TVerification>();
+  const record = (index: number, result: TVerification) => {
+    results.set(index, result);
+    onResult?.(index, result);
+  };
   const byDomain = new Map<string, { index: number; pending: TPending }[]>();
   inputs.forEach((input, index) => {
     const checked = precheck(input, options.roleNames);
     if ('verdict' in checked) {
-      results.set(index, checked);
+      record(index, checked);
       return;
     }
     const list = byDomain.get(checked.domain) ?? [];
@@ -300,12 +368,12 @@ export const verifyAddresses = async (inputs: string[], options: TEngineOptions)
   const worker = async () => {
     while (next < domains.length) {
       const [domain, items] = domains[next++]!;
-      const verified = await probeDomain(
+      await probeDomain(
         domain,
         items.map((item) => item.pending),
         options,
+        (position, result) => record(items[position]!.index, result),
       );
-      for (const [position, result] of verified.entries()) results.set(items[position]!.index, result);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, domains.length)) }, worker));

@@ -205,14 +205,50 @@ const engineOptions = (platform: TPlatform): TEngineOptions => {
     stepTimeoutMs: settings.stepTimeoutMs,
     greylistRetries: settings.greylistRetries,
     greylistDelayMs: settings.greylistDelayMs,
-    concurrency: 10,
+    concurrency: settings.concurrency,
     perConnection: 25,
+    connectionsPerDomain: settings.connectionsPerDomain,
     roleNames: genericNames(platform),
   };
 };
 
-/** Addresses verified per slice: the counts and the progress bar move after each. */
+/** Verdicts written at once (and at least every FLUSH_MS): the counts and the progress bar move after each. */
 const SLICE = 200;
+const FLUSH_MS = 500;
+
+/** A batch of verdicts: the items, the user's results by address, the job's counters, then the tabs are told. */
+const writeVerdicts = async (
+  platform: TPlatform,
+  job: { id: number; user_id: number },
+  rows: { id: number; email: string; result: TVerification }[],
+) => {
+  const results = rows.map((row) => row.result);
+  const records = rows.map((row) => ({ id: row.id, ...row.result }));
+  await platform.db.transaction().execute(async (trx) => {
+    await sql`
+      update verification_items i
+         set verdict = r.verdict, reason = r.reason, flags = r.flags, suggestion = r.suggestion, mx = r.mx,
+             checked_at = now()
+        from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+             as r(id bigint, verdict text, reason text, flags jsonb, suggestion text, mx text)
+       where i.id = r.id`.execute(trx);
+    await sql`
+      insert into verified_addresses (user_id, email, verdict, reason, flags, suggestion, checked_at)
+      select ${job.user_id}, r.email, r.verdict, r.reason, r.flags, r.suggestion, now()
+        from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+             as r(email text, verdict text, reason text, flags jsonb, suggestion text)
+      on conflict (user_id, lower(email)) do update
+         set verdict = excluded.verdict, reason = excluded.reason, flags = excluded.flags,
+             suggestion = excluded.suggestion, checked_at = excluded.checked_at`.execute(trx);
+    const count = (verdict: string) => results.filter((result) => result.verdict === verdict).length;
+    await sql`
+      update verification_jobs set checked = checked + ${results.length}, valid = valid + ${count('valid')},
+             invalid = invalid + ${count('invalid')}, unknown = unknown + ${count('unknown')}, updated_at = now()
+       where id = ${job.id}`.execute(trx);
+  });
+  await publishJob(platform, job.user_id, job.id);
+  await recordProbeReach(platform, rows, results);
+};
 
 const publishJob = async (platform: TPlatform, userId: number, jobId: number) => {
   const job = await platform.db
@@ -286,46 +322,46 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
     .executeTakeFirst();
   if (!job) return;
   const options = engineOptions(platform);
-  for (;;) {
-    const slice = await platform.db
-      .selectFrom('verification_items')
-      .select(['id', 'email'])
-      .where('job_id', '=', jobId)
-      .where('verdict', 'is', null)
-      .orderBy('id')
-      .limit(SLICE)
-      .execute();
-    if (slice.length === 0) break;
-    const results = await verifyAddresses(
-      slice.map((item) => item.email),
-      options,
+  // Every address still without a verdict (all of them, or what a crash left), verified as
+  // one stream: domains side by side, each verdict written in batches as it comes, so a
+  // slow or greylisting server holds up its own addresses only.
+  const todo = await platform.db
+    .selectFrom('verification_items')
+    .select(['id', 'email'])
+    .where('job_id', '=', jobId)
+    .where('verdict', 'is', null)
+    .orderBy('id')
+    .execute();
+  let batch: { id: number; email: string; result: TVerification }[] = [];
+  let writing = Promise.resolve();
+  let failure: unknown = null;
+  const write = () => {
+    const rows = batch;
+    batch = [];
+    if (rows.length === 0 || failure) return writing;
+    // One write at a time, in order; the first failure ends the job (a retry takes up what is left).
+    writing = writing.then(() =>
+      writeVerdicts(platform, job, rows).catch((error: unknown) => {
+        failure ??= error;
+      }),
     );
-    await platform.db.transaction().execute(async (trx) => {
-      const rows = results.map((result, index) => ({ id: slice[index]!.id, ...result }));
-      await sql`
-        update verification_items i
-           set verdict = r.verdict, reason = r.reason, flags = r.flags, suggestion = r.suggestion, mx = r.mx,
-               checked_at = now()
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-               as r(id bigint, verdict text, reason text, flags jsonb, suggestion text, mx text)
-         where i.id = r.id`.execute(trx);
-      await sql`
-        insert into verified_addresses (user_id, email, verdict, reason, flags, suggestion, checked_at)
-        select ${job.user_id}, r.email, r.verdict, r.reason, r.flags, r.suggestion, now()
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-               as r(email text, verdict text, reason text, flags jsonb, suggestion text)
-        on conflict (user_id, lower(email)) do update
-           set verdict = excluded.verdict, reason = excluded.reason, flags = excluded.flags,
-               suggestion = excluded.suggestion, checked_at = excluded.checked_at`.execute(trx);
-      const count = (verdict: string) => results.filter((result) => result.verdict === verdict).length;
-      await sql`
-        update verification_jobs set checked = checked + ${results.length}, valid = valid + ${count('valid')},
-               invalid = invalid + ${count('invalid')}, unknown = unknown + ${count('unknown')}, updated_at = now()
-         where id = ${jobId}`.execute(trx);
-    });
-    await publishJob(platform, job.user_id, jobId);
-    await recordProbeReach(platform, slice, results);
+    return writing;
+  };
+  const timer = setInterval(() => void write(), FLUSH_MS);
+  try {
+    await verifyAddresses(
+      todo.map((item) => item.email),
+      options,
+      (index, result) => {
+        batch.push({ id: todo[index]!.id, email: todo[index]!.email, result });
+        if (batch.length >= SLICE) void write();
+      },
+    );
+  } finally {
+    clearInterval(timer);
+    await write();
   }
+  if (failure) throw failure;
   await platform.db.transaction().execute(async (trx) => {
     // Unknown verdicts are not charged: their credits go back (those found in earlier results cost nothing).
     const refund = (
