@@ -195,7 +195,7 @@ const probeDomain = async (
 ) => {
   const servers = await mailServersOf(options.resolver, domain);
   if (servers.problem) {
-    pending.forEach((item, position) => emit(position, { ...item, ...servers.problem, mx: null }));
+    for (const [position, item] of pending.entries()) emit(position, { ...item, ...servers.problem, mx: null });
     return;
   }
   let consecutiveTimeouts = 0;
