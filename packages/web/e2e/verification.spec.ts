@@ -62,7 +62,8 @@ test('verifies a mailing list from its menu: the cost, Processing..., then Verif
        values ($1, $2, 'team', 'acme.test', 'team@acme.test', 'Team') returning id`,
       [userId, account.rows[0]!.id],
     );
-    for (const email of ['ann@accept.test', 'bob@accept.test']) {
+    // slow.test answers after the probe's 1 s timeout: the job runs long enough to be watched.
+    for (const email of ['ann@accept.test', 'bob@accept.test', 'sam@slow.test']) {
       await client.query('insert into list_members (user_id, list_id, account_id, email) values ($1, $2, $3, $4)', [
         userId,
         list.rows[0]!.id,
@@ -73,14 +74,45 @@ test('verifies a mailing list from its menu: the cost, Processing..., then Verif
   });
   await signIn(page, user);
   await page.goto(`${baseUrl()}/mailing-lists`);
+  // A second tab on the same lists page, never reloaded: it follows the verification live.
+  const second = await page.context().newPage();
+  await second.goto(`${baseUrl()}/mailing-lists`);
+  const secondRow = second.getByTestId('data-table').getByRole('row', { name: /team@acme\.test/ });
+  await expect(secondRow).toContainText('Unverified');
+
   const row = page.getByTestId('data-table').getByRole('row', { name: /team@acme\.test/ });
   await expect(row).toContainText('Unverified');
   await row.getByRole('button', { name: 'Actions for team@acme.test' }).click();
   await page.getByRole('menuitem', { name: 'Verify Your List' }).click();
   const dialog = page.getByRole('dialog', { name: 'Verify team@acme.test' });
-  await expect(dialog).toContainText('Credits to use: 2 of 300 available');
+  await expect(dialog).toContainText('Credits to use: 3 of 300 available');
   await expectAccessible(page, 'verify a list');
   await dialog.getByRole('button', { name: 'Verify Your List' }).click();
+  await expect(secondRow).toContainText('Processing...', { timeout: 10_000 });
+  await expect(secondRow.getByRole('progressbar')).toBeVisible();
+  await expectAccessible(second, 'mailing lists, a list being verified');
+  await expect(secondRow).toContainText('Verified', { timeout: 30_000 });
   await expect(row).toContainText('Verified', { timeout: 30_000 });
   await expect(row).toContainText('1');
+
+  // The import's offer: new members, verified once the import is in; the second tab follows again.
+  await row.getByRole('button', { name: 'Actions for team@acme.test' }).click();
+  await page.getByRole('menuitem', { name: 'Import CSV' }).click();
+  const importModal = page.getByRole('dialog', { name: 'Import members into team@acme.test' });
+  await importModal.getByLabel('CSV file').setInputFiles({
+    name: 'more.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('email\ncat@accept.test\ndee@catchall.test\n'),
+  });
+  const verifyOffer = importModal.getByTestId('import-verify');
+  await expect(verifyOffer).toBeEnabled();
+  await expect(importModal).toContainText('One credit for each address not checked before');
+  await expectAccessible(page, 'import dialog with the verification offer');
+  await verifyOffer.check();
+  await importModal.getByRole('button', { name: 'Save Member List' }).click();
+  await expect(secondRow).toContainText('Processing...', { timeout: 30_000 });
+  await expect(secondRow).toContainText('Verified', { timeout: 30_000 });
+  // Three addresses checked before the import (no charge for them again), two after it.
+  await expect(page.getByTestId('credit-balance')).toHaveText(/^29[5-9]$/);
+  await second.close();
 });
