@@ -4,6 +4,7 @@ export * from './auth/auth';
 export * from './auth/auth.routes';
 export * from './billing/billing';
 export * from './billing/billing.routes';
+export * from './campaigns/campaigns';
 export * from './contact/contact.routes';
 export * from './credits/credits';
 export * from './credits/credits.routes';

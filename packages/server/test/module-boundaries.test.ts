@@ -54,6 +54,10 @@ const OWNER: Record<string, string> = {
   announcements: 'announcements',
   audit_log: 'operator',
   spam_tests: 'spam-test',
+  campaigns: 'campaigns',
+  campaign_steps: 'campaigns',
+  campaign_recipients: 'campaigns',
+  campaign_messages: 'campaigns',
   verification_probe_status: 'verification',
 };
 

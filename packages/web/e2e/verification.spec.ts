@@ -102,7 +102,7 @@ test('verifies a mailing list from its menu: the cost, Processing..., then Verif
   await importModal.getByLabel('CSV file').setInputFiles({
     name: 'more.csv',
     mimeType: 'text/csv',
-    buffer: Buffer.from('email\ncat@accept.test\ndee@catchall.test\n'),
+    buffer: Buffer.from('email\ncat@accept.test\ndee@catchall.test\ntom@slow.test\n'),
   });
   const verifyOffer = importModal.getByTestId('import-verify');
   await expect(verifyOffer).toBeEnabled();

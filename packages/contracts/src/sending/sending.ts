@@ -121,9 +121,12 @@ const DELIVERY_PATTERN = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}) (AM|PM)$/;
 type TWallClock = { year: number; month: number; day: number; hour: number; minute: number };
 
 /** The wall-clock time of an instant in a time zone. */
-export const wallClock = (instant: Date, timeZone: string): TWallClock => {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+/** One formatter per time zone: building one costs far more than using it (the drip scheduler asks often). */
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+const wallClockFormat = (timeZone: string) => {
+  let format = wallClockFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -131,7 +134,15 @@ export const wallClock = (instant: Date, timeZone: string): TWallClock => {
       day: '2-digit',
       hour: '2-digit',
       minute: '2-digit',
-    })
+    });
+    wallClockFormats.set(timeZone, format);
+  }
+  return format;
+};
+
+export const wallClock = (instant: Date, timeZone: string): TWallClock => {
+  const parts = Object.fromEntries(
+    wallClockFormat(timeZone)
       .formatToParts(instant)
       .map((part) => [part.type, part.value]),
   );

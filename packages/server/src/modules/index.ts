@@ -4,6 +4,8 @@ import { announcementRoutes } from './announcements/announcements.routes';
 import { authJobs } from './auth/auth.jobs';
 import { authRoutes } from './auth/auth.routes';
 import { billingRoutes } from './billing/billing.routes';
+import { tickCampaignsJob } from './campaigns/campaigns.jobs';
+import { campaignRoutes } from './campaigns/campaigns.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
 import { importListJob } from './lists/imports.service';
@@ -72,6 +74,8 @@ export const modules: TModule[] = [
   // The Bounces and Suppression page; its service is what the engine and webhooks call.
   { name: 'suppression', routes: [suppressionRoutes] },
   { name: 'operator', routes: [operatorRoutes] },
+  // Drip campaigns: the wizard, the views, and the scheduler's tick (each step handed to the engine).
+  { name: 'campaigns', routes: [campaignRoutes], jobs: [tickCampaignsJob] as TJobDefinition[] },
   // Spam tests: the calls, the deadline job, and the test mailbox a worker runs (SPAM_TEST_SMTP_PORT).
   {
     name: 'spam-test',

@@ -259,6 +259,86 @@ export type VerificationProbeStatusTable = {
   updated_at: Generated<Date>;
 };
 
+export type CampaignsTable = {
+  id: Generated<number>;
+  user_id: number;
+  account_id: number | null;
+  temporary_key: string | null;
+  is_draft: Generated<boolean>;
+  step: Generated<number>;
+  title: Generated<string>;
+  sender_name: Generated<string>;
+  alias: Generated<string>;
+  use_subdomain: Generated<boolean>;
+  from_address: Generated<string>;
+  signature: Generated<string>;
+  running: Generated<boolean>;
+  track_opens: Generated<boolean>;
+  track_clicks: Generated<boolean>;
+  schedule_at: Date | null;
+  accept_law: Generated<boolean>;
+  mail_per_day: Generated<number>;
+  mail_per_delay: Generated<number>;
+  daily_plan: unknown;
+  variables: Generated<unknown>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type CampaignStepsTable = {
+  id: Generated<number>;
+  campaign_id: number;
+  user_id: number;
+  position: number;
+  subject: string;
+  body: string;
+  reply_to: Generated<string>;
+  global_reply: Generated<boolean>;
+  period: Generated<number>;
+  frequency: Generated<'hour' | 'day' | 'week' | 'month'>;
+  deleted_at: Date | null;
+  created_at: CreatedAt;
+};
+
+export type CampaignRecipientsTable = {
+  id: Generated<number>;
+  campaign_id: number;
+  user_id: number;
+  email: string;
+  name: Generated<string>;
+  variables: Generated<unknown>;
+  paused: Generated<boolean>;
+  state: Generated<'active' | 'done' | 'stopped'>;
+  stop_reason: string | null;
+  next_position: Generated<number>;
+  due_at: Generated<Date>;
+  last_sent_at: Date | null;
+  thread_message_id: string | null;
+  thread_subject: string | null;
+  created_at: CreatedAt;
+};
+
+export type CampaignMessagesTable = {
+  id: Generated<number>;
+  campaign_id: number;
+  recipient_id: number;
+  step_id: number;
+  user_id: number;
+  account_id: number | null;
+  position: number;
+  send_id: number | null;
+  message_id: string | null;
+  subject: string;
+  body: Generated<string>;
+  status: Generated<'queued' | 'sent' | 'failed'>;
+  error: string | null;
+  sent_at: Date | null;
+  opened_at: Date | null;
+  clicked_at: Date | null;
+  synced_at: Date | null;
+  created_at: CreatedAt;
+};
+
 export type SpamTestsTable = {
   id: Generated<number>;
   user_id: number;
@@ -552,6 +632,10 @@ export type Database = {
   tickets: TicketsTable;
   verification_jobs: VerificationJobsTable;
   spam_tests: SpamTestsTable;
+  campaigns: CampaignsTable;
+  campaign_steps: CampaignStepsTable;
+  campaign_recipients: CampaignRecipientsTable;
+  campaign_messages: CampaignMessagesTable;
   verification_probe_status: VerificationProbeStatusTable;
   verification_items: VerificationItemsTable;
   verified_addresses: VerifiedAddressesTable;

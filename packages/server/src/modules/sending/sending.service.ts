@@ -202,6 +202,31 @@ export const sourcedSendOutcomes = async (db: Executor, userId: number, sendId: 
     clickedAt: row.clicked_at,
   }));
 
+/**
+ * What became of the recipients of many sourced sends at once (a drip campaign's messages):
+ * by send, its recipients' state, when sent, delivered, opened, clicked and unsubscribed,
+ * and the provider's or server's words when it failed.
+ */
+export const sourcedOutcomesOfSends = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : db
+        .selectFrom('send_recipients')
+        .select([
+          'send_id',
+          'email',
+          'status',
+          'error',
+          'sent_at',
+          'delivered_at',
+          'opened_at',
+          'clicked_at',
+          'unsubscribed_at',
+          'complained_at',
+        ])
+        .where('send_id', 'in', sendIds)
+        .execute();
+
 /** Addresses on more than one of the chosen lists (each gets the email once). */
 export const countDuplicates = async (platform: TPlatform, userId: number, listIds: number[]) => {
   const result = await sql<{ duplicates: number }>`
@@ -303,6 +328,8 @@ export const scheduledListUsage: TListUsageCheck = async (db, userId, listId) =>
   return rows.map((row) => ({ type: 'scheduled' as const, id: row.id, name: row.subject }));
 };
 
+/** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
+export { dailyCapOf } from './daily-cap';
 /** For the hourly cleanup: replay tokens and applied provider events past their time. */
 export { pruneWebhookRecords } from './mailgun-webhooks';
 

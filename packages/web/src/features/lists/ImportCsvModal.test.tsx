@@ -155,6 +155,7 @@ describe('ImportCsvModal', () => {
       nameColumn: null,
       fields: [],
       removeGeneric: true,
+      verify: false,
     });
   });
 

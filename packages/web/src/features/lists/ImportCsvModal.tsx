@@ -29,7 +29,7 @@ import { IconAlertCircle, IconAlertTriangle, IconLock } from '@tabler/icons-reac
 import { type ChangeEvent, useId, useRef, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
-import { useSignedInUser } from '../../app/session';
+import { useUserQuery } from '../../app/session';
 import { formatSize } from '../test-inbox/test-inbox.format';
 import {
   COLUMN_ROLES,
@@ -81,7 +81,9 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
   const [mapping, setMapping] = useState<TMappingState>({ hasHeaders: true, choices: [], isEmailLocked: false });
   const [wantsGenericRemoved, setWantsGenericRemoved] = useState(false);
   const [wantsVerify, setWantsVerify] = useState(false);
-  const usable = usableCredit(useSignedInUser().credit);
+  // The user's credits, when known (the dialog is always behind the sign-in guard in the app).
+  const user = useUserQuery().data;
+  const usable = user ? usableCredit(user.credit) : 0;
   const [problem, setProblem] = useState<string | null>(null);
   const [started, setStarted] = useState<TListImport | null>(null);
   // A second file chosen while the first is still being read wins.

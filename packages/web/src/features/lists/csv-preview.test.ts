@@ -54,6 +54,7 @@ describe('parseCsvSample', () => {
       nameColumn: 0,
       fields: [{ column: 2, key: 'city' }],
       removeGeneric: false,
+      verify: false,
     });
   });
 

@@ -1,0 +1,421 @@
+import { z } from 'zod';
+import { ZStatusMessage } from '../http/errors';
+import { defineRoute } from '../http/routes';
+import { pagedResponse, pageQuery } from '../paging/paging';
+import { CAMPAIGN_MESSAGES, FREQUENCIES, ZDailyPlan } from './schedule';
+
+export * from './schedule';
+
+/** Spec §9. */
+export const CAMPAIGN_DEFAULTS = {
+  mailPerDay: 500,
+  mailPerDelay: 120,
+  period: 5,
+  frequency: 'day' as const,
+  previewRecipients: 50,
+  csvMaxBytes: 1500 * 1024,
+};
+/** The manual recipient table's columns (spec §2 recipients step); email and name always come first. */
+export const MANUAL_COLUMNS = [
+  'email',
+  'name',
+  'lastName',
+  'company',
+  'title',
+  'phone',
+  'address',
+  'city',
+  'state',
+  'country',
+  'industry',
+] as const;
+export const RECIPIENTS_MAX = 100_000;
+
+const line = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !/[\r\n]/.test(value), { message: 'Line breaks are not allowed in this field.' })
+    .transform((value) => value.trim());
+
+// ---------------------------------------------------------------- the wizard's steps
+
+export const ZTemporary = z.object({ temporary: z.string().min(8).max(64) });
+
+export const ZCampaignStart = z.object({
+  temporary: z.string().min(8).max(64).optional(),
+  accountId: z.coerce.number().int().positive({ message: 'Please choose a sending account.' }),
+  title: line(200).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.titleRequired })),
+  senderName: line(120).default(''),
+  alias: line(64).default(''),
+  useSubdomain: z.boolean().default(false),
+  signature: z.string().max(20_000).default(''),
+});
+export type TCampaignStart = z.input<typeof ZCampaignStart>;
+
+export const ZCampaignRecipient = z.object({
+  email: z.string().max(320),
+  name: z.string().max(200).default(''),
+  /** Custom variables (merge fields): column name → value; empty values are left out. */
+  variables: z.record(z.string().max(64), z.string().max(1000)).default({}),
+});
+export type TCampaignRecipientInput = z.input<typeof ZCampaignRecipient>;
+
+export const ZCampaignRecipients = ZTemporary.extend({
+  recipients: z.array(ZCampaignRecipient).min(1, { message: 'Please upload the CSV file first!' }).max(RECIPIENTS_MAX),
+  removeGeneric: z.boolean().default(false),
+  /** Replace what earlier uploads added (a new file) rather than add to it. */
+  replace: z.boolean().default(false),
+});
+
+export const ZDripEmail = z.object({
+  id: z.number().int().positive().optional(),
+  subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
+  body: z
+    .string()
+    .max(2_000_000)
+    .refine((value) => value.replace(/<[^>]*>/g, '').trim() !== '' || /<img\b/i.test(value), {
+      message: CAMPAIGN_MESSAGES.bodyRequired,
+    }),
+  replyTo: line(320)
+    .refine((value) => value === '' || z.email().safeParse(value).success, {
+      message: CAMPAIGN_MESSAGES.replyToInvalid,
+    })
+    .default(''),
+  globalReply: z.boolean().default(false),
+  period: z.coerce.number().int().min(0).max(1000).default(5),
+  frequency: z.enum(FREQUENCIES).default('day'),
+});
+export type TDripEmail = z.input<typeof ZDripEmail>;
+
+export const ZSequence = z.object({
+  drips: z.array(ZDripEmail).min(1).max(30),
+  dailyPlan: ZDailyPlan,
+});
+export type TSequence = z.input<typeof ZSequence>;
+
+export const ZCampaignOptions = z
+  .object({
+    trackOpens: z.boolean().default(true),
+    trackClicks: z.boolean().default(false),
+    scheduled: z.boolean().default(false),
+    /** An instant (ISO 8601) when scheduled. */
+    scheduleTime: z.string().max(40).nullable().default(null),
+    acceptLaw: z.boolean().refine((value) => value, { message: CAMPAIGN_MESSAGES.acceptLaw }),
+  })
+  .superRefine((options, context) => {
+    if (!options.scheduled) return;
+    if (!options.scheduleTime || Number.isNaN(Date.parse(options.scheduleTime))) {
+      context.addIssue({ code: 'custom', path: ['scheduleTime'], message: CAMPAIGN_MESSAGES.scheduleRequired });
+    }
+  });
+export type TCampaignOptions = z.input<typeof ZCampaignOptions>;
+
+export const ZWizardStep = z.object({ step: z.number().int().min(1).max(6) });
+
+/** A draft as the wizard resumes it: each step's saved data and the furthest step reached. */
+export const ZCampaignDraft = z.object({
+  id: z.number().int(),
+  temporaryKey: z.string(),
+  step: z.number().int(),
+  start: z.object({
+    accountId: z.number().int().nullable(),
+    title: z.string(),
+    senderName: z.string(),
+    alias: z.string(),
+    useSubdomain: z.boolean(),
+    signature: z.string(),
+    from: z.string(),
+  }),
+  recipients: z.object({
+    count: z.number().int(),
+    variables: z.array(z.string()),
+    sample: z.array(z.object({ email: z.string(), name: z.string(), variables: z.record(z.string(), z.string()) })),
+  }),
+  drips: z.array(ZDripEmail.extend({ id: z.number().int() })),
+  dailyPlan: ZDailyPlan,
+  options: z.object({
+    trackOpens: z.boolean(),
+    trackClicks: z.boolean(),
+    scheduled: z.boolean(),
+    scheduleTime: z.string().nullable(),
+    acceptLaw: z.boolean(),
+  }),
+});
+export type TCampaignDraft = z.infer<typeof ZCampaignDraft>;
+
+// ---------------------------------------------------------------- the campaign views
+
+export const ZCampaignRow = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  running: z.boolean(),
+  status: z.enum(['running', 'paused', 'scheduled', 'finished', 'draft']),
+  created_at: z.string(),
+  account_name: z.string().nullable(),
+  step: z.number().int(),
+  members_count: z.number().int(),
+  sent_count: z.number().int(),
+  opened_count: z.number().int(),
+  bounced_count: z.number().int(),
+});
+export type TCampaignRow = z.infer<typeof ZCampaignRow>;
+
+export const ZCampaignListQuery = pageQuery({
+  columns: ['created_at', 'title'],
+  defaultColumn: 'created_at',
+  defaultOrder: 'desc',
+}).extend({ temporary: z.coerce.number().int().min(0).max(1).default(0) });
+
+export const ZCampaignCounts = z.object({
+  recipients: z.number().int(),
+  emails: z.number().int(),
+  sent: z.number().int(),
+  queued: z.number().int(),
+  delivered: z.number().int(),
+  opened: z.number().int(),
+  clicked: z.number().int(),
+  bounced: z.number().int(),
+  unsubscribed: z.number().int(),
+});
+export type TCampaignCounts = z.infer<typeof ZCampaignCounts>;
+
+export const ZCampaignGeneral = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  status: z.boolean(),
+  schedule_at: z.string().nullable(),
+  signature: z.string(),
+  sender_name: z.string(),
+  alias: z.string(),
+  domain: z.string(),
+  provider: z.string().nullable(),
+  account_name: z.string().nullable(),
+  mail_per_day: z.number().int(),
+  mail_per_delay: z.number().int(),
+  /** The account's own daily limit (SMTP); null when it has none (Mailgun, the test inbox). */
+  account_limit: z.number().int().nullable(),
+  from: z.string(),
+  track_opens: z.boolean(),
+  dailyPlan: ZDailyPlan,
+  is_draft: z.boolean(),
+});
+export type TCampaignGeneral = z.infer<typeof ZCampaignGeneral>;
+
+export const ZCampaignSettings = z.object({
+  title: line(200).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.titleRequired })),
+  from: line(120).default(''),
+  alias: line(64).optional(),
+  signature: z.string().max(20_000).default(''),
+  mailPerDay: z.coerce.number().int().min(1).max(100_000),
+  mailPerDelay: z.coerce.number().int().min(120, { message: CAMPAIGN_MESSAGES.mailPerDelayMin }).max(86_400),
+});
+
+export const ZCampaignEmail = z.object({
+  id: z.number().int(),
+  order: z.number().int(),
+  subject: z.string(),
+  body: z.string(),
+  reply_to: z.string(),
+  global_reply: z.boolean(),
+  period: z.number().int(),
+  frequency: z.enum(FREQUENCIES),
+  first: z.boolean(),
+  sent_count: z.number().int(),
+  queued_count: z.number().int(),
+  delivered_count: z.number().int(),
+  opened_count: z.number().int(),
+  clicked_count: z.number().int(),
+  bounced_count: z.number().int(),
+});
+export type TCampaignEmail = z.infer<typeof ZCampaignEmail>;
+
+export const RECIPIENT_FILTERS = ['paused', 'sent', 'opened', 'clicked', 'bounced', 'unsubscribed'] as const;
+
+export const ZCampaignMember = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  name: z.string(),
+  /** True: running; false: paused (the spec's recipient toggle). */
+  status: z.boolean(),
+  state: z.enum(['active', 'done', 'stopped']),
+  stop_reason: z.string().nullable(),
+  next_position: z.number().int(),
+  due_at: z.string().nullable(),
+  created_at: z.string(),
+  variables: z.array(z.object({ field_key: z.string(), field_value: z.string() })),
+});
+export type TCampaignMember = z.infer<typeof ZCampaignMember>;
+
+export const ZCampaignMembersQuery = pageQuery({
+  columns: ['email', 'created_at'],
+  defaultColumn: 'email',
+  defaultOrder: 'asc',
+}).extend({ filter: z.enum(RECIPIENT_FILTERS).optional() });
+
+export const ZRecipientHistoryItem = z.object({
+  event_type: z.enum(['queued', 'delivered', 'opened', 'clicked', 'failed']),
+  created_at: z.string(),
+  subject: z.string().nullable(),
+  body: z.string().nullable(),
+  order: z.number().int(),
+  message: z.string().nullable(),
+});
+
+const campaignId = z.object({ id: z.coerce.number().int().positive() });
+const ZStatus = ZStatusMessage;
+
+export const campaignsApi = {
+  list: defineRoute({
+    method: 'GET',
+    path: '/campaigns',
+    query: ZCampaignListQuery,
+    response: pagedResponse(ZCampaignRow),
+  }),
+  listStatistics: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/list-statistics',
+    response: z.object({
+      status: z.boolean(),
+      days: z.array(z.string()),
+      sent: z.array(z.number().int()),
+      delivered: z.array(z.number().int()),
+      opened: z.array(z.number().int()),
+      clicked: z.array(z.number().int()),
+    }),
+  }),
+  setStatus: defineRoute({
+    method: 'POST',
+    path: '/campaigns/save-data/campaign-status/:id',
+    params: campaignId,
+    body: z.object({ status: z.boolean() }),
+    response: ZStatus,
+  }),
+  saveStart: defineRoute({
+    method: 'PUT',
+    path: '/campaigns/save-campaign/1',
+    body: ZCampaignStart,
+    response: ZStatus.extend({ temporaryKey: z.string(), id: z.number().int() }),
+  }),
+  saveRecipients: defineRoute({
+    method: 'PUT',
+    path: '/campaigns/save-campaign/2',
+    body: ZCampaignRecipients,
+    response: ZStatus.extend({ count: z.number().int(), added: z.number().int(), skipped: z.number().int() }),
+  }),
+  saveSequence: defineRoute({
+    method: 'PUT',
+    path: '/campaigns/save-campaign/3',
+    body: ZTemporary.extend(ZSequence.shape),
+    response: ZStatus,
+  }),
+  savePreview: defineRoute({ method: 'PUT', path: '/campaigns/save-campaign/4', body: ZTemporary, response: ZStatus }),
+  saveOptions: defineRoute({
+    method: 'PUT',
+    path: '/campaigns/save-campaign/5',
+    body: ZTemporary.extend({ options: ZCampaignOptions }),
+    response: ZStatus,
+  }),
+  finish: defineRoute({
+    method: 'PUT',
+    path: '/campaigns/save-campaign/6',
+    body: ZTemporary,
+    response: ZStatus.extend({ id: z.number().int() }),
+  }),
+  temporaryData: defineRoute({
+    method: 'POST',
+    path: '/campaigns/get-temporary-data',
+    body: z.object({ temporaryKey: z.string().min(1).max(64) }),
+    response: z.object({ status: z.boolean(), data: ZCampaignDraft }),
+  }),
+  /** `/campaigns/continue/{id}`: an unsaved campaign's key, to resume it. */
+  continue: defineRoute({
+    method: 'GET',
+    path: '/campaigns/continue/:id',
+    params: campaignId,
+    response: z.object({ status: z.boolean(), temporaryKey: z.string() }),
+  }),
+  previewRecipients: defineRoute({
+    method: 'POST',
+    path: '/campaigns/get-preview-recipients',
+    body: ZTemporary,
+    response: z.object({
+      status: z.boolean(),
+      recipients: z.array(
+        z.object({ email: z.string(), name: z.string(), variables: z.record(z.string(), z.string()) }),
+      ),
+      total: z.number().int(),
+    }),
+  }),
+  removeRecipients: defineRoute({
+    method: 'POST',
+    path: '/campaigns/remove-recipients',
+    body: ZTemporary,
+    response: z.object({ status: z.boolean(), removed: z.number().int() }),
+  }),
+  general: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/general/:id',
+    params: campaignId,
+    response: z.object({ status: z.boolean(), campaign: ZCampaignGeneral }),
+  }),
+  overview: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/overview/:id',
+    params: campaignId,
+    response: z.object({ status: z.boolean(), campaign: ZCampaignCounts }),
+  }),
+  emails: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/emails/:id',
+    params: campaignId,
+    response: z.object({ status: z.boolean(), emails: z.array(ZCampaignEmail), dailyPlan: ZDailyPlan }),
+  }),
+  variables: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/variables/:id',
+    params: campaignId,
+    response: z.object({ variables: z.array(z.string()) }),
+  }),
+  members: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/members/:id',
+    params: campaignId,
+    query: ZCampaignMembersQuery,
+    response: pagedResponse(ZCampaignMember),
+  }),
+  recipientHistory: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/recipient-history/:id',
+    params: campaignId,
+    response: z.object({ status: z.boolean(), history: z.array(ZRecipientHistoryItem) }),
+  }),
+  saveSettings: defineRoute({
+    method: 'POST',
+    path: '/campaigns/save-data/settings/:id',
+    params: campaignId,
+    body: ZCampaignSettings,
+    response: ZStatus,
+  }),
+  saveEmails: defineRoute({
+    method: 'POST',
+    path: '/campaigns/save-data/emails/:id',
+    params: campaignId,
+    body: z.object({ emails: ZSequence.shape.drips, dailyPlan: ZDailyPlan }),
+    response: ZStatus,
+  }),
+  recipientStatus: defineRoute({
+    method: 'POST',
+    path: '/campaigns/save-data/recipient-status/:id',
+    params: campaignId,
+    body: z.object({ emailId: z.coerce.number().int().positive(), status: z.boolean() }),
+    response: ZStatus,
+  }),
+  deleteRecipients: defineRoute({
+    method: 'POST',
+    path: '/campaigns/save-data/delete-recipients/:id',
+    params: campaignId,
+    body: z.object({ recipients: z.array(z.coerce.number().int().positive()).min(1).max(10_000) }),
+    response: ZStatus,
+  }),
+};

@@ -1,0 +1,131 @@
+import { CAMPAIGN_MESSAGES, campaignsApi } from '@sendwell/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
+import {
+  campaignCounts,
+  campaignEmails,
+  campaignGeneral,
+  campaignMembers,
+  campaignVariables,
+  deleteRecipients,
+  draftData,
+  draftKeyOf,
+  finishCampaign,
+  listCampaigns,
+  listStatistics,
+  previewRecipients,
+  recipientHistory,
+  removeDraftRecipients,
+  saveCampaignEmails,
+  saveCampaignSettings,
+  saveOptions,
+  savePreview,
+  saveRecipients,
+  saveSequence,
+  saveStart,
+  setCampaignRunning,
+  setRecipientRunning,
+} from './campaigns.service';
+
+const editLimit = { rateLimit: { name: 'campaign-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
+
+/** Drip campaigns (spec §7 campaign calls): the wizard's steps, the list and the campaign views. */
+export const campaignRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const serve = routesFor(app, ['campaigns']);
+  const userOf = (request: FastifyRequest) => request.session!.userId;
+  const ok = (message: string = CAMPAIGN_MESSAGES.saved) => ({ status: true, message });
+
+  serve(campaignsApi.list, async (request) => listCampaigns(platform, userOf(request), request.query));
+  serve(campaignsApi.listStatistics, async (request) => ({
+    status: true,
+    ...(await listStatistics(platform, userOf(request))),
+  }));
+  serve(campaignsApi.setStatus, { config: editLimit }, async (request) =>
+    ok(await setCampaignRunning(platform, userOf(request), request.params.id, request.body.status)),
+  );
+
+  serve(campaignsApi.saveStart, { config: editLimit }, async (request) => ({
+    ...ok(),
+    ...(await saveStart(platform, userOf(request), request.body)),
+  }));
+  serve(campaignsApi.saveRecipients, { config: editLimit, bodyLimit: 16 * 1024 * 1024 }, async (request) => {
+    const saved = await saveRecipients(platform, userOf(request), request.body);
+    return {
+      ...ok(`${saved.count.toLocaleString('en-US')} recipients; ${saved.skipped} rows skipped.`),
+      ...saved,
+    };
+  });
+  serve(campaignsApi.saveSequence, { config: editLimit, bodyLimit: 8 * 1024 * 1024 }, async (request) => {
+    await saveSequence(platform, userOf(request), request.body.temporary, request.body);
+    return ok();
+  });
+  serve(campaignsApi.savePreview, { config: editLimit }, async (request) => {
+    await savePreview(platform, userOf(request), request.body.temporary);
+    return ok();
+  });
+  serve(campaignsApi.saveOptions, { config: editLimit }, async (request) => {
+    await saveOptions(platform, userOf(request), request.body.temporary, request.body.options);
+    return ok();
+  });
+  serve(campaignsApi.finish, { config: editLimit }, async (request) => ({
+    ...ok(CAMPAIGN_MESSAGES.started),
+    id: await finishCampaign(platform, userOf(request), request.body.temporary),
+  }));
+  serve(campaignsApi.temporaryData, async (request) => ({
+    status: true,
+    data: await draftData(platform, userOf(request), request.body.temporaryKey),
+  }));
+  serve(campaignsApi.continue, async (request) => ({
+    status: true,
+    temporaryKey: await draftKeyOf(platform, userOf(request), request.params.id),
+  }));
+  serve(campaignsApi.previewRecipients, async (request) => ({
+    status: true,
+    ...(await previewRecipients(platform, userOf(request), request.body.temporary)),
+  }));
+  serve(campaignsApi.removeRecipients, { config: editLimit }, async (request) => ({
+    status: true,
+    removed: await removeDraftRecipients(platform, userOf(request), request.body.temporary),
+  }));
+
+  serve(campaignsApi.general, async (request) => ({
+    status: true,
+    campaign: await campaignGeneral(platform, userOf(request), request.params.id),
+  }));
+  serve(campaignsApi.overview, async (request) => ({
+    status: true,
+    campaign: await campaignCounts(platform, userOf(request), request.params.id),
+  }));
+  serve(campaignsApi.emails, async (request) => ({
+    status: true,
+    ...(await campaignEmails(platform, userOf(request), request.params.id)),
+  }));
+  serve(campaignsApi.variables, async (request) => ({
+    variables: await campaignVariables(platform, userOf(request), request.params.id),
+  }));
+  serve(campaignsApi.members, async (request) =>
+    campaignMembers(platform, userOf(request), request.params.id, request.query),
+  );
+  serve(campaignsApi.recipientHistory, async (request) => ({
+    status: true,
+    history: await recipientHistory(platform, userOf(request), request.params.id),
+  }));
+  serve(campaignsApi.saveSettings, { config: editLimit }, async (request) => {
+    await saveCampaignSettings(platform, userOf(request), request.params.id, request.body);
+    return ok();
+  });
+  serve(campaignsApi.saveEmails, { config: editLimit, bodyLimit: 8 * 1024 * 1024 }, async (request) => {
+    await saveCampaignEmails(platform, userOf(request), request.params.id, request.body);
+    return ok('Your emails have been saved.');
+  });
+  serve(campaignsApi.recipientStatus, { config: editLimit }, async (request) => {
+    await setRecipientRunning(platform, userOf(request), request.params.id, request.body.emailId, request.body.status);
+    return ok(request.body.status ? 'The recipient goes on.' : 'The recipient is paused.');
+  });
+  serve(campaignsApi.deleteRecipients, { config: editLimit }, async (request) => {
+    const deleted = await deleteRecipients(platform, userOf(request), request.params.id, request.body.recipients);
+    return ok(`${deleted} recipients deleted.`);
+  });
+};
