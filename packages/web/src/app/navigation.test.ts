@@ -34,6 +34,7 @@ describe('visibleNavigation', () => {
       'Send Email',
       'Scheduled Emails',
       'History',
+      'Drip Campaigns',
       'Mailing Lists',
       'Suppression',
       'Tools',

@@ -44,7 +44,7 @@ export const navigation: TNavigationEntry[] = [
   { label: 'Send Email', path: '/send-email', icon: IconSend, available: true },
   { label: 'Scheduled Emails', path: '/scheduled-mails', icon: IconCalendarTime, available: true },
   { label: 'History', path: '/history', icon: IconHistory, available: true },
-  { label: 'Drip Campaigns', path: '/campaigns', icon: IconRoute, available: false },
+  { label: 'Drip Campaigns', path: '/campaigns', icon: IconRoute, available: true },
   { label: 'Mailing Lists', path: '/mailing-lists', icon: IconAddressBook, available: true },
   { label: 'Suppression', path: '/suppression', icon: IconBan, available: true },
   {

@@ -95,6 +95,26 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/lists/MembersPage')).MembersPage }),
               },
               {
+                path: 'campaigns',
+                lazy: async () => ({ Component: (await import('../features/campaigns/CampaignsPage')).CampaignsPage }),
+              },
+              {
+                path: 'campaigns/new',
+                lazy: async () => ({
+                  Component: (await import('../features/campaigns/CampaignWizardPage')).CampaignWizardPage,
+                }),
+              },
+              {
+                path: 'campaigns/continue/:id',
+                lazy: async () => ({
+                  Component: (await import('../features/campaigns/CampaignWizardPage')).CampaignWizardPage,
+                }),
+              },
+              {
+                path: 'campaigns/detail/:id/:tab?',
+                lazy: async () => ({ Component: (await import('../features/campaigns/CampaignPage')).CampaignPage }),
+              },
+              {
                 path: 'tools/mail-testing',
                 lazy: async () => ({ Component: (await import('../features/spam-test/SpamTestPage')).SpamTestPage }),
               },

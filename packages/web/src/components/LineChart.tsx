@@ -1,0 +1,100 @@
+import { Group, Table, Text, VisuallyHidden } from '@mantine/core';
+
+export type TSeries = { label: string; color: string; values: number[] };
+
+/** MM/DD from YYYY-MM-DD, for axis labels. */
+const shortDay = (day: string) => `${day.slice(5, 7)}/${day.slice(8, 10)}`;
+
+/**
+ * A small line chart (SVG) of daily series, its figures also in a visually hidden table for
+ * screen readers; `title` names both.
+ */
+export const LineChart = ({ title, days, series }: { title: string; days: string[]; series: TSeries[] }) => {
+  const width = 720;
+  const height = 180;
+  const pad = { left: 36, right: 8, top: 8, bottom: 22 };
+  const max = Math.max(1, ...series.flatMap((one) => one.values));
+  const x = (index: number) => pad.left + (index * (width - pad.left - pad.right)) / Math.max(1, days.length - 1);
+  const y = (value: number) => pad.top + (height - pad.top - pad.bottom) * (1 - value / max);
+  const totals = series.map((one) => `${one.values.reduce((sum, value) => sum + value, 0)} ${one.label.toLowerCase()}`);
+  return (
+    <>
+      <Group gap="md" mb={4} aria-hidden>
+        {series.map((one) => (
+          <Group key={one.label} gap={4}>
+            <span style={{ width: 12, height: 3, background: one.color, display: 'inline-block' }} />
+            <Text size="xs">{one.label}</Text>
+          </Group>
+        ))}
+      </Group>
+      <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={`${title}: ${totals.join(', ')}.`}>
+        {[0, 0.5, 1].map((fraction) => (
+          <g key={fraction}>
+            <line
+              x1={pad.left}
+              x2={width - pad.right}
+              y1={y(max * fraction)}
+              y2={y(max * fraction)}
+              stroke="var(--mantine-color-gray-3)"
+            />
+            <text
+              x={pad.left - 4}
+              y={y(max * fraction) + 4}
+              fontSize="10"
+              textAnchor="end"
+              fill="var(--mantine-color-gray-8)"
+            >
+              {Math.round(max * fraction)}
+            </text>
+          </g>
+        ))}
+        {days.map((day, index) =>
+          index % 5 === 0 ? (
+            <text
+              key={day}
+              x={x(index)}
+              y={height - 6}
+              fontSize="10"
+              textAnchor="middle"
+              fill="var(--mantine-color-gray-8)"
+            >
+              {shortDay(day)}
+            </text>
+          ) : null,
+        )}
+        {series.map((one) => (
+          <polyline
+            key={one.label}
+            fill="none"
+            stroke={one.color}
+            strokeWidth={2}
+            points={one.values.map((value, index) => `${x(index)},${y(value)}`).join(' ')}
+          />
+        ))}
+      </svg>
+      <VisuallyHidden>
+        <Table>
+          <caption>{title}</caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Day</Table.Th>
+              {series.map((one) => (
+                <Table.Th key={one.label}>{one.label}</Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {days.map((day, index) => (
+              <Table.Tr key={day}>
+                <Table.Td>{day}</Table.Td>
+                {series.map((one) => (
+                  <Table.Td key={one.label}>{one.values[index]}</Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </VisuallyHidden>
+    </>
+  );
+};

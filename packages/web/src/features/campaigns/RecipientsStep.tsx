@@ -1,0 +1,390 @@
+import {
+  Alert,
+  Button,
+  Checkbox,
+  FileInput,
+  Group,
+  Paper,
+  ScrollArea,
+  Select,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  TextInput,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import {
+  CAMPAIGN_DEFAULTS,
+  isGenericEmail,
+  MANUAL_COLUMNS,
+  readEmailCell,
+  type TCampaignRecipientInput,
+} from '@sendwell/contracts';
+import { IconFileUpload, IconPlus, IconTrash } from '@tabler/icons-react';
+import Papa from 'papaparse';
+import { useState } from 'react';
+import { showError } from '../../app/errors';
+import { useImportOptions } from '../lists/lists.queries';
+import { useCampaignMutation } from './campaigns.queries';
+
+type TRole = 'email' | 'name' | 'variable' | 'skip';
+type TColumn = { header: string; role: TRole };
+
+const MANUAL_LABELS: Record<(typeof MANUAL_COLUMNS)[number], string> = {
+  email: 'Email',
+  name: 'Name',
+  lastName: 'Last name',
+  company: 'Company',
+  title: 'Title',
+  phone: 'Phone',
+  address: 'Address',
+  city: 'City',
+  state: 'State',
+  country: 'Country',
+  industry: 'Industry',
+};
+
+type TManualRow = Record<(typeof MANUAL_COLUMNS)[number], string> & { key: number; selected: boolean };
+let rowKeys = 0;
+const emptyRow = (): TManualRow => ({
+  key: ++rowKeys,
+  selected: false,
+  ...(Object.fromEntries(MANUAL_COLUMNS.map((column) => [column, ''])) as Record<
+    (typeof MANUAL_COLUMNS)[number],
+    string
+  >),
+});
+
+const variableName = (header: string, index: number) =>
+  header
+    .trim()
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64) || `column_${index + 1}`;
+
+/** The CSV tab: read in the browser (at most 1.5 MB), columns mapped, three rows previewed. */
+const FileUpload = ({
+  onRecipients,
+}: {
+  onRecipients: (rows: TCampaignRecipientInput[], removeGeneric: boolean) => void;
+}) => {
+  const options = useImportOptions();
+  const [file, setFile] = useState<File | null>(null);
+  const [rows, setRows] = useState<string[][]>([]);
+  const [hasHeaders, setHasHeaders] = useState(true);
+  const [columns, setColumns] = useState<TColumn[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [removeGeneric, setRemoveGeneric] = useState(false);
+
+  const read = async (picked: File | null) => {
+    setFile(picked);
+    setRows([]);
+    setProblem(null);
+    if (!picked) return;
+    if (!/\.(csv|txt)$/i.test(picked.name)) return setProblem('File must be a CSV format.');
+    if (picked.size > CAMPAIGN_DEFAULTS.csvMaxBytes) return setProblem('Max 1.5 mb');
+    const { data } = Papa.parse<string[]>(await picked.text(), { skipEmptyLines: 'greedy' });
+    if (data.length === 0) return setProblem('Please upload the CSV file first!');
+    const header = data[0]!;
+    const headed =
+      header.some((cell) => cell.trim().toLowerCase() === 'email') ||
+      !readEmailCell(header.find((cell) => cell.includes('@')) ?? '').email;
+    setHasHeaders(headed);
+    setRows(data);
+    setColumns(
+      header.map((cell, index) => {
+        const name = cell.trim().toLowerCase();
+        const role: TRole = headed
+          ? name === 'email'
+            ? 'email'
+            : name === 'name' || name === 'full name' || name === 'fullname'
+              ? 'name'
+              : 'variable'
+          : readEmailCell(cell).email
+            ? 'email'
+            : 'skip';
+        return { header: headed ? cell.trim() : `Column ${index + 1}`, role };
+      }),
+    );
+  };
+
+  const body = hasHeaders ? rows.slice(1) : rows;
+  const emailColumn = columns.findIndex((column) => column.role === 'email');
+  const nameColumn = columns.findIndex((column) => column.role === 'name');
+  const generic = options.data
+    ? body.filter((row) => {
+        const email = readEmailCell(row[emailColumn] ?? '').email;
+        return email && isGenericEmail(email, options.data.genericNames);
+      }).length
+    : 0;
+  const isAllGeneric = body.length > 0 && generic === body.length;
+
+  const submit = () => {
+    if (emailColumn === -1) return setProblem('Please select email field first!');
+    if (body.length === 0) return setProblem('Please upload the CSV file first!');
+    if (!readEmailCell(body[0]![emailColumn] ?? '').email) {
+      return setProblem('The first row has no valid email: remove the header row, or tick My file has headers.');
+    }
+    onRecipients(
+      body.map((row) => ({
+        email: row[emailColumn] ?? '',
+        name: nameColumn === -1 ? '' : (row[nameColumn] ?? ''),
+        variables: Object.fromEntries(
+          columns.flatMap((column, index) =>
+            column.role === 'variable' && (row[index] ?? '').trim()
+              ? [[variableName(column.header, index), row[index]!.trim()]]
+              : [],
+          ),
+        ),
+      })),
+      removeGeneric || isAllGeneric,
+    );
+  };
+
+  return (
+    <Stack>
+      <FileInput
+        label="CSV file"
+        description="A .csv or .txt file of at most 1.5 MB; one recipient a row."
+        accept=".csv,.txt,text/csv,text/plain"
+        leftSection={<IconFileUpload size={16} aria-hidden />}
+        value={file}
+        onChange={(picked) => void read(picked)}
+        clearable
+      />
+      {rows.length > 0 && (
+        <>
+          <Checkbox
+            label="My file has headers"
+            checked={hasHeaders}
+            onChange={(event) => setHasHeaders(event.currentTarget.checked)}
+          />
+          <ScrollArea>
+            <Table aria-label="Column mapping" withTableBorder>
+              <Table.Thead>
+                <Table.Tr>
+                  {columns.map((column, index) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: columns are positions
+                    <Table.Th key={index}>
+                      <Stack gap={4}>
+                        <Text size="sm" fw={600}>
+                          {column.header}
+                        </Text>
+                        <Select
+                          aria-label={`Use of ${column.header}`}
+                          size="xs"
+                          data={[
+                            { value: 'email', label: 'Email' },
+                            { value: 'name', label: 'Name' },
+                            { value: 'variable', label: 'Custom variable' },
+                            { value: 'skip', label: 'Skip' },
+                          ]}
+                          value={column.role}
+                          onChange={(value) =>
+                            setColumns(
+                              columns.map((other, position) =>
+                                position === index
+                                  ? { ...other, role: value as TRole }
+                                  : value === 'email' && other.role === 'email'
+                                    ? { ...other, role: 'skip' }
+                                    : other,
+                              ),
+                            )
+                          }
+                          allowDeselect={false}
+                        />
+                      </Stack>
+                    </Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {body.slice(0, 3).map((row, rowIndex) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a preview of rows
+                  <Table.Tr key={rowIndex}>
+                    {columns.map((_, index) => (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: columns are positions
+                      <Table.Td key={index}>{row[index] ?? ''}</Table.Td>
+                    ))}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollArea>
+          <Text size="sm" c="dimmed">
+            {body.length.toLocaleString('en-US')} rows; the first three are shown.
+          </Text>
+          {generic > 0 && (
+            <Alert color="orange">
+              {isAllGeneric
+                ? 'Every address in this file is generic (info@, sales@…): they will not be placed on the campaign.'
+                : `${generic} generic addresses (info@, sales@…). Sending to generic addresses may harm deliverability.`}
+              <Checkbox
+                mt="xs"
+                label="Remove generic addresses"
+                checked={removeGeneric || isAllGeneric}
+                disabled={isAllGeneric}
+                onChange={(event) => setRemoveGeneric(event.currentTarget.checked)}
+              />
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button onClick={submit}>Use these recipients</Button>
+          </Group>
+        </>
+      )}
+      {problem && (
+        <Alert color="red" role="alert">
+          {problem}
+        </Alert>
+      )}
+    </Stack>
+  );
+};
+
+/** The manual tab: the spec's columns; email and name required; one row always left. */
+const ManualRows = ({ onRecipients }: { onRecipients: (rows: TCampaignRecipientInput[]) => void }) => {
+  const [rows, setRows] = useState<TManualRow[]>([emptyRow()]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const set = (key: number, patch: Partial<TManualRow>) =>
+    setRows(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
+  const submit = () => {
+    const filled = rows.filter((row) => MANUAL_COLUMNS.some((column) => row[column].trim()));
+    const bad = filled.find((row) => !readEmailCell(row.email).email || !row.name.trim());
+    if (filled.length === 0 || bad) return setProblem('Each row needs a valid email and a name.');
+    setProblem(null);
+    onRecipients(
+      filled.map((row) => ({
+        email: row.email,
+        name: row.name,
+        variables: Object.fromEntries(
+          MANUAL_COLUMNS.filter((column) => column !== 'email' && column !== 'name' && row[column].trim()).map(
+            (column) => [column, row[column].trim()],
+          ),
+        ),
+      })),
+    );
+  };
+  const selected = rows.filter((row) => row.selected);
+  return (
+    <Stack>
+      <ScrollArea>
+        <Table aria-label="Recipients to add" withTableBorder miw={1400}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Delete</Table.Th>
+              {MANUAL_COLUMNS.map((column) => (
+                <Table.Th key={column}>
+                  {MANUAL_LABELS[column]}
+                  {(column === 'email' || column === 'name') && ' *'}
+                </Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((row, index) => (
+              <Table.Tr key={row.key}>
+                <Table.Td>
+                  <Checkbox
+                    aria-label={`Select row ${index + 1} to delete`}
+                    checked={row.selected}
+                    disabled={rows.length === 1}
+                    onChange={(event) => set(row.key, { selected: event.currentTarget.checked })}
+                  />
+                </Table.Td>
+                {MANUAL_COLUMNS.map((column) => (
+                  <Table.Td key={column}>
+                    <TextInput
+                      aria-label={`${MANUAL_LABELS[column]}, row ${index + 1}`}
+                      size="xs"
+                      value={row[column]}
+                      onChange={(event) => set(row.key, { [column]: event.currentTarget.value })}
+                    />
+                  </Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollArea>
+      <Group justify="space-between">
+        <Group>
+          <Button
+            variant="default"
+            leftSection={<IconPlus size={16} aria-hidden />}
+            onClick={() => setRows([...rows, emptyRow()])}
+          >
+            Add row
+          </Button>
+          <Button
+            variant="default"
+            color="red"
+            leftSection={<IconTrash size={16} aria-hidden />}
+            disabled={selected.length === 0}
+            onClick={() => {
+              const left = rows.filter((row) => !row.selected);
+              setRows(left.length > 0 ? left : [emptyRow()]);
+            }}
+          >
+            Delete selected
+          </Button>
+        </Group>
+        <Button onClick={submit}>Use these recipients</Button>
+      </Group>
+      {problem && (
+        <Alert color="red" role="alert">
+          {problem}
+        </Alert>
+      )}
+    </Stack>
+  );
+};
+
+/** Step 2: recipients from a CSV file or typed in; each save replaces the draft's recipients. */
+export const RecipientsStep = ({
+  temporary,
+  count,
+  onSaved,
+}: {
+  temporary: string;
+  count: number;
+  onSaved: () => void;
+}) => {
+  const save = useCampaignMutation('saveRecipients');
+  const store = (recipients: TCampaignRecipientInput[], removeGeneric = false) =>
+    save.mutate(
+      { body: { temporary, recipients, removeGeneric, replace: true } },
+      {
+        onSuccess: ({ message }) =>
+          notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+        onError: showError,
+      },
+    );
+  return (
+    <Stack>
+      <Paper withBorder p="md" radius="md">
+        <Tabs defaultValue="file">
+          <Tabs.List>
+            <Tabs.Tab value="file">File Upload</Tabs.Tab>
+            <Tabs.Tab value="manual">Add Recipients Manually</Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="file" pt="md">
+            <FileUpload onRecipients={store} />
+          </Tabs.Panel>
+          <Tabs.Panel value="manual" pt="md">
+            <ManualRows onRecipients={(rows) => store(rows)} />
+          </Tabs.Panel>
+        </Tabs>
+      </Paper>
+      <Group justify="space-between">
+        <Text role="status" data-testid="recipient-count">
+          {count > 0 ? `${count.toLocaleString('en-US')} recipients in this campaign.` : 'No recipients yet.'}
+        </Text>
+        <Button onClick={onSaved} disabled={count === 0 || save.isPending}>
+          Next
+        </Button>
+      </Group>
+    </Stack>
+  );
+};

@@ -1,0 +1,442 @@
+import {
+  ActionIcon,
+  Button,
+  Checkbox,
+  Grid,
+  Group,
+  Modal,
+  NumberInput,
+  Paper,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import {
+  CAMPAIGN_DEFAULTS,
+  FREQUENCIES,
+  type TDailyPlan,
+  type TDayPlan,
+  type TFrequency,
+  WEEKDAY_TITLES,
+  ZSequence,
+} from '@sendwell/contracts';
+import { IconPlus, IconReplace, IconTrash } from '@tabler/icons-react';
+import { useCallback, useRef, useState } from 'react';
+import { RichText } from '../../components/RichText';
+
+/** One email of the sequence as the editor holds it (`key` is the editor's own, `id` the server's). */
+export type TDripForm = {
+  key: string;
+  id?: number | undefined;
+  subject: string;
+  body: string;
+  replyTo: string;
+  globalReply: boolean;
+  period: number;
+  frequency: TFrequency;
+};
+
+export type TSequenceForm = { drips: TDripForm[]; dailyPlan: TDailyPlan };
+export type TSequenceErrors = Record<string, string>;
+
+let keys = 0;
+export const newDripKey = () => `drip-${++keys}`;
+
+export const emptySequence = (dailyPlan: TDailyPlan): TSequenceForm => ({
+  drips: [
+    {
+      key: newDripKey(),
+      subject: '',
+      body: '',
+      replyTo: '',
+      globalReply: false,
+      period: CAMPAIGN_DEFAULTS.period,
+      frequency: 'day',
+    },
+  ],
+  dailyPlan,
+});
+
+/** The sequence as the server takes it, and the first message of each field that fails. */
+export const checkSequence = (form: TSequenceForm) => {
+  const body = {
+    drips: form.drips.map(({ key: _key, id, ...drip }) => ({ ...drip, ...(id ? { id } : {}) })),
+    dailyPlan: form.dailyPlan,
+  };
+  const parsed = ZSequence.safeParse(body);
+  const errors: TSequenceErrors = {};
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.join('.');
+      errors[path] ??= issue.message;
+    }
+  }
+  return { body, errors, ok: parsed.success };
+};
+
+const HOURS = Array.from({ length: 12 }, (_, index) => String(index + 1));
+const MINUTES = ['00', '30'];
+
+const TimeFields = ({
+  day,
+  which,
+  disabled,
+  onChange,
+}: {
+  day: TDayPlan;
+  which: 'start' | 'end';
+  disabled: boolean;
+  onChange: (patch: Partial<TDayPlan>) => void;
+}) => {
+  const hour = which === 'start' ? day.startHour : day.endHour;
+  const minute = which === 'start' ? day.startMin : day.endMin;
+  const type = which === 'start' ? day.startType : day.endType;
+  const label = `${WEEKDAY_TITLES[day.key]} ${which === 'start' ? 'start' : 'end'}`;
+  const set = (patch: { hour?: number; minute?: number; type?: 'AM' | 'PM' }) =>
+    onChange(
+      which === 'start'
+        ? {
+            ...(patch.hour !== undefined ? { startHour: patch.hour } : {}),
+            ...(patch.minute !== undefined ? { startMin: patch.minute } : {}),
+            ...(patch.type ? { startType: patch.type } : {}),
+          }
+        : {
+            ...(patch.hour !== undefined ? { endHour: patch.hour } : {}),
+            ...(patch.minute !== undefined ? { endMin: patch.minute } : {}),
+            ...(patch.type ? { endType: patch.type } : {}),
+          },
+    );
+  return (
+    <Group gap={2} wrap="nowrap">
+      <Select
+        aria-label={`${label} hour`}
+        size="xs"
+        w={58}
+        data={HOURS}
+        value={String(hour === 0 ? 12 : hour)}
+        onChange={(value) => value && set({ hour: Number(value) })}
+        disabled={disabled}
+        allowDeselect={false}
+      />
+      <Select
+        aria-label={`${label} minute`}
+        size="xs"
+        w={58}
+        data={
+          MINUTES.includes(String(minute).padStart(2, '0')) ? MINUTES : [...MINUTES, String(minute).padStart(2, '0')]
+        }
+        value={String(minute).padStart(2, '0')}
+        onChange={(value) => value && set({ minute: Number(value) })}
+        disabled={disabled}
+        allowDeselect={false}
+      />
+      <Select
+        aria-label={`${label} AM or PM`}
+        size="xs"
+        w={64}
+        data={['AM', 'PM']}
+        value={type}
+        onChange={(value) => value && set({ type: value as 'AM' | 'PM' })}
+        disabled={disabled}
+        allowDeselect={false}
+      />
+    </Group>
+  );
+};
+
+/** The weekday panel (spec: at least one day; the last checked day is locked). */
+const DaysPanel = ({
+  plan,
+  error,
+  onChange,
+}: {
+  plan: TDailyPlan;
+  error?: string | undefined;
+  onChange: (plan: TDailyPlan) => void;
+}) => {
+  const checked = plan.filter((day) => day.checked).length;
+  const patch = (key: TDayPlan['key'], change: Partial<TDayPlan>) =>
+    onChange(plan.map((day) => (day.key === key ? { ...day, ...change } : day)));
+  return (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="sending-days">
+      <Title order={3} fz="md" id="sending-days" mb={4}>
+        Sending days and times
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        Emails go out only inside these windows, in your time zone. An end before the start runs past midnight.
+      </Text>
+      <Table verticalSpacing={4} horizontalSpacing={4} aria-label="Sending days and times">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Day</Table.Th>
+            <Table.Th>From</Table.Th>
+            <Table.Th>To</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {plan.map((day) => {
+            const isLastChecked = day.checked && checked === 1;
+            return (
+              <Table.Tr key={day.key}>
+                <Table.Td>
+                  <Checkbox
+                    label={WEEKDAY_TITLES[day.key]}
+                    checked={day.checked}
+                    disabled={isLastChecked}
+                    onChange={(event) => patch(day.key, { checked: event.currentTarget.checked })}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <TimeFields
+                    day={day}
+                    which="start"
+                    disabled={!day.checked}
+                    onChange={(change) => patch(day.key, change)}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <TimeFields
+                    day={day}
+                    which="end"
+                    disabled={!day.checked}
+                    onChange={(change) => patch(day.key, change)}
+                  />
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+      {error && (
+        <Text size="sm" c="red" role="alert" mt="xs">
+          {error}
+        </Text>
+      )}
+    </Paper>
+  );
+};
+
+/** 'Insert Text Replacement': a merge field, with the text shown when a recipient has no value. */
+const ReplacementModal = ({
+  opened,
+  variables,
+  onInsert,
+  onClose,
+}: {
+  opened: boolean;
+  variables: string[];
+  onInsert: (text: string) => void;
+  onClose: () => void;
+}) => {
+  const [field, setField] = useState<string | null>(variables[0] ?? 'name');
+  const [fallback, setFallback] = useState('');
+  return (
+    <Modal opened={opened} onClose={onClose} title="Insert Text Replacement" centered>
+      <Stack>
+        <Select
+          label="Field"
+          data={variables}
+          value={field}
+          onChange={setField}
+          allowDeselect={false}
+          comboboxProps={{ withinPortal: false }}
+        />
+        <TextInput
+          label="Text when the recipient has none (optional)"
+          value={fallback}
+          onChange={(event) => setFallback(event.currentTarget.value)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            onClick={() => {
+              if (!field) return;
+              onInsert(fallback.trim() ? `{{${field}::${fallback.trim()}}}` : `{{${field}}}`);
+              onClose();
+            }}
+          >
+            Insert
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+};
+
+const DripCard = ({
+  drip,
+  index,
+  errors,
+  variables,
+  onChange,
+  onDelete,
+}: {
+  drip: TDripForm;
+  index: number;
+  errors: TSequenceErrors;
+  variables: string[];
+  onChange: (patch: Partial<TDripForm>) => void;
+  onDelete: () => void;
+}) => {
+  const [isInserting, setIsInserting] = useState(false);
+  const insert = useRef<((text: string) => void) | null>(null);
+  const onReady = useCallback((fn: (text: string) => void) => {
+    insert.current = fn;
+  }, []);
+  const error = (field: string) => errors[`drips.${index}.${field}`];
+  return (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby={`${drip.key}-title`}>
+      <Group justify="space-between" mb="sm">
+        <Title order={3} fz="md" id={`${drip.key}-title`}>
+          #Email - {index + 1}
+        </Title>
+        {index > 0 && (
+          <ActionIcon variant="subtle" color="red" onClick={onDelete} aria-label={`Delete email ${index + 1}`}>
+            <IconTrash size={16} aria-hidden />
+          </ActionIcon>
+        )}
+      </Group>
+      <Stack gap="sm">
+        {index > 0 && (
+          <Group align="flex-end" gap="sm">
+            <NumberInput
+              label="Wait"
+              min={0}
+              max={1000}
+              w={100}
+              value={drip.period}
+              onChange={(value) => onChange({ period: Number(value) || 0 })}
+              error={error('period')}
+            />
+            <Select
+              label="Frequency"
+              w={140}
+              data={FREQUENCIES.map((frequency) => ({ value: frequency, label: `${frequency}s` }))}
+              value={drip.frequency}
+              onChange={(value) => value && onChange({ frequency: value as TFrequency })}
+              allowDeselect={false}
+            />
+            <Text size="sm" c="dimmed" pb={8}>
+              after the previous email
+            </Text>
+          </Group>
+        )}
+        <TextInput
+          label="Subject"
+          required
+          value={drip.subject}
+          onChange={(event) => onChange({ subject: event.currentTarget.value })}
+          error={error('subject')}
+        />
+        <TextInput
+          label="Reply To"
+          type="email"
+          value={drip.replyTo}
+          onChange={(event) => onChange({ replyTo: event.currentTarget.value })}
+          error={error('replyTo')}
+        />
+        {index === 0 && (
+          <Checkbox
+            label="Use for all emails?"
+            checked={drip.globalReply}
+            onChange={(event) => onChange({ globalReply: event.currentTarget.checked })}
+          />
+        )}
+        <RichText
+          label="Message Body"
+          required
+          value={drip.body}
+          onChange={(body) => onChange({ body })}
+          error={error('body')}
+          onReady={onReady}
+        />
+        <Group>
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconReplace size={14} aria-hidden />}
+            onClick={() => setIsInserting(true)}
+          >
+            Insert Text Replacement
+          </Button>
+        </Group>
+      </Stack>
+      <ReplacementModal
+        opened={isInserting}
+        variables={variables}
+        onInsert={(text) => insert.current?.(text)}
+        onClose={() => setIsInserting(false)}
+      />
+    </Paper>
+  );
+};
+
+/** The sequence editor (spec §2): '#Email - N' cards, ADD STEP, and the weekday windows beside them. */
+export const SequenceEditor = ({
+  value,
+  errors,
+  variables,
+  onChange,
+}: {
+  value: TSequenceForm;
+  errors: TSequenceErrors;
+  variables: string[];
+  onChange: (value: TSequenceForm) => void;
+}) => {
+  const setDrip = (key: string, patch: Partial<TDripForm>) =>
+    onChange({ ...value, drips: value.drips.map((drip) => (drip.key === key ? { ...drip, ...patch } : drip)) });
+  const addStep = () => {
+    const first = value.drips[0]!;
+    onChange({
+      ...value,
+      drips: [
+        ...value.drips,
+        {
+          key: newDripKey(),
+          subject: `Re: ${first.subject}`,
+          body: '',
+          replyTo: first.globalReply ? first.replyTo : '',
+          globalReply: false,
+          period: CAMPAIGN_DEFAULTS.period,
+          frequency: CAMPAIGN_DEFAULTS.frequency,
+        },
+      ],
+    });
+  };
+  return (
+    <Grid gap="lg">
+      <Grid.Col span={{ base: 12, lg: 8 }}>
+        <Stack gap="md">
+          {value.drips.map((drip, index) => (
+            <DripCard
+              key={drip.key}
+              drip={drip}
+              index={index}
+              errors={errors}
+              variables={variables}
+              onChange={(patch) => setDrip(drip.key, patch)}
+              onDelete={() => onChange({ ...value, drips: value.drips.filter((other) => other.key !== drip.key) })}
+            />
+          ))}
+          <Group>
+            <Button variant="light" leftSection={<IconPlus size={16} aria-hidden />} onClick={addStep}>
+              ADD STEP
+            </Button>
+          </Group>
+        </Stack>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, lg: 4 }}>
+        <DaysPanel
+          plan={value.dailyPlan}
+          error={errors.dailyPlan}
+          onChange={(dailyPlan) => onChange({ ...value, dailyPlan })}
+        />
+      </Grid.Col>
+    </Grid>
+  );
+};

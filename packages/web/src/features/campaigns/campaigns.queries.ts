@@ -1,0 +1,98 @@
+import { campaignsApi, routeUrl, type TRouteBody } from '@sendwell/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { callRoute } from '../../app/api';
+
+export const CAMPAIGNS_URL = routeUrl(campaignsApi.list);
+export const membersUrl = (id: number) => routeUrl(campaignsApi.members, { id });
+
+export const campaignKeys = {
+  all: ['campaigns'] as const,
+  list: ['campaigns', 'list'] as const,
+  drafts: ['campaigns', 'drafts'] as const,
+  statistics: ['campaigns', 'statistics'] as const,
+  draft: (key: string) => ['campaigns', 'draft', key] as const,
+  campaign: (id: number) => ['campaigns', 'campaign', id] as const,
+  members: (id: number) => ['campaigns', 'campaign', id, 'members'] as const,
+};
+
+export const useListStatistics = () =>
+  useQuery({
+    queryKey: campaignKeys.statistics,
+    queryFn: ({ signal }) => callRoute(campaignsApi.listStatistics, { signal }),
+  });
+
+export const useDrafts = () =>
+  useQuery({
+    queryKey: campaignKeys.drafts,
+    queryFn: ({ signal }) => callRoute(campaignsApi.list, { query: { temporary: 1, per_page: 100 }, signal }),
+  });
+
+export const useSetCampaignStatus = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, status }: { id: number; status: boolean }) =>
+      callRoute(campaignsApi.setStatus, { params: { id }, body: { status } }),
+    onSuccess: (_data, { id }) => {
+      void queryClient.invalidateQueries({ queryKey: campaignKeys.list });
+      void queryClient.invalidateQueries({ queryKey: campaignKeys.campaign(id) });
+    },
+  });
+};
+
+export const useDraft = (key: string | null) =>
+  useQuery({
+    queryKey: campaignKeys.draft(key ?? ''),
+    queryFn: async ({ signal }) =>
+      (await callRoute(campaignsApi.temporaryData, { body: { temporaryKey: key ?? '' }, signal })).data,
+    enabled: key !== null,
+    meta: { reportErrors: false },
+  });
+
+export const useCampaignGeneral = (id: number) =>
+  useQuery({
+    queryKey: [...campaignKeys.campaign(id), 'general'],
+    queryFn: async ({ signal }) => (await callRoute(campaignsApi.general, { params: { id }, signal })).campaign,
+    meta: { reportErrors: false },
+  });
+
+export const useCampaignOverview = (id: number) =>
+  useQuery({
+    queryKey: [...campaignKeys.campaign(id), 'overview'],
+    queryFn: async ({ signal }) => (await callRoute(campaignsApi.overview, { params: { id }, signal })).campaign,
+    refetchInterval: 15_000,
+  });
+
+export const useCampaignEmails = (id: number) =>
+  useQuery({
+    queryKey: [...campaignKeys.campaign(id), 'emails'],
+    queryFn: ({ signal }) => callRoute(campaignsApi.emails, { params: { id }, signal }),
+  });
+
+export const useCampaignVariables = (id: number) =>
+  useQuery({
+    queryKey: [...campaignKeys.campaign(id), 'variables'],
+    queryFn: async ({ signal }) => (await callRoute(campaignsApi.variables, { params: { id }, signal })).variables,
+  });
+
+export const useRecipientHistory = (recipientId: number) =>
+  useQuery({
+    queryKey: ['campaigns', 'recipient-history', recipientId],
+    queryFn: async ({ signal }) =>
+      (await callRoute(campaignsApi.recipientHistory, { params: { id: recipientId }, signal })).history,
+  });
+
+export const useCampaignMutation = <R extends keyof typeof campaignsApi>(route: R) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (call: { id?: number; body: TRouteBody<(typeof campaignsApi)[R]> }) =>
+      callRoute(
+        campaignsApi[route] as never,
+        {
+          ...(call.id !== undefined ? { params: { id: call.id } } : {}),
+          body: call.body,
+        } as never,
+      ) as Promise<{ status: boolean; message: string } & Record<string, unknown>>,
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: campaignKeys.all }),
+    meta: { reportErrors: false },
+  });
+};
