@@ -25,7 +25,7 @@ import {
 } from '@sendwell/contracts';
 import { IconChevronLeft, IconChevronRight } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError, callRoute } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
@@ -438,10 +438,13 @@ export const CampaignWizardPage = () => {
   const current = fromHash && fromHash.number <= furthest ? fromHash : (STEPS[furthest - 1] ?? STEPS[0]);
   const go = (step: TStepKey) => navigate({ hash: `/drip/${step}` });
 
-  // A resumed campaign opens at its furthest step; an address past it falls back there too.
+  // A resumed campaign opens at its furthest step, once, when it first loads (later, a step
+  // just saved moves the address on before the refreshed draft arrives: no bounce back).
+  const hasOpened = useRef(false);
   useEffect(() => {
-    if (draft.data && (!fromHash || fromHash.number > furthest))
-      navigate({ hash: `/drip/${current.key}` }, { replace: true });
+    if (!draft.data || hasOpened.current) return;
+    hasOpened.current = true;
+    if (!fromHash || fromHash.number > furthest) navigate({ hash: `/drip/${current.key}` }, { replace: true });
   }, [draft.data, fromHash, furthest, current.key, navigate]);
 
   const savedThen = (step: TStepKey) => async () => {

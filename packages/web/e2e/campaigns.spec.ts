@@ -1,0 +1,138 @@
+import { expect, type Page, test } from '@playwright/test';
+import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+
+const user = { email: `drip-${Date.now()}@example.com`, password: 'secret123', name: 'Dora Drip' };
+
+const connectTestInbox = async (page: Page) => {
+  await page.goto(`${baseUrl()}/settings/accounts`);
+  await page.getByTestId('connect-test-inbox').click();
+  const accountForm = page.getByTestId('account-form');
+  await accountForm.getByLabel('Account Name').fill('Test inbox');
+  await accountForm.getByTestId('smtp-test').click();
+  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
+  await accountForm.getByTestId('account-save').click();
+  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+};
+
+/** A whole-hour zone where it is about noon now, so the default window (12:00 AM to 7:00 PM) is open. */
+const noonZone = () => {
+  const offset = (((12 - new Date().getUTCHours()) % 24) + 24) % 24;
+  const hours = offset > 12 ? offset - 24 : offset;
+  // Etc/GMT-X is UTC+X (the POSIX sign).
+  return hours === 0 ? 'UTC' : `Etc/GMT${hours > 0 ? '-' : '+'}${Math.abs(hours)}`;
+};
+
+test('builds a 3-step campaign from a CSV, previews it, starts it, and the first email arrives; a recipient is paused', async ({
+  page,
+}) => {
+  test.setTimeout(150_000);
+  admin('create-user', user.email, '--name', user.name, '--password', user.password);
+  await withDatabase((client) =>
+    client.query('update users set time_zone = $1 where email = $2', [noonZone(), user.email]),
+  );
+  await signIn(page, user);
+  await connectTestInbox(page);
+
+  await page.goto(`${baseUrl()}/campaigns`);
+  await expect(page.getByText('You have no campaign yet.')).toBeVisible();
+  await expectAccessible(page, 'campaign list, empty');
+  await page.getByRole('link', { name: 'New Campaign' }).first().click();
+
+  // Start, with the keyboard alone.
+  await expect(page.getByRole('tab', { name: '1. Start' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('tab', { name: '2. Recipients' })).toBeDisabled();
+  await tabTo(page, page.getByLabel('Campaign Title'));
+  await page.keyboard.type('Welcome series');
+  await tabTo(page, page.getByLabel('Sender Name'));
+  await page.keyboard.type('Dora at Acme');
+  await expectAccessible(page, 'wizard, start');
+  await tabTo(page, page.getByRole('button', { name: 'Next', exact: true }));
+  await page.keyboard.press('Enter');
+
+  // Recipients from a CSV with a custom column.
+  await expect(page).toHaveURL(/\/campaigns\/continue\/\d+#\/drip\/recipients$/);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByLabel('CSV file').click();
+  await (await chooser).setFiles({
+    name: 'leads.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(
+      'email,name,company\nann@example.com,Ann,Initech\nbob@example.com,Bob,Globex\ncat@example.com,Cat,\n',
+    ),
+  });
+  await expect(page.getByRole('table', { name: 'Column mapping' })).toContainText('ann@example.com');
+  await expectAccessible(page, 'wizard, recipients mapped');
+  await page.getByRole('button', { name: 'Use these recipients' }).click();
+  await expect(page.getByTestId('recipient-count')).toHaveText('3 recipients in this campaign.');
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+
+  // Compose: three emails, the first with a merge field.
+  await expect(page.getByRole('heading', { name: '#Email - 1' })).toBeVisible();
+  await page.getByLabel('Subject').fill('Hello {{name}}');
+  await page.getByRole('textbox', { name: 'Message Body' }).click();
+  await page.keyboard.type('Hi {{name}}, welcome aboard from {{company::your team}}.');
+  await page.getByRole('button', { name: 'ADD STEP' }).click();
+  await page.getByRole('button', { name: 'ADD STEP' }).click();
+  await expect(page.getByRole('heading', { name: '#Email - 3' })).toBeVisible();
+  await expect(page.getByLabel('Subject').nth(1)).toHaveValue('Re: Hello {{name}}');
+  await page.getByRole('textbox', { name: 'Message Body' }).nth(1).click();
+  await page.keyboard.type('Just checking in.');
+  await page.getByRole('textbox', { name: 'Message Body' }).nth(2).click();
+  await page.keyboard.type('Last note from us.');
+  await expectAccessible(page, 'wizard, compose');
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+
+  // Preview: merge fields filled per recipient, 1 / 3 and on.
+  await expect(page.getByTestId('preview-index')).toHaveText('1 / 3');
+  await expect(page.getByText('#Email - 1: Hello Ann')).toBeVisible();
+  await expect(page.getByText('— wait 5 days —').first()).toBeVisible();
+  await page.getByRole('button', { name: 'Next recipient' }).click();
+  await expect(page.getByTestId('preview-index')).toHaveText('2 / 3');
+  await expect(page.getByText('#Email - 1: Hello Bob')).toBeVisible();
+  await expectAccessible(page, 'wizard, preview');
+  // The keyboard again: focus Next and press Enter (the step is saved, then Options opens).
+  await page.getByRole('button', { name: 'Next', exact: true }).focus();
+  await page.keyboard.press('Enter');
+
+  // Options: the law and terms are required.
+  await expect(page.getByRole('heading', { name: 'Choose how your campaign will be sent' })).toBeVisible();
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+  await expect(page.getByText('Please accept the law and terms to send this campaign.')).toBeVisible();
+  await page.getByLabel(/I accept the law and terms/).check();
+  await expectAccessible(page, 'wizard, options');
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+  await expect(page.getByText('3 recipients, 3 emails')).toBeVisible();
+  await page.getByRole('button', { name: 'Save Campaign' }).click();
+
+  // The campaign runs: the first email of the first recipient reaches the test inbox.
+  await expect(page.getByRole('heading', { name: 'Welcome series' })).toBeVisible();
+  await expect(page.getByTestId('campaign-totals')).toContainText('Recipients3');
+  await expectAccessible(page, 'campaign overview');
+  await page.goto(`${baseUrl()}/test-inbox`);
+  await expect(page.getByText('Hello Ann')).toBeVisible({ timeout: 60_000 });
+
+  // Pause Bob, who has not had an email yet (one every 2 minutes at most).
+  await page.goBack();
+  await page.getByRole('tab', { name: 'Recipients' }).click();
+  const table = page.getByRole('table', { name: 'Recipients of the campaign' });
+  await expect(table).toContainText('bob@example.com');
+  await expect(table).toContainText('Globex');
+  await page.getByRole('switch', { name: 'Pause bob@example.com' }).click();
+  await expect(page.getByRole('switch', { name: 'Resume bob@example.com' })).not.toBeChecked();
+  await expectAccessible(page, 'campaign recipients');
+  await page.getByRole('tab', { name: 'E-Mails' }).click();
+  const emails = page.getByRole('table', { name: 'Emails of the campaign' });
+  await expect(emails).toContainText('Email # 3');
+  await page.getByRole('button', { name: 'Edit Sequence' }).click();
+  await expect(page.getByRole('dialog', { name: 'Edit the sequence?' })).toContainText(
+    'When you edit your emails, it will not affect the processes in the queue.',
+  );
+  await expectAccessible(page, 'edit sequence warning');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.goto(`${baseUrl()}/campaigns`);
+  const list = page.getByRole('table', { name: 'Campaigns' });
+  await expect(list).toContainText('Welcome series');
+  await expect(list).toContainText('Running');
+  await expectAccessible(page, 'campaign list');
+});
