@@ -10,6 +10,7 @@ import { runB1 } from './b1-smtp-send';
 import { runB2 } from './b2-mailgun-batch';
 import { runB3, runB4 } from './b3-b4-lists';
 import { runB5 } from './b5-verification';
+import { runB6 } from './b6-drip-scheduler';
 import { runB7 } from './b7-api-list';
 import { runB8 } from './b8-webhooks';
 import { runB9 } from './b9-worker-rss';
@@ -24,6 +25,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B3: runB3,
   B4: runB4,
   B5: runB5,
+  B6: runB6,
   B7: runB7,
   B8: runB8,
   B9: runB9,

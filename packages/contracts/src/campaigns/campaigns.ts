@@ -68,6 +68,29 @@ export const ZCampaignRecipients = ZTemporary.extend({
   replace: z.boolean().default(false),
 });
 
+/** Spec §3: a follow-up when the email is not opened within `waitDays` (default 5). */
+export const ZFollowUp = z.object({
+  waitDays: z.coerce.number().int().min(1).max(365).default(5),
+  subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
+  body: z
+    .string()
+    .max(2_000_000)
+    .refine((value) => value.replace(/<[^>]*>/g, '').trim() !== '', { message: CAMPAIGN_MESSAGES.bodyRequired }),
+});
+export type TFollowUp = z.input<typeof ZFollowUp>;
+
+/** Spec §3: a follow-up `waitDays` (default 1) after the recipient clicks `link` (any link when empty). */
+export const ZClickFollowUp = ZFollowUp.extend({
+  waitDays: z.coerce.number().int().min(0).max(365).default(1),
+  link: z
+    .string()
+    .trim()
+    .max(2000)
+    .refine((value) => value === '' || /^https?:\/\//i.test(value), { message: 'The link starts with http:// or https://.' })
+    .default(''),
+});
+export type TClickFollowUp = z.input<typeof ZClickFollowUp>;
+
 export const ZDripEmail = z.object({
   id: z.number().int().positive().optional(),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
@@ -85,6 +108,8 @@ export const ZDripEmail = z.object({
   globalReply: z.boolean().default(false),
   period: z.coerce.number().int().min(0).max(1000).default(5),
   frequency: z.enum(FREQUENCIES).default('day'),
+  followUp: ZFollowUp.nullable().default(null),
+  clickFollowUp: ZClickFollowUp.nullable().default(null),
 });
 export type TDripEmail = z.input<typeof ZDripEmail>;
 
@@ -220,6 +245,8 @@ export const ZCampaignEmail = z.object({
   global_reply: z.boolean(),
   period: z.number().int(),
   frequency: z.enum(FREQUENCIES),
+  follow_up: ZFollowUp.nullable(),
+  click_follow_up: ZClickFollowUp.nullable(),
   first: z.boolean(),
   sent_count: z.number().int(),
   queued_count: z.number().int(),

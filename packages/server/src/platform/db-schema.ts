@@ -296,6 +296,10 @@ export type CampaignStepsTable = {
   global_reply: Generated<boolean>;
   period: Generated<number>;
   frequency: Generated<'hour' | 'day' | 'week' | 'month'>;
+  /** `{waitDays, subject, body}`: sent when the step's email is not opened within the days. */
+  follow_up: unknown | null;
+  /** `{waitDays, link, subject, body}`: sent the days after the recipient clicks the link. */
+  click_follow_up: unknown | null;
   deleted_at: Date | null;
   created_at: CreatedAt;
 };
@@ -326,6 +330,7 @@ export type CampaignMessagesTable = {
   user_id: number;
   account_id: number | null;
   position: number;
+  kind: Generated<'step' | 'follow-up' | 'click-follow-up'>;
   send_id: number | null;
   message_id: string | null;
   subject: string;

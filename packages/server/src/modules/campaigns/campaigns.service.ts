@@ -203,6 +203,8 @@ const writeSequence = async (
       global_reply: index === 0 && drip.globalReply,
       period: index === 0 ? 0 : drip.period,
       frequency: drip.frequency,
+      follow_up: drip.followUp ? JSON.stringify(drip.followUp) : null,
+      click_follow_up: drip.clickFollowUp ? JSON.stringify(drip.clickFollowUp) : null,
     };
     if (drip.id && existing.some((step) => step.id === drip.id)) {
       await trx.updateTable('campaign_steps').set(values).where('id', '=', drip.id).execute();
@@ -384,6 +386,8 @@ export const draftData = async (platform: TPlatform, userId: number, key: string
       globalReply: step.global_reply,
       period: step.period,
       frequency: step.frequency,
+      followUp: (step.follow_up as TCampaignDraft['drips'][number]['followUp']) ?? null,
+      clickFollowUp: (step.click_follow_up as TCampaignDraft['drips'][number]['clickFollowUp']) ?? null,
     })),
     dailyPlan: draft.daily_plan as TDailyPlan,
     options: {
@@ -594,6 +598,7 @@ export const campaignEmails = async (platform: TPlatform, userId: number, id: nu
   const campaign = await requireCampaign(platform.db, userId, id);
   const steps = await sql<TCampaignEmail & { position: number }>`
     select s.id, s.position as "order", s.subject, s.body, s.reply_to, s.global_reply, s.period, s.frequency,
+           s.follow_up, s.click_follow_up,
            s.position = 1 as first,
            count(m.id) filter (where m.status = 'sent')::int as sent_count,
            count(m.id) filter (where m.status = 'queued')::int as queued_count,
@@ -601,7 +606,7 @@ export const campaignEmails = async (platform: TPlatform, userId: number, id: nu
            count(m.id) filter (where m.opened_at is not null)::int as opened_count,
            count(m.id) filter (where m.clicked_at is not null)::int as clicked_count,
            count(m.id) filter (where m.status = 'failed')::int as bounced_count
-      from campaign_steps s left join campaign_messages m on m.step_id = s.id
+      from campaign_steps s left join campaign_messages m on m.step_id = s.id and m.kind = 'step'
      where s.campaign_id = ${id} and s.deleted_at is null
      group by s.id order by s.position`.execute(platform.db);
   return { emails: steps.rows, dailyPlan: campaign.daily_plan as TDailyPlan };

@@ -444,3 +444,125 @@ describe('the scheduler on a simulated clock', () => {
     ]);
   });
 });
+
+describe('follow-ups', () => {
+  it('follows up an email not opened within its days, and a click on the given link the days after, once each, in the thread', async () => {
+    const seeded = await signedIn();
+    const everyDay = defaultDailyPlan().map((day) => ({ ...day, endHour: 12, endType: 'AM' as const }));
+    const start = await seeded.agent.put('/api/campaigns/save-campaign/1', {
+      accountId: seeded.accountId,
+      title: 'Offer',
+      senderName: 'Acme',
+    });
+    const temporary = start.json().temporaryKey;
+    await seeded.agent.put('/api/campaigns/save-campaign/2', {
+      temporary,
+      recipients: ['a', 'b', 'c'].map((name) => ({ email: `${name}@example.com`, name })),
+    });
+    const sequence = await seeded.agent.put('/api/campaigns/save-campaign/3', {
+      temporary,
+      dailyPlan: everyDay,
+      drips: [
+        {
+          subject: 'Our offer',
+          body: '<p>See <a href="https://acme.test/offer">the offer</a>.</p>',
+          followUp: { waitDays: 2, subject: 'Did you see it?', body: '<p>In case you missed it.</p>' },
+          clickFollowUp: {
+            waitDays: 1,
+            link: 'https://acme.test/offer',
+            subject: 'Thanks for looking',
+            body: '<p>Questions?</p>',
+          },
+        },
+      ],
+    });
+    expect(sequence.statusCode, sequence.body).toBe(200);
+    await seeded.agent.put('/api/campaigns/save-campaign/4', { temporary });
+    await seeded.agent.put('/api/campaigns/save-campaign/5', {
+      temporary,
+      options: { acceptLaw: true, scheduled: true, scheduleTime: '2026-12-07T05:00:00.000Z' },
+    });
+    const { id } = (await seeded.agent.put('/api/campaigns/save-campaign/6', { temporary })).json();
+    const t0 = new Date('2026-12-07T05:00:00Z').getTime();
+    for (let step = 0; step < 3; step++)
+      await tickCampaigns(t.platform, new Date(t0 + step * 120_000), { sync: false });
+    const sendOf = async (email: string) =>
+      await t.platform.db
+        .selectFrom('campaign_messages')
+        .innerJoin('campaign_recipients', 'campaign_recipients.id', 'campaign_messages.recipient_id')
+        .select(['campaign_messages.send_id', 'campaign_messages.message_id'])
+        .where('campaign_messages.campaign_id', '=', id)
+        .where('campaign_recipients.email', '=', email)
+        .executeTakeFirstOrThrow();
+    // b opens; c opens and clicks the offer an hour in (as the tracking routes record them).
+    const hourIn = new Date(t0 + 3_600_000);
+    for (const email of ['b@example.com', 'c@example.com']) {
+      await t.platform.db
+        .updateTable('send_recipients')
+        .set({ status: 'sent', opened_at: hourIn, ...(email.startsWith('c') ? { clicked_at: hourIn } : {}) })
+        .where('send_id', '=', (await sendOf(email)).send_id!)
+        .execute();
+    }
+    const c = await sendOf('c@example.com');
+    const link = await t.platform.db
+      .insertInto('send_links')
+      .values({ send_id: c.send_id!, url: 'https://acme.test/offer' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.platform.db
+      .insertInto('delivery_events')
+      .values({
+        user_id: seeded.user.id,
+        account_id: seeded.accountId,
+        send_id: c.send_id!,
+        email: 'c@example.com',
+        type: 'clicked',
+        source: 'tracking',
+        link_id: link.id,
+        occurred_at: hourIn,
+      })
+      .execute();
+    await syncMessages(t.platform);
+
+    // A day and an hour in: c's click follow-up is due; nothing else yet.
+    await tickCampaigns(t.platform, new Date(t0 + 86_400_000 + 3_700_000), { sync: false });
+    // Two days in: a's not-opened follow-up (b and c opened); then nothing more, however late.
+    for (let step = 0; step < 4; step++) {
+      await tickCampaigns(t.platform, new Date(t0 + 2 * 86_400_000 + 600_000 + step * 130_000), { sync: false });
+    }
+    const messages = await t.platform.db
+      .selectFrom('campaign_messages')
+      .innerJoin('campaign_recipients', 'campaign_recipients.id', 'campaign_messages.recipient_id')
+      .select([
+        'campaign_recipients.email',
+        'campaign_messages.kind',
+        'campaign_messages.subject',
+        'campaign_messages.send_id',
+      ])
+      .where('campaign_messages.campaign_id', '=', id)
+      .orderBy('campaign_messages.id')
+      .execute();
+    expect(messages.map((message) => [message.email, message.kind, message.subject])).toEqual([
+      ['a@example.com', 'step', 'Our offer'],
+      ['b@example.com', 'step', 'Our offer'],
+      ['c@example.com', 'step', 'Our offer'],
+      ['c@example.com', 'click-follow-up', 'Thanks for looking'],
+      ['a@example.com', 'follow-up', 'Did you see it?'],
+    ]);
+    const followUp = await t.platform.db
+      .selectFrom('send_recipients')
+      .select('headers')
+      .where('send_id', '=', messages[4]!.send_id!)
+      .executeTakeFirstOrThrow();
+    const a = await sendOf('a@example.com');
+    expect(followUp.headers).toEqual({ 'In-Reply-To': a.message_id, References: a.message_id });
+    // The step's own counts stay the step's.
+    const emails = (await seeded.agent.get(`/api/campaigns/get-data/emails/${id}`)).json().emails;
+    expect(emails[0]).toMatchObject({
+      queued_count: 1,
+      sent_count: 2,
+      follow_up: { waitDays: 2 },
+      click_follow_up: { link: 'https://acme.test/offer' },
+    });
+  });
+});

@@ -3,7 +3,12 @@ import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { timeZoneOf } from '../auth/auth.service';
-import { createSourcedSend, sourcedOutcomesOfSends, sourcedSendOutcomes } from '../sending/sending.service';
+import {
+  createSourcedSend,
+  firstClicksOf,
+  sourcedOutcomesOfSends,
+  sourcedSendOutcomes,
+} from '../sending/sending.service';
 
 /**
  * The drip scheduler: each tick learns what became of recent messages (sent, failed,
@@ -110,6 +115,9 @@ const handOverNext = async (
         (today.get(campaign.id) ?? 0) < campaign.mail_per_day && isWithinWindow(now, campaign.daily_plan, timeZone),
     );
     if (open.length === 0) return 'none';
+    // A step's follow-up that has come due goes before the next steps.
+    const followUp = await dueFollowUp(trx, open, now);
+    if (followUp) return sendFollowUp(trx, platform, accountId, followUp, now);
     const recipient = await trx
       .selectFrom('campaign_recipients')
       .selectAll()
@@ -210,6 +218,150 @@ const handOverNext = async (
       .execute();
     return 'sent';
   });
+
+type TFollowUpContent = { waitDays: number; subject: string; body: string; link?: string };
+
+type TDueFollowUp = {
+  kind: 'follow-up' | 'click-follow-up';
+  campaign: TCampaign;
+  content: TFollowUpContent;
+  message: { id: number; recipient_id: number; step_id: number; position: number; message_id: string | null };
+};
+
+/** Click follow-up candidates looked at per hand-over: recipients who clicked a step with one. */
+const CLICK_CANDIDATES = 50;
+
+/**
+ * The earliest follow-up that has come due among the open campaigns: a step's email not
+ * opened within its follow-up's days, or the days after the recipient clicked its click
+ * follow-up's link (any link when none is given). Each at most once per step and recipient;
+ * none for a stopped or paused recipient.
+ */
+const dueFollowUp = async (trx: Executor, open: TCampaign[], now: Date): Promise<TDueFollowUp | null> => {
+  const campaignIds = open.map((campaign) => campaign.id);
+  const unopened = await sql<TDueFollowUp['message'] & { campaign_id: number; follow_up: TFollowUpContent }>`
+    select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, s.follow_up
+      from campaign_messages m
+      join campaign_steps s on s.id = m.step_id
+      join campaign_recipients r on r.id = m.recipient_id
+     where m.campaign_id = any(${campaignIds}::bigint[]) and m.kind = 'step' and m.status <> 'failed'
+       and s.follow_up is not null and s.deleted_at is null and m.opened_at is null
+       and r.state <> 'stopped' and not r.paused
+       and m.created_at + ((s.follow_up->>'waitDays')::int * interval '1 day') <= ${now}
+       and not exists (select 1 from campaign_messages f
+                        where f.step_id = m.step_id and f.recipient_id = m.recipient_id and f.kind = 'follow-up')
+     order by m.created_at, m.id limit 1`.execute(trx);
+  const found = unopened.rows[0];
+  if (found) {
+    return {
+      kind: 'follow-up',
+      campaign: open.find((campaign) => campaign.id === Number(found.campaign_id))!,
+      content: found.follow_up,
+      message: found,
+    };
+  }
+  const clicked = await sql<
+    TDueFollowUp['message'] & { campaign_id: number; send_id: number; click_follow_up: TFollowUpContent }
+  >`
+    select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, m.send_id, s.click_follow_up
+      from campaign_messages m
+      join campaign_steps s on s.id = m.step_id
+      join campaign_recipients r on r.id = m.recipient_id
+     where m.campaign_id = any(${campaignIds}::bigint[]) and m.kind = 'step'
+       and s.click_follow_up is not null and s.deleted_at is null and m.clicked_at is not null
+       and r.state <> 'stopped' and not r.paused
+       and not exists (select 1 from campaign_messages f
+                        where f.step_id = m.step_id and f.recipient_id = m.recipient_id and f.kind = 'click-follow-up')
+     order by m.clicked_at, m.id limit ${CLICK_CANDIDATES}`.execute(trx);
+  if (clicked.rows.length === 0) return null;
+  const clicks = await firstClicksOf(
+    trx,
+    clicked.rows.map((row) => Number(row.send_id)),
+  );
+  for (const row of clicked.rows) {
+    const link = (row.click_follow_up.link ?? '').trim();
+    const matching = clicks.filter(
+      (click) =>
+        click.send_id === Number(row.send_id) && (link === '' || click.url === link || click.url.startsWith(link)),
+    );
+    if (matching.length === 0) continue;
+    const clickedAt = Math.min(...matching.map((click) => new Date(click.clicked_at).getTime()));
+    if (clickedAt + row.click_follow_up.waitDays * 86_400_000 > now.getTime()) continue;
+    return {
+      kind: 'click-follow-up',
+      campaign: open.find((campaign) => campaign.id === Number(row.campaign_id))!,
+      content: row.click_follow_up,
+      message: row,
+    };
+  }
+  return null;
+};
+
+/** Hands a follow-up to the engine in the step's thread; the recipient's place in the sequence does not move. */
+const sendFollowUp = async (
+  trx: Executor,
+  platform: TPlatform,
+  accountId: number,
+  due: TDueFollowUp,
+  now: Date,
+): Promise<THandOver> => {
+  const recipient = await trx
+    .selectFrom('campaign_recipients')
+    .selectAll()
+    .where('id', '=', due.message.recipient_id)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  if (!recipient) return 'none';
+  const { campaign } = due;
+  const html = campaign.signature ? `${due.content.body}<br><br>${campaign.signature}` : due.content.body;
+  const thread = due.message.message_id;
+  const { sendId, recipients } = await createSourcedSend(trx, platform, campaign.user_id, {
+    source: 'drip',
+    accountId,
+    fromName: campaign.sender_name,
+    fromAddress: campaign.from_address,
+    subject: due.content.subject,
+    html,
+    trackOpens: campaign.track_opens,
+    trackClicks: campaign.track_clicks,
+    recipients: [
+      {
+        email: recipient.email,
+        name: recipient.name,
+        fields: (recipient.variables as Record<string, string>) ?? {},
+        ...(thread ? { headers: { 'In-Reply-To': thread, References: thread } } : {}),
+      },
+    ],
+  });
+  if (recipients === 0) {
+    await trx
+      .updateTable('campaign_recipients')
+      .set({ state: 'stopped', stop_reason: 'suppressed' })
+      .where('id', '=', recipient.id)
+      .execute();
+    return 'stopped';
+  }
+  const [outcome] = await sourcedSendOutcomes(trx, campaign.user_id, sendId);
+  await trx
+    .insertInto('campaign_messages')
+    .values({
+      campaign_id: campaign.id,
+      recipient_id: recipient.id,
+      step_id: due.message.step_id,
+      user_id: campaign.user_id,
+      account_id: accountId,
+      position: due.message.position,
+      kind: due.kind,
+      send_id: sendId,
+      message_id: outcome?.messageId ?? null,
+      subject: due.content.subject,
+      body: html,
+      created_at: now,
+    })
+    .execute();
+  return 'sent';
+};
 
 /**
  * Learns what became of messages still open (queued, or sent without a click yet): their

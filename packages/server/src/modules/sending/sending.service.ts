@@ -227,6 +227,18 @@ export const sourcedOutcomesOfSends = async (db: Executor, sendIds: number[]) =>
         .where('send_id', 'in', sendIds)
         .execute();
 
+/** The first click on each link of these sends: a drip step's click follow-up waits for one. */
+export const firstClicksOf = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{ send_id: number; url: string; clicked_at: Date }>`
+          select e.send_id, l.url, min(e.occurred_at) as clicked_at
+            from delivery_events e join send_links l on l.id = e.link_id
+           where e.send_id = any(${sendIds}::bigint[]) and e.type = 'clicked'
+           group by e.send_id, l.url`.execute(db)
+      ).rows.map((row) => ({ ...row, send_id: Number(row.send_id) }));
+
 /** Addresses on more than one of the chosen lists (each gets the email once). */
 export const countDuplicates = async (platform: TPlatform, userId: number, listIds: number[]) => {
   const result = await sql<{ duplicates: number }>`

@@ -159,6 +159,17 @@ const toForm = (emails: TCampaignEmail[], dailyPlan: TCampaignGeneral['dailyPlan
     globalReply: email.global_reply,
     period: email.period,
     frequency: email.frequency,
+    followUp: email.follow_up
+      ? { waitDays: email.follow_up.waitDays ?? 5, subject: email.follow_up.subject, body: email.follow_up.body }
+      : null,
+    clickFollowUp: email.click_follow_up
+      ? {
+          waitDays: email.click_follow_up.waitDays ?? 1,
+          link: email.click_follow_up.link ?? '',
+          subject: email.click_follow_up.subject,
+          body: email.click_follow_up.body,
+        }
+      : null,
   })),
   dailyPlan,
 });
@@ -258,6 +269,20 @@ const Mails = ({ id, variables }: { id: number; variables: string[] }) => {
                         <strong>Sent:</strong>{' '}
                         {email.first ? 'first' : `${waitText(email.period, email.frequency)} after the previous email`}
                       </Text>
+                      {email.follow_up && (
+                        <Text size="sm">
+                          <strong>If not opened in {email.follow_up.waitDays} days:</strong> {email.follow_up.subject}
+                        </Text>
+                      )}
+                      {email.click_follow_up && (
+                        <Text size="sm">
+                          <strong>
+                            {email.click_follow_up.waitDays} days after a click on{' '}
+                            {email.click_follow_up.link || 'any link'}:
+                          </strong>{' '}
+                          {email.click_follow_up.subject}
+                        </Text>
+                      )}
                       <iframe
                         title={`Body of email ${email.order}`}
                         sandbox=""

@@ -170,6 +170,17 @@ const toForm = (draft: TCampaignDraft): TSequenceForm =>
           globalReply: drip.globalReply ?? false,
           period: drip.period ?? 5,
           frequency: drip.frequency ?? 'day',
+          followUp: drip.followUp
+            ? { waitDays: drip.followUp.waitDays ?? 5, subject: drip.followUp.subject, body: drip.followUp.body }
+            : null,
+          clickFollowUp: drip.clickFollowUp
+            ? {
+                waitDays: drip.clickFollowUp.waitDays ?? 1,
+                link: drip.clickFollowUp.link ?? '',
+                subject: drip.clickFollowUp.subject,
+                body: drip.clickFollowUp.body,
+              }
+            : null,
         })),
         dailyPlan: draft.dailyPlan,
       };

@@ -37,6 +37,8 @@ export type TDripForm = {
   globalReply: boolean;
   period: number;
   frequency: TFrequency;
+  followUp: { waitDays: number; subject: string; body: string } | null;
+  clickFollowUp: { waitDays: number; link: string; subject: string; body: string } | null;
 };
 
 export type TSequenceForm = { drips: TDripForm[]; dailyPlan: TDailyPlan };
@@ -55,6 +57,8 @@ export const emptySequence = (dailyPlan: TDailyPlan): TSequenceForm => ({
       globalReply: false,
       period: CAMPAIGN_DEFAULTS.period,
       frequency: 'day',
+      followUp: null,
+      clickFollowUp: null,
     },
   ],
   dailyPlan,
@@ -365,6 +369,100 @@ const DripCard = ({
             Insert Text Replacement
           </Button>
         </Group>
+        <Checkbox
+          label="Follow up if this email is not opened"
+          checked={drip.followUp !== null}
+          onChange={(event) =>
+            onChange({
+              followUp: event.currentTarget.checked ? { waitDays: 5, subject: `Re: ${drip.subject}`, body: '' } : null,
+            })
+          }
+        />
+        {drip.followUp && (
+          <Paper withBorder p="sm" radius="sm" bg="gray.0">
+            <Stack gap="xs">
+              <NumberInput
+                label="Days without an open"
+                min={1}
+                max={365}
+                w={200}
+                value={drip.followUp.waitDays}
+                onChange={(value) => onChange({ followUp: { ...drip.followUp!, waitDays: Number(value) || 1 } })}
+                error={error('followUp.waitDays')}
+              />
+              <TextInput
+                label="Follow-up subject"
+                required
+                value={drip.followUp.subject}
+                onChange={(event) => onChange({ followUp: { ...drip.followUp!, subject: event.currentTarget.value } })}
+                error={error('followUp.subject')}
+              />
+              <RichText
+                label="Follow-up body"
+                required
+                value={drip.followUp.body}
+                onChange={(body) => onChange({ followUp: { ...drip.followUp!, body } })}
+                error={error('followUp.body')}
+                minHeight={80}
+              />
+            </Stack>
+          </Paper>
+        )}
+        <Checkbox
+          label="Follow up when the recipient clicks a link"
+          checked={drip.clickFollowUp !== null}
+          onChange={(event) =>
+            onChange({
+              clickFollowUp: event.currentTarget.checked
+                ? { waitDays: 1, link: '', subject: `Re: ${drip.subject}`, body: '' }
+                : null,
+            })
+          }
+        />
+        {drip.clickFollowUp && (
+          <Paper withBorder p="sm" radius="sm" bg="gray.0">
+            <Stack gap="xs">
+              <Group grow align="flex-start">
+                <NumberInput
+                  label="Days after the click"
+                  min={0}
+                  max={365}
+                  value={drip.clickFollowUp.waitDays}
+                  onChange={(value) =>
+                    onChange({ clickFollowUp: { ...drip.clickFollowUp!, waitDays: Number(value) || 0 } })
+                  }
+                  error={error('clickFollowUp.waitDays')}
+                />
+                <TextInput
+                  label="Link (empty: any link)"
+                  placeholder="https://…"
+                  value={drip.clickFollowUp.link}
+                  onChange={(event) =>
+                    onChange({ clickFollowUp: { ...drip.clickFollowUp!, link: event.currentTarget.value } })
+                  }
+                  error={error('clickFollowUp.link')}
+                />
+              </Group>
+              <TextInput
+                label="Click follow-up subject"
+                required
+                value={drip.clickFollowUp.subject}
+                onChange={(event) =>
+                  onChange({ clickFollowUp: { ...drip.clickFollowUp!, subject: event.currentTarget.value } })
+                }
+                error={error('clickFollowUp.subject')}
+              />
+              <RichText
+                label="Click follow-up body"
+                required
+                value={drip.clickFollowUp.body}
+                onChange={(body) => onChange({ clickFollowUp: { ...drip.clickFollowUp!, body } })}
+                error={error('clickFollowUp.body')}
+                minHeight={80}
+              />
+            </Stack>
+          </Paper>
+        )}
       </Stack>
       <ReplacementModal
         opened={isInserting}
@@ -404,6 +502,8 @@ export const SequenceEditor = ({
           globalReply: false,
           period: CAMPAIGN_DEFAULTS.period,
           frequency: CAMPAIGN_DEFAULTS.frequency,
+          followUp: null,
+          clickFollowUp: null,
         },
       ],
     });
