@@ -86,7 +86,9 @@ export const ZClickFollowUp = ZFollowUp.extend({
     .string()
     .trim()
     .max(2000)
-    .refine((value) => value === '' || /^https?:\/\//i.test(value), { message: 'The link starts with http:// or https://.' })
+    .refine((value) => value === '' || /^https?:\/\//i.test(value), {
+      message: 'The link starts with http:// or https://.',
+    })
     .default(''),
 });
 export type TClickFollowUp = z.input<typeof ZClickFollowUp>;
