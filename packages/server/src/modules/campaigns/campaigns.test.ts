@@ -236,7 +236,8 @@ describe('the scheduler on a simulated clock', () => {
           .set({ status: 'failed', error: '550 5.1.1 No such user' })
           .where('send_id', '=', bounced.send_id!)
           .execute();
-        await syncMessages(t.platform);
+        // Every open message (the earlier tests' thousands too), not the 500 of one tick.
+        await syncMessages(t.platform, 100_000);
         stopsDone = true;
       },
     });
@@ -522,7 +523,8 @@ describe('follow-ups', () => {
         occurred_at: hourIn,
       })
       .execute();
-    await syncMessages(t.platform);
+    // Every open message (the earlier tests' thousands too), not the 500 of one tick.
+    await syncMessages(t.platform, 100_000);
 
     // A day and an hour in: c's click follow-up is due; nothing else yet.
     await tickCampaigns(t.platform, new Date(t0 + 86_400_000 + 3_700_000), { sync: false });
