@@ -99,7 +99,13 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   await page.getByRole('button', { name: 'Next', exact: true }).click();
   await expect(page.getByText('Please accept the law and terms to send this campaign.')).toBeVisible();
   await page.getByLabel(/I accept the law and terms/).check();
-  await expectAccessible(page, 'wizard, options');
+  // Scheduling offers the first mail's time (the scheduler's own test sends at a scheduled time);
+  // this campaign goes now, so the first email can be watched arriving.
+  await page.getByLabel('Schedule the first campaign mail').check();
+  await expect(page.getByRole('button', { name: 'First mail at' })).toBeVisible();
+  await expectAccessible(page, 'wizard, options with the schedule');
+  await page.getByLabel('Schedule the first campaign mail').uncheck();
+  await expect(page.getByRole('button', { name: 'First mail at' })).toHaveCount(0);
   await page.getByRole('button', { name: 'Next', exact: true }).click();
   await expect(page.getByText('3 recipients, 3 emails')).toBeVisible();
   await page.getByRole('button', { name: 'Save Campaign' }).click();
