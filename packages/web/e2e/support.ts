@@ -86,8 +86,10 @@ export const expectAccessible = async (page: Page, screen: string) => {
   // A toast that a live event raised while axe ran (an import's notification) can be caught
   // fading in, its colours measured halfway (seen in CI). It is measured again once settled;
   // a real contrast fault in a toast fails both times.
+  // axe names an element by its shortest unique selector (often a bare hashed class), so its
+  // markup is what says it is part of a notification.
   const inToast = results.violations.some((violation) =>
-    violation.nodes.some((node) => node.target.join(' ').includes('mantine-Notification')),
+    violation.nodes.some((node) => `${node.html} ${node.target.join(' ')}`.includes('mantine-Notification')),
   );
   if (inToast) {
     await page.waitForTimeout(500);
