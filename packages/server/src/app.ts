@@ -58,6 +58,15 @@ declare module 'fastify' {
 }
 
 /**
+ * Request ids for the logs: a random prefix per process and a counter. Unique across a
+ * deployment's processes without reading the system's random source on every request
+ * (that read was 6% of a webhook's CPU).
+ */
+const REQUEST_ID_PREFIX = randomToken().slice(0, 8);
+let requestCount = 0;
+const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(36)}`;
+
+/**
  * The web role's HTTP server. Load order matters: cookies, then the security hooks that
  * read them, then the error handler and routes; static files come last so /api is never
  * shadowed by the web app.
@@ -68,7 +77,7 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     loggerInstance: platform.log,
     // Only the listed proxies' X-Forwarded-* count; anyone else's would pick their own IP (R26).
     trustProxy: config.trustProxy,
-    genReqId: () => randomToken().slice(0, 16),
+    genReqId: nextRequestId,
     bodyLimit: 10 * 1024 * 1024,
     // Slow clients cost a socket, never forever (R25): the headers must come quickly, a
     // socket silent in both directions is closed, and the whole request has a generous
