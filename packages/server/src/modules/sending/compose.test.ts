@@ -1,7 +1,7 @@
 import { renderMergeFields, ZSendEmailRequest } from '@sendwell/contracts';
 import { describe, expect, it } from 'vitest';
 import type { TPlatform } from '../../platform/context';
-import { buildBatchMessage, buildMessage, MAX_MESSAGE_CHARS, MessageComposeError } from './message';
+import { buildBatchMessage, buildMessage, MAX_MESSAGE_CHARS, MessageComposeError, prepareMessage } from './message';
 import { linksOf, trackHtml } from './tracking';
 
 /** What composing reads of the platform: its public address and signing key. */
@@ -139,6 +139,36 @@ describe('composing a message', () => {
     expect(message.text).toMatch(/the news \[https:\/\/acme\.test\/news\]/);
     expect(message.text).not.toContain('x.png');
     expect(message.text).toMatch(/Unsubscribe: https:\/\/\S+\/unsubscribe\/\S+/);
+  });
+
+  it('fills one prepared message per recipient with their own values, tracking addresses and headers', () => {
+    const html = '<p>Hi {{name}} from {{city::nowhere}}</p><a href="https://acme.test/a">a</a>';
+    const links = new Map([['https://acme.test/a', 4]]);
+    const messageOf = prepareMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), links);
+    // A value that looks like a marker or a Mailgun variable is only text.
+    const bob = {
+      email: 'bob@example.com',
+      name: '\uE000abc.0\uE001 %recipient.token%',
+      fields: {},
+      token: 'd'.repeat(32),
+      headers: { 'In-Reply-To': '<x@acme.test>' },
+    };
+    const [ann, other] = [messageOf(recipient), messageOf(bob)];
+    // The same as composing each recipient's message on its own.
+    expect(ann).toEqual(buildMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), recipient, links));
+    expect(ann.html).toContain('Hi Ann from Oslo');
+    expect(other.html).toContain('Hi \uE000abc.0\uE001 %recipient.token% from nowhere');
+    expect(other.subject).toBe('For \uE000abc.0\uE001 %recipient.token% !');
+    expect(ann.html).toContain(`/api/t/c/${'c'.repeat(32)}/4/`);
+    expect(other.html).toContain(`/api/t/c/${'d'.repeat(32)}/4/`);
+    expect(other.html).not.toContain('c'.repeat(32));
+    expect(other.text).toContain(`/unsubscribe/${'d'.repeat(32)}`);
+    expect(other.headers).toMatchObject({
+      'List-Unsubscribe': expect.stringContaining(`/api/unsubscribe/${'d'.repeat(32)}>`),
+      'In-Reply-To': '<x@acme.test>',
+      'Message-ID': `<${'d'.repeat(32)}.9@acme.test>`,
+    });
+    expect(ann.headers).not.toHaveProperty('In-Reply-To');
   });
 
   it('gives a field used many times one batch variable', () => {

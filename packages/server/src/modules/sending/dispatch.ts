@@ -9,7 +9,7 @@ import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport } from '../../providers/mail';
 import { openAccountTransport } from '../accounts/accounts.service';
 import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
-import { buildBatchMessage, buildMessage } from './message';
+import { buildBatchMessage, prepareMessage } from './message';
 import { dispatchSendJob } from './sending.jobs';
 import {
   addCounts,
@@ -290,6 +290,7 @@ const sendClaims = async (
     const drained = await Promise.all(Array.from({ length: BATCH_CALLS_IN_FLIGHT }, worker));
     return drained.every(Boolean) ? 'drained' : 'stopped';
   }
+  const messageOf = prepareMessage(platform, send, links);
   // A pause or cancel is watched for while messages go out, so it takes effect after the
   // messages in flight rather than at the end of the claim.
   let isStopped = false;
@@ -325,9 +326,7 @@ const sendClaims = async (
       // No message starts past the claim's deadline (R4): a worker stalled beyond it, whose
       // claim another worker may now hold, sends nothing more from it. Every recipient is
       // checkpointed as its own answer comes, before its connection moves on.
-      const { composed, uncomposable } = composeEach(batch, (recipient) =>
-        buildMessage(platform, send, recipient, links),
-      );
+      const { composed, uncomposable } = composeEach(batch, messageOf);
       outcomes.push(...(await failUncomposable(checkpoints, smtpContext, leaseToken, uncomposable)));
       // One journal for the claim's sessions: the handover marks of messages about to go and
       // the checkpoints of messages accepted, group-committed (what they report while one

@@ -141,11 +141,6 @@ export const openUrl = (platform: TPlatform, token: string) =>
 /** How one message (or a batch template) names its tracking addresses. */
 export type TTrackingUrls = { click: (linkId: number) => string; open: () => string };
 
-export const trackingUrlsFor = (platform: TPlatform, token: string): TTrackingUrls => ({
-  click: (linkId) => clickUrl(platform, token, linkId),
-  open: () => openUrl(platform, token),
-});
-
 /**
  * Points the message's links at the click tracker and adds the open pixel, as the send asks.
  * Only the targets change; every other character of the HTML stays as it was written.
