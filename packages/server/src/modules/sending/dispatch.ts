@@ -65,8 +65,13 @@ export const publishProgress = async (platform: TPlatform, sendId: number, { for
 
 /** SMTP connections one dispatch run keeps open to the account's server. */
 const SMTP_CONNECTIONS = 4;
-/** Provider batch calls (Mailgun, 1,000 recipients each) one dispatch run keeps in flight. */
-const BATCH_CALLS_IN_FLIGHT = 2;
+/**
+ * Provider batch calls (Mailgun, 1,000 recipients each) one dispatch run keeps in flight:
+ * while one call travels, others are claimed, marked and settled, which is where the time
+ * goes (B2: 2 in flight 7,401 recipients/s, 3 8,338–9,402, 4 9,817). Mailgun publishes no
+ * concurrency limit; its 429 defers the batch with backoff like any temporary failure.
+ */
+const BATCH_CALLS_IN_FLIGHT = 4;
 /** How often a running dispatch looks whether its send was paused or cancelled. */
 const STATUS_WATCH_MS = 100;
 /** Recipients claimed at once by one dispatch run. */

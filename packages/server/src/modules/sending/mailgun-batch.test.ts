@@ -78,7 +78,12 @@ describe('Mailgun batch sending', () => {
     await snapshotSend(t.platform, sendId);
     await dispatch(t.platform, sendId);
     const calls = mailgun.messages.slice(before);
-    expect(calls.map((call) => call.to.length)).toEqual([1000, 1000, 500]);
+    // Calls travel several at once: at most 1,000 recipients each, claims taken side by
+    // side share what is left, and the calls arrive in any order.
+    const sizes = calls.map((call) => call.to.length);
+    expect(Math.max(...sizes)).toBe(1000);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(2500);
+    expect(sizes.length).toBeLessThanOrEqual(4);
     expect(new Set(calls.flatMap((call) => call.to)).size).toBe(2500);
     expect(await statuses(sendId)).toEqual([{ status: 'sent', count: 2500 }]);
 
