@@ -4,7 +4,6 @@
  * and handed over per second, 1,000 per call.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { pino } from 'pino';
 import { dispatch } from '../packages/server/src/modules/sending/dispatch';
 import { snapshotSend } from '../packages/server/src/modules/sending/sending.jobs';
@@ -82,9 +81,10 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
               leaseToken,
               claimed.map((recipient) => recipient.id),
             );
-            const outcomes = await platform.db.transaction().execute(async (trx) => {
-              await sql`set local synchronous_commit = off`.execute(trx);
-              return settleBatch(trx, context, leaseToken, claimed, { to: '', accepted: true, providerId: 'floor' });
+            const outcomes = await settleBatch(platform.db, context, leaseToken, claimed, {
+              to: '',
+              accepted: true,
+              providerId: 'floor',
             });
             await addCounts(platform.db, sendId, outcomes);
             settled += outcomes.length;

@@ -278,19 +278,14 @@ const sendClaims = async (
             headers ? { ...template, headers: { ...template.headers, ...headers } } : template,
             group.map(({ recipient, composed }) => ({ to: recipient.email, variables: composed })),
           );
-          // Each call's settle in a transaction of its own, not on the run's one checkpoint
-          // connection: the calls in flight settle side by side (B2), as lazily committed.
           outcomes.push(
-            ...(await platform.db.transaction().execute(async (trx) => {
-              await sql`set local synchronous_commit = off`.execute(trx);
-              return settleBatch(
-                trx,
-                batchContext,
-                leaseToken,
-                group.map(({ recipient }) => recipient),
-                results[0]!,
-              );
-            })),
+            ...(await settleBatch(
+              platform.db,
+              batchContext,
+              leaseToken,
+              group.map(({ recipient }) => recipient),
+              results[0]!,
+            )),
           );
         }
         await addCounts(platform.db, sendId, outcomes);

@@ -97,8 +97,6 @@ type TParts = {
   /** A merge field's text in the subject (isHtml false) or the body (escaped). */
   resolve: (key: string, fallback: string | undefined, isHtml: boolean) => string;
   tracking: TTrackingUrls;
-  /** The most characters the message may hold: one recipient's is capped; a batch template, whose variables are filled in by the provider, is not. */
-  maxChars: number;
   unsubscribePage: string;
   unsubscribeOneClick: string;
   token: string;
@@ -110,23 +108,14 @@ const compose = (
   links: Map<string, number>,
   parts: TParts,
 ): Omit<TOutgoingMessage, 'to'> => {
-  // Stops as soon as the text grows past the limit, before building it.
-  const render = (template: string, isHtml: boolean) => {
-    let length = template.length;
-    return replaceMergeFields(template, ({ key, fallback }) => {
-      const text = parts.resolve(key, fallback, isHtml);
-      length += text.length;
-      if (length > parts.maxChars) throw tooLarge();
-      return text;
-    });
-  };
+  const render = (template: string, isHtml: boolean) =>
+    replaceMergeFields(template, ({ key, fallback }) => parts.resolve(key, fallback, isHtml));
   const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">You are receiving this email because you subscribed to our list. <a href="${escapeHtml(parts.unsubscribePage)}">Unsubscribe</a></p>`;
   const html = trackHtml(render(send.html, true), parts.tracking, links, {
     opens: send.track_opens,
     clicks: send.track_clicks,
   });
   const body = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
-  if (body.length > parts.maxChars) throw tooLarge();
   // The subject before the text: a batch numbers its variables in this order.
   const subject = oneLine(render(send.subject, false));
   const text = `${render(textTemplateOf(send.html), false)}\n\n--\nUnsubscribe: ${parts.unsubscribePage}\n`;
@@ -170,6 +159,7 @@ export const prepareMessage = (
     return marker;
   };
   const token = slot('token', (recipient) => recipient.token);
+  const unsubscribeUrl = unsubscribeUrls(platform, token);
   const message = compose(send, links, {
     resolve: (key, fallback, isHtml) =>
       slot(JSON.stringify(['field', key, fallback ?? null, isHtml]), (recipient) => {
@@ -180,10 +170,8 @@ export const prepareMessage = (
       click: (linkId) => slot(`click ${linkId}`, (recipient) => clickUrl(platform, recipient.token, linkId)),
       open: () => slot('open', (recipient) => openUrl(platform, recipient.token)),
     },
-    // Checked on each recipient's filled message instead.
-    maxChars: Number.POSITIVE_INFINITY,
-    unsubscribePage: unsubscribeUrls(platform, token).page,
-    unsubscribeOneClick: unsubscribeUrls(platform, token).oneClick,
+    unsubscribePage: unsubscribeUrl.page,
+    unsubscribeOneClick: unsubscribeUrl.oneClick,
     token,
   });
   const markers = new RegExp(`\uE000${nonce}\\.(\\d+)\uE001`);
@@ -269,7 +257,6 @@ export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTab
       }
       return `%recipient.m${index}%`;
     },
-    maxChars: Number.POSITIVE_INFINITY,
     tracking: {
       click: (linkId) => `${base}/api/t/c/%recipient.token%/${linkId}/%recipient.c${linkId}%`,
       open: () => `${base}/api/t/o/%recipient.token%/%recipient.o%.gif`,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../platform/db';
+import type { Db, Executor } from '../../platform/db';
 import { liveKeys } from '../../platform/presence';
 import type { TSendResult } from '../../providers/mail';
 import { subscribedMembersOf } from '../lists/lists.service';
@@ -257,9 +257,22 @@ export const recordClaimProgress = async (
  * Records one answer for a whole provider batch (one call, one answer) with each
  * recipient's delivery event, only for the recipients whose claim is still this worker's:
  * sent; deferred with backoff (or failed after the last attempt); failed and suppressed;
- * or unknown.
+ * or unknown. In a transaction of its own, lazily committed like every checkpoint, so the
+ * calls a dispatch run keeps in flight settle side by side (B2).
  */
-export const settleBatch = async (
+export const settleBatch = (
+  db: Db,
+  context: TSettleContext,
+  leaseToken: string,
+  batch: TClaimed[],
+  result: TSendResult,
+): Promise<(TOutcome | null)[]> =>
+  db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit = off`.execute(trx);
+    return recordBatchAnswer(trx, context, leaseToken, batch, result);
+  });
+
+const recordBatchAnswer = async (
   checkpoints: Executor,
   context: TSettleContext,
   leaseToken: string,
