@@ -3,7 +3,6 @@
  * Fastify serving the same page from memory on the same machine. Both servers run as
  * their own processes; autocannon runs here.
  */
-import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDatabase } from '../packages/server/src/platform/db';
@@ -11,6 +10,7 @@ import { hashPassword } from '../packages/server/src/platform/passwords';
 import { freePort, startTestCluster } from '../packages/server/test/cluster';
 import { signInOverHttp, startServerProcess, type TServerProcess } from '../packages/server/test/processes';
 import { median, type TFigure } from './figures';
+import { startBareFastify } from './servers';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -85,9 +85,7 @@ export const runB7 = async (): Promise<TFigure> => {
     if (check.status !== 200) throw new Error(`list route answered ${check.status}`);
 
     const barePort = await freePort();
-    const reference = startBare(barePort);
-    processes.push(reference);
-    await reference.waitForOutput('bare fastify listening');
+    processes.push(await startBareFastify(barePort));
 
     // Transactions committed per request: each statement outside a transaction is one.
     const stats = new pg.Client({ connectionString: cluster.adminUrl });
@@ -126,9 +124,4 @@ export const runB7 = async (): Promise<TFigure> => {
     for (const process of processes) await process.stop();
     await cluster.stop();
   }
-};
-
-const startBare = (port: number): TServerProcess => {
-  const entry = path.join(import.meta.dirname, 'bare-fastify.ts');
-  return startServerProcess({ PORT: String(port) }, [], entry);
 };

@@ -9,9 +9,7 @@
  * still counts. A fresh worker per run. Then the idle RSS of each role (web, worker, all),
  * built and under tsx, each a fresh process on the same database.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { listPlans, setUserPlan } from '../packages/server/src/modules/plans/plans.repository';
@@ -21,32 +19,12 @@ import { freePort } from '../packages/server/test/cluster';
 import { startServerProcess } from '../packages/server/test/processes';
 import { median, type TFigure } from './figures';
 import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList, startBenchMailgun } from './seed';
+import { buildServer, SERVER_ENTRIES, START_FLAGS } from './servers';
 
 const GOAL_MB = 256;
-const ROOT = path.resolve(import.meta.dirname, '..');
-/**
- * The V8 heap flags `npm start` runs the server with (`--max-old-space-size=…`), read from
- * its script so the bench measures what is deployed. `--enable-source-maps` comes with
- * every built entry (test/processes.ts).
- */
-const START_FLAGS = (() => {
-  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const flags = scripts.start?.match(/node ((?:--\S+ )*)packages\/server\/dist\/main\.js/)?.[1];
-  if (flags === undefined) throw new Error('npm start no longer runs node … packages/server/dist/main.js');
-  return flags
-    .trim()
-    .split(/\s+/)
-    .filter((flag) => flag.startsWith('--max-'))
-    .join(' ');
-})();
 /** Node flags for every process here: those of `npm start`, or BENCH_B9_NODE_OPTIONS for experiments. */
 const NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? START_FLAGS;
-const ENTRIES = {
-  built: path.join(ROOT, 'packages/server/dist/main.js'),
-  tsx: path.join(ROOT, 'packages/server/src/main.ts'),
-};
+const ENTRIES = SERVER_ENTRIES;
 type TEntry = keyof typeof ENTRIES;
 /** Which server the send runs on: `built` (default, what `npm start` runs) or `tsx`. */
 const ENTRY: TEntry = process.env.BENCH_B9_ENTRY === 'tsx' ? 'tsx' : 'built';
@@ -75,14 +53,6 @@ const idleRssOf = async (entry: TEntry, role: (typeof ROLES)[number], env: Recor
   } finally {
     await server.stop();
   }
-};
-
-const buildServer = () => {
-  const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-server.ts'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  if (built.status !== 0) throw new Error(`The server build failed:\n${built.stderr}`);
 };
 
 export const runB9 = async (): Promise<TFigure> => {

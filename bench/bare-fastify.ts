@@ -1,6 +1,8 @@
 /**
- * The reference for B7: bare Fastify answering a page of 20 rows of the same shape as
- * /api/notifications from memory: no session, no database, no schema work.
+ * The reference for B7 and B8: bare Fastify answering a page of 20 rows of the same shape
+ * as /api/notifications from memory (no session, no database, no schema work), and taking
+ * a posted JSON body (B8's signed webhook events) and answering at once (no HMAC, no
+ * database).
  */
 import Fastify from 'fastify';
 
@@ -20,5 +22,6 @@ const page = {
 
 const app = Fastify();
 app.get('/api/notifications', async () => page);
+app.post('/hook', async () => ({ status: true, message: 'ok' }));
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 console.log('bare fastify listening');

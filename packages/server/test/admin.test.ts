@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../src/modules/credits/credits.service';
@@ -10,10 +11,21 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+const SERVER_ROOT = path.resolve(import.meta.dirname, '..');
+const BUILT_ADMIN = path.join(SERVER_ROOT, 'dist/admin.js');
+/**
+ * How the CLI is started: built, as `npm run admin` runs it (`npm test` builds the server
+ * before vitest runs), or from the sources under tsx when it is not built, which costs
+ * seconds of transpiling per call.
+ */
+const ADMIN_COMMAND = fs.existsSync(BUILT_ADMIN)
+  ? ['--enable-source-maps', BUILT_ADMIN]
+  : ['--import', 'tsx', 'src/admin.ts'];
+
 /** `npm run admin -- …` against the test database, as an operator runs it. */
 const admin = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/admin.ts', ...args], {
-    cwd: path.resolve(import.meta.dirname, '..'),
+  spawnSync(process.execPath, [...ADMIN_COMMAND, ...args], {
+    cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
   });

@@ -1,0 +1,50 @@
+/**
+ * The processes benches measure against: the server as `npm start` runs it (B8, B9:
+ * `dist/main.js` built here first, with the V8 heap flags of the start script), and bare
+ * Fastify, the framework's own ceiling (B7, B8).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServerProcess, type TServerProcess } from '../packages/server/test/processes';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+export const SERVER_ENTRIES = {
+  built: path.join(ROOT, 'packages/server/dist/main.js'),
+  tsx: path.join(ROOT, 'packages/server/src/main.ts'),
+};
+
+/**
+ * The V8 heap flags `npm start` runs the server with (`--max-old-space-size=…`), read from
+ * its script so the benches measure what is deployed. `--enable-source-maps` comes with
+ * every built entry (test/processes.ts).
+ */
+export const START_FLAGS = (() => {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const flags = scripts.start?.match(/node ((?:--\S+ )*)packages\/server\/dist\/main\.js/)?.[1];
+  if (flags === undefined) throw new Error('npm start no longer runs node … packages/server/dist/main.js');
+  return flags
+    .trim()
+    .split(/\s+/)
+    .filter((flag) => flag.startsWith('--max-'))
+    .join(' ');
+})();
+
+/** `npm run build:server`: dist/main.js from the current sources. */
+export const buildServer = () => {
+  const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-server.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0) throw new Error(`The server build failed:\n${built.stderr}`);
+};
+
+/** Bare Fastify (bare-fastify.ts) in a process of its own on `port`. */
+export const startBareFastify = async (port: number): Promise<TServerProcess> => {
+  const bare = startServerProcess({ PORT: String(port) }, [], path.join(import.meta.dirname, 'bare-fastify.ts'));
+  await bare.waitForOutput('bare fastify listening');
+  return bare;
+};
