@@ -30,7 +30,7 @@ import {
 } from '@sendwell/contracts';
 import { IconPencil, IconPlayerPause, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, Fragment, useState } from 'react';
+import { type FormEvent, Fragment, useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { fieldErrors, showError } from '../../app/errors';
@@ -179,13 +179,17 @@ const Mails = ({ id, variables }: { id: number; variables: string[] }) => {
   const save = useCampaignMutation('saveEmails');
   const [isWarning, setIsWarning] = useState(false);
   const [editing, setEditing] = useState<TSequenceForm | null>(null);
+  const edit = useCallback(
+    (update: (previous: TSequenceForm) => TSequenceForm) => setEditing((previous) => previous && update(previous)),
+    [],
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [open, setOpen] = useState<number | null>(null);
   if (!emails.data) return <Loader aria-label="Loading the emails" />;
   if (editing) {
     return (
       <Stack>
-        <SequenceEditor value={editing} errors={errors} variables={variables} onChange={setEditing} />
+        <SequenceEditor value={editing} errors={errors} variables={variables} onChange={edit} />
         <Group justify="flex-end">
           <Button variant="default" onClick={() => setEditing(null)}>
             Cancel

@@ -25,7 +25,7 @@ import {
 } from '@sendwell/contracts';
 import { IconChevronLeft, IconChevronRight } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError, callRoute } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
@@ -190,6 +190,7 @@ const ComposeStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
   const save = useCampaignMutation('saveSequence');
   const [value, setValue] = useState(() => toForm(draft));
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const variables = useMemo(() => ['email', 'name', ...draft.recipients.variables], [draft.recipients.variables]);
   const next = () => {
     const checked = checkSequence(value);
     setErrors(checked.errors);
@@ -208,12 +209,7 @@ const ComposeStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
   };
   return (
     <Stack>
-      <SequenceEditor
-        value={value}
-        errors={errors}
-        variables={['email', 'name', ...draft.recipients.variables]}
-        onChange={setValue}
-      />
+      <SequenceEditor value={value} errors={errors} variables={variables} onChange={setValue} />
       {Object.keys(errors).length > 0 && (
         <Alert color="red" role="alert">
           {Object.values(errors)[0]}
