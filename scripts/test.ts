@@ -61,7 +61,15 @@ const steps: TStep[] = [
   },
   { name: 'install rspamd and SpamAssassin if missing', run: () => run('bash', ['scripts/ensure-spam-engines.sh']) },
   // Before vitest, whose start-up test runs the built server (dist/main.js) as the journeys do.
-  { name: 'build (web: vite; server: esbuild)', run: () => run('npm', ['run', 'build', '--silent']) },
+  {
+    name: 'build (web: vite; server: esbuild)',
+    run: async (env) => {
+      const code = await run('npm', ['run', 'build', '--silent']);
+      // The server under test is then the one just built (test/processes.ts).
+      if (code === 0) env.TEST_SERVER_BUILT = '1';
+      return code;
+    },
+  },
   {
     name: 'unit and integration tests (vitest)',
     run: async (env) => {
@@ -102,7 +110,7 @@ fs.rmSync(reportsDir, { recursive: true, force: true });
 fs.mkdirSync(reportsDir, { recursive: true });
 const started = Date.now();
 const cluster = await startTestCluster();
-const env = { TEST_PG_ADMIN_URL: cluster.adminUrl };
+const env: Record<string, string> = { TEST_PG_ADMIN_URL: cluster.adminUrl };
 const results: { name: string; code: number; seconds: number }[] = [];
 try {
   for (const step of steps) {

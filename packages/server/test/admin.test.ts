@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../src/modules/credits/credits.service';
@@ -12,15 +11,15 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const SERVER_ROOT = path.resolve(import.meta.dirname, '..');
-const BUILT_ADMIN = path.join(SERVER_ROOT, 'dist/admin.js');
 /**
- * How the CLI is started: built, as `npm run admin` runs it (`npm test` builds the server
- * before vitest runs), or from the sources under tsx when it is not built, which costs
- * seconds of transpiling per call.
+ * How the CLI is started: built, as `npm run admin` runs it, when `npm test` has just
+ * built it (TEST_SERVER_BUILT, test/processes.ts), or from the sources under tsx, which
+ * costs seconds of transpiling per call.
  */
-const ADMIN_COMMAND = fs.existsSync(BUILT_ADMIN)
-  ? ['--enable-source-maps', BUILT_ADMIN]
-  : ['--import', 'tsx', 'src/admin.ts'];
+const ADMIN_COMMAND =
+  process.env.TEST_SERVER_BUILT === '1'
+    ? ['--enable-source-maps', path.join(SERVER_ROOT, 'dist/admin.js')]
+    : ['--import', 'tsx', 'src/admin.ts'];
 
 /** `npm run admin -- …` against the test database, as an operator runs it. */
 const admin = (...args: string[]) =>
