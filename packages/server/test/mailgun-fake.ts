@@ -186,6 +186,8 @@ export const startMailgunFake = async ({
   const suppressions = new Set<string>();
   /** Domains whose messages calls answer this HTTP status instead of accepting. */
   const failing = new Map<string, number>();
+  /** Awaited before a messages call is accepted: a test looks at what was committed meanwhile. */
+  let beforeAccept: ((domain: string) => Promise<void>) | null = null;
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -244,10 +246,17 @@ export const startMailgunFake = async ({
         const fields = formFieldLists(Buffer.concat(chunks).toString());
         const to = (fields.to ?? []).flatMap((value) => value.split(',').map((item) => item.trim()));
         if (to.length > 1000) return send(400, { message: 'Too many recipients: at most 1000 per message' });
-        accepted.calls += 1;
-        accepted.recipients += to.length;
-        if (keepMessages) messages.push({ domain: name, to, fields });
-        return send(200, { id: `<${randomBytes(8).toString('hex')}@${name}>`, message: 'Queued. Thank you.' });
+        const accept = () => {
+          accepted.calls += 1;
+          accepted.recipients += to.length;
+          if (keepMessages) messages.push({ domain: name, to, fields });
+          send(200, { id: `<${randomBytes(8).toString('hex')}@${name}>`, message: 'Queued. Thank you.' });
+        };
+        if (beforeAccept) {
+          beforeAccept(name).then(accept, (error: unknown) => send(500, { message: String(error) }));
+          return;
+        }
+        return accept();
       }
       return send(404, { message: 'Not found' });
     });
@@ -265,6 +274,10 @@ export const startMailgunFake = async ({
     suppressions,
     accepted,
     failing,
+    /** Runs `hook` before each messages call is accepted (null: accept at once). */
+    beforeAccepting: (hook: ((domain: string) => Promise<void>) | null) => {
+      beforeAccept = hook;
+    },
     addList: (address: string, name: string, members: { address: string; name?: string; subscribed?: boolean }[]) => {
       lists.set(address.toLowerCase(), {
         address: address.toLowerCase(),

@@ -23,7 +23,6 @@ import {
   finishSend,
   hasRecipientsLeft,
   holdSend,
-  markHandedOver,
   recordClaimProgress,
   releaseUnstarted,
   remainingOf,
@@ -115,13 +114,14 @@ const holdUntilTomorrow = async (platform: TPlatform, send: Selectable<SendsTabl
 };
 
 /** Claims the next recipients of a send for this process, under its presence key and lease. */
-const claim = async (platform: TPlatform, sendId: number, leaseToken: string, limit: number) =>
+const claim = async (platform: TPlatform, sendId: number, leaseToken: string, limit: number, handOver = false) =>
   claimRecipients(platform.db, {
     sendId,
     leaseToken,
     leaseMs: platform.config.sendLeaseMs,
     workerKey: await platform.presence.key(),
     limit,
+    handOver,
   });
 
 export type TDispatchOptions = { transport?: TMailTransport; connections?: number };
@@ -256,23 +256,17 @@ const sendClaims = async (
       for (;;) {
         if (!(await isSending())) return false;
         const leaseToken = randomUUID();
-        const claimed = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE);
+        // The claim is the handover mark for the whole call (it is composed in memory and
+        // sent at once): if this process dies before or while Mailgun has it, every one of
+        // them ends `unknown`, none is sent twice.
+        const claimed = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE, true);
         if (claimed.length === 0) return true;
         const { composed: variables, uncomposable } = composeEach(claimed, variablesOf);
         const failedToCompose = await failUncomposable(checkpoints, batchContext, leaseToken, uncomposable);
-        // One mark for the whole call: if this process dies while Mailgun has it, every
-        // one of them ends `unknown`, none is sent twice.
-        const marked = new Set(
-          await markHandedOver(
-            platform.db,
-            leaseToken,
-            variables.map(({ recipient }) => recipient.id),
-          ),
-        );
         const outcomes: (TOutcome | null)[] = [...failedToCompose];
         // Recipients whose source gave them headers of their own (a drip follow-up's
         // In-Reply-To) go in a call of their own: a batch shares one set of headers.
-        for (const group of groupByHeaders(variables.filter(({ recipient }) => marked.has(recipient.id)))) {
+        for (const group of groupByHeaders(variables)) {
           const headers = group[0]!.recipient.headers;
           const results = await sendBatch(
             headers ? { ...template, headers: { ...template.headers, ...headers } } : template,

@@ -128,6 +128,27 @@ describe('Mailgun batch sending', () => {
     expect(click.headers.location).toBe('https://example.com/offer');
   });
 
+  it('hands a batch over in its claim: while Mailgun has the call, every recipient in it is marked started (R1)', async () => {
+    const { sendId } = await seedAudience('mg.acme.test', 25);
+    await snapshotSend(t.platform, sendId);
+    const seen: { status: string; started: boolean; count: number }[][] = [];
+    mailgun.beforeAccepting(async () => {
+      // What a worker that took over now would find: a recipient `sending` and started
+      // ends `unknown`, never sent again; one not started would be sent again.
+      const { rows } = await sql<{ status: string; started: boolean; count: number }>`
+        select status, started_at is not null as started, count(*)::int as count
+          from send_recipients where send_id = ${sendId} group by 1, 2 order by 1, 2`.execute(t.platform.db);
+      seen.push(rows);
+    });
+    try {
+      await dispatch(t.platform, sendId);
+    } finally {
+      mailgun.beforeAccepting(null);
+    }
+    expect(seen).toEqual([[{ status: 'sending', started: true, count: 25 }]]);
+    expect(await statuses(sendId)).toEqual([{ status: 'sent', count: 25 }]);
+  });
+
   it('defers a whole batch on a 5xx and sends it when Mailgun is back', async () => {
     const { sendId } = await seedAudience('mg.down.test', 30);
     mailgun.failing.set('mg.down.test', 503);

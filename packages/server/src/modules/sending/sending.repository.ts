@@ -83,6 +83,14 @@ export type TClaimRequest = {
   /** The claiming process's presence key: its claims are taken over once it is gone. */
   workerKey: number;
   limit: number;
+  /**
+   * Marks the claimed recipients handed over (`started_at`) in the claim itself, for a
+   * transport that gives the whole claim to the provider in one call as soon as it is
+   * composed (Mailgun's batch): one rewrite of each recipient's row fewer. A process that
+   * dies between this claim and the call leaves them `unknown` rather than `pending`, as
+   * one that dies during the call does; nobody is sent twice either way.
+   */
+  handOver?: boolean;
 };
 
 /**
@@ -92,14 +100,14 @@ export type TClaimRequest = {
  */
 export const claimRecipients = async (
   db: Executor,
-  { sendId, leaseToken, leaseMs, workerKey, limit }: TClaimRequest,
+  { sendId, leaseToken, leaseMs, workerKey, limit, handOver = false }: TClaimRequest,
 ) => {
   const take = async (due: ReturnType<typeof sql>) =>
     (
       await sql<TClaimed>`
         update send_recipients set status = 'sending', lease_token = ${leaseToken},
                lease_until = now() + ${`${leaseMs} milliseconds`}::interval,
-               worker_key = ${workerKey}, started_at = null,
+               worker_key = ${workerKey}, started_at = ${handOver ? sql`now()` : null},
                attempts = attempts + 1, updated_at = now()
          where id in (
            select id from send_recipients
