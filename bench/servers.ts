@@ -48,3 +48,19 @@ export const startBareFastify = async (port: number): Promise<TServerProcess> =>
   await bare.waitForOutput('bare fastify listening');
   return bare;
 };
+
+/** The Mailgun contract fake (mailgun-fake-process.ts) in a process of its own. */
+export const startMailgunProcess = async () => {
+  const fake = startServerProcess({}, [], path.join(import.meta.dirname, 'mailgun-fake-process.ts'));
+  await fake.waitForOutput(/mailgun fake \{.*\}\n/);
+  const { urls, counts } = JSON.parse(fake.output().match(/mailgun fake (\{.*\})\n/)![1]!) as {
+    urls: { us: string; eu: string };
+    counts: string;
+  };
+  return {
+    urls,
+    /** Recipients the fake has accepted so far. */
+    acceptedRecipients: async () => ((await (await fetch(counts)).json()) as { recipients: number }).recipients,
+    close: () => fake.stop(),
+  };
+};
