@@ -6,19 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { dispatch } from '../packages/server/src/modules/sending/dispatch';
+import { BATCH_CALLS_IN_FLIGHT, dispatch } from '../packages/server/src/modules/sending/dispatch';
 import { snapshotSend } from '../packages/server/src/modules/sending/sending.jobs';
 import { addCounts, claimRecipients, settleBatch } from '../packages/server/src/modules/sending/sending.repository';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
+import { MAILGUN_BATCH_SIZE } from '../packages/server/src/providers/mailgun';
 import { median, type TFigure } from './figures';
 import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList } from './seed';
 import { startMailgunProcess } from './servers';
 
 type TSetup = { recipients: number; runs: number };
-
-/** Batches side by side in the statements-alone run: as many as dispatch keeps calls in flight. */
-const FLOOR_IN_FLIGHT = 4;
 
 /** One send of `recipients` per run through the Mailgun path; its rates. */
 const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup) => {
@@ -49,9 +47,10 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
       totalRates.push(RECIPIENTS / ((ended - started) / 1000));
     }
     // The database's part alone: the engine's own statements for the same recipients (the
-    // claim that is also the handover mark, settle with its delivery events, counters), 1,000 at a time and as many
-    // side by side as dispatch keeps calls in flight, with no composing and no HTTP call. It
-    // says how far the statements every exactly-once send must make let this machine go.
+    // claim that is also the handover mark, settle with its delivery events, counters),
+    // 1,000 at a time and as many side by side as dispatch keeps calls in flight, with no
+    // composing and no HTTP call. It says how far the statements every exactly-once send
+    // must make let this machine go.
     const floorRates: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const listId = await seedMailgunList(platform, owner, RUNS + run, RECIPIENTS);
@@ -62,7 +61,7 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
       const started = performance.now();
       let settled = 0;
       await Promise.all(
-        Array.from({ length: FLOOR_IN_FLIGHT }, async () => {
+        Array.from({ length: BATCH_CALLS_IN_FLIGHT }, async () => {
           for (;;) {
             const leaseToken = randomUUID();
             const claimed = await claimRecipients(platform.db, {
@@ -70,7 +69,7 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
               leaseToken,
               leaseMs: platform.config.sendLeaseMs,
               workerKey,
-              limit: 1000,
+              limit: MAILGUN_BATCH_SIZE,
               handOver: true,
             });
             if (claimed.length === 0) return;

@@ -24,8 +24,7 @@ import { buildServer, SERVER_ENTRIES, START_FLAGS } from './servers';
 const GOAL_MB = 256;
 /** Node flags for every process here: those of `npm start`, or BENCH_B9_NODE_OPTIONS for experiments. */
 const NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? START_FLAGS;
-const ENTRIES = SERVER_ENTRIES;
-type TEntry = keyof typeof ENTRIES;
+type TEntry = keyof typeof SERVER_ENTRIES;
 /** Which server the send runs on: `built` (default, what `npm start` runs) or `tsx`. */
 const ENTRY: TEntry = process.env.BENCH_B9_ENTRY === 'tsx' ? 'tsx' : 'built';
 const ROLES = ['web', 'worker', 'all'] as const;
@@ -44,7 +43,7 @@ const idleRssOf = async (entry: TEntry, role: (typeof ROLES)[number], env: Recor
   const server = startServerProcess(
     { ...env, SENDWELL_ROLE: role, LOG_LEVEL: 'info', PORT: String(await freePort()), NODE_OPTIONS },
     [],
-    ENTRIES[entry],
+    SERVER_ENTRIES[entry],
   );
   try {
     await server.waitForOutput(role === 'worker' ? 'worker started' : 'Sendwell is running at', 60_000);
@@ -89,7 +88,7 @@ export const runB9 = async (): Promise<TFigure> => {
           NODE_OPTIONS,
         },
         [],
-        ENTRIES[ENTRY],
+        SERVER_ENTRIES[ENTRY],
       );
       try {
         await worker.waitForOutput('worker started', 60_000);

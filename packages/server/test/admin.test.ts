@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../src/modules/credits/credits.service';
 import { seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from './app';
+import { nodeArgsFor, serverEntry } from './processes';
 
 let t: TTestApp;
 beforeAll(async () => {
@@ -10,21 +11,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const SERVER_ROOT = path.resolve(import.meta.dirname, '..');
-/**
- * How the CLI is started: built, as `npm run admin` runs it, when `npm test` has just
- * built it (TEST_SERVER_BUILT, test/processes.ts), or from the sources under tsx, which
- * costs seconds of transpiling per call.
- */
-const ADMIN_COMMAND =
-  process.env.TEST_SERVER_BUILT === '1'
-    ? ['--enable-source-maps', path.join(SERVER_ROOT, 'dist/admin.js')]
-    : ['--import', 'tsx', 'src/admin.ts'];
-
 /** `npm run admin -- …` against the test database, as an operator runs it. */
 const admin = (...args: string[]) =>
-  spawnSync(process.execPath, [...ADMIN_COMMAND, ...args], {
-    cwd: SERVER_ROOT,
+  spawnSync(process.execPath, [...nodeArgsFor(serverEntry('admin')), ...args], {
+    cwd: path.resolve(import.meta.dirname, '..'),
     env: { PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
   });

@@ -18,30 +18,34 @@ export type TServerProcess = {
 };
 
 /**
- * The entry a server process runs unless a test names one. `npm test` builds the server
- * just before vitest and says so (TEST_SERVER_BUILT=1): then the built `dist/main.js`, as
- * `npm start` runs it, which starts in ~1.7 s here against ~3 s for the sources under tsx
- * (the crash tests restart it again and again). Run alone, vitest cannot know the build
- * is current, so the sources.
+ * A server entry point (`main`, the server; `admin`, the operator CLI) as tests run it.
+ * `npm test` builds the server just before vitest and says so (TEST_SERVER_BUILT=1): then
+ * the built `dist/<name>.js`, as `npm start` and `npm run admin` run it, which starts in
+ * ~1.7 s here against ~3 s for the sources under tsx (the crash tests restart the server
+ * again and again). Run alone, vitest cannot know the build is current, so the sources.
  */
-export const DEFAULT_SERVER_ENTRY =
+export const serverEntry = (name: 'main' | 'admin') =>
   process.env.TEST_SERVER_BUILT === '1'
-    ? path.join(SERVER_ROOT, 'dist/main.js')
-    : path.join(SERVER_ROOT, 'src/main.ts');
+    ? path.join(SERVER_ROOT, `dist/${name}.js`)
+    : path.join(SERVER_ROOT, `src/${name}.ts`);
 
 /**
- * Runs the real server entry point (DEFAULT_SERVER_ENTRY, or `entry`) as its own process.
- * A built `.js` entry (`dist/main.js`) runs as `npm start` runs it: plain Node with source
- * maps, no tsx; a `.ts` one under tsx.
+ * Node's arguments for an entry: a built `.js` one runs as `npm start` runs it, plain Node
+ * with source maps; a `.ts` one under tsx.
  */
+export const nodeArgsFor = (entry: string) => [
+  ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps']),
+  entry,
+];
+
+/** Runs the real server (`serverEntry('main')`, or `entry`) as its own process. */
 export const startServerProcess = (
   env: Record<string, string>,
   args: string[] = [],
-  entry = DEFAULT_SERVER_ENTRY,
+  entry = serverEntry('main'),
   { ownGroup = false }: { ownGroup?: boolean } = {},
 ): TServerProcess => {
-  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps'];
-  const child = spawn(process.execPath, [...loader, entry, ...args], {
+  const child = spawn(process.execPath, [...nodeArgsFor(entry), ...args], {
     cwd: SERVER_ROOT,
     env: {
       PATH: process.env.PATH,

@@ -70,7 +70,7 @@ const SMTP_CONNECTIONS = 4;
  * goes (B2: 2 in flight 7,401 recipients/s, 3 8,338–9,402, 4 9,817). Mailgun publishes no
  * concurrency limit; its 429 defers the batch with backoff like any temporary failure.
  */
-const BATCH_CALLS_IN_FLIGHT = 4;
+export const BATCH_CALLS_IN_FLIGHT = 4;
 /** How often a running dispatch looks whether its send was paused or cancelled. */
 const STATUS_WATCH_MS = 100;
 /** Recipients claimed at once by one dispatch run. */

@@ -125,20 +125,6 @@ export const claimRecipients = async (
   return take(sql`(status = 'pending' or (status = 'deferred' and next_attempt_at <= now()))`);
 };
 
-/**
- * Marks recipients of this worker's claim as being handed over, in a committed statement
- * (the pool's connections commit synchronously), before the provider can have their
- * message. Answers the ids marked: a recipient whose claim another worker has taken over
- * is not marked, and its message must not go.
- */
-export const markHandedOver = async (db: Executor, leaseToken: string, ids: number[]) =>
-  (
-    await sql<{ id: number }>`
-      update send_recipients set started_at = now()
-       where id = any(${ids}::bigint[]) and lease_token = ${leaseToken} and status = 'sending'
-      returning id`.execute(db)
-  ).rows.map((row) => row.id);
-
 export type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
 
 /**
