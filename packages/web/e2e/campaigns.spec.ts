@@ -22,7 +22,7 @@ const noonZone = () => {
   return hours === 0 ? 'UTC' : `Etc/GMT${hours > 0 ? '-' : '+'}${Math.abs(hours)}`;
 };
 
-test('builds a 3-step campaign from a CSV, previews it, starts it, and the first email arrives; a recipient is paused', async ({
+test('builds a 3-step campaign from a CSV, previews it, starts it, and the first email arrives; a recipient is paused and the running sequence edited', async ({
   page,
 }) => {
   test.setTimeout(150_000);
@@ -134,7 +134,40 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
     'When you edit your emails, it will not affect the processes in the queue.',
   );
   await expectAccessible(page, 'edit sequence warning');
-  await page.getByRole('button', { name: 'Cancel' }).click();
+  // The sequence of a running campaign, edited: a body typed into, a step added and deleted,
+  // Sunday's window dropped; what is saved is what was typed.
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('heading', { name: '#Email - 3' })).toBeVisible();
+  await page.getByRole('textbox', { name: 'Message Body' }).nth(1).click();
+  await page.keyboard.press('End');
+  await page.keyboard.type(' Edited later on.');
+  await page.getByRole('button', { name: 'ADD STEP' }).click();
+  await expect(page.getByLabel('Subject').nth(3)).toHaveValue('Re: Hello {{name}}');
+  await page.getByRole('button', { name: 'Delete email 4' }).click();
+  await expect(page.getByRole('heading', { name: '#Email - 4' })).toHaveCount(0);
+  const sunday = page.getByRole('table', { name: 'Sending days and times' }).getByRole('checkbox', { name: 'Sunday' });
+  await expect(sunday).toBeChecked();
+  await sunday.click();
+  await expectAccessible(page, 'sequence editor of a running campaign');
+  await page.getByRole('button', { name: 'Save Sequence' }).click();
+  await expect(page.getByText('Success!')).toBeVisible();
+  await expect(emails).toContainText('Email # 3');
+  const saved = await withDatabase(async (client) => ({
+    bodies: (
+      await client.query(
+        `select s.body from campaign_steps s join campaigns c on c.id = s.campaign_id
+          where c.title = 'Welcome series' and s.deleted_at is null order by s.position`,
+      )
+    ).rows.map((row) => row.body),
+    sunday: (await client.query(`select daily_plan->0 as day from campaigns where title = 'Welcome series'`)).rows[0]
+      .day,
+  }));
+  expect(saved.bodies).toEqual([
+    '<p>Hi {{name}}, welcome aboard from {{company::your team}}.</p>',
+    '<p>Just checking in. Edited later on.</p>',
+    '<p>Last note from us.</p>',
+  ]);
+  expect(saved.sunday).toMatchObject({ key: 'Sun', checked: false });
 
   await page.goto(`${baseUrl()}/campaigns`);
   const list = page.getByRole('table', { name: 'Campaigns' });
