@@ -6,6 +6,7 @@ import { sealSecret } from '../accounts/secrets';
 import { cleanupJob } from '../system/system.jobs';
 import {
   applyPendingEvents,
+  KEY_LOOKUPS_PER_MINUTE,
   RECIPIENT_VARIABLE,
   receiveMailgunWebhook,
   SIGNATURE_MAX_AGE_SECONDS,
@@ -132,6 +133,40 @@ describe('Mailgun webhooks (R9)', () => {
     tampered.signature.signature = `${given.slice(0, -1)}${given.endsWith('a') ? 'b' : 'a'}`;
     expect((await post(accountId, tampered)).statusCode).toBe(406);
     expect(compare).toHaveBeenCalledWith(Buffer.from(tampered.signature.signature), expect.any(Buffer));
+  });
+});
+
+describe('Mailgun webhooks for made-up accounts', () => {
+  it('holds back an address that names too many unknown accounts, never posts for known ones', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    const event = { event: 'delivered', 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    const flooder = '203.0.113.9';
+    const postFrom = (remoteAddress: string, id: number, body: unknown) =>
+      t.app.inject({ method: 'POST', url: `/api/webhooks/mailgun/${id}`, payload: body as object, remoteAddress });
+    // The real account's key is read once and then known.
+    expect((await postFrom(flooder, accountId, signed(event))).statusCode).toBe(200);
+
+    // Each made-up id costs a key lookup, KEY_LOOKUPS_PER_MINUTE of them a minute per address.
+    const firstMadeUp = 5_000_000;
+    for (let done = 1; done < KEY_LOOKUPS_PER_MINUTE; done += 250) {
+      const answers = await Promise.all(
+        Array.from({ length: Math.min(250, KEY_LOOKUPS_PER_MINUTE - done) }, (_, index) =>
+          receiveMailgunWebhook(t.platform, firstMadeUp + done + index, ZMailgunWebhook.parse(signed(event)), flooder),
+        ),
+      );
+      expect(answers.every((answer) => answer.status === 404)).toBe(true);
+    }
+    const heldBack = await postFrom(flooder, firstMadeUp - 1, signed(event));
+    expect(heldBack.statusCode).toBe(429);
+    expect(Number(heldBack.headers['retry-after'])).toBeGreaterThan(0);
+    // An id already looked up is answered from memory, still 404.
+    expect((await postFrom(flooder, firstMadeUp + 1, signed(event))).statusCode).toBe(404);
+    // The known account's events from the same address are taken, and another address's
+    // lookups are its own.
+    expect((await postFrom(flooder, accountId, signed({ ...event, event: 'opened' }))).statusCode).toBe(200);
+    expect((await postFrom('198.51.100.7', firstMadeUp - 2, signed(event))).statusCode).toBe(404);
+    const send = await sendRow(sendId);
+    expect([send.delivered_count, send.opened_count]).toEqual([1, 1]);
   });
 });
 

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
+import { createMemoryRateLimiter } from '../../platform/rate-limit';
 import { safeEqual } from '../../platform/tokens';
 import { openSecret } from '../accounts/accounts.service';
 import { suppress, unsubscribeEverywhere } from '../suppression/suppression.service';
@@ -67,9 +68,21 @@ type TEvent = TMailgunWebhook['event-data'];
 /**
  * 406 is the one refusal Mailgun does not retry: it answers what no retry can fix (a bad or
  * expired signature, a signature reused on another event). 404 (no such account, or no
- * signing key yet) is retried, so events sent before the key was saved still arrive.
+ * signing key yet) is retried, so events sent before the key was saved still arrive, and so
+ * is 429 (too many posts naming accounts whose key had to be looked up; `retryAfterSeconds`).
  */
-export type TWebhookAnswer = { status: 200 | 404 | 406; message: string };
+export type TWebhookAnswer =
+  | { status: 200 | 404 | 406; message: string }
+  | { status: 429; message: string; retryAfterSeconds: number };
+
+/**
+ * Key lookups per sender address a minute. A post names its account in the URL, so anyone
+ * can post with made-up account ids, and each id not yet known to this process costs a
+ * database read: the route's own limit is sized for Mailgun's thousands of events a second,
+ * far too many reads to hand out. Mailgun's posts need one read per account a minute
+ * (KEY_CACHE_MS); posts for accounts whose key is known are never held back by this.
+ */
+export const KEY_LOOKUPS_PER_MINUTE = 3_000;
 
 /**
  * Checks a webhook the way Mailgun documents it: HMAC-SHA256 of timestamp + token with the
@@ -84,9 +97,14 @@ export const receiveMailgunWebhook = async (
   platform: TPlatform,
   accountId: number,
   body: TMailgunWebhook,
+  /** The sender's address, for the limit on key lookups. */
+  from = 'local',
 ): Promise<TWebhookAnswer> => {
   const state = stateOf(platform);
-  const key = await webhookKeyOf(platform, state, accountId);
+  const key = await webhookKeyOf(platform, state, accountId, from);
+  if (typeof key === 'object' && key !== null) {
+    return { status: 429, message: 'Too many posts for unknown accounts.', ...key };
+  }
   if (!key) return { status: 404, message: 'No Mailgun account here takes webhooks.' };
   const { timestamp, token, signature } = body.signature;
   const expected = createHmac('sha256', key).update(`${timestamp}${token}`).digest('hex');
@@ -154,7 +172,14 @@ type TIncoming = {
 
 /** What one process keeps per platform (tests and benches open several in one process). */
 type TWebhookState = {
-  keys: Map<number, { key: string | null; until: number }>;
+  /** Signing keys of accounts that have one. */
+  keys: Map<number, { key: string; until: number }>;
+  /**
+   * Account ids with no key (or no Mailgun account), apart from `keys`: a flood of made-up
+   * ids fills and empties this map, never the one Mailgun's real posts are answered from.
+   */
+  keyless: Map<number, number>;
+  lookups: ReturnType<typeof createMemoryRateLimiter>;
   /** Verified events waiting for the next store statement. */
   waiting: TIncoming[];
   isStoring: boolean;
@@ -164,7 +189,13 @@ const states = new WeakMap<TPlatform, TWebhookState>();
 const stateOf = (platform: TPlatform) => {
   let state = states.get(platform);
   if (!state) {
-    state = { keys: new Map(), waiting: [], isStoring: false };
+    state = {
+      keys: new Map(),
+      keyless: new Map(),
+      lookups: createMemoryRateLimiter(10_000),
+      waiting: [],
+      isStoring: false,
+    };
     states.set(platform, state);
   }
   return state;
@@ -248,9 +279,25 @@ const storeWaiting = async (platform: TPlatform, state: TWebhookState) => {
  */
 const KEY_CACHE_MS = 60_000;
 
-const webhookKeyOf = async (platform: TPlatform, state: TWebhookState, accountId: number) => {
+/** Cached entries kept per map before it starts over. */
+const KEY_CACHE_SIZE = 10_000;
+
+/**
+ * The account's signing key, null when it has none; `{ retryAfterSeconds }` when `from` has
+ * used up its key lookups (KEY_LOOKUPS_PER_MINUTE) and the key is not cached.
+ */
+const webhookKeyOf = async (
+  platform: TPlatform,
+  state: TWebhookState,
+  accountId: number,
+  from: string,
+): Promise<string | null | { retryAfterSeconds: number }> => {
+  const now = Date.now();
   const cached = state.keys.get(accountId);
-  if (cached && cached.until > Date.now()) return cached.key;
+  if (cached && cached.until > now) return cached.key;
+  if ((state.keyless.get(accountId) ?? 0) > now) return null;
+  const allowed = state.lookups(from, KEY_LOOKUPS_PER_MINUTE, 60, now);
+  if (!allowed.isAllowed) return { retryAfterSeconds: allowed.retryAfterSeconds };
   const account = await platform.db
     .selectFrom('sending_accounts')
     .select(['id', 'webhook_key_encrypted'])
@@ -258,8 +305,10 @@ const webhookKeyOf = async (platform: TPlatform, state: TWebhookState, accountId
     .where('provider', '=', 'mailgun')
     .executeTakeFirst();
   const key = account ? openSecret(platform, account.id, 'webhook_key', account.webhook_key_encrypted) : null;
-  if (state.keys.size > 10_000) state.keys.clear();
-  state.keys.set(accountId, { key, until: Date.now() + KEY_CACHE_MS });
+  const cache = key ? state.keys : state.keyless;
+  if (cache.size >= KEY_CACHE_SIZE) cache.clear();
+  if (key) state.keys.set(accountId, { key, until: Date.now() + KEY_CACHE_MS });
+  else state.keyless.set(accountId, Date.now() + KEY_CACHE_MS);
   return key;
 };
 

@@ -151,7 +151,8 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       },
     },
     async (request, reply) => {
-      const answer = await receiveMailgunWebhook(platform, request.params.accountId, request.body);
+      const answer = await receiveMailgunWebhook(platform, request.params.accountId, request.body, request.ip);
+      if (answer.status === 429) reply.header('retry-after', String(answer.retryAfterSeconds));
       return reply.code(answer.status).send({ status: answer.status === 200, message: answer.message });
     },
   );
