@@ -59,6 +59,7 @@ export const startMailgunProcess = async () => {
   };
   return {
     urls,
+    pid: fake.child.pid,
     /** Recipients the fake has accepted so far. */
     acceptedRecipients: async () => ((await (await fetch(counts)).json()) as { recipients: number }).recipients,
     close: () => fake.stop(),
