@@ -47,6 +47,19 @@ describe('what the logs keep out (R29)', () => {
     for (const secret of secrets) expect(logged()).not.toContain(secret);
   });
 
+  it('writes no info lines for the routes machines call by the thousand a second (tracking, webhooks)', async () => {
+    const before = lines.length;
+    await t.app.inject({ url: `/api/t/o/${token()}/${token()}.gif` });
+    await t.app.inject({ url: `/api/t/c/${token()}/1/${token()}` });
+    await t.app.inject({ method: 'POST', url: '/api/webhooks/mailgun/999999', payload: { signature: {} } });
+    await t.app.inject({ url: '/api/csrf' });
+    const urls = lines
+      .slice(before)
+      .map((line) => (JSON.parse(line) as { req?: { url?: string } }).req?.url)
+      .filter((url) => url !== undefined);
+    expect(urls).toEqual(['/api/csrf']);
+  });
+
   it('keeps cookies, CSRF tokens and bearer tokens out, wherever headers are logged', async () => {
     const user = await seedUser(t.platform);
     const agent = createAgent(t.app);
