@@ -2,6 +2,7 @@ import { Anchor, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 import { SEND_MESSAGES } from '@sendwell/contracts';
 import { IconCalendar, IconClock, IconWorld, IconX } from '@tabler/icons-react';
+import { memo } from 'react';
 import { Link } from 'react-router';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
 import { slotsFor, type TSendFormValues, todayIn } from './send-email.form';
@@ -22,7 +23,7 @@ type TProps = {
  * Send later (spec §5, §9): a day from today on and a time in 5-minute steps up to 11:30 PM,
  * both in the user's time zone, sent as `YYYY-MM-DD hh:mm A`. Blank sends now.
  */
-export const DeliveryTimePicker = ({ value, onChange, timeZone, allowsScheduling, error, id }: TProps) => {
+export const DeliveryTimePicker = memo(({ value, onChange, timeZone, allowsScheduling, error, id }: TProps) => {
   const isDisabled = !allowsScheduling;
   const hasValue = Boolean(value.deliveryDate || value.deliverySlot);
   const slots = slotsFor(value.deliveryDate, timeZone);
@@ -93,4 +94,4 @@ export const DeliveryTimePicker = ({ value, onChange, timeZone, allowsScheduling
       </Group>
     </Stack>
   );
-};
+});

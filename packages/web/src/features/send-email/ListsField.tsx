@@ -1,6 +1,7 @@
 import { Alert, Anchor, MultiSelect, Text } from '@mantine/core';
 import type { TSendList } from '@sendwell/contracts';
 import { IconAddressBook, IconUsers } from '@tabler/icons-react';
+import { memo } from 'react';
 import { Link } from 'react-router';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
 import { fieldId, listLabel } from './send-email.form';
@@ -13,7 +14,7 @@ type TProps = {
 };
 
 /** The lists of the chosen account (spec §5: To, required, multiple). */
-export const ListsField = ({ lists, value, error, onChange }: TProps) => {
+export const ListsField = memo(({ lists, value, error, onChange }: TProps) => {
   if (lists !== null && lists.length === 0) {
     return (
       <Alert
@@ -64,4 +65,4 @@ export const ListsField = ({ lists, value, error, onChange }: TProps) => {
       }
     />
   );
-};
+});

@@ -15,7 +15,7 @@ import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
 import { SEND_MESSAGES, type TTemplate } from '@sendwell/contracts';
 import { IconDeviceFloppy, IconFileCode, IconTemplate, IconTrash } from '@tabler/icons-react';
-import { useRef, useState } from 'react';
+import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
 import { SaveTemplateModal } from './SaveTemplateModal';
 import { fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
@@ -58,44 +58,18 @@ const templateOptions = (templates: TTemplate[]) => {
   ];
 };
 
-/** Subject, copies, reply-to and the HTML message with its template, file import and tracking (spec §2 screen 2). */
-export const MessageFields = ({
-  values,
-  errors,
-  templates,
-  isLiveEdit,
-  onLiveEditChange,
-  onChange,
-  isTest = false,
-}: TProps) => {
-  const [isSaving, setIsSaving] = useState(false);
+type TTemplatePickerProps = {
+  value: string | null;
+  templates: TTemplate[];
+  onPick: (id: string | null) => void;
+  onDeleted: () => void;
+};
+
+/** The template select and the delete button of the user's own template. */
+const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplatePickerProps) => {
   const deleteTemplate = useDeleteTemplate();
-  const resetFile = useRef<() => void>(null);
-  const chosen = templates.find((template) => String(template.id) === values.template);
-
-  const pickTemplate = (id: string | null) => {
-    const template = templates.find((candidate) => String(candidate.id) === id);
-    if (!template) return;
-    confirmReplace(values.message, template.html, `The template “${template.name}”`, () =>
-      onChange({
-        template: String(template.id),
-        message: template.html,
-        // A subject the user typed stays; the template's fills an empty one.
-        ...(values.subject.trim() ? {} : { subject: template.subject }),
-      }),
-    );
-  };
-
-  const importFile = async (file: File | null) => {
-    resetFile.current?.();
-    if (!file) return;
-    if (!isHtmlFile(file)) {
-      notifications.show({ color: 'red', title: 'Error', message: SEND_MESSAGES.htmlFileType, position: 'top-center' });
-      return;
-    }
-    const html = await file.text();
-    confirmReplace(values.message, html, `The file “${file.name}”`, () => onChange({ message: html, template: null }));
-  };
+  const chosen = templates.find((template) => String(template.id) === value);
+  const options = useMemo(() => templateOptions(templates), [templates]);
 
   const removeTemplate = (template: TTemplate) =>
     modals.openConfirmModal({
@@ -112,42 +86,148 @@ export const MessageFields = ({
         deleteTemplate.mutate(template.id, {
           onSuccess: ({ message }) => {
             notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-            onChange({ template: null });
+            onDeleted();
           },
         }),
     });
 
   return (
-    <Stack gap="sm">
-      <Stack gap={4}>
-        <Select
-          id="send-email-template"
-          label="Template"
-          comboboxProps={OPTIONS_WHILE_OPEN}
-          placeholder="Start from a template"
-          leftSection={<IconTemplate size={16} aria-hidden />}
-          data={templateOptions(templates)}
-          value={values.template}
-          onChange={pickTemplate}
-          allowDeselect={false}
-          searchable
-          nothingFoundMessage="No template by that name"
-        />
-        {chosen && !chosen.builtIn && (
-          <Group justify="flex-end">
-            <Button
-              variant="subtle"
-              color="red"
-              size="compact-xs"
-              leftSection={<IconTrash size={12} aria-hidden />}
-              loading={deleteTemplate.isPending}
-              onClick={() => removeTemplate(chosen)}
-            >
-              Delete this template
+    <Stack gap={4}>
+      <Select
+        id="send-email-template"
+        label="Template"
+        comboboxProps={OPTIONS_WHILE_OPEN}
+        placeholder="Start from a template"
+        leftSection={<IconTemplate size={16} aria-hidden />}
+        data={options}
+        value={value}
+        onChange={onPick}
+        allowDeselect={false}
+        searchable
+        nothingFoundMessage="No template by that name"
+      />
+      {chosen && !chosen.builtIn && (
+        <Group justify="flex-end">
+          <Button
+            variant="subtle"
+            color="red"
+            size="compact-xs"
+            leftSection={<IconTrash size={12} aria-hidden />}
+            loading={deleteTemplate.isPending}
+            onClick={() => removeTemplate(chosen)}
+          >
+            Delete this template
+          </Button>
+        </Group>
+      )}
+    </Stack>
+  );
+});
+
+type TToolbarProps = {
+  isLiveEdit: boolean;
+  onLiveEditChange: (isLiveEdit: boolean) => void;
+  onImport: (file: File | null) => void;
+  onSave: () => void;
+};
+
+/** Live Edit, Import Html and Save as template. */
+const MessageToolbar = memo(({ isLiveEdit, onLiveEditChange, onImport, onSave }: TToolbarProps) => {
+  const resetFile = useRef<() => void>(null);
+  return (
+    <Group justify="space-between" gap="xs" mt="xs">
+      <Switch
+        label="Live Edit"
+        checked={isLiveEdit}
+        onChange={(event) => onLiveEditChange(event.currentTarget.checked)}
+      />
+      <Group gap="xs">
+        <FileButton
+          onChange={(file) => {
+            resetFile.current?.();
+            onImport(file);
+          }}
+          accept=".html,.htm,text/html"
+          resetRef={resetFile}
+        >
+          {(props) => (
+            <Button variant="default" size="xs" leftSection={<IconFileCode size={14} aria-hidden />} {...props}>
+              Import Html
             </Button>
-          </Group>
-        )}
-      </Stack>
+          )}
+        </FileButton>
+        <Button variant="default" size="xs" leftSection={<IconDeviceFloppy size={14} aria-hidden />} onClick={onSave}>
+          Save as template
+        </Button>
+      </Group>
+    </Group>
+  );
+});
+
+/**
+ * Subject, copies, reply-to and the HTML message with its template, file import and tracking
+ * (spec §2 screen 2). A keystroke re-renders the field it changes and this component's own
+ * inputs; the template picker and the toolbar only when their own props change (they read the
+ * message through a ref), so typing stays quick on a slow machine.
+ */
+export const MessageFields = ({
+  values,
+  errors,
+  templates,
+  isLiveEdit,
+  onLiveEditChange,
+  onChange,
+  isTest = false,
+}: TProps) => {
+  const [isSaving, setIsSaving] = useState(false);
+  const latest = useRef(values);
+  latest.current = values;
+
+  const pickTemplate = useCallback(
+    (id: string | null) => {
+      const template = templates.find((candidate) => String(candidate.id) === id);
+      if (!template) return;
+      const current = latest.current;
+      confirmReplace(current.message, template.html, `The template “${template.name}”`, () =>
+        onChange({
+          template: String(template.id),
+          message: template.html,
+          // A subject the user typed stays; the template's fills an empty one.
+          ...(current.subject.trim() ? {} : { subject: template.subject }),
+        }),
+      );
+    },
+    [templates, onChange],
+  );
+  const clearTemplate = useCallback(() => onChange({ template: null }), [onChange]);
+
+  const importFile = useCallback(
+    (file: File | null) => {
+      if (!file) return;
+      if (!isHtmlFile(file)) {
+        notifications.show({
+          color: 'red',
+          title: 'Error',
+          message: SEND_MESSAGES.htmlFileType,
+          position: 'top-center',
+        });
+        return;
+      }
+      void file
+        .text()
+        .then((html) =>
+          confirmReplace(latest.current.message, html, `The file “${file.name}”`, () =>
+            onChange({ message: html, template: null }),
+          ),
+        );
+    },
+    [onChange],
+  );
+  const openSave = useCallback(() => setIsSaving(true), []);
+
+  return (
+    <Stack gap="sm">
+      <TemplatePicker value={values.template} templates={templates} onPick={pickTemplate} onDeleted={clearTemplate} />
       <TextInput
         id={fieldId('subject')}
         label="Subject"
@@ -185,30 +265,12 @@ export const MessageFields = ({
           />
         </SimpleGrid>
       )}
-      <Group justify="space-between" gap="xs" mt="xs">
-        <Switch
-          label="Live Edit"
-          checked={isLiveEdit}
-          onChange={(event) => onLiveEditChange(event.currentTarget.checked)}
-        />
-        <Group gap="xs">
-          <FileButton onChange={(file) => void importFile(file)} accept=".html,.htm,text/html" resetRef={resetFile}>
-            {(props) => (
-              <Button variant="default" size="xs" leftSection={<IconFileCode size={14} aria-hidden />} {...props}>
-                Import Html
-              </Button>
-            )}
-          </FileButton>
-          <Button
-            variant="default"
-            size="xs"
-            leftSection={<IconDeviceFloppy size={14} aria-hidden />}
-            onClick={() => setIsSaving(true)}
-          >
-            Save as template
-          </Button>
-        </Group>
-      </Group>
+      <MessageToolbar
+        isLiveEdit={isLiveEdit}
+        onLiveEditChange={onLiveEditChange}
+        onImport={importFile}
+        onSave={openSave}
+      />
       {isLiveEdit ? (
         <Textarea
           id={fieldId('message')}

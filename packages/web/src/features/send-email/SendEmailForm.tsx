@@ -10,7 +10,7 @@ import {
 } from '@sendwell/contracts';
 import { IconCalendarTime, IconClock, IconFlame, IconMail, IconSend, IconUser, IconUsers } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type ReactNode, useCallback, useMemo, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
@@ -124,13 +124,19 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
     timeZone: content.timeZone,
   };
 
-  const update = (patch: Partial<TSendFormValues>) => {
+  // Stable, and the errors object kept when nothing is cleared: the memoised sections
+  // (sender, lists, delivery time, preview) then skip the keystrokes that are not theirs.
+  const update = useCallback((patch: Partial<TSendFormValues>) => {
     setValues((current) => ({ ...current, ...patch }));
     const cleared = fieldsOf(patch);
     setErrors((current) =>
-      Object.fromEntries(Object.entries(current).filter(([field]) => !cleared.includes(field as TSendField))),
+      cleared.some((field) => field in current)
+        ? Object.fromEntries(Object.entries(current).filter(([field]) => !cleared.includes(field as TSendField)))
+        : current,
     );
-  };
+  }, []);
+  const changeAccount = useCallback((id: string) => update({ account: id, to: [] }), [update]);
+  const changeLists = useCallback((to: string[]) => update({ to }), [update]);
 
   /** Shows each field's message beside it and takes the user to the first. */
   const showFieldErrors = (next: TFieldErrors) => {
@@ -249,7 +255,13 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
     });
   };
 
-  const delivery: TDeliveryValue = { deliveryDate: values.deliveryDate, deliverySlot: values.deliverySlot };
+  const delivery: TDeliveryValue = useMemo(
+    () => ({ deliveryDate: values.deliveryDate, deliverySlot: values.deliverySlot }),
+    [values.deliveryDate, values.deliverySlot],
+  );
+  // The same names keep the same array, so the preview skips keystrokes that change none.
+  const listNamesKey = chosenLists.map((list) => list.name).join('\u0000');
+  const listNames = useMemo(() => (listNamesKey ? listNamesKey.split('\u0000') : []), [listNamesKey]);
   const isScheduling = hasDeliveryTime(values);
 
   return (
@@ -265,7 +277,7 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
                   accounts={content.accounts}
                   account={account}
                   onChange={update}
-                  onAccountChange={(id) => update({ account: id, to: [] })}
+                  onAccountChange={changeAccount}
                 />
               </Section>
               <Section icon={<IconUsers size={16} />} title="To">
@@ -273,7 +285,7 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
                   lists={audience?.lists ?? null}
                   value={values.to}
                   error={errors.to}
-                  onChange={(to) => update({ to })}
+                  onChange={changeLists}
                 />
               </Section>
               <Section icon={<IconMail size={16} />} title="Message">
@@ -335,7 +347,7 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
                 html={values.message}
                 subject={values.subject}
                 from={fromLine(values, account)}
-                to={chosenLists.map((list) => list.name)}
+                to={listNames}
               />
             </Box>
           </Grid.Col>

@@ -143,6 +143,8 @@ describe('SendEmailPage', () => {
       '<!doctype html><html><body><p>Hello {{name::there}},</p><script>window.parent.__pwned = true</script></body></html>',
     );
 
+    // The frame follows once typing pauses.
+    await waitFor(() => expect(screen.getByTitle('Email preview').getAttribute('srcdoc')).toContain('Hello Ada'));
     const frame = screen.getByTitle('Email preview') as HTMLIFrameElement;
     expect(frame.getAttribute('sandbox')).toBe('');
     expect(frame.getAttribute('sandbox')).not.toContain('allow-scripts');

@@ -1,12 +1,22 @@
 import { Group, Paper, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { senderDomain, sendsAsSenderNameOnly, type TSendAccount } from '@sendwell/contracts';
 import { IconAt, IconServer, IconUser } from '@tabler/icons-react';
+import { memo } from 'react';
 import { PROVIDER_LABELS } from '../accounts/accounts.form';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
-import { fieldId, fromLine, offersSubdomain, type TFieldErrors, type TSendFormValues } from './send-email.form';
+import {
+  fieldId,
+  fromLine,
+  offersSubdomain,
+  SENDER_FIELDS,
+  type TFieldErrors,
+  type TSenderValues,
+  type TSendFormValues,
+} from './send-email.form';
 
 type TProps = {
-  values: TSendFormValues;
+  /** The whole form's values may be given; only the sender's fields are read. */
+  values: TSenderValues;
   errors: TFieldErrors;
   accounts: TSendAccount[];
   account: TSendAccount | undefined;
@@ -21,7 +31,7 @@ const accountLabel = (account: TSendAccount) =>
  * Who the email comes from (spec §5): SMTP and Gmail accounts send as a sender name at their
  * own address; Mailgun accounts need an alias at the account's domain, the name is optional.
  */
-export const SenderFields = ({ values, errors, accounts, account, onChange, onAccountChange }: TProps) => {
+const SenderFieldsView = ({ values, errors, accounts, account, onChange, onAccountChange }: TProps) => {
   const isNameOnly = account ? sendsAsSenderNameOnly(account.provider) : false;
   const domain = account?.domain ?? '';
 
@@ -94,3 +104,18 @@ export const SenderFields = ({ values, errors, accounts, account, onChange, onAc
     </Stack>
   );
 };
+
+/**
+ * Re-renders only when a sender field, its errors, the accounts or a callback changes, not on
+ * every keystroke in the subject or the message.
+ */
+export const SenderFields = memo(
+  SenderFieldsView,
+  (before, after) =>
+    before.errors === after.errors &&
+    before.accounts === after.accounts &&
+    before.account === after.account &&
+    before.onChange === after.onChange &&
+    before.onAccountChange === after.onAccountChange &&
+    SENDER_FIELDS.every((field) => before.values[field] === after.values[field]),
+);

@@ -159,7 +159,11 @@ export const toFieldErrors = (errors: Record<string, string>): TFieldErrors =>
   Object.fromEntries(Object.entries(errors).filter(([field]) => FIELD_ORDER.includes(field as TSendField)));
 
 /** What recipients see in their From line (spec §4): SMTP and Gmail send from the account's own address. */
-export const fromLine = (values: TSendFormValues, account: TSendAccount | undefined) => {
+/** The fields the sender's line and the From section read (`SenderFields` re-renders only when they change). */
+export const SENDER_FIELDS = ['account', 'senderName', 'alias', 'useSubdomain'] as const;
+export type TSenderValues = Pick<TSendFormValues, (typeof SENDER_FIELDS)[number]>;
+
+export const fromLine = (values: TSenderValues, account: TSendAccount | undefined) => {
   if (!account) return '';
   if (sendsAsSenderNameOnly(account.provider)) {
     const name = values.senderName.trim();

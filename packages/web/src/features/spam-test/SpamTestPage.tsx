@@ -1,7 +1,7 @@
 import { Alert, Anchor, Box, Button, Center, Grid, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { SPAM_TEST_CREDITS, type TSendEmailContent } from '@sendwell/contracts';
 import { IconFlame, IconHistory } from '@tabler/icons-react';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
@@ -43,6 +43,9 @@ export const NotEnoughCredits = ({ usable }: { usable: number }) => (
   </Alert>
 );
 
+/** Where a spam test's message goes, as the preview shows it. */
+const TEST_MAILBOX = ["Sendwell's test mailbox"];
+
 const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
   const [values, setValues] = useState<TSendFormValues>(() => initialSendFormValues(content.chosenAccount));
   const [errors, setErrors] = useState<TFieldErrors>({});
@@ -58,12 +61,17 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
     onFieldErrors: (fields) => showErrors(spamTestFieldErrors(fields)),
   });
   const account = content.accounts.find((candidate) => candidate.id === Number(values.account));
-  const update = (patch: Partial<TSendFormValues>) => {
+  // Stable, and the errors object kept when nothing is cleared, so the memoised sections
+  // (sender, preview) skip the keystrokes that are not theirs.
+  const update = useCallback((patch: Partial<TSendFormValues>) => {
     setValues((current) => ({ ...current, ...patch }));
-    setErrors(
-      (current) => Object.fromEntries(Object.entries(current).filter(([field]) => !(field in patch))) as TFieldErrors,
+    setErrors((current) =>
+      Object.keys(patch).some((field) => field in current)
+        ? (Object.fromEntries(Object.entries(current).filter(([field]) => !(field in patch))) as TFieldErrors)
+        : current,
     );
-  };
+  }, []);
+  const changeAccount = useCallback((id: string) => update({ account: id }), [update]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -97,7 +105,7 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
                   accounts={content.accounts}
                   account={account}
                   onChange={update}
-                  onAccountChange={(id) => update({ account: id })}
+                  onAccountChange={changeAccount}
                 />
               </Paper>
               <Paper withBorder p="md" radius="md" component="section" aria-labelledby="spam-test-message">
@@ -139,7 +147,7 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
                 html={values.message}
                 subject={values.subject}
                 from={fromLine(values, account)}
-                to={["Sendwell's test mailbox"]}
+                to={TEST_MAILBOX}
               />
             </Box>
           </Grid.Col>
