@@ -42,9 +42,23 @@ describe('what the logs keep out (R29)', () => {
     await agent.get(`/reset-password/${h}`);
     await agent.get(`/api/login/google/callback?code=${i}&state=abc`);
 
-    expect(logged()).toContain('incoming request');
+    expect(logged()).toContain('request completed');
     expect(logged()).toContain('/api/unsubscribe/[redacted]');
     for (const secret of secrets) expect(logged()).not.toContain(secret);
+  });
+
+  it('logs each request once, when it completes: method, URL, status and time on one line', async () => {
+    const before = lines.length;
+    await t.app.inject({ url: '/api/csrf?x=1' });
+    const logged = lines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({
+      msg: 'request completed',
+      req: { method: 'GET', url: '/api/csrf?x=1' },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+      reqId: expect.any(String),
+    });
   });
 
   it('writes no info lines for the routes machines call by the thousand a second (tracking, webhooks)', async () => {
