@@ -10,9 +10,9 @@ import { findByToken, isToken, unsubscribe } from './unsubscribe';
 const ZToken = z.object({ token: z.string().max(64) });
 /**
  * The log level of routes machines call by the thousand a second (tracking, provider
- * webhooks): no two info lines a request, which were an eighth of a webhook's CPU (B8).
- * Their warnings and errors are still logged, and every request is counted by route and
- * status in /metrics.
+ * webhooks): no info line per request (Fastify's two lines were an eighth of a webhook's
+ * CPU, B8). Their warnings and errors are still logged, and every request is counted by
+ * route and status in /metrics.
  */
 const MACHINE_TRAFFIC_LOG_LEVEL = 'warn';
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
