@@ -87,7 +87,9 @@ describe('Mailgun batch sending', () => {
     expect(new Set(calls.flatMap((call) => call.to)).size).toBe(2500);
     expect(await statuses(sendId)).toEqual([{ status: 'sent', count: 2500 }]);
 
-    const [first] = calls;
+    // The largest call: claims side by side skip each other's locked rows, so the last ones
+    // can be split unevenly, and a call of one recipient has only one of the two names below.
+    const first = calls.reduce((largest, call) => (call.to.length > largest.to.length ? call : largest));
     const html = first!.fields.html![0]!;
     expect(first!.fields.subject![0]).toBe('Hello %recipient.m2%');
     expect(html).toContain('Hi %recipient.m0% from %recipient.m1%.');
