@@ -32,6 +32,7 @@ import {
   type TSendFormValues,
   toFieldErrors,
   validateSendForm,
+  withoutErrorsOf,
 } from './send-email.form';
 import { sendEmailKeys, useAccountLists, useCheckDuplicates, useSendEmail } from './send-email.queries';
 import { VerifyListsModal } from './VerifyListsModal';
@@ -116,7 +117,12 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
           dailyCount: otherAccount.data.dailyCount,
         }
       : null;
-  const chosenLists = (audience?.lists ?? []).filter((list) => values.to.includes(String(list.id)));
+  // The same lists keep the same array, so the preview skips the keystrokes that change none.
+  const chosenLists = useMemo(
+    () => (audience?.lists ?? []).filter((list) => values.to.includes(String(list.id))),
+    [audience?.lists, values.to],
+  );
+  const listNames = useMemo(() => chosenLists.map((list) => list.name), [chosenLists]);
   const context = account && {
     provider: account.provider,
     domain: account.domain,
@@ -128,12 +134,7 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
   // (sender, lists, delivery time, preview) then skip the keystrokes that are not theirs.
   const update = useCallback((patch: Partial<TSendFormValues>) => {
     setValues((current) => ({ ...current, ...patch }));
-    const cleared = fieldsOf(patch);
-    setErrors((current) =>
-      cleared.some((field) => field in current)
-        ? Object.fromEntries(Object.entries(current).filter(([field]) => !cleared.includes(field as TSendField)))
-        : current,
-    );
+    setErrors((current) => withoutErrorsOf(current, fieldsOf(patch)));
   }, []);
   const changeAccount = useCallback((id: string) => update({ account: id, to: [] }), [update]);
   const changeLists = useCallback((to: string[]) => update({ to }), [update]);
@@ -259,9 +260,6 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
     () => ({ deliveryDate: values.deliveryDate, deliverySlot: values.deliverySlot }),
     [values.deliveryDate, values.deliverySlot],
   );
-  // The same names keep the same array, so the preview skips keystrokes that change none.
-  const listNamesKey = chosenLists.map((list) => list.name).join('\u0000');
-  const listNames = useMemo(() => (listNamesKey ? listNamesKey.split('\u0000') : []), [listNamesKey]);
   const isScheduling = hasDeliveryTime(values);
 
   return (

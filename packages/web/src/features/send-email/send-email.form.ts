@@ -158,11 +158,20 @@ export const firstErrorField = (errors: TFieldErrors) => FIELD_ORDER.find((field
 export const toFieldErrors = (errors: Record<string, string>): TFieldErrors =>
   Object.fromEntries(Object.entries(errors).filter(([field]) => FIELD_ORDER.includes(field as TSendField)));
 
-/** What recipients see in their From line (spec §4): SMTP and Gmail send from the account's own address. */
+/**
+ * The errors without those of `fields`; the same object when none of them had one, so a
+ * keystroke in a field without an error re-renders nothing that reads only the errors.
+ */
+export const withoutErrorsOf = (errors: TFieldErrors, fields: readonly string[]): TFieldErrors =>
+  fields.some((field) => field in errors)
+    ? Object.fromEntries(Object.entries(errors).filter(([field]) => !fields.includes(field)))
+    : errors;
+
 /** The fields the sender's line and the From section read (`SenderFields` re-renders only when they change). */
 export const SENDER_FIELDS = ['account', 'senderName', 'alias', 'useSubdomain'] as const;
 export type TSenderValues = Pick<TSendFormValues, (typeof SENDER_FIELDS)[number]>;
 
+/** What recipients see in their From line (spec §4): SMTP and Gmail send from the account's own address. */
 export const fromLine = (values: TSenderValues, account: TSendAccount | undefined) => {
   if (!account) return '';
   if (sendsAsSenderNameOnly(account.provider)) {

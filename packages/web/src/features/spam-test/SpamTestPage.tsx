@@ -16,6 +16,7 @@ import {
   type TFieldErrors,
   type TSendField,
   type TSendFormValues,
+  withoutErrorsOf,
 } from '../send-email/send-email.form';
 import { useSendEmailContent } from '../send-email/send-email.queries';
 import { useSpamTestFlow } from './SpamTestFlow';
@@ -65,11 +66,7 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
   // (sender, preview) skip the keystrokes that are not theirs.
   const update = useCallback((patch: Partial<TSendFormValues>) => {
     setValues((current) => ({ ...current, ...patch }));
-    setErrors((current) =>
-      Object.keys(patch).some((field) => field in current)
-        ? (Object.fromEntries(Object.entries(current).filter(([field]) => !(field in patch))) as TFieldErrors)
-        : current,
-    );
+    setErrors((current) => withoutErrorsOf(current, Object.keys(patch)));
   }, []);
   const changeAccount = useCallback((id: string) => update({ account: id }), [update]);
 
