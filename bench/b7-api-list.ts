@@ -49,7 +49,8 @@ export const runB7 = async (): Promise<TFigure> => {
         PORT: String(port),
         HOST: '127.0.0.1',
         SENDWELL_ROLE: 'web',
-        // npm start's default: the two request lines cost ~9% of the rate here (1,521 against 1,675 req/s at warn).
+        // npm start's default. Fastify's two request lines cost ~9% of the rate here (1,521 against
+        // 1,675 req/s at warn); requests have logged one line since.
         LOG_LEVEL: 'info',
         SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
         DB_POOL_SIZE: '20',

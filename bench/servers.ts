@@ -49,11 +49,14 @@ export const startBareFastify = async (port: number): Promise<TServerProcess> =>
   return bare;
 };
 
+/** The line mailgun-fake-process.ts prints once it listens: its URLs, as JSON. */
+const MAILGUN_FAKE_LINE = /mailgun fake (\{.*\})\n/;
+
 /** The Mailgun contract fake (mailgun-fake-process.ts) in a process of its own. */
 export const startMailgunProcess = async () => {
   const fake = startServerProcess({}, [], path.join(import.meta.dirname, 'mailgun-fake-process.ts'));
-  await fake.waitForOutput(/mailgun fake \{.*\}\n/);
-  const { urls, counts } = JSON.parse(fake.output().match(/mailgun fake (\{.*\})\n/)![1]!) as {
+  await fake.waitForOutput(MAILGUN_FAKE_LINE);
+  const { urls, counts } = JSON.parse(fake.output().match(MAILGUN_FAKE_LINE)![1]!) as {
     urls: { us: string; eu: string };
     counts: string;
   };

@@ -90,17 +90,15 @@ describe('Mailgun batch sending', () => {
     // The largest call: claims side by side skip each other's locked rows, so the last ones
     // can be split unevenly, and a call of one recipient has only one of the two names below.
     const first = calls.reduce((largest, call) => (call.to.length > largest.to.length ? call : largest));
-    const html = first!.fields.html![0]!;
-    expect(first!.fields.subject![0]).toBe('Hello %recipient.m2%');
+    const html = first.fields.html![0]!;
+    expect(first.fields.subject![0]).toBe('Hello %recipient.m2%');
     expect(html).toContain('Hi %recipient.m0% from %recipient.m1%.');
     expect(html).toContain('href="https://sendwell.test/api/t/c/%recipient.token%/');
     expect(html).toContain('/api/t/o/%recipient.token%/%recipient.o%.gif');
-    expect(first!.fields['v:sendwell-recipient']).toEqual(['%recipient.token%']);
-    expect(first!.fields['h:List-Unsubscribe']![0]).toContain(
-      'https://sendwell.test/api/unsubscribe/%recipient.token%',
-    );
+    expect(first.fields['v:sendwell-recipient']).toEqual(['%recipient.token%']);
+    expect(first.fields['h:List-Unsubscribe']![0]).toContain('https://sendwell.test/api/unsubscribe/%recipient.token%');
 
-    const variables = JSON.parse(first!.fields['recipient-variables']![0]!) as Record<string, Record<string, string>>;
+    const variables = JSON.parse(first.fields['recipient-variables']![0]!) as Record<string, Record<string, string>>;
     const token = (email: string) =>
       t.platform.db
         .selectFrom('send_recipients')
@@ -109,8 +107,8 @@ describe('Mailgun batch sending', () => {
         .where('email', '=', email)
         .executeTakeFirstOrThrow();
     const numberOf = (email: string) => Number(email.slice(1, email.indexOf('@')));
-    const evenEmail = first!.to.find((email) => numberOf(email) % 2 === 0)!;
-    const oddEmail = first!.to.find((email) => numberOf(email) % 2 === 1)!;
+    const evenEmail = first.to.find((email) => numberOf(email) % 2 === 0)!;
+    const oddEmail = first.to.find((email) => numberOf(email) % 2 === 1)!;
     const even = variables[evenEmail]!;
     const odd = variables[oddEmail]!;
     const n = numberOf(evenEmail);
