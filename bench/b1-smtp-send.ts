@@ -6,10 +6,9 @@
  */
 import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
-import { dispatch } from '../packages/server/src/modules/sending/dispatch';
-import { buildMessage } from '../packages/server/src/modules/sending/message';
-import { snapshotSend } from '../packages/server/src/modules/sending/sending.jobs';
-import { createSend } from '../packages/server/src/modules/sending/sending.service';
+import { dispatch, snapshotSend } from '../packages/server/src/modules/delivery/delivery.jobs';
+import { createSend } from '../packages/server/src/modules/delivery/delivery.service';
+import { buildMessage } from '../packages/server/src/modules/delivery/message';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import type { TOutgoingMessage } from '../packages/server/src/providers/mail';

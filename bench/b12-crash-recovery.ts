@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
-import { createSend } from '../packages/server/src/modules/sending/sending.service';
+import { createSend } from '../packages/server/src/modules/delivery/delivery.service';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { freePort } from '../packages/server/test/cluster';

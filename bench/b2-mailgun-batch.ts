@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { pino } from 'pino';
-import { BATCH_CALLS_IN_FLIGHT, dispatch } from '../packages/server/src/modules/sending/dispatch';
-import { snapshotSend } from '../packages/server/src/modules/sending/sending.jobs';
-import { addCounts, claimRecipients, settleBatch } from '../packages/server/src/modules/sending/sending.repository';
+import { dispatch, snapshotSend } from '../packages/server/src/modules/delivery/delivery.jobs';
+import { addCounts, claimRecipients, settleBatch } from '../packages/server/src/modules/delivery/delivery.repository';
+import { BATCH_CALLS_IN_FLIGHT } from '../packages/server/src/modules/delivery/dispatch';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { MAILGUN_BATCH_SIZE } from '../packages/server/src/providers/mailgun';

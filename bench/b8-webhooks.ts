@@ -14,11 +14,9 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { buildApp } from '../packages/server/src/app';
-import {
-  applyPendingEvents,
-  RECIPIENT_VARIABLE,
-  receiveMailgunWebhook,
-} from '../packages/server/src/modules/sending/mailgun-webhooks';
+import { RECIPIENT_VARIABLE } from '../packages/server/src/modules/delivery/message';
+import { applyPendingEvents } from '../packages/server/src/modules/delivery-events/mailgun-events';
+import { receiveMailgunWebhook } from '../packages/server/src/modules/delivery-events/mailgun-webhooks';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { startRealtimeHub } from '../packages/server/src/platform/realtime';

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
 import { createUser } from '../packages/server/src/modules/auth/auth.service';
-import { createSend } from '../packages/server/src/modules/sending/sending.service';
+import { createSend } from '../packages/server/src/modules/delivery/delivery.service';
 import type { TPlatform } from '../packages/server/src/platform/context';
 import { startTestCluster } from '../packages/server/test/cluster';
 import { startMailgunFake } from '../packages/server/test/mailgun-fake';

@@ -13,7 +13,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { moduleHooks, modules } from './modules';
+import { modules } from './modules';
 import type { TPlatform } from './platform/context';
 import { HttpError, handleError, notFound } from './platform/errors';
 import { httpSecurity, isApiRequest } from './platform/http-security';
@@ -151,12 +151,12 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
   app.get('/login/google', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/api/login/google'));
   // The unsubscribe link in every email: a small page of its own, no app, no session.
   // Recipient-facing pages of the modules (the unsubscribe link in every email): no app, no session.
-  for (const module of modules) if (module.pages) await app.register(module.pages, { platform, hooks: moduleHooks });
+  for (const module of modules) if (module.pages) await app.register(module.pages, { platform });
 
   await app.register(
     async (api) => {
       for (const module of modules) {
-        for (const routes of module.routes ?? []) await api.register(routes, { platform, hooks: moduleHooks });
+        for (const routes of module.routes ?? []) await api.register(routes, { platform });
       }
       api.get('/docs', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
       // For Prometheus, which holds no session: a bearer token, and nothing at all without one configured.

@@ -1,5 +1,4 @@
 import { modules } from './modules';
-import { startTestInbox, type TTestInbox } from './modules/accounts/test-inbox';
 import { openPlatform } from './platform/bootstrap';
 import { hasWeb, hasWorker, loadConfig } from './platform/config';
 import { startRealtimeHub, type TRealtimeHub } from './platform/realtime';
@@ -29,19 +28,13 @@ const log = platform.log;
 let hub: TRealtimeHub | undefined;
 let app: Awaited<ReturnType<typeof import('./app').buildApp>> | undefined;
 
-let testInbox: TTestInbox | undefined;
-const stopWatches: (() => void)[] = [];
+// A worker's watches (the engine's takeover of dead workers' claims, the inbound listeners:
+// test inbox, bounces, test mailbox), stopped on shutdown in the reverse order of their start.
+const stopWatches: (() => void | Promise<void>)[] = [];
 if (hasWorker(config.role)) {
   await platform.queue.work(platform);
   for (const module of modules) if (module.onWorkerStart) stopWatches.push(module.onWorkerStart(platform));
   log.info('worker started');
-  if (config.testInbox) {
-    // A busy port (another Sendwell on this machine) costs the test inbox, not the server.
-    testInbox = await startTestInbox(platform, config.testInbox.port).catch((error: unknown) => {
-      log.warn({ err: error, port: config.testInbox?.port }, 'the test inbox could not start; set TEST_INBOX_PORT');
-      return undefined;
-    });
-  }
 }
 if (hasWeb(config.role)) {
   hub = await startRealtimeHub({
@@ -74,7 +67,6 @@ const stop = async (signal: string) => {
   }, 20_000);
   timer.unref();
   try {
-    for (const stopWatch of stopWatches) stopWatch();
     // Each step logged: a shutdown that hangs says where.
     // Requests in flight get 5 s to finish; then every connection left is cut (a client's
     // keep-alive socket held app.close() past the 20 s deadline in a loaded test run).
@@ -85,8 +77,8 @@ const stop = async (signal: string) => {
     log.info('stopping: HTTP closed');
     await hub?.close();
     log.info('stopping: realtime closed');
-    await testInbox?.close();
-    log.info('stopping: test inbox closed');
+    for (const stopWatch of stopWatches.reverse()) await stopWatch();
+    log.info('stopping: worker watches and inbound listeners closed');
     await opened.close();
     log.info('stopped');
     process.exit(0);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSend } from '../src/modules/sending/sending.service';
+import { createSend } from '../src/modules/delivery/delivery.service';
 import { seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from './app';
 import { startServerProcess, type TServerProcess } from './processes';
 import { waitFor } from './wait';

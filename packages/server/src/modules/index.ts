@@ -3,90 +3,142 @@ import { accountRoutes } from './accounts/accounts.routes';
 import { announcementRoutes } from './announcements/announcements.routes';
 import { authJobs } from './auth/auth.jobs';
 import { authRoutes } from './auth/auth.routes';
+import { cleanUpAuth } from './auth/auth.service';
 import { billingRoutes } from './billing/billing.routes';
 import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
+import { dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './delivery/delivery.jobs';
+import { scheduledListUsage } from './delivery/delivery.service';
+import { bounceListener, bounceRoute } from './delivery-events/bounces';
+import { applyEventsJob } from './delivery-events/delivery-events.jobs';
+import { recipientPages, recipientRoutes, webhookRoutes } from './delivery-events/delivery-events.routes';
+import { pruneWebhookRecords } from './delivery-events/mailgun-webhooks';
+import { startInboundListeners } from './inbound/receiver';
 import { importListJob } from './lists/imports.service';
-import { indexLeftBehind, indexListSearchJob, syncProviderListsJob } from './lists/lists.jobs';
+import { bringInProviderLists, indexLeftBehind, indexListSearchJob, syncProviderListsJob } from './lists/lists.jobs';
 import { listRoutes } from './lists/lists.routes';
 import type { TModule, TModuleHooks } from './module';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { operatorRoutes } from './operator/operator.routes';
 import { planRoutes } from './plans/plans.routes';
+import { cleanUpCaptchas } from './registration/captcha.service';
 import { registrationRoutes } from './registration/registration.routes';
-import { watchBounces } from './sending/bounces.service';
-import { dashboardRoutes } from './sending/dashboard.routes';
-import { historyRoutes } from './sending/history.routes';
-import { recipientPages, recipientRoutes, webhookRoutes } from './sending/recipient.routes';
-import { sendEmailRoutes } from './sending/send-email.routes';
-import { applyEventsJob, dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './sending/sending.jobs';
-import { scheduledListUsage } from './sending/sending.service';
-import { watchSpamTestMailbox } from './spam-test/mailbox';
+import { dashboardRoutes } from './reports/dashboard.routes';
+import { historyRoutes } from './reports/history.routes';
+import { scheduledRoutes } from './send-email/scheduled.routes';
+import { sendEmailRoutes } from './send-email/send-email.routes';
+import { spamTestListener, spamTestRoute } from './spam-test/mailbox';
 import { expireSpamTestJob } from './spam-test/spam-test.jobs';
 import { spamTestRoutes } from './spam-test/spam-test.routes';
 import { suppressionRoutes } from './suppression/suppression.routes';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
+import { testInboxRoutes } from './test-inbox/test-inbox.routes';
+import { testInboxListener, testInboxRoute } from './test-inbox/test-inbox.service';
 import { ticketJobs } from './tickets/tickets.jobs';
 import { supportRoutes, ticketServiceRoutes } from './tickets/tickets.routes';
+import { unreadTicketsOf } from './tickets/tickets.service';
 import { verifyJob } from './verification/verification.jobs';
 import { verificationRoutes } from './verification/verification.routes';
+import { verifyAfterImport } from './verification/verification.service';
 
 /**
- * Every domain plugs in here: its routes (mounted under /api), pages, jobs and hooks. A
- * new feature adds one entry; app.ts and the worker never change for it.
+ * Every domain plugs in here: its routes (mounted under /api), pages, jobs and the hooks it
+ * registers with lower modules. A new feature adds one entry; app.ts and the worker never
+ * change for it. Entries run from the lowest module to the highest (ARCHITECTURE.md,
+ * "Modules"); a worker stops their watches in the reverse order.
  */
 export const modules: TModule[] = [
+  // Runs every registered part of the hourly cleanup.
   { name: 'system', routes: [systemRoutes], jobs: systemJobs as TJobDefinition[] },
-  { name: 'auth', routes: [authRoutes], jobs: authJobs as TJobDefinition[] },
-  { name: 'registration', routes: [registrationRoutes] },
+  // The SMTP listeners of every module that registered one (test inbox, bounces, test mailbox).
+  { name: 'inbound', onWorkerStart: startInboundListeners },
   { name: 'plans', routes: [planRoutes] },
-  { name: 'billing', routes: [billingRoutes] },
-  { name: 'contact', routes: [contactRoutes] },
-  { name: 'accounts', routes: [accountRoutes] },
   { name: 'credits', routes: [creditRoutes] },
+  { name: 'notifications', routes: [notificationRoutes], jobs: notificationJobs as TJobDefinition[] },
+  { name: 'announcements', routes: [announcementRoutes] },
+  { name: 'contact', routes: [contactRoutes] },
+  { name: 'auth', routes: [authRoutes], jobs: authJobs as TJobDefinition[], cleanup: cleanUpAuth },
+  // The Support page's calls, and the ticket service of spec §7 for other apps.
   {
-    name: 'sending',
-    // The Send Email page's calls; History and Scheduled Emails; the recipient's side
-    // (tracking, unsubscribe); providers' webhooks.
-    routes: [sendEmailRoutes, historyRoutes, dashboardRoutes, recipientRoutes, webhookRoutes],
-    pages: recipientPages,
-    listUsageCheck: scheduledListUsage,
-    jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, applyEventsJob] as TJobDefinition[],
-    onWorkerStart: watchSending,
+    name: 'tickets',
+    routes: [supportRoutes, ticketServiceRoutes],
+    jobs: ticketJobs as TJobDefinition[],
+    userInformation: unreadTicketsOf,
   },
+  { name: 'billing', routes: [billingRoutes] },
+  { name: 'registration', routes: [registrationRoutes], cleanup: cleanUpCaptchas },
+  // Mail its users send to the test inbox: its listener on loopback and its route (catch-all).
+  {
+    name: 'test-inbox',
+    routes: [testInboxRoutes],
+    inboundListeners: [testInboxListener],
+    inboundRoutes: [testInboxRoute],
+  },
+  { name: 'accounts', routes: [accountRoutes] },
   {
     name: 'lists',
     routes: [listRoutes],
     jobs: [importListJob, syncProviderListsJob, indexListSearchJob] as TJobDefinition[],
     onWorkerStart: indexLeftBehind,
+    accountSaved: bringInProviderLists,
   },
-  { name: 'notifications', routes: [notificationRoutes], jobs: notificationJobs as TJobDefinition[] },
-  // The Support page's calls, and the ticket service of spec §7 for other apps.
-  { name: 'tickets', routes: [supportRoutes, ticketServiceRoutes], jobs: ticketJobs as TJobDefinition[] },
-  { name: 'announcements', routes: [announcementRoutes] },
-  { name: 'verification', routes: [verificationRoutes], jobs: [verifyJob] as TJobDefinition[] },
-  // SMTP and Gmail bounces: the worker's receiver for VERP addresses (BOUNCE_DOMAIN).
-  { name: 'bounces', onWorkerStart: watchBounces },
-  // The Bounces and Suppression page; its service is what the engine and webhooks call.
+  // The Bounces and Suppression page; its service is what the engine and the intake call.
   { name: 'suppression', routes: [suppressionRoutes] },
-  { name: 'operator', routes: [operatorRoutes] },
-  // Drip campaigns: the wizard, the views, and the scheduler's tick (each step handed to the engine).
-  { name: 'campaigns', routes: [campaignRoutes], jobs: [tickCampaignsJob] as TJobDefinition[] },
-  // Spam tests: the calls, the deadline job, and the test mailbox a worker runs (SPAM_TEST_SMTP_PORT).
+  {
+    name: 'verification',
+    routes: [verificationRoutes],
+    jobs: [verifyJob] as TJobDefinition[],
+    verifyImportedList: verifyAfterImport,
+  },
+  // The delivery engine: sources, snapshot, claims, composition, transports, settles, caps.
+  {
+    name: 'delivery',
+    listUsageCheck: scheduledListUsage,
+    jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob] as TJobDefinition[],
+    onWorkerStart: watchSending,
+  },
+  // The outside world's word about messages: provider webhooks, bounces, tracking, unsubscribes.
+  {
+    name: 'delivery-events',
+    routes: [recipientRoutes, webhookRoutes],
+    pages: recipientPages,
+    jobs: [applyEventsJob] as TJobDefinition[],
+    inboundListeners: [bounceListener],
+    inboundRoutes: [bounceRoute],
+    cleanup: pruneWebhookRecords,
+  },
+  // History and the delivery dashboard: what the screens count and list.
+  { name: 'reports', routes: [historyRoutes, dashboardRoutes] },
+  // The Send Email page, its templates, Scheduled Emails and History's "Send again".
+  { name: 'send-email', routes: [sendEmailRoutes, scheduledRoutes] },
+  // Spam tests: the calls, the deadline job, the test mailbox's listener and route.
   {
     name: 'spam-test',
     routes: [spamTestRoutes],
     jobs: [expireSpamTestJob] as TJobDefinition[],
-    onWorkerStart: watchSpamTestMailbox,
+    inboundListeners: [spamTestListener],
+    inboundRoutes: [spamTestRoute],
   },
+  // Drip campaigns: the wizard, the views, and the scheduler's tick (each step handed to the engine).
+  { name: 'campaigns', routes: [campaignRoutes], jobs: [tickCampaignsJob] as TJobDefinition[] },
+  { name: 'operator', routes: [operatorRoutes] },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);
 
+const registered = <K extends keyof TModule>(key: K) =>
+  modules.flatMap((module) => (module[key] === undefined ? [] : [module[key] as NonNullable<TModule[K]>]));
+
 export const moduleHooks: TModuleHooks = {
-  listUsageChecks: modules.flatMap((module) => (module.listUsageCheck ? [module.listUsageCheck] : [])),
+  listUsageChecks: registered('listUsageCheck'),
+  userInformation: registered('userInformation'),
+  verifyImportedList: registered('verifyImportedList')[0] ?? null,
+  accountSaved: registered('accountSaved'),
+  inboundListeners: registered('inboundListeners').flat(),
+  inboundRoutes: registered('inboundRoutes').flat(),
+  cleanups: registered('cleanup'),
 };

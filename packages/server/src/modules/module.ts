@@ -1,15 +1,54 @@
+import type { TUserInformation } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../platform/context';
+import type { Executor } from '../platform/db';
 import type { TJobDefinition } from '../platform/queue';
+import type { TInboundListener, TInboundRoute } from './inbound/inbound.service';
 import type { TListUsageCheck } from './lists/lists.service';
 
-/** What modules give each other through their registration, never by import-time side effects. */
+/**
+ * Fields another module adds to the signed-in user's information (the tickets module: the
+ * unread answers the navigation badges), so auth need not know those modules.
+ */
+export type TUserInformationPart = (db: Executor, userId: number) => Promise<Partial<TUserInformation>>;
+
+/** Starts verifying a list's members after an import that asked for it; never fails the import. */
+export type TVerifyImportedList = (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+) => Promise<{ started: boolean; message: string }>;
+
+/** Told after a sending account was saved (e.g. to bring in a Mailgun domain's lists). */
+export type TAccountSaved = (
+  platform: TPlatform,
+  account: { userId: number; accountId: number; provider: string; importLists: boolean },
+) => Promise<{ message?: string } | undefined>;
+
+/** A module's part of the hourly cleanup (R30): deletes what it no longer needs; answers what it deleted, by kind. */
+export type TCleanup = (platform: TPlatform) => Promise<Record<string, number>>;
+
+/**
+ * What modules give each other through their registration, never by import-time side
+ * effects and never by a lower module importing a higher one (DESIGN §7): the lower
+ * module offers the hook, the higher one registers. Collected once from `modules/index.ts`
+ * and carried by the platform (`platform.hooks`), so routes, services and jobs all see them.
+ */
 export type TModuleHooks = {
   /** What uses a list (scheduled sends, drip campaigns), asked before a list is deleted. */
   listUsageChecks: TListUsageCheck[];
+  userInformation: TUserInformationPart[];
+  /** Null when no module verifies addresses. */
+  verifyImportedList: TVerifyImportedList | null;
+  accountSaved: TAccountSaved[];
+  /** SMTP listeners and the routes that take mail on them (`inbound/`). */
+  inboundListeners: TInboundListener[];
+  inboundRoutes: TInboundRoute[];
+  /** Run by the system module's hourly cleanup job. */
+  cleanups: TCleanup[];
 };
 
-export type TModuleOptions = { platform: TPlatform; hooks: TModuleHooks };
+export type TModuleOptions = { platform: TPlatform };
 
 /**
  * A domain as the app and the worker see it: its routes (under /api), its recipient-facing
@@ -20,7 +59,16 @@ export type TModule = {
   routes?: FastifyPluginAsyncZod<TModuleOptions>[];
   pages?: FastifyPluginAsyncZod<TModuleOptions>;
   jobs?: TJobDefinition[];
-  /** Runs once in each worker process after its job handlers start; answers how to stop it. */
-  onWorkerStart?: (platform: TPlatform) => () => void;
+  /**
+   * Runs once in each worker process after its job handlers start; answers how to stop it,
+   * which the process awaits on shutdown, in the reverse order of the modules.
+   */
+  onWorkerStart?: (platform: TPlatform) => () => void | Promise<void>;
   listUsageCheck?: TListUsageCheck;
+  userInformation?: TUserInformationPart;
+  verifyImportedList?: TVerifyImportedList;
+  accountSaved?: TAccountSaved;
+  inboundListeners?: TInboundListener[];
+  inboundRoutes?: TInboundRoute[];
+  cleanup?: TCleanup;
 };

@@ -1,4 +1,4 @@
-import { allJobs } from '../modules';
+import { allJobs, moduleHooks } from '../modules';
 import { createStripe } from '../providers/stripe';
 import { hasWorker, type TConfig } from './config';
 import type { TPlatform } from './context';
@@ -70,6 +70,7 @@ export const openPlatform = async (
       sessionCache: createSessionCache(),
       stripe: config.stripe ? createStripe(config.stripe) : null,
       log,
+      hooks: moduleHooks,
       presence: createPresence(url, (error) =>
         isDatabaseShutdown(error)
           ? log.info('database is shutting down; presence connection closed')

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
+import type { TModuleHooks } from '../modules/module';
 import type { TStripe } from '../providers/stripe';
 import type { TConfig } from './config';
 import type { Db } from './db';
@@ -27,4 +28,10 @@ export type TPlatform = {
   log: FastifyBaseLogger;
   /** This process's proof of life for the work it claims (sending). */
   presence: TPresence;
+  /**
+   * What modules registered with each other (`modules/index.ts`): how a lower module reaches
+   * work a higher one does (verification after an import, unread tickets on the user's
+   * information, inbound routes) without importing it.
+   */
+  hooks: TModuleHooks;
 };

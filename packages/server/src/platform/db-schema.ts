@@ -457,6 +457,8 @@ export type SuppressionsTable = {
   description: string | null;
   source: 'smtp' | 'mailgun' | 'user' | 'import' | null;
   send_id: number | null;
+  /** The sending account it came through; null for a user's or an import's. */
+  account_id: number | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };

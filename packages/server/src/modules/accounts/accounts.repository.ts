@@ -59,3 +59,24 @@ export const findAccountKinds = async (db: Executor, userId: number) => {
     .executeTakeFirstOrThrow();
   return row;
 };
+
+/** A Mailgun account's sealed webhook signing key, by the account id a webhook's URL names. */
+export const findSealedWebhookKey = (db: Executor, accountId: number) =>
+  db
+    .selectFrom('sending_accounts')
+    .select(['id', 'webhook_key_encrypted'])
+    .where('id', '=', accountId)
+    .where('provider', '=', 'mailgun')
+    .executeTakeFirst();
+
+/** The user each of these accounts belongs to (accounts deleted since are missing). */
+export const findAccountOwners = async (db: Executor, accountIds: number[]) =>
+  new Map(
+    (
+      await db
+        .selectFrom('sending_accounts')
+        .select(['id', 'user_id'])
+        .where('id', 'in', accountIds.length > 0 ? accountIds : [0])
+        .execute()
+    ).map((row) => [row.id, row.user_id]),
+  );

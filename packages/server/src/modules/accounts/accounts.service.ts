@@ -18,10 +18,10 @@ import { createMailgunTransport } from '../../providers/mailgun';
 import { createMailgunLists } from '../../providers/mailgun-lists';
 import { createSmtpTransport, type TSmtpSettings } from '../../providers/smtp';
 import { findPlanOfUser } from '../plans/plans.service';
+import { createTestInboxTransport, TEST_INBOX_HOST, testInboxCredentials } from '../test-inbox/test-inbox.service';
 import * as repository from './accounts.repository';
 import { googleAccessToken, isGoogleOffered } from './google.service';
 import { openSecret, sealSecret, type TSecretColumn } from './secrets';
-import { createTestInboxTransport, TEST_INBOX_HOST, testInboxCredentials } from './test-inbox';
 
 const seal = sealSecret;
 const open = openSecret;
@@ -399,7 +399,16 @@ export const accountDomain = (row: repository.TAccountRow, userEmail: string) =>
 };
 
 /** What other modules read of accounts: rows by id and the kinds a user has. */
-export { findAccountKinds, findAccountRow, listAccountRows, type TAccountRow } from './accounts.repository';
-/** Opening a sealed secret of an account (a Mailgun webhook key) for the module that checks with it. */
-export { openSecret } from './secrets';
-export { TEST_INBOX_DRIVER } from './test-inbox';
+export {
+  findAccountKinds,
+  findAccountOwners,
+  findAccountRow,
+  listAccountRows,
+  type TAccountRow,
+} from './accounts.repository';
+
+/** A Mailgun account's webhook signing key (opened), or null when it has none or is no Mailgun account. */
+export const findWebhookKey = async (platform: TPlatform, accountId: number) => {
+  const account = await repository.findSealedWebhookKey(platform.db, accountId);
+  return account ? open(platform, account.id, 'webhook_key', account.webhook_key_encrypted) : null;
+};

@@ -5,12 +5,13 @@ import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from 
 import { freePort } from '../../../test/cluster';
 import { startMailgunFake } from '../../../test/mailgun-fake';
 import { UNREACHABLE_HOST_MESSAGE } from '../../platform/network-guard';
-import { startTestInbox, type TTestInbox } from './test-inbox';
+import { startListener, type TRunningListener } from '../inbound/receiver';
+import { testInboxListener } from '../test-inbox/test-inbox.service';
 
 const MAILGUN_KEY = 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0';
 let t: TTestApp;
 let strict: TTestApp;
-let inbox: TTestInbox;
+let inbox: TRunningListener;
 let mailgun: Awaited<ReturnType<typeof startMailgunFake>>;
 let smtp: SMTPServer;
 let smtpPort: number;
@@ -66,7 +67,7 @@ beforeAll(async () => {
   // The operator's development switch lets accounts reach the loopback SMTP server above.
   t = await startTestApp({ ...env, ALLOW_LOOPBACK_SMTP: 'true' });
   strict = await startTestApp(env, { databaseUrl: t.databaseUrl });
-  inbox = await startTestInbox(t.platform, inboxPort);
+  inbox = await startListener(t.platform, testInboxListener, { port: inboxPort });
 });
 afterAll(async () => {
   await inbox?.close();

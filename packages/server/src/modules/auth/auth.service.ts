@@ -13,12 +13,12 @@ import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { tooManyRequests } from '../../platform/http-security';
 import { paginate } from '../../platform/paging';
 import { hashPassword, verifyPassword } from '../../platform/passwords';
+import { publicUrl } from '../../platform/public-url';
 import { consumeRateLimit, resetRateLimit } from '../../platform/rate-limit';
 import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
 import { changeCredits, toCreditBalance } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.service';
-import { countUnreadTickets } from '../tickets/tickets.service';
 import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
 
@@ -41,8 +41,13 @@ export const getUserInformation = async (platform: TPlatform, userId: number): P
     plan: { id: row.plan_id, name: row.plan_name, isFree: row.plan_is_free },
     time_zone: row.time_zone,
     role: row.role,
-    unread_tickets: await countUnreadTickets(platform.db, userId),
+    unread_tickets: 0,
     credit: toCreditBalance({ balance: row.balance ?? 0, used: row.used ?? 0 }),
+    // What other modules add (the tickets module: unread answers).
+    ...Object.assign(
+      {},
+      ...(await Promise.all(platform.hooks.userInformation.map((part) => part(platform.db, userId)))),
+    ),
   };
 };
 
@@ -172,11 +177,14 @@ export const resetPassword = async (platform: TPlatform, token: string, password
   for (const session of endedSessions) platform.sessionCache.evict(session.id_hash.toString('hex'));
 };
 
-export const publicUrl = (platform: TPlatform) =>
-  platform.config.publicUrl ?? `http://localhost:${platform.config.port}`;
-
-/** For the hourly cleanup. */
-export { deleteExpiredSessions, deleteOldPasswordResets } from './auth.repository';
+/** Auth's part of the hourly cleanup: expired sessions and spent reset links. */
+export const cleanUpAuth = async (platform: TPlatform) => {
+  const [sessions, resets] = await Promise.all([
+    repository.deleteExpiredSessions(platform.db),
+    repository.deleteOldPasswordResets(platform.db),
+  ]);
+  return { sessions: Number(sessions.numDeletedRows), passwordResets: Number(resets.numDeletedRows) };
+};
 
 /** Ends every session of a user at once (disabled by an operator): rows, tabs, caches. */
 export const endUserSessions = async (platform: TPlatform, executor: Executor, userId: number) => {
@@ -222,6 +230,17 @@ export const findUserForOperator = async (db: Executor, userId: number) => {
   const row = await repository.selectUsersForOperator(db).where('users.id', '=', userId).executeTakeFirst();
   if (!row) throw notFound('This user does not exist.');
   return toOperatorUser(row);
+};
+
+/** What other modules read of a user: name, email and time zone (the From default, dates). */
+export const findUserProfile = async (db: Executor, userId: number) => {
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'name', 'email', 'time_zone'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  return row;
 };
 
 /** The user's time zone (dates in filters and on screens are the user's). */

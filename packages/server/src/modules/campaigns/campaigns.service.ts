@@ -28,9 +28,9 @@ import { HttpError, notFound, ValidationError } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { listAccountRows } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
+import { dailyCapOf } from '../delivery/delivery.service';
 import { genericNames } from '../lists/lists.service';
-import { resolveSender } from '../sending/email.service';
-import { dailyCapOf } from '../sending/sending.service';
+import { resolveSender } from '../send-email/send-email.service';
 import { tickCampaignsJob } from './campaigns.jobs';
 
 /**

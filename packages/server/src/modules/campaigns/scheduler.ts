@@ -8,7 +8,7 @@ import {
   firstClicksOf,
   sourcedOutcomesOfSends,
   sourcedSendOutcomes,
-} from '../sending/sending.service';
+} from '../delivery/delivery.service';
 
 /**
  * The drip scheduler: each tick learns what became of recent messages (sent, failed,

@@ -24,7 +24,6 @@ import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound, ValidationError } from '../../platform/errors';
 import { defineJob } from '../../platform/queue';
 import { publishToUser } from '../../platform/realtime';
-import { verifyAfterImport } from '../verification/verification.service';
 import { CsvReadError, createCsvReportWriter, readCsvBatches, type TCsvReportWriter } from './csv-reader';
 import { queueSearchIndexing } from './lists.jobs';
 import * as repository from './lists.repository';
@@ -546,8 +545,9 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   await pushImportToProvider(platform, userId, listId, importId);
   // The import's verification offer: started once the members are in (the list turns
   // Processing...); when it cannot start, the user is told and the import stands.
-  if (mapping.verify && counts.added + counts.updated > 0) {
-    await verifyAfterImport(platform, userId, listId).catch((error: unknown) =>
+  const verify = platform.hooks.verifyImportedList;
+  if (mapping.verify && verify && counts.added + counts.updated > 0) {
+    await verify(platform, userId, listId).catch((error: unknown) =>
       platform.log.error({ err: error, importId }, 'could not start the verification of an imported list'),
     );
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { defineJob } from '../../platform/queue';
+import type { TAccountSaved } from '../module';
 import { importListsFromProvider } from './lists.service';
 import { findListsToIndex, indexMemberSearch } from './member-search';
 
@@ -17,6 +18,16 @@ export const syncProviderListsJob = defineJob({
     await importListsFromProvider(platform, userId, accountId);
   },
 });
+
+/**
+ * A Mailgun account saved with "import the domain's mailing lists" (the accounts module's
+ * `accountSaved` hook): its lists come in in the background.
+ */
+export const bringInProviderLists: TAccountSaved = async (platform, { userId, accountId, provider, importLists }) => {
+  if (provider !== 'mailgun' || !importLists) return undefined;
+  await platform.queue.enqueue(syncProviderListsJob, { userId, accountId });
+  return { message: 'Its Mailgun mailing lists are being imported.' };
+};
 
 /**
  * Indexes a list's new members for search, after they are committed (an import's end, a

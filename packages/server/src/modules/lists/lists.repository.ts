@@ -313,3 +313,43 @@ export const markMembersVerified = (db: Executor, listId: number, validEmails: s
     update list_members set verified = true, verified_at = now(), updated_at = now()
      where list_id = ${listId} and not verified
        and lower(email) = any(${validEmails.map((email) => email.toLowerCase())}::text[])`.execute(db);
+
+// --- what the Send Email page and the engine read of lists ---
+
+/** The lists of one account the Send Email form offers, in name order. */
+export const findListsOfAccount = (db: Executor, userId: number, accountId: number) =>
+  db
+    .selectFrom('mailing_lists')
+    .select(['id', 'name', 'address', 'subscribed_count as subscribed', 'unverified_subscribers_count'])
+    .where('user_id', '=', userId)
+    .where('account_id', '=', accountId)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+
+/** The user's lists among these ids (optionally of one account), with their names. */
+export const findListsByIds = (db: Executor, userId: number, ids: number[], accountId?: number) => {
+  let rows = db
+    .selectFrom('mailing_lists')
+    .select(['id', 'name'])
+    .where('user_id', '=', userId)
+    .where('id', 'in', ids.length > 0 ? ids : [0]);
+  if (accountId !== undefined) rows = rows.where('account_id', '=', accountId);
+  return rows.execute();
+};
+
+/**
+ * The audience of some lists counted once per address: how many addresses are on more than
+ * one of them, how many in all, and how many of those are not verified. One grouped pass.
+ */
+export const countAudience = async (db: Executor, userId: number, listIds: number[]) =>
+  (
+    await sql<{ duplicates: number; recipients: number; unverified: number }>`
+      select count(*) filter (where lists > 1)::int as duplicates,
+             count(*)::int as recipients,
+             count(*) filter (where not verified)::int as unverified
+        from (select lower(email), count(*) as lists, bool_or(verified) as verified
+                from list_members
+               where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
+               group by lower(email)) d`.execute(db)
+  ).rows[0]!;

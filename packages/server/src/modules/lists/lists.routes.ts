@@ -24,7 +24,7 @@ import { addMember, bulkDeleteMembers, deleteMember, getMember, listMembers, upd
 /** Member and list edits: generous for people, a wall for scripts. */
 const editLimit = { rateLimit: { name: 'list-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
 
-export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform, hooks }) => {
+export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
   await app.register(multipart, {
     limits: { fileSize: platform.config.listImportMaxBytes, files: 1, fields: 5, fieldSize: 64 * 1024 },
   });
@@ -52,7 +52,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
 
   serve(listsApi.checkDelete, async (request) => ({
     status: true as const,
-    campaigns: await checkListUsage(platform, hooks.listUsageChecks, userOf(request), request.body.listId),
+    campaigns: await checkListUsage(platform, platform.hooks.listUsageChecks, userOf(request), request.body.listId),
   }));
 
   serve(listsApi.delete, { config: editLimit }, async (request) => {

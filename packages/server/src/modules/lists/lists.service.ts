@@ -20,7 +20,6 @@ import { paginate } from '../../platform/paging';
 import { TransportError } from '../../providers/mail';
 import type { TMailgunLists } from '../../providers/mailgun-lists';
 import { accountDomain, findAccountRow, openMailgunLists } from '../accounts/accounts.service';
-import { verifyAfterImport } from '../verification/verification.service';
 import * as repository from './lists.repository';
 
 const LIST_ADDRESS_INDEX = 'mailing_lists_address_key';
@@ -394,13 +393,18 @@ export const importParsedRows = async (
     return written;
   });
   const result = { ...counts, skipped, duplicates: members.length - unique };
+  // Verification after import is the verification module's (its `verifyImportedList` hook).
+  const verify = platform.hooks.verifyImportedList;
   const verification =
-    request.verify && counts.added + counts.updated > 0 ? await verifyAfterImport(platform, userId, list.id) : null;
+    request.verify && verify && counts.added + counts.updated > 0 ? await verify(platform, userId, list.id) : null;
   return { ...result, verification };
 };
 
-/** For other modules' set-based work (a send's snapshot, unsubscribing everywhere). */
+/** For other modules' set-based work (a send's snapshot, unsubscribing everywhere) and the Send Email page. */
 export {
+  countAudience,
+  findListsByIds,
+  findListsOfAccount,
   findMemberships,
   findUnverifiedEmails,
   markMembersVerified,

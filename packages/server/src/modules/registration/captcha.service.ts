@@ -72,3 +72,8 @@ export const consumeSolution = async (platform: TPlatform, db: Executor, payload
 
 export const deleteExpiredSolutions = (db: Executor) =>
   db.deleteFrom('captcha_solutions').where('expires_at', '<', new Date()).executeTakeFirst();
+
+/** Registration's part of the hourly cleanup: used captchas past their expiry. */
+export const cleanUpCaptchas = async (platform: TPlatform) => ({
+  captchaSolutions: Number((await deleteExpiredSolutions(platform.db)).numDeletedRows),
+});

@@ -1,9 +1,17 @@
-import { SPAM_TEST_MESSAGES, spamTestApi } from '@sendwell/contracts';
+import { SPAM_TEST_MESSAGES, spamTestApi, testInboxApi } from '@sendwell/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
+import { notFound } from '../../platform/errors';
 import { routesFor } from '../../platform/routes';
-import { getSpamTest, listSpamTests, rawOfSpamTest, saveSpamTestAsTemplate, startSpamTest } from './spam-test.service';
+import {
+  analyseTestInboxMessage,
+  getSpamTest,
+  listSpamTests,
+  rawOfSpamTest,
+  saveSpamTestAsTemplate,
+  startSpamTest,
+} from './spam-test.service';
 
 /** A spam test costs credits and sends mail: a handful a minute is plenty for a person. */
 const sendLimit = { rateLimit: { name: 'spam-test-send', limit: 20, windowSeconds: 600, per: 'user' as const } };
@@ -41,4 +49,12 @@ export const spamTestRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
       .header('content-disposition', `attachment; filename="spam-test-${request.params.id}.eml"`)
       .send(await rawOfSpamTest(platform, userOf(request), request.params.id)),
   );
+
+  // A test-inbox message gets the spam test's analysis on its page (the test inbox keeps the
+  // message; what a receiver makes of it is the spam test's to say).
+  serve(testInboxApi.analysis, async (request) => {
+    const found = await analyseTestInboxMessage(platform, userOf(request), request.params.id);
+    if (!found) throw notFound('This message does not exist.');
+    return { data: found };
+  });
 };

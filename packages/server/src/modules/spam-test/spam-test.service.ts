@@ -17,8 +17,9 @@ import { paginate } from '../../platform/paging';
 import { publishToUser } from '../../platform/realtime';
 import { listAccountRows } from '../accounts/accounts.service';
 import { chargeCredits, getBalance, InsufficientCreditsError, refundCredits } from '../credits/credits.service';
-import { resolveSender, saveTemplate } from '../sending/email.service';
-import { createSourcedSend, sourcedSendOutcomes } from '../sending/sending.service';
+import { createSourcedSend, sourcedSendOutcomes } from '../delivery/delivery.service';
+import { resolveSender, saveTemplate } from '../send-email/send-email.service';
+import { findArrival, keepAnalysis } from '../test-inbox/test-inbox.service';
 import { analyseMessage, headersOf, type TAnalysisSettings, type TArrival } from './analysis';
 import { expireSpamTestJob } from './spam-test.jobs';
 
@@ -188,7 +189,23 @@ export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
 export const analyse = (platform: TPlatform, arrival: TArrival): Promise<TSpamReport> =>
   analyseMessage(arrival, analysisSettings(platform));
 
-export { headersOf };
+/**
+ * What a receiver makes of one of the user's test-inbox messages: its headers as they
+ * arrived and the spam test's analysis, computed the first time it is asked for and kept
+ * with the message. Messages kept before the raw message was stored have neither; null
+ * when the message is not the user's.
+ */
+export const analyseTestInboxMessage = async (platform: TPlatform, userId: number, id: number) => {
+  const arrival = await findArrival(platform, userId, id);
+  if (!arrival) return null;
+  if (!arrival.raw) return { headers: null, report: null };
+  let report = arrival.analysis as TSpamReport | null;
+  if (!report) {
+    report = await analyse(platform, { ...arrival, raw: arrival.raw });
+    await keepAnalysis(platform, id, report);
+  }
+  return { headers: headersOf(arrival.raw), report };
+};
 
 /**
  * Scores a test whose message has arrived and tells the user's tabs. Safe to run twice

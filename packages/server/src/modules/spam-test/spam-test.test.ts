@@ -9,9 +9,9 @@ import { startDnsZone } from '../../../test/dns-zone';
 import { startSpamEngines } from '../../../test/spam-engines';
 import { sealSecret } from '../accounts/secrets';
 import { changeCredits } from '../credits/credits.service';
-import { dispatch } from '../sending/dispatch';
-import { snapshotSend } from '../sending/sending.jobs';
-import { startSpamTestMailbox } from './mailbox';
+import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
+import { startListener } from '../inbound/receiver';
+import { spamTestListener } from './mailbox';
 import { expireSpamTest } from './spam-test.service';
 
 /**
@@ -34,7 +34,7 @@ const dkimRecord = (key: Buffer) => `v=DKIM1; k=rsa; p=${key.toString('base64')}
 let t: TTestApp;
 let zone: Awaited<ReturnType<typeof startDnsZone>>;
 let engines: Awaited<ReturnType<typeof startSpamEngines>>;
-let mailbox: Awaited<ReturnType<typeof startSpamTestMailbox>>;
+let mailbox: Awaited<ReturnType<typeof startListener>>;
 
 beforeAll(async () => {
   zone = await startDnsZone({
@@ -55,7 +55,7 @@ beforeAll(async () => {
     ALLOW_LOOPBACK_SMTP: 'true',
     PUBLIC_URL: 'https://sendwell.test',
   });
-  mailbox = await startSpamTestMailbox(t.platform, 0, '127.0.0.1');
+  mailbox = await startListener(t.platform, spamTestListener, { port: 0, host: '127.0.0.1' });
 }, 120_000);
 
 afterAll(async () => {
@@ -460,7 +460,7 @@ describe('the flow of a spam test', () => {
 describe('the test inbox shows what a receiver sees', () => {
   it('keeps each message as it arrived and gives it the spam test’s analysis', async () => {
     const seeded = await seed(0);
-    const { createTestInboxTransport } = await import('../accounts/test-inbox');
+    const { createTestInboxTransport } = await import('../test-inbox/test-inbox.service');
     const transport = createTestInboxTransport(t.platform, seeded.user.id);
     await transport.send([
       {

@@ -14,6 +14,8 @@ export type TSuppressionEntry = {
   source: 'smtp' | 'mailgun' | 'user' | 'import';
   /** The send whose message bounced or drew the complaint. */
   sendId?: number | null;
+  /** The sending account it came through (whose provider list may hold the address too). */
+  accountId?: number | null;
 };
 
 /** Provider text kept per field: an SMTP answer or DSN can run to kilobytes (R30). */
@@ -35,18 +37,19 @@ export const upsertSuppressions = async (executor: Executor, entries: TSuppressi
   if (rows.length === 0) return;
   const clip = (text: string | null | undefined) => (text ? text.slice(0, TEXT_LIMIT) : null);
   await sql`
-    insert into suppressions (user_id, email, type, quantity, reason, message, description, source, send_id)
+    insert into suppressions (user_id, email, type, quantity, reason, message, description, source, send_id, account_id)
     select * from unnest(
       ${rows.map((row) => row.userId)}::bigint[], ${rows.map((row) => row.email)}::text[],
       ${rows.map((row) => row.type)}::text[], ${rows.map((row) => row.quantity)}::int[],
       ${rows.map((row) => clip(row.reason))}::text[], ${rows.map((row) => clip(row.message))}::text[],
       ${rows.map((row) => clip(row.description))}::text[], ${rows.map((row) => row.source)}::text[],
-      ${rows.map((row) => row.sendId ?? null)}::bigint[])
+      ${rows.map((row) => row.sendId ?? null)}::bigint[], ${rows.map((row) => row.accountId ?? null)}::bigint[])
     on conflict (user_id, lower(email), type) do update
        set quantity = suppressions.quantity + excluded.quantity,
            message = coalesce(excluded.message, suppressions.message),
            description = coalesce(excluded.description, suppressions.description),
            source = excluded.source, send_id = coalesce(excluded.send_id, suppressions.send_id),
+           account_id = coalesce(excluded.account_id, suppressions.account_id),
            updated_at = now()`.execute(executor);
 };
 
@@ -91,7 +94,7 @@ export const deleteSuppression = async (db: Executor, userId: number, id: number
 export const findSuppression = (db: Executor, userId: number, id: number) =>
   db
     .selectFrom('suppressions')
-    .select(['id', 'email', 'type', 'source', 'send_id'])
+    .select(['id', 'email', 'type', 'source', 'send_id', 'account_id'])
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .executeTakeFirst();

@@ -15,7 +15,6 @@ import {
   unsubscribeFromAccountLists,
   unsubscribeFromAllLists,
 } from '../lists/lists.service';
-import { accountOfSend } from '../sending/sending.service';
 import {
   allSuppressedEmails,
   deleteSuppression,
@@ -122,9 +121,8 @@ export const removeSuppression = async (platform: TPlatform, userId: number, id:
   const row = await findSuppression(platform.db, userId, id);
   if (!row) throw notFound('This suppression does not exist.');
   const list = MAILGUN_LIST[row.type as keyof typeof MAILGUN_LIST];
-  if (row.source === 'mailgun' && row.send_id && list) {
-    const accountId = await accountOfSend(platform.db, userId, row.send_id);
-    const account = accountId ? await findAccountRow(platform.db, userId, accountId) : undefined;
+  if (row.source === 'mailgun' && row.account_id && list) {
+    const account = await findAccountRow(platform.db, userId, row.account_id);
     const mailgun = account ? openMailgunLists(platform, account) : null;
     if (mailgun && account?.domain) {
       await mailgun.removeSuppression(account.domain, list, row.email).catch((error: unknown) => {

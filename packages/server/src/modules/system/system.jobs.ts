@@ -2,34 +2,24 @@ import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { defineJob } from '../../platform/queue';
 import { deleteExpiredRateLimits } from '../../platform/rate-limit';
-import { deleteExpiredSessions, deleteOldPasswordResets } from '../auth/auth.service';
-import { deleteExpiredSolutions } from '../registration/captcha.service';
-import { pruneWebhookRecords } from '../sending/sending.service';
 
 /**
- * Hourly: drops expired sessions, spent reset links, stale rate-limit windows, used captchas
- * past expiry, and Mailgun webhook tokens and applied provider events past their retention (R30).
+ * Hourly (R30): the platform's stale rate-limit windows, and whatever each module registered
+ * as its part (`cleanup` in its registration): expired sessions and spent reset links (auth),
+ * used captchas past expiry (registration), Mailgun webhook tokens and applied provider
+ * events past their retention (delivery-events).
  */
 export const cleanupJob = defineJob({
   name: 'system.cleanup',
   schema: z.object({}).passthrough(),
   cron: '17 * * * *',
   handler: async (_data, platform: TPlatform) => {
-    const [sessions, resets, buckets, captchas, webhooks] = await Promise.all([
-      deleteExpiredSessions(platform.db),
-      deleteOldPasswordResets(platform.db),
+    const [buckets, ...parts] = await Promise.all([
       deleteExpiredRateLimits(platform.db),
-      deleteExpiredSolutions(platform.db),
-      pruneWebhookRecords(platform),
+      ...platform.hooks.cleanups.map((cleanup) => cleanup(platform)),
     ]);
     platform.log.info(
-      {
-        sessions: Number(sessions.numDeletedRows),
-        passwordResets: Number(resets.numDeletedRows),
-        rateLimitBuckets: Number(buckets.numDeletedRows),
-        captchaSolutions: Number(captchas.numDeletedRows),
-        ...webhooks,
-      },
+      Object.assign({ rateLimitBuckets: Number(buckets.numDeletedRows) }, ...parts),
       'cleanup finished',
     );
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { publicUrl } from '../../platform/public-url';
 import { defineJob } from '../../platform/queue';
-import { publicUrl } from '../auth/auth.service';
 import { mailTicketAnswer } from './tickets.service';
 
 /** Mails the user an operator's answer (queued with the answer, in its transaction). */

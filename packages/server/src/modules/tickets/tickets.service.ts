@@ -51,6 +51,11 @@ const detailsOf = async (db: Executor, row: repository.TTicketRow): Promise<TTic
 
 export const countUnreadTickets = repository.countUnread;
 
+/** The unread answers on the signed-in user's information (the navigation's badge): a hook auth offers. */
+export const unreadTicketsOf = async (db: Executor, userId: number) => ({
+  unread_tickets: await repository.countUnread(db, userId),
+});
+
 /** A user's own ticket, or 404 (R12). */
 const requireOwnTicket = async (db: Executor, userId: number, id: number) => {
   const row = await repository.findTicket(db, id);

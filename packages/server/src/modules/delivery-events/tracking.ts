@@ -1,0 +1,53 @@
+import type { TPlatform } from '../../platform/context';
+import {
+  findRecipientsByTokens,
+  findSendLink,
+  isTrackingSignature,
+  type TEventRecipient,
+} from '../delivery/delivery.service';
+import { recordDeliveryEvents } from './delivery-events.service';
+
+/**
+ * Opens and clicks: the tracking addresses each message carries (`delivery/tracking-links.ts`
+ * composes and signs them) come back here. Every open and click is a delivery event; the
+ * recipient counts once on its send.
+ */
+
+const tracked = (recipient: TEventRecipient, type: 'opened' | 'clicked', linkId: number | null = null) =>
+  ({
+    recipient,
+    userId: recipient.user_id,
+    accountId: recipient.account_id,
+    email: recipient.email,
+    type,
+    source: 'tracking',
+    linkId,
+  }) as const;
+
+const recipientOf = async (platform: TPlatform, token: string) =>
+  (await findRecipientsByTokens(platform.db, [token]))[0];
+
+/** Records an open: every one as an event, the recipient once in the send's count. */
+export const recordOpen = async (platform: TPlatform, token: string, sig: string) => {
+  if (!isTrackingSignature(platform, token, 'open', sig)) return;
+  const recipient = await recipientOf(platform, token);
+  if (!recipient) return;
+  await platform.db.transaction().execute((trx) => recordDeliveryEvents(trx, [tracked(recipient, 'opened')]));
+};
+
+/**
+ * A click: redirects only to a target stored for the recipient's own send, and only when
+ * the signature matches (R16); anything else gets nothing to follow.
+ */
+export const recordClick = async (platform: TPlatform, token: string, linkId: number, sig: string) => {
+  if (!isTrackingSignature(platform, token, linkId, sig)) return null;
+  const recipient = await recipientOf(platform, token);
+  if (!recipient) return null;
+  const link = await findSendLink(platform.db, recipient.send_id, linkId);
+  if (!link || !/^https?:\/\//i.test(link.url)) return null;
+  await platform.db.transaction().execute((trx) => recordDeliveryEvents(trx, [tracked(recipient, 'clicked', link.id)]));
+  return link.url;
+};
+
+/** The 1×1 transparent GIF the open pixel answers with. */
+export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

@@ -1,0 +1,49 @@
+import type { TPlatform } from '../../platform/context';
+import { findRecipientForPage } from '../delivery/delivery.service';
+import { unsubscribeEverywhere } from '../suppression/suppression.service';
+import { recordDeliveryEvents } from './delivery-events.service';
+
+/**
+ * Unsubscribing from a message: the link in every email (`GET /unsubscribe/{token}`, a page
+ * with one button) and RFC 8058's one-click POST. Either unsubscribes the address from every
+ * list of the account the email came from, counted once on the send however often it comes.
+ */
+
+/** A recipient's unsubscribe token, as in the link and the List-Unsubscribe header. */
+export const isToken = (token: string) => /^[0-9a-f]{32}$/.test(token);
+
+export const findByToken = (platform: TPlatform, token: string) => findRecipientForPage(platform.db, token);
+
+/**
+ * Unsubscribes a recipient from every list of the account the email came from: one event
+ * per recipient (its id is the event's, so the link and the one-click POST, however often
+ * they come, record it once).
+ */
+export const unsubscribe = async (platform: TPlatform, token: string) => {
+  const found = isToken(token) ? await findByToken(platform, token) : undefined;
+  if (!found) return null;
+  await platform.db.transaction().execute(async (trx) => {
+    const [isNew] = await recordDeliveryEvents(trx, [
+      {
+        recipient: {
+          id: found.id,
+          send_id: found.send_id,
+          email: found.email,
+          user_id: found.user_id,
+          account_id: found.account_id,
+        },
+        userId: found.user_id,
+        accountId: found.account_id,
+        email: found.email,
+        type: 'unsubscribed',
+        source: 'recipient',
+        providerEventId: `unsubscribe:${found.id}`,
+      },
+    ]);
+    // Pressed again after the address came back on a list (imported again): it leaves again.
+    if (!isNew && found.account_id !== null) {
+      await unsubscribeEverywhere(trx, { userId: found.user_id, accountId: found.account_id, email: found.email });
+    }
+  });
+  return found;
+};

@@ -1,0 +1,249 @@
+import { renderMergeFields, ZSendEmailRequest } from '@sendwell/contracts';
+import { describe, expect, it } from 'vitest';
+import type { TPlatform } from '../../platform/context';
+import { buildBatchMessage, buildMessage, MAX_MESSAGE_CHARS, MessageComposeError, prepareMessage } from './message';
+import { linksOf, trackHtml } from './tracking-links';
+
+/** What composing reads of the platform: its public address and signing key. */
+const platform = {
+  config: { publicUrl: 'https://sendwell.test', port: 0 },
+  secrets: { signingKey: Buffer.from('compose-test-signing-key') },
+} as unknown as TPlatform;
+
+const sendOf = (html: string, changes: object = {}) =>
+  ({
+    id: 9,
+    from_name: 'Acme',
+    from_address: 'news@acme.test',
+    subject: 'Hello {{name::friend}}',
+    reply_to: '',
+    html,
+    track_opens: true,
+    track_clicks: true,
+    ...changes,
+  }) as never;
+
+const recipient = { email: 'ann@example.com', name: 'Ann', fields: { city: 'Oslo' }, token: 'c'.repeat(32) };
+
+// The link pattern the tokenizer replaces, kept as the reference for ordinary HTML.
+const OLD_ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
+const oldLinksOf = (html: string) =>
+  [...new Set(Array.from(html.matchAll(OLD_ANCHOR_HREF), (match) => match[3]!.replace(/&amp;/g, '&')))].filter(
+    (url) => url.length <= 2000,
+  );
+const oldTrackLinks = (html: string, click: (linkId: number) => string, links: Map<string, number>) =>
+  html.replace(OLD_ANCHOR_HREF, (whole, start: string, quote: string, url: string) => {
+    const linkId = links.get(url.replace(/&amp;/g, '&'));
+    return linkId === undefined ? whole : `${start}${quote}${click(linkId)}${quote}`;
+  });
+
+const ORDINARY_HTML = [
+  '<p><a href="https://example.com/page?a=1&amp;b=2">Read</a> <a href="mailto:hi@acme.test">Mail</a> <a href="javascript:alert(1)">X</a></p>',
+  `<!doctype html><html><head><title>News</title><style>a{color:red}</style></head><body>
+    <table><tr><td><a class="button" target="_blank" style="color:#fff" href='https://acme.test/offer'>Offer</a></td></tr></table>
+    <A HREF="HTTP://ACME.TEST/UPPER">Upper</A> <a href = "https://acme.test/offer">again</a>
+    <a href="#top">top</a> <a name="x">anchor</a> <img src="https://acme.test/logo.png" alt="">
+    <a
+      id="multi"
+      href="https://acme.test/multi-line?x={{city}}&amp;y=2"
+    >multi</a>
+  </body></html>`,
+  '<div>{{name}}</div><a href="http://plain.test">plain</a><a href="https://acme.test/a">a</a><a href="https://acme.test/b">b</a>',
+  'no links here, only text & an ampersand',
+];
+
+describe('link tracking', () => {
+  it('stores and rewrites exactly the links the old pattern did, in ordinary HTML', () => {
+    const click = (linkId: number) => `https://sendwell.test/api/t/c/${'c'.repeat(32)}/${linkId}/sig`;
+    for (const html of ORDINARY_HTML) {
+      const links = linksOf(html);
+      expect(links, html).toEqual(oldLinksOf(html));
+      const ids = new Map(links.map((url, index) => [url, index + 1]));
+      const tracked = trackHtml(html, { click, open: () => '' }, ids, { opens: false, clicks: true });
+      expect(tracked, html).toBe(oldTrackLinks(html, click, ids));
+    }
+  });
+
+  it("follows the tag's own href, not text in another attribute or a script that looks like one", () => {
+    const html =
+      `<a title='see href="https://evil.test/x"' href="https://good.test/">go</a>` +
+      `<script>document.write('<a href="https://script.test/">')</script><!-- <a href="https://comment.test/"> -->`;
+    expect(linksOf(html)).toEqual(['https://good.test/']);
+  });
+
+  it("tracks the links of Outlook's conditional comments and unquoted targets", () => {
+    const html =
+      '<!--[if mso]><a href="https://acme.test/outlook">o</a><![endif]--><a href=https://acme.test/bare>b</a>';
+    expect(linksOf(html)).toEqual(['https://acme.test/outlook', 'https://acme.test/bare']);
+    const tracked = trackHtml(
+      html,
+      { click: (linkId) => `https://t.test/${linkId}`, open: () => '' },
+      new Map([
+        ['https://acme.test/outlook', 1],
+        ['https://acme.test/bare', 2],
+      ]),
+      { opens: false, clicks: true },
+    );
+    expect(tracked).toBe('<!--[if mso]><a href="https://t.test/1">o</a><![endif]--><a href=https://t.test/2>b</a>');
+  });
+
+  it('tracks a whole message as before: each web link through the tracker, the pixel before </body>', () => {
+    const html = ORDINARY_HTML[1]!;
+    const links = new Map(linksOf(html).map((url, index) => [url, index + 1]));
+    const message = buildMessage(platform, sendOf(html), recipient, links);
+    expect(message.html).toContain("href='https://sendwell.test/api/t/c/cccccccccccccccccccccccccccccccc/1/");
+    expect(message.html).not.toMatch(/href\s*=\s*["']https?:\/\/acme\.test\/(offer|UPPER)/i);
+    // A target holding a merge field differs per recipient: it is no stored link, and stays.
+    expect(message.html).toContain('href="https://acme.test/multi-line?x=Oslo&amp;y=2"');
+    expect(message.html).toContain('href="#top"');
+    expect(message.html).toMatch(/<img src="https:\/\/sendwell\.test\/api\/t\/o\/c{32}\/[^"]+\.gif"[^>]*><p style/);
+  });
+});
+
+describe('composing a message', () => {
+  it('composes merge fields named like Object.prototype members as missing, instead of throwing', () => {
+    const send = sendOf('<p>{{constructor}}{{__proto__::x}}{{toString}}</p>', { subject: '{{hasOwnProperty::Hi}}' });
+    const message = buildMessage(platform, send, recipient);
+    expect(message.subject).toBe('Hi');
+    expect(message.html).toContain('<p>x</p>');
+    const { variablesOf } = buildBatchMessage(platform, send, new Map());
+    expect(Object.values(variablesOf(recipient))).toEqual(expect.arrayContaining(['x', 'Hi']));
+  });
+
+  it('refuses, with MessageComposeError, a message that would grow past the limit with its fields', () => {
+    const big = { ...recipient, fields: { bio: 'b'.repeat(100_000) } };
+    const send = sendOf(`<p>${'{{bio}} '.repeat(200)}</p>`);
+    const error = (() => {
+      try {
+        buildMessage(platform, send, big);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(MessageComposeError);
+    expect(error).toMatchObject({ name: 'MessageComposeError', reason: 'too-large' });
+    expect((error as Error).message).toContain(MAX_MESSAGE_CHARS.toLocaleString('en-US'));
+    // The same send composes for a recipient whose field is small.
+    expect(buildMessage(platform, send, recipient).html).toContain('<p>');
+  });
+
+  it('gives every message a plain-text part from its HTML, fields filled unescaped, with the unsubscribe address', () => {
+    const message = buildMessage(
+      platform,
+      sendOf('<h1>Hello {{name}}</h1><p>Read <a href="https://acme.test/news">the news</a>.<img src="x.png"></p>'),
+      { ...recipient, name: 'Ann & Bob <team>' },
+    );
+    expect(message.html).toContain('Ann &#38; Bob &#60;team&#62;');
+    // A heading keeps its case (upper-casing it would rename the merge field).
+    expect(message.text).toContain('Hello Ann & Bob <team>');
+    expect(message.text).toMatch(/the news \[https:\/\/acme\.test\/news\]/);
+    expect(message.text).not.toContain('x.png');
+    expect(message.text).toMatch(/Unsubscribe: https:\/\/\S+\/unsubscribe\/\S+/);
+  });
+
+  it('fills one prepared message per recipient with their own values, tracking addresses and headers', () => {
+    const html = '<p>Hi {{name}} from {{city::nowhere}}</p><a href="https://acme.test/a">a</a>';
+    const links = new Map([['https://acme.test/a', 4]]);
+    const messageOf = prepareMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), links);
+    // A value that looks like a marker or a Mailgun variable is only text.
+    const bob = {
+      email: 'bob@example.com',
+      name: '\uE000abc.0\uE001 %recipient.token%',
+      fields: {},
+      token: 'd'.repeat(32),
+      headers: { 'In-Reply-To': '<x@acme.test>' },
+    };
+    const [ann, other] = [messageOf(recipient), messageOf(bob)];
+    // The same as composing each recipient's message on its own.
+    expect(ann).toEqual(buildMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), recipient, links));
+    expect(ann.html).toContain('Hi Ann from Oslo');
+    expect(other.html).toContain('Hi \uE000abc.0\uE001 %recipient.token% from nowhere');
+    expect(other.subject).toBe('For \uE000abc.0\uE001 %recipient.token% !');
+    expect(ann.html).toContain(`/api/t/c/${'c'.repeat(32)}/4/`);
+    expect(other.html).toContain(`/api/t/c/${'d'.repeat(32)}/4/`);
+    expect(other.html).not.toContain('c'.repeat(32));
+    expect(other.text).toContain(`/unsubscribe/${'d'.repeat(32)}`);
+    expect(other.headers).toMatchObject({
+      'List-Unsubscribe': expect.stringContaining(`/api/unsubscribe/${'d'.repeat(32)}>`),
+      'In-Reply-To': '<x@acme.test>',
+      'Message-ID': `<${'d'.repeat(32)}.9@acme.test>`,
+    });
+    expect(ann.headers).not.toHaveProperty('In-Reply-To');
+  });
+
+  it('gives a field used many times one batch variable', () => {
+    const { template, variablesOf } = buildBatchMessage(
+      platform,
+      sendOf('{{name}} {{name}} {{name::x}} {{name}}', { subject: '{{name}}' }),
+      new Map(),
+    );
+    expect(template.html).toContain('%recipient.m0% %recipient.m0% %recipient.m1% %recipient.m0%');
+    expect(template.subject).toBe('%recipient.m2%');
+    // The text part fills fields unescaped, as the subject does: it shares the subject's variable.
+    expect(template.text).toContain('%recipient.m2% %recipient.m2% %recipient.m3% %recipient.m2%');
+    expect(Object.keys(variablesOf(recipient)).filter((key) => /^m\d+$/.test(key))).toEqual(['m0', 'm1', 'm2', 'm3']);
+  });
+});
+
+describe('bounded time on hostile input (R24)', () => {
+  const TWO_MB = 2_000_000;
+  const fill = (unit: string, prefix = '', suffix = '') =>
+    prefix + unit.repeat(Math.floor((TWO_MB - prefix.length - suffix.length) / unit.length)) + suffix;
+  const hostile: Record<string, string> = {
+    'merge fields that never close': fill('{{a::'),
+    'merge fields closed once at the end': fill('{{a::', '', '}'),
+    'spaces after an opening': fill(' ', '{{'),
+    'a name and spaces': fill(' ', '{{a'),
+    'nested openings': fill('{{{{'),
+    'anchors that never end': fill('<a '),
+    'anchor attributes without an end': fill(' href=', '<a'),
+    'unterminated targets': fill('<a href="http://x'),
+    'conditional comments full of anchors': fill('<a ', '<!--[if mso]>', '<![endif]-->'),
+    'entities in a target': fill('&amp;', '<a href="https://x.test/?'),
+    'a hundred thousand links': fill('<a href="https://x.test/">a</a>'),
+    'body closings': fill('</body'),
+  };
+
+  /** How long one step took, in milliseconds. */
+  const timed = (step: () => unknown) => {
+    const started = performance.now();
+    step();
+    return performance.now() - started;
+  };
+
+  // The one timed assertion this suite makes: each step a message goes through (the form's
+  // check, storing its links, one recipient's message, a batch's variables, the preview's
+  // merge) ends in bounded time. The patterns these replace took 13 s on 200 KB and minutes
+  // on 2 MB; here each step takes well under a second.
+  it.each(Object.entries(hostile))('composes a 2 MB message of %s in under 2 s a step', (_label, html) => {
+    let links = new Map<string, number>();
+    const took = {
+      form: timed(() => {
+        const parsed = ZSendEmailRequest.safeParse({
+          account: 1,
+          to: [1],
+          from: html.slice(0, 400),
+          subject: html.slice(0, 998),
+          cc: html.slice(0, 2000),
+          reply: html.slice(0, 320),
+          message: html,
+        });
+        expect(parsed.error?.issues.some((issue) => issue.path[0] === 'message')).not.toBe(true);
+      }),
+      links: timed(() => {
+        links = new Map(linksOf(html).map((url, index) => [url, index + 1]));
+      }),
+      message: timed(() => {
+        try {
+          buildMessage(platform, sendOf(html, { subject: html.slice(0, 998) }), recipient, links);
+        } catch (error) {
+          // Too large is an answer too; anything else is not.
+          expect(error).toBeInstanceOf(MessageComposeError);
+        }
+      }),
+      batch: timed(() => buildBatchMessage(platform, sendOf(html), links).variablesOf(recipient)),
+      preview: timed(() => renderMergeFields(html, recipient, true)),
+    };
+    for (const [step, milliseconds] of Object.entries(took)) expect(milliseconds, step).toBeLessThan(2_000);
+  });
+});

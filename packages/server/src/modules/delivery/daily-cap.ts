@@ -1,0 +1,77 @@
+import { DEFAULT_MAIL_PER_DAY, TEST_INBOX_DRIVER } from '@sendwell/contracts';
+import { sql } from 'kysely';
+import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
+import type { SendingAccountsTable } from '../../platform/db-schema';
+
+type TCapped = { provider: SendingAccountsTable['provider']; driver: string | null; mail_per_day: number };
+
+/**
+ * An account's cap on messages a day, or null when it has none: Mailgun accounts and the
+ * local test inbox are not capped; SMTP and Gmail accounts send at most their Maximum
+ * Email per Day (500 when none is set).
+ */
+export const dailyCapOf = (account: TCapped) =>
+  account.provider === 'mailgun' || account.driver === TEST_INBOX_DRIVER
+    ? null
+    : Number(account.mail_per_day) || DEFAULT_MAIL_PER_DAY;
+
+/** Today's date in the time zone of the account's user. */
+const todayOf = (accountId: number) => sql<string>`
+  (select (now() at time zone u.time_zone)::date
+     from sending_accounts a join users u on u.id = a.user_id where a.id = ${accountId})`;
+
+/** What an account has sent today, in its user's time zone. */
+export const sentToday = async (db: Executor, accountId: number) => {
+  const row = await db
+    .selectFrom('account_daily_counts')
+    .select('sent')
+    .where('account_id', '=', accountId)
+    .where('day', '=', todayOf(accountId))
+    .executeTakeFirst();
+  return row?.sent ?? 0;
+};
+
+export type TReservation = { day: string; granted: number };
+
+/**
+ * Reserves up to `wanted` of today's remaining messages for a claim, under the day row's
+ * lock: two sends from one account never pass the cap together. A worker that dies keeps
+ * its reservation counted, so the cap errs on the side of sending less, never more.
+ */
+export const reserveToday = (platform: TPlatform, accountId: number, cap: number, wanted: number) =>
+  platform.db.transaction().execute(async (trx): Promise<TReservation> => {
+    await sql`insert into account_daily_counts (account_id, day) values (${accountId}, ${todayOf(accountId)})
+              on conflict do nothing`.execute(trx);
+    const row = await sql<{ day: string; sent: number }>`
+      select day::text as day, sent from account_daily_counts
+       where account_id = ${accountId} and day = ${todayOf(accountId)} for update`.execute(trx);
+    const { day, sent } = row.rows[0]!;
+    const granted = Math.max(0, Math.min(wanted, cap - sent));
+    if (granted > 0) {
+      await sql`update account_daily_counts set sent = sent + ${granted}
+                 where account_id = ${accountId} and day = ${day}::date`.execute(trx);
+    }
+    return { day, granted };
+  });
+
+/** Gives back what a reservation did not send (claimed fewer, deferred, failed). */
+export const releaseReservation = async (
+  db: Executor,
+  accountId: number,
+  reservation: TReservation,
+  unused: number,
+) => {
+  if (unused <= 0) return;
+  await sql`update account_daily_counts set sent = greatest(0, sent - ${unused})
+             where account_id = ${accountId} and day = ${reservation.day}::date`.execute(db);
+};
+
+/** The start of the user's next day: when a capped send goes on. */
+export const nextDayStart = async (db: Executor, accountId: number) => {
+  const row = await sql<{ at: Date; day: string }>`
+    select ((now() at time zone u.time_zone)::date + 1)::timestamp at time zone u.time_zone as at,
+           ((now() at time zone u.time_zone)::date + 1)::text as day
+      from sending_accounts a join users u on u.id = a.user_id where a.id = ${accountId}`.execute(db);
+  return row.rows[0]!;
+};

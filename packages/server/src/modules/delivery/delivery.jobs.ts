@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { defineJob } from '../../platform/queue';
+import {
+  endSnapshot,
+  findSendsWithAbandonedClaims,
+  findStalledSendIds,
+  insertListAudience,
+  queueDueScheduledSends,
+  reapAbandonedClaims,
+  startSnapshot,
+} from './delivery.repository';
+import { publishProgress, runDispatch, type TDispatchOptions } from './dispatch';
+import { storeLinks } from './tracking-links';
+
+/**
+ * The delivery engine's jobs and its worker watch. Their queue names keep the `sending.`
+ * prefix they were first queued under: a running installation's queued jobs carry them. A send's recipients come from its
+ * source, taken once by the snapshot job; everything after (claim, transport, settle) is
+ * the same engine for every source (`dispatch.ts`).
+ */
+
+/**
+ * Where a send's recipients come from: a one-off or scheduled send's lists, taken at the
+ * snapshot; a drip step and a spam test give theirs at creation. A new kind of send adds a
+ * source here, not a pipeline.
+ */
+type TSendSource = (trx: Parameters<typeof insertListAudience>[0], send: SendRow) => Promise<void>;
+type SendRow = NonNullable<Awaited<ReturnType<typeof startSnapshot>>>;
+
+export const sendSources: Record<SendRow['source'], TSendSource> = {
+  lists: (trx, send) => insertListAudience(trx, send),
+  // These give their recipients when the send is created (`createSourcedSend`).
+  drip: async () => {},
+  'spam-test': async () => {},
+};
+
+/**
+ * Takes a send's recipients once, from its source, in one transaction that also queues
+ * its dispatch: running it again, or after a crash, gives the same snapshot (R2). Links
+ * to track are stored with it.
+ */
+export const snapshotSend = async (platform: TPlatform, sendId: number) => {
+  await platform.db.transaction().execute(async (trx) => {
+    const send = await startSnapshot(trx, sendId);
+    if (!send) return;
+    if (send.track_clicks) await storeLinks(trx, sendId, send.html);
+    await sendSources[send.source](trx, send);
+    await endSnapshot(trx, sendId);
+    await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx, singletonKey: `send-${sendId}` });
+  });
+};
+
+export const snapshotSendJob = defineJob({
+  name: 'sending.snapshot',
+  schema: z.object({ sendId: z.number().int().positive() }),
+  handler: ({ sendId }, platform) => snapshotSend(platform, sendId),
+});
+
+/**
+ * A dispatch run of a send (`runDispatch`), and the next one queued when it is due: retries
+ * waiting for their time, or the daily cap's next day.
+ */
+export const dispatch = async (platform: TPlatform, sendId: number, options: TDispatchOptions = {}) => {
+  const next = await runDispatch(platform, sendId, options);
+  if (next) await platform.queue.enqueue(dispatchSendJob, { sendId }, next);
+};
+
+export const dispatchSendJob = defineJob({
+  name: 'sending.dispatch',
+  schema: z.object({ sendId: z.number().int().positive() }),
+  queue: { retryLimit: 5, expireInSeconds: 3600 },
+  handler: ({ sendId }, platform) => dispatch(platform, sendId),
+});
+
+/** Scheduled sends whose time has come go out through the same path as the others. */
+export const startDueSends = (platform: TPlatform) =>
+  platform.db.transaction().execute(async (trx) => {
+    const due = await queueDueScheduledSends(trx);
+    for (const { id } of due) {
+      await platform.queue.enqueue(snapshotSendJob, { sendId: id }, { executor: trx, singletonKey: `snapshot-${id}` });
+    }
+    return due.length;
+  });
+
+/**
+ * Sends whose worker died: recipients claimable now (pending, due, or claimed by a process
+ * that is gone or past their lease) with no dispatch running for them get one. Dispatch
+ * runs are safe side by side, so a watchdog that fires while one is alive costs a claim
+ * query, nothing more.
+ */
+export const resumeStalledSends = async (platform: TPlatform) => {
+  const stalled = await findStalledSendIds(platform.db);
+  for (const id of stalled) {
+    await platform.queue.enqueue(dispatchSendJob, { sendId: id }, { singletonKey: `watch-${id}` });
+  }
+  return stalled.length;
+};
+
+/** How often a worker looks for claims of processes that died (R28: back within seconds). */
+const ABANDONED_WATCH_MS = 3000;
+
+/**
+ * Claims of a process that is gone, taken over within seconds: the sends holding them are
+ * reaped (unstarted recipients back to pending, started ones `unknown`) and dispatched.
+ * One cheap query when nothing died: claims in flight are a few hundred rows at most.
+ */
+export const recoverAbandonedClaims = async (platform: TPlatform) => {
+  const abandoned = await findSendsWithAbandonedClaims(platform.db);
+  for (const sendId of abandoned) {
+    const { pending } = await reapAbandonedClaims(platform.db, sendId);
+    if (pending > 0) await platform.queue.enqueue(dispatchSendJob, { sendId }, { singletonKey: `recover-${sendId}` });
+    await publishProgress(platform, sendId, { force: true });
+  }
+  return abandoned.length;
+};
+
+/**
+ * A worker process's watch over sending: at start, every send left behind by processes
+ * that died (their jobs may still look active in the queue) is taken up again at once;
+ * then abandoned claims are looked for every few seconds. The minute's tick does the rest.
+ */
+export const watchSending = (platform: TPlatform) => {
+  const look = () =>
+    recoverAbandonedClaims(platform)
+      .then(() => resumeStalledSends(platform))
+      .catch((error: unknown) => platform.log.warn({ err: error }, 'looking for abandoned sends failed'));
+  void look();
+  let isLooking = false;
+  const timer = setInterval(() => {
+    if (isLooking) return;
+    isLooking = true;
+    recoverAbandonedClaims(platform)
+      .catch((error: unknown) => platform.log.warn({ err: error }, 'looking for abandoned claims failed'))
+      .finally(() => {
+        isLooking = false;
+      });
+  }, ABANDONED_WATCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+export const sendingTickJob = defineJob({
+  name: 'sending.tick',
+  schema: z.object({}).passthrough(),
+  cron: '* * * * *',
+  handler: async (_data, platform) => {
+    await startDueSends(platform);
+    await resumeStalledSends(platform);
+  },
+});

@@ -1,0 +1,794 @@
+import { sql } from 'kysely';
+import type { Db, Executor } from '../../platform/db';
+import { liveKeys } from '../../platform/presence';
+import type { TSendResult } from '../../providers/mail';
+import { subscribedMembersOf } from '../lists/lists.service';
+import { notSuppressed, suppress } from '../suppression/suppression.service';
+import { eventsOfSettled } from './event-record';
+
+/**
+ * The delivery engine's SQL (sends, send_recipients): snapshot, claims and leases, the
+ * handover mark, settles with their delivery events, counters and the watchdog's
+ * questions, and the recipient state the outside world's word changes later (first opens,
+ * late failures), which the delivery-events module applies through the service.
+ * `dispatch.ts` holds the loop; `delivery.jobs.ts` the jobs; README.md beside them the
+ * states and invariants.
+ */
+
+/** Retries of a temporary failure, with capped exponential backoff. */
+export const MAX_ATTEMPTS = 5;
+const BACKOFF_BASE_MS = 30_000;
+const BACKOFF_CAP_MS = 30 * 60_000;
+
+export const backoffMs = (attempts: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
+
+export type TClaimed = {
+  id: number;
+  email: string;
+  name: string;
+  fields: Record<string, string>;
+  /** Headers of this recipient's message alone, from its source (null for list sends). */
+  headers: Record<string, string> | null;
+  token: string;
+  attempts: number;
+};
+
+/** Why a recipient of an abandoned claim ends `unknown` rather than being sent again. */
+export const ABANDONED_HANDOVER_ERROR =
+  'Sendwell stopped while handing this message over, before the answer was recorded: it may have been delivered, so it is not sent again on its own.';
+
+/**
+ * A claimed recipient (`r`) whose claim is abandoned: its process is gone (its presence
+ * lock is released, or it never had one) or its lease ran out. One condition for the
+ * reaper and both watchdog questions.
+ */
+const isAbandoned = sql<boolean>`(r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))`;
+
+/**
+ * Takes back the claims of processes that are gone (their presence lock is released) or
+ * whose lease ran out. A recipient whose message was never handed over goes back to
+ * pending, its attempt not counted; one whose message was being handed over becomes
+ * `unknown`: the provider may have accepted it, and exactly once means never sending it
+ * blindly again (R1, R3). Answers how many went back to pending.
+ */
+export const reapAbandonedClaims = async (executor: Executor, sendId: number) => {
+  const reaped = await sql<{ pending: number; unknown: number }>`
+    with reaped as (
+      update send_recipients r
+         set status = case when r.started_at is null then 'pending' else 'unknown' end,
+             attempts = case when r.started_at is null then greatest(r.attempts - 1, 0) else r.attempts end,
+             error = case when r.started_at is null then r.error else ${ABANDONED_HANDOVER_ERROR} end,
+             lease_token = null, lease_until = null, worker_key = null, updated_at = now()
+       where r.send_id = ${sendId} and r.status = 'sending'
+         and ${isAbandoned}
+      returning r.id, r.send_id, r.user_id, r.email, r.status),
+    events as (
+      insert into delivery_events (user_id, account_id, send_id, recipient_id, email, type, source, detail)
+      select reaped.user_id, s.account_id, reaped.send_id, reaped.id, reaped.email, 'unknown',
+             case when a.provider = 'mailgun' then 'mailgun' else 'smtp' end, ${ABANDONED_HANDOVER_ERROR}
+        from reaped join sends s on s.id = reaped.send_id left join sending_accounts a on a.id = s.account_id
+       where reaped.status = 'unknown'),
+    counted as (
+      update sends set unknown_count = unknown_count + (select count(*) from reaped where status = 'unknown'),
+             updated_at = now()
+       where id = ${sendId} and exists (select 1 from reaped where status = 'unknown'))
+    select count(*) filter (where status = 'pending')::int as pending,
+           count(*) filter (where status = 'unknown')::int as unknown
+      from reaped`.execute(executor);
+  return reaped.rows[0] ?? { pending: 0, unknown: 0 };
+};
+
+export type TClaimRequest = {
+  sendId: number;
+  leaseToken: string;
+  leaseMs: number;
+  /** The claiming process's presence key: its claims are taken over once it is gone. */
+  workerKey: number;
+  limit: number;
+  /**
+   * Marks the claimed recipients handed over (`started_at`) in the claim itself, for a
+   * transport that gives the whole claim to the provider in one call as soon as it is
+   * composed (Mailgun's batch): one rewrite of each recipient's row fewer. A process that
+   * dies between this claim and the call leaves them `unknown` rather than `pending`, as
+   * one that dies during the call does; nobody is sent twice either way.
+   */
+  handOver?: boolean;
+};
+
+/**
+ * Claims the next recipients for a process (its presence key) under a lease token:
+ * pending ones first, then deferred ones whose time has come, after taking back abandoned
+ * claims.
+ */
+export const claimRecipients = async (
+  db: Executor,
+  { sendId, leaseToken, leaseMs, workerKey, limit, handOver = false }: TClaimRequest,
+) => {
+  const take = async (due: ReturnType<typeof sql>) =>
+    (
+      await sql<TClaimed>`
+        update send_recipients set status = 'sending', lease_token = ${leaseToken},
+               lease_until = now() + ${`${leaseMs} milliseconds`}::interval,
+               worker_key = ${workerKey}, started_at = ${handOver ? sql`now()` : null},
+               attempts = attempts + 1, updated_at = now()
+         where id in (
+           select id from send_recipients
+            where send_id = ${sendId} and ${due}
+            order by id
+            limit ${limit}
+            for update skip locked)
+        returning id, email, name, fields, headers, token, attempts`.execute(db)
+    ).rows;
+  // Pending recipients first, straight off the (send, status, id) index; the rarer due
+  // retries and abandoned claims only when no pending one is left.
+  const pending = await take(sql`status = 'pending'`);
+  if (pending.length > 0) return pending;
+  await reapAbandonedClaims(db, sendId);
+  return take(sql`(status = 'pending' or (status = 'deferred' and next_attempt_at <= now()))`);
+};
+
+export type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
+
+/**
+ * Gives back the recipients of a claim that were never started (its deadline came first),
+ * as they were: due now, the attempt not counted. Only while the claim is still this
+ * worker's; one another worker took over is left to it.
+ */
+export const releaseUnstarted = async (executor: Executor, leaseToken: string, ids: number[]) => {
+  if (ids.length === 0) return;
+  await sql`
+    update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
+           started_at = null, attempts = attempts - 1, updated_at = now()
+     where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
+};
+
+/** Whose send a settle is for, and which path answered (what events and suppressions record). */
+export type TSettleContext = { sendId: number; userId: number; accountId: number; source: 'smtp' | 'mailgun' };
+
+/** The recipient columns a settle gives back, for its event. */
+const SETTLED = sql`returning id, send_id, user_id, email, status`;
+const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
+
+/**
+ * Records one recipient's outcome and its delivery event in one statement, only while the
+ * claim is still this worker's; answers what was recorded.
+ */
+export const settle = async (
+  checkpoints: Executor,
+  context: TSettleContext,
+  leaseToken: string,
+  recipient: TClaimed,
+  result: TSendResult,
+): Promise<TOutcome | null> => {
+  const { sendId, userId, accountId, source } = context;
+  const fenced = async (
+    status: TOutcome,
+    changes: ReturnType<typeof sql>,
+    event: Omit<Parameters<typeof eventsOfSettled>[0], 'accountId' | 'source'>,
+  ) => {
+    const updated = await sql`
+      with settled as (
+        update send_recipients set status = ${status}, ${changes}, ${released}
+         where id = ${recipient.id} and lease_token = ${leaseToken}
+        ${SETTLED})
+      ${eventsOfSettled({ accountId, source, ...event })}
+      returning recipient_id`.execute(checkpoints);
+    return updated.rows.length > 0 ? status : null;
+  };
+  if (result.accepted) {
+    return fenced('sent', sql`sent_at = now(), provider_id = ${result.providerId}, error = null`, {
+      type: 'accepted',
+    });
+  }
+  if (result.kind === 'temporary' && recipient.attempts < MAX_ATTEMPTS) {
+    return fenced(
+      'deferred',
+      sql`next_attempt_at = ${new Date(Date.now() + backoffMs(recipient.attempts))}, error = ${result.error}`,
+      { type: 'deferred', severity: 'temporary', detail: result.error },
+    );
+  }
+  const outcome =
+    result.kind === 'unknown'
+      ? await fenced('unknown', sql`error = ${result.error}`, { type: 'unknown', detail: result.error })
+      : await fenced('failed', sql`error = ${result.error}`, {
+          type: 'failed',
+          severity: result.kind,
+          detail: result.error,
+        });
+  if (outcome && result.kind === 'permanent') {
+    // A hard refusal: the address is never sent to again.
+    await suppress(checkpoints, [
+      {
+        userId,
+        email: recipient.email,
+        type: 'bounce',
+        reason: 'permanent failure',
+        message: result.error,
+        source,
+        sendId,
+        accountId,
+      },
+    ]);
+  }
+  return outcome;
+};
+
+/**
+ * One statement for what a claim's sessions reported while the previous one ran: the
+ * handover marks of the messages about to go (committed before their last byte, R1) and
+ * the checkpoints of the messages accepted, each with its accepted event; all fenced by
+ * the claim's lease token. A recipient is never in both: its checkpoint comes after its
+ * mark committed. Answers which were marked and which were settled.
+ */
+export const recordClaimProgress = async (
+  db: Executor,
+  context: TSettleContext,
+  leaseToken: string,
+  { marks, accepted }: { marks: number[]; accepted: { id: number; providerId: string | null }[] },
+) => {
+  const rows = await sql<{ kind: 'marked' | 'settled'; id: string }>`
+    with marked as (
+      update send_recipients set started_at = now()
+       where id = any(${marks}::bigint[]) and lease_token = ${leaseToken} and status = 'sending'
+      returning id
+    ), settled as (
+      update send_recipients r set status = 'sent', sent_at = now(), provider_id = a.provider_id, error = null,
+             lease_token = null, lease_until = null, worker_key = null, updated_at = now()
+        from unnest(${accepted.map((item) => item.id)}::bigint[], ${accepted.map((item) => item.providerId)}::text[])
+             as a (id, provider_id)
+       where r.id = a.id and r.lease_token = ${leaseToken}
+      returning r.id, r.send_id, r.user_id, r.email, r.status
+    ), events as (
+      ${eventsOfSettled({ accountId: context.accountId, source: context.source, type: 'accepted' })}
+      returning recipient_id
+    )
+    select 'marked' as kind, id from marked
+    union all
+    select 'settled' as kind, recipient_id as id from events`.execute(db);
+  const of = (kind: 'marked' | 'settled') =>
+    new Set(rows.rows.filter((row) => row.kind === kind).map((row) => Number(row.id)));
+  return { marked: of('marked'), settled: of('settled') };
+};
+
+/**
+ * Records one answer for a whole provider batch (one call, one answer) with each
+ * recipient's delivery event, only for the recipients whose claim is still this worker's:
+ * sent; deferred with backoff (or failed after the last attempt); failed and suppressed;
+ * or unknown. In a transaction of its own, lazily committed like every checkpoint, so the
+ * calls a dispatch run keeps in flight settle side by side (B2).
+ */
+export const settleBatch = (
+  db: Db,
+  context: TSettleContext,
+  leaseToken: string,
+  batch: TClaimed[],
+  result: TSendResult,
+): Promise<(TOutcome | null)[]> =>
+  db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit = off`.execute(trx);
+    return recordBatchAnswer(trx, context, leaseToken, batch, result);
+  });
+
+const recordBatchAnswer = async (
+  checkpoints: Executor,
+  context: TSettleContext,
+  leaseToken: string,
+  batch: TClaimed[],
+  result: TSendResult,
+): Promise<(TOutcome | null)[]> => {
+  const { sendId, userId, accountId, source } = context;
+  const ids = batch.map((recipient) => recipient.id);
+  const mine = sql`where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`;
+  if (result.accepted) {
+    const updated = await sql<{ status: TOutcome }>`
+      with settled as (
+        update send_recipients set status = 'sent', sent_at = now(), provider_id = ${result.providerId}, error = null,
+               ${released} ${mine} ${SETTLED})
+      ${eventsOfSettled({ accountId, source, type: 'accepted' })}
+      returning 'sent' as status`.execute(checkpoints);
+    return updated.rows.map((row) => row.status);
+  }
+  if (result.kind === 'temporary') {
+    const updated = await sql<{ status: TOutcome }>`
+      with settled as (
+        update send_recipients
+           set status = case when attempts < ${MAX_ATTEMPTS} then 'deferred' else 'failed' end,
+               next_attempt_at = now() + least(${BACKOFF_CAP_MS}, ${BACKOFF_BASE_MS} * power(2, attempts - 1)) * interval '1 millisecond',
+               error = ${result.error}, ${released} ${mine} ${SETTLED})
+      ${eventsOfSettled({ accountId, source, type: sql`settled.status`, severity: 'temporary', detail: result.error })}
+      returning type as status`.execute(checkpoints);
+    return updated.rows.map((row) => (row.status === ('deferred' as TOutcome) ? 'deferred' : 'failed'));
+  }
+  const status = result.kind === 'unknown' ? 'unknown' : 'failed';
+  const updated = await sql<{ email: string }>`
+    with settled as (
+      update send_recipients set status = ${status}, error = ${result.error}, ${released} ${mine} ${SETTLED})
+    ${eventsOfSettled({
+      accountId,
+      source,
+      type: status,
+      severity: result.kind === 'permanent' ? 'permanent' : null,
+      detail: result.error,
+    })}
+    returning email`.execute(checkpoints);
+  if (result.kind === 'permanent') {
+    await suppress(
+      checkpoints,
+      updated.rows.map((row) => ({
+        userId,
+        email: row.email,
+        type: 'bounce' as const,
+        reason: 'permanent failure',
+        message: result.error,
+        source,
+        sendId,
+        accountId,
+      })),
+    );
+  }
+  return updated.rows.map(() => status);
+};
+
+/** Adds one batch's outcomes to the send's counters. */
+export const addCounts = (db: Executor, sendId: number, outcomes: (TOutcome | null)[]) => {
+  const count = (outcome: TOutcome) => outcomes.filter((item) => item === outcome).length;
+  return sql`
+    update sends set sent_count = sent_count + ${count('sent')}, failed_count = failed_count + ${count('failed')},
+           unknown_count = unknown_count + ${count('unknown')}, updated_at = now()
+     where id = ${sendId}
+       -- A finished send's counters were recounted from its recipients when it finished,
+       -- these outcomes included: a worker that stalled past its lease adds nothing twice.
+       and status <> 'finished'`.execute(db);
+};
+
+/** The send's counters recounted from its recipients' states, when it finishes. */
+export const refreshCounts = (db: Executor, sendId: number) =>
+  sql`
+    update sends s set sent_count = c.sent, failed_count = c.failed, unknown_count = c.unknown, updated_at = now()
+      from (select count(*) filter (where status = 'sent')::int as sent,
+                   count(*) filter (where status = 'failed')::int as failed,
+                   count(*) filter (where status = 'unknown')::int as unknown
+              from send_recipients where send_id = ${sendId}) c
+     where s.id = ${sendId}`.execute(db);
+
+/** Records recipients whose message could not be composed as failed (not suppressed: the address is fine). */
+export const failUncomposable = async (
+  checkpoints: Executor,
+  { accountId, source }: TSettleContext,
+  leaseToken: string,
+  uncomposable: { recipient: TClaimed; reason: string }[],
+): Promise<TOutcome[]> => {
+  const outcomes: TOutcome[] = [];
+  for (const { recipient, reason } of uncomposable) {
+    const updated = await sql`
+      with settled as (
+        update send_recipients set status = 'failed', error = ${reason}, ${released}
+         where id = ${recipient.id} and lease_token = ${leaseToken}
+        ${SETTLED})
+      ${eventsOfSettled({ accountId, source, type: 'failed', detail: reason })}
+      returning recipient_id`.execute(checkpoints);
+    if (updated.rows.length > 0) outcomes.push('failed');
+  }
+  return outcomes;
+};
+
+/**
+ * A send's audience from its lists (the `lists` source): every subscribed member of the
+ * chosen lists, one row per address in any case, minus suppressed addresses; then its CC
+ * and BCC addresses, one copy each as recipients of their own (a bulk send never shows
+ * one recipient's address to another). The unique key on (send, address) makes it
+ * idempotent (R2).
+ */
+export const insertListAudience = async (
+  trx: Executor,
+  send: { id: number; user_id: number; list_ids: number[]; cc: string; bcc: string },
+) => {
+  await sql`
+    insert into send_recipients (send_id, user_id, email, name, fields, token)
+    select distinct on (lower(m.email)) ${send.id}, m.user_id, m.email, m.fullname, m.fields,
+           replace(gen_random_uuid()::text, '-', '')
+      from ${subscribedMembersOf(send.user_id, send.list_ids)} m
+     where ${notSuppressed(sql`m.user_id`, sql`m.email`)}
+     order by lower(m.email), m.list_id
+    on conflict (send_id, lower(email)) do nothing`.execute(trx);
+  const copies = [
+    ...new Set(
+      `${send.cc},${send.bcc}`
+        .split(/[,;]/)
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (copies.length === 0) return;
+  await sql`
+    insert into send_recipients (send_id, user_id, email, token)
+    select ${send.id}, ${send.user_id}, c.email, replace(gen_random_uuid()::text, '-', '')
+      from unnest(${copies}::text[]) as c(email)
+     where ${notSuppressed(send.user_id, sql`c.email`)}
+    on conflict (send_id, lower(email)) do nothing`.execute(trx);
+};
+
+/**
+ * The recipients a source gives with its send (a drip step's, a spam test's address), less
+ * the suppressed, once per address (the first given wins). Answers how many were kept.
+ */
+export const insertGivenRecipients = async (
+  trx: Executor,
+  send: { id: number; user_id: number },
+  recipients: { email: string; name: string; fields: Record<string, string>; headers: Record<string, string> | null }[],
+) => {
+  if (recipients.length === 0) return 0;
+  const inserted = await sql<{ id: number }>`
+    insert into send_recipients (send_id, user_id, email, name, fields, headers, token)
+    select ${send.id}, ${send.user_id}, r.email, r.name, r.fields, r.headers, replace(gen_random_uuid()::text, '-', '')
+      from (select distinct on (lower(g.item->>'email')) g.position, g.item->>'email' as email,
+                   g.item->>'name' as name, g.item->'fields' as fields,
+                   nullif(g.item->'headers', 'null'::jsonb) as headers
+              from jsonb_array_elements(${JSON.stringify(recipients)}::jsonb) with ordinality as g(item, position)
+             order by lower(g.item->>'email'), g.position) r
+     where ${notSuppressed(send.user_id, sql`r.email`)}
+     order by r.position
+    on conflict (send_id, lower(email)) do nothing
+    returning id`.execute(trx);
+  return inserted.rows.length;
+};
+
+/** What became of each recipient of a send, in the order they were given. */
+export const findRecipientOutcomes = (db: Executor, userId: number, sendId: number) =>
+  db
+    .selectFrom('send_recipients')
+    .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
+    .select([
+      'send_recipients.email',
+      'send_recipients.token',
+      'send_recipients.status',
+      'send_recipients.error',
+      'send_recipients.sent_at',
+      'send_recipients.opened_at',
+      'send_recipients.clicked_at',
+      'sends.id as send_id',
+      'sends.from_address',
+    ])
+    .where('sends.user_id', '=', userId)
+    .where('send_recipients.send_id', '=', sendId)
+    .orderBy('send_recipients.id')
+    .execute();
+
+/** Takes a queued send into its snapshot (again, after a crash); nothing for any other state. */
+export const startSnapshot = (trx: Executor, sendId: number) =>
+  trx
+    .updateTable('sends')
+    .set({ status: 'snapshotting', started_at: sql`coalesce(started_at, now())`, updated_at: new Date() })
+    .where('id', '=', sendId)
+    .where('status', 'in', ['queued', 'snapshotting'])
+    .returningAll()
+    .executeTakeFirst();
+
+/** The snapshot is taken: the send goes out, its recipients counted once. */
+export const endSnapshot = (trx: Executor, sendId: number) =>
+  sql`
+    update sends set status = 'sending',
+           recipients_count = (select count(*) from send_recipients where send_id = ${sendId}),
+           updated_at = now()
+     where id = ${sendId} and status = 'snapshotting'`.execute(trx);
+
+/** What is left of a send: waiting recipients, the next retry, claims in flight. */
+export const remainingOf = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ waiting: number; next_at: Date | null; busy: number }>`
+      select count(*) filter (where status in ('pending', 'deferred'))::int as waiting,
+             min(next_attempt_at) filter (where status = 'deferred') as next_at,
+             count(*) filter (where status = 'sending')::int as busy
+        from send_recipients where send_id = ${sendId}`.execute(db)
+  ).rows[0]!;
+
+/** Whether any recipient of a send may still be sent to. */
+export const hasRecipientsLeft = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ left: boolean }>`
+      select exists (select 1 from send_recipients
+                      where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')) as left`.execute(db)
+  ).rows[0]?.left === true;
+
+/** A drained send is finished, its counters recounted from its recipients. */
+export const finishSend = async (db: Executor, sendId: number) => {
+  await refreshCounts(db, sendId);
+  await sql`update sends set status = 'finished', finished_at = now(), updated_at = now(), waiting_until = null,
+                    note = case when note is null then null
+                                else 'Sent over more than one day: the account''s daily limit held part of it back.' end
+             where id = ${sendId} and status = 'sending'`.execute(db);
+};
+
+/** A send that waits (the daily cap) until `at`, saying why. */
+export const holdSend = (db: Executor, sendId: number, at: Date, note: string) =>
+  sql`update sends set waiting_until = ${at}, updated_at = now(), note = ${note}
+       where id = ${sendId} and status = 'sending'`.execute(db);
+
+/** A send stopped for good, saying why (the plan no longer allows its account). */
+export const failSend = (db: Executor, sendId: number, note: string) =>
+  sql`update sends set status = 'failed', finished_at = now(), updated_at = now(), note = ${note}
+       where id = ${sendId} and status = 'sending'`.execute(db);
+
+export const findSend = (db: Executor, sendId: number) =>
+  db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirst();
+
+export const findSendStatus = async (db: Executor, sendId: number) =>
+  (await db.selectFrom('sends').select('status').where('id', '=', sendId).executeTakeFirst())?.status;
+
+export const clearWaiting = (db: Executor, sendId: number) =>
+  sql`update sends set waiting_until = null where id = ${sendId}`.execute(db);
+
+/** What the progress card shows, with the owner to tell. */
+export const findProgressOf = (db: Executor, sendId: number) =>
+  db
+    .selectFrom('sends')
+    .select(['id', 'user_id', 'status', 'recipients_count', 'sent_count', 'failed_count', 'unknown_count', 'note'])
+    .where('id', '=', sendId)
+    .executeTakeFirst();
+
+/** Scheduled sends whose time has come, queued (in the caller's transaction). */
+export const queueDueScheduledSends = (trx: Executor) =>
+  trx
+    .updateTable('sends')
+    .set({ status: 'queued', updated_at: new Date() })
+    .where('status', '=', 'scheduled')
+    .where('deliver_at', '<=', new Date())
+    .returning('id')
+    .execute();
+
+/**
+ * Sends with recipients claimable now (pending, due, or claimed by a process that is gone
+ * or past their lease), for the watchdog.
+ */
+export const findStalledSendIds = async (db: Executor) =>
+  (
+    await sql<{ id: number }>`
+      select s.id from sends s
+       where s.status = 'sending'
+         and (s.waiting_until is null or s.waiting_until <= now())
+         and exists (
+           select 1 from send_recipients r
+            where r.send_id = s.id
+              and (r.status = 'pending'
+                   or (r.status = 'deferred' and r.next_attempt_at <= now())
+                   or (r.status = 'sending' and ${isAbandoned})))`.execute(db)
+  ).rows.map((row) => row.id);
+
+/** Sends holding claims of a process that is gone, or past their lease. */
+export const findSendsWithAbandonedClaims = async (db: Executor) =>
+  (
+    await sql<{ send_id: number }>`
+      select distinct r.send_id from send_recipients r join sends s on s.id = r.send_id
+       where r.status = 'sending' and s.status in ('sending', 'paused', 'cancelled') and ${isAbandoned}`.execute(db)
+  ).rows.map((row) => row.send_id);
+
+// --- what the outside world's word changes (the delivery-events module, through the service) ---
+
+/** A recipient an outside event names, with whose send, account and user it is. */
+export type TEventRecipient = {
+  id: number;
+  send_id: number;
+  email: string;
+  user_id: number;
+  account_id: number | null;
+};
+
+/**
+ * The recipient rows of these tokens (the token each message carries: the Mailgun variable,
+ * tracking and unsubscribe addresses, VERP), in the order given; undefined where none. With
+ * `accountIds`, only a send of that account counts for each token (a token is not an
+ * authority across accounts: a webhook names its account).
+ */
+export const findRecipientsByTokens = async (
+  db: Executor,
+  tokens: (string | null)[],
+  accountIds?: number[],
+): Promise<(TEventRecipient | undefined)[]> => {
+  if (tokens.length === 0) return [];
+  const found = await sql<TEventRecipient & { position: number }>`
+    select given.position, r.id, r.send_id, r.email, r.user_id, s.account_id
+      from unnest(${tokens}::text[], ${accountIds ?? tokens.map(() => null)}::bigint[])
+           with ordinality as given (token, account_id, position)
+      join send_recipients r on r.token = given.token
+      join sends s on s.id = r.send_id and (given.account_id is null or s.account_id = given.account_id)`.execute(db);
+  const byPosition: (TEventRecipient | undefined)[] = new Array(tokens.length);
+  for (const { position, ...recipient } of found.rows) byPosition[Number(position) - 1] = recipient;
+  return byPosition;
+};
+
+/** The recipient column an outside event sets the first time, and the send counter it moves then. */
+export const FIRST_TIME = {
+  delivered: { column: 'delivered_at', counter: 'delivered_count' },
+  opened: { column: 'opened_at', counter: 'opened_count' },
+  clicked: { column: 'clicked_at', counter: 'clicked_count' },
+  complained: { column: 'complained_at', counter: 'complained_count' },
+  unsubscribed: { column: 'unsubscribed_at', counter: 'unsubscribed_count' },
+} as const;
+export type TFirstTimeKind = keyof typeof FIRST_TIME;
+export type TSendCounter = (typeof FIRST_TIME)[TFirstTimeKind]['counter'] | 'failed_count';
+
+/**
+ * Sets a first-time column on the recipients that do not have it yet; answers the send of
+ * each recipient it set, so a repeated event, or two in one batch, counts nothing twice.
+ */
+export const setFirstTimes = async (db: Executor, kind: TFirstTimeKind, recipientIds: number[]) => {
+  if (recipientIds.length === 0) return [];
+  const { column } = FIRST_TIME[kind];
+  const updated = await sql<{ send_id: number }>`
+    update send_recipients set ${sql.ref(column)} = now(), updated_at = now()
+     where id = any(${recipientIds}::bigint[]) and ${sql.ref(column)} is null
+    returning send_id`.execute(db);
+  return updated.rows.map((row) => Number(row.send_id));
+};
+
+/**
+ * A recipient whose message was accepted and then failed for good (a provider's permanent
+ * failure event, a bounce message): `failed`, with the words; answers its send when it
+ * changed (not already failed), for the send's counter.
+ */
+export const failRecipient = async (db: Executor, recipientId: number, error: string) => {
+  const failed = await sql<{ send_id: number }>`
+    update send_recipients set status = 'failed', error = ${error}, updated_at = now()
+     where id = ${recipientId} and status <> 'failed'
+    returning send_id`.execute(db);
+  return failed.rows[0] ? Number(failed.rows[0].send_id) : null;
+};
+
+/**
+ * Moves sends' counters by what a batch of events changed, one statement per send, in id
+ * order, so concurrent batches queue on a send rather than deadlock.
+ */
+export const addToSendCounters = async (db: Executor, counters: Map<number, Map<TSendCounter, number>>) => {
+  for (const [sendId, byCounter] of [...counters].sort(([left], [right]) => left - right)) {
+    const sets = [...byCounter].map(
+      ([counter, increment]) => sql`${sql.ref(counter)} = ${sql.ref(counter)} + ${increment}`,
+    );
+    if (sets.length > 0) {
+      await sql`update sends set ${sql.join(sets)}, updated_at = now() where id = ${sendId}`.execute(db);
+    }
+  }
+};
+
+/** A recipient an unsubscribe link names, with its send's sender for the page. */
+export const findRecipientForPage = (db: Executor, token: string) =>
+  db
+    .selectFrom('send_recipients')
+    .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
+    .select([
+      'send_recipients.id',
+      'send_recipients.email',
+      'send_recipients.unsubscribed_at',
+      'send_recipients.user_id',
+      'sends.id as send_id',
+      'sends.account_id',
+      'sends.from_name',
+      'sends.from_address',
+    ])
+    .where('send_recipients.token', '=', token)
+    .executeTakeFirst();
+
+/** A stored link target of a send (a click may only ever go there, R16). */
+export const findSendLink = (db: Executor, sendId: number, linkId: number) =>
+  db
+    .selectFrom('send_links')
+    .select(['id', 'url'])
+    .where('id', '=', linkId)
+    .where('send_id', '=', sendId)
+    .executeTakeFirst();
+
+// --- the user's sends as their screens read and change them (History, Scheduled Emails) ---
+
+/** A user's sends with their account's provider, for the history and scheduled tables. */
+export const selectUserSends = (db: Executor, userId: number) =>
+  db
+    .selectFrom('sends')
+    .leftJoin('sending_accounts', 'sending_accounts.id', 'sends.account_id')
+    .select([
+      'sends.id',
+      'sends.account_id',
+      'sends.type',
+      'sends.status',
+      'sends.from_name',
+      'sends.from_address',
+      'sends.subject',
+      'sends.list_names',
+      'sends.list_ids',
+      'sends.cc',
+      'sends.bcc',
+      'sends.reply_to',
+      'sends.html',
+      'sends.recipients_count',
+      'sends.sent_count',
+      'sends.failed_count',
+      'sends.unknown_count',
+      'sends.delivered_count',
+      'sends.opened_count',
+      'sends.clicked_count',
+      'sends.complained_count',
+      'sends.unsubscribed_count',
+      'sends.deliver_at',
+      'sends.started_at',
+      'sends.finished_at',
+      'sends.created_at',
+      'sending_accounts.provider',
+      'sending_accounts.driver',
+    ])
+    .where('sends.user_id', '=', userId)
+    // The history lists what a user sent from the Send Email page; drip steps and spam
+    // tests have screens of their own.
+    .where('sends.source', '=', 'lists');
+
+export type TSendRow = Awaited<ReturnType<ReturnType<typeof selectUserSends>['executeTakeFirstOrThrow']>>;
+
+export const findUserSend = (db: Executor, userId: number, id: number) =>
+  selectUserSends(db, userId).where('sends.id', '=', id).executeTakeFirst();
+
+/** The delivery events of one send, as the history detail table shows them. */
+export const selectSendEvents = (db: Executor, sendId: number) =>
+  db
+    .selectFrom('delivery_events')
+    .select([
+      'id',
+      'email as recipient',
+      sql<string>`case when type = 'accepted' then 'sent' else type end`.as('event_type'),
+      'detail',
+      'occurred_at as created_at',
+    ])
+    .where('send_id', '=', sendId);
+
+/** Edits a scheduled send that has not started; answers whether it did. */
+export const updateScheduled = async (
+  db: Executor,
+  userId: number,
+  id: number,
+  changes: { subject: string; html: string; cc: string; bcc: string; reply_to: string; deliver_at: Date },
+) =>
+  (
+    await db
+      .updateTable('sends')
+      .set({ ...changes, updated_at: new Date() })
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .where('status', '=', 'scheduled')
+      .where('started_at', 'is', null)
+      .executeTakeFirst()
+  ).numUpdatedRows > 0n;
+
+export const setScheduledStatus = async (
+  db: Executor,
+  userId: number,
+  id: number,
+  from: 'scheduled' | 'cancelled',
+  to: 'scheduled' | 'cancelled',
+) =>
+  (
+    await db
+      .updateTable('sends')
+      .set({ status: to, updated_at: new Date(), finished_at: to === 'cancelled' ? new Date() : null })
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .where('started_at', 'is', null)
+      .executeTakeFirst()
+  ).numUpdatedRows > 0n;
+
+/** Deletes a send that is not running (its recipients and events go with it). */
+export const deleteUserSend = async (db: Executor, userId: number, id: number) =>
+  (
+    await db
+      .deleteFrom('sends')
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .where('status', 'in', ['scheduled', 'cancelled', 'finished', 'failed'])
+      .executeTakeFirst()
+  ).numDeletedRows > 0n;
+
+/** A user's delivery events, newest first by the caller's order (the dashboard's table and export). */
+export const selectUserEvents = (db: Executor, userId: number, type: string | undefined) => {
+  let rows = db
+    .selectFrom('delivery_events')
+    .select(['id', 'email as recipient', 'type as event_type', 'severity', 'occurred_at as created_at', 'detail'])
+    .where('user_id', '=', userId);
+  if (type) rows = rows.where('type', '=', type as never);
+  return rows;
+};

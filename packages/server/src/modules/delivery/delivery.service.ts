@@ -1,0 +1,393 @@
+import { canonicalEmail, type TSendProgress } from '@sendwell/contracts';
+import { sql } from 'kysely';
+import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
+import type { TSendSource } from '../../platform/db-schema';
+import { HttpError, notFound } from '../../platform/errors';
+import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
+import { findListsByIds, type TListUsageCheck } from '../lists/lists.service';
+import { dispatchSendJob, snapshotSendJob } from './delivery.jobs';
+import { findRecipientOutcomes, insertGivenRecipients } from './delivery.repository';
+import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
+import { messageIdOf } from './message';
+
+export type TNewSend = {
+  accountId: number;
+  fromName: string;
+  fromAddress: string;
+  subject: string;
+  html: string;
+  listIds: number[];
+  replyTo?: string;
+  cc?: string;
+  bcc?: string;
+  deliverAt?: Date | null;
+  trackOpens?: boolean;
+  trackClicks?: boolean;
+};
+
+/**
+ * Records a send and queues its snapshot in the same transaction, so a send exists only
+ * with its job. Lists and account must be the user's own.
+ */
+export const createSend = async (platform: TPlatform, userId: number, input: TNewSend) => {
+  const account = await findAccountRow(platform.db, userId, input.accountId);
+  if (!account) throw notFound('This sending account does not exist.');
+  await requireAccountsAllowed(platform.db, userId, account.driver).catch((error: unknown) => {
+    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+  });
+  const lists = await findListsByIds(platform.db, userId, input.listIds);
+  if (lists.length !== new Set(input.listIds).size) throw notFound('One of these mailing lists does not exist.');
+  const isScheduled = Boolean(input.deliverAt && input.deliverAt.getTime() > Date.now());
+  return platform.db.transaction().execute(async (trx) => {
+    const send = await trx
+      .insertInto('sends')
+      .values({
+        user_id: userId,
+        account_id: account.id,
+        type: isScheduled ? 2 : 1,
+        status: isScheduled ? 'scheduled' : 'queued',
+        from_name: input.fromName,
+        from_address: input.fromAddress,
+        subject: input.subject,
+        html: input.html,
+        reply_to: input.replyTo ?? '',
+        cc: input.cc ?? '',
+        bcc: input.bcc ?? '',
+        list_ids: lists.map((list) => list.id),
+        list_names: lists.map((list) => list.name).join(', '),
+        deliver_at: isScheduled ? input.deliverAt! : null,
+        track_opens: input.trackOpens ?? true,
+        track_clicks: input.trackClicks ?? true,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (!isScheduled) {
+      await platform.queue.enqueue(
+        snapshotSendJob,
+        { sendId: send.id },
+        { executor: trx, singletonKey: `snapshot-${send.id}` },
+      );
+    }
+    return send.id;
+  });
+};
+
+/** A recipient a source gives the engine: merge fields, and headers for its message alone. */
+export type TSourcedRecipient = {
+  email: string;
+  name?: string;
+  fields?: Record<string, string>;
+  /** e.g. In-Reply-To and References, so a drip follow-up stays in its thread. */
+  headers?: Record<string, string>;
+};
+
+export type TSourcedSend = {
+  source: Exclude<TSendSource, 'lists'>;
+  accountId: number;
+  fromName: string;
+  fromAddress: string;
+  subject: string;
+  html: string;
+  replyTo?: string;
+  trackOpens?: boolean;
+  trackClicks?: boolean;
+  recipients: TSourcedRecipient[];
+};
+
+/** Headers the engine writes itself; a source may not set them. */
+const ENGINE_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'message-id',
+  'date',
+  'sender',
+  'return-path',
+  'content-type',
+  'content-transfer-encoding',
+  'mime-version',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+]);
+
+const checkHeaders = (headers: Record<string, string> | undefined) => {
+  if (!headers || Object.keys(headers).length === 0) return null;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(name) || ENGINE_HEADERS.has(name.toLowerCase())) {
+      throw new HttpError(422, `A source may not set the header ${JSON.stringify(name)}.`, 'INVALID_HEADER');
+    }
+    if (/[\r\n]/.test(value)) throw new HttpError(422, `The header ${name} holds a line break.`, 'INVALID_HEADER');
+  }
+  return headers;
+};
+
+/**
+ * A send whose source gives its recipients now (a drip step, a spam test), recorded in the
+ * caller's transaction with those recipients (suppressed addresses left out) and its
+ * snapshot job: the caller's own rows (which recipient got which step) commit with it or
+ * not at all. The account must be the user's and allowed to send. Everything after is the
+ * engine every send goes through (claim, transport, settle; `README.md`).
+ */
+export const createSourcedSend = async (
+  trx: Executor,
+  platform: TPlatform,
+  userId: number,
+  input: TSourcedSend,
+): Promise<{ sendId: number; recipients: number }> => {
+  const account = await findAccountRow(trx, userId, input.accountId);
+  if (!account) throw notFound('This sending account does not exist.');
+  await requireAccountsAllowed(trx, userId, account.driver).catch((error: unknown) => {
+    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+  });
+  const recipients = input.recipients.map((recipient) => {
+    const email = canonicalEmail(recipient.email);
+    if (!email) throw new HttpError(422, `Not an email address: ${JSON.stringify(recipient.email)}.`, 'INVALID_EMAIL');
+    return {
+      email,
+      name: recipient.name ?? '',
+      fields: recipient.fields ?? {},
+      headers: checkHeaders(recipient.headers),
+    };
+  });
+  const send = await trx
+    .insertInto('sends')
+    .values({
+      user_id: userId,
+      account_id: account.id,
+      type: 1,
+      source: input.source,
+      status: 'queued',
+      from_name: input.fromName,
+      from_address: input.fromAddress,
+      subject: input.subject,
+      html: input.html,
+      reply_to: input.replyTo ?? '',
+      list_ids: [],
+      track_opens: input.trackOpens ?? true,
+      track_clicks: input.trackClicks ?? true,
+    })
+    .returning(['id', 'user_id'])
+    .executeTakeFirstOrThrow();
+  const kept = await insertGivenRecipients(trx, send, recipients);
+  await platform.queue.enqueue(
+    snapshotSendJob,
+    { sendId: send.id },
+    { executor: trx, singletonKey: `snapshot-${send.id}` },
+  );
+  return { sendId: send.id, recipients: kept };
+};
+
+/**
+ * What became of each recipient of a send: its state, when it was sent, opened and
+ * clicked, and the Message-ID its message carried (a follow-up's In-Reply-To). Only the
+ * user's own sends; an empty list for any other.
+ */
+export const sourcedSendOutcomes = async (db: Executor, userId: number, sendId: number) =>
+  (await findRecipientOutcomes(db, userId, sendId)).map((row) => ({
+    email: row.email,
+    status: row.status,
+    messageId: messageIdOf({ id: row.send_id, from_address: row.from_address }, row.token),
+    sentAt: row.sent_at,
+    error: row.error,
+    openedAt: row.opened_at,
+    clickedAt: row.clicked_at,
+  }));
+
+/**
+ * What became of the recipients of many sourced sends at once (a drip campaign's messages):
+ * by send, its recipients' state, when sent, delivered, opened, clicked and unsubscribed,
+ * and the provider's or server's words when it failed.
+ */
+export const sourcedOutcomesOfSends = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : db
+        .selectFrom('send_recipients')
+        .select([
+          'send_id',
+          'email',
+          'status',
+          'error',
+          'sent_at',
+          'delivered_at',
+          'opened_at',
+          'clicked_at',
+          'unsubscribed_at',
+          'complained_at',
+        ])
+        .where('send_id', 'in', sendIds)
+        .execute();
+
+/** The first click on each link of these sends: a drip step's click follow-up waits for one. */
+export const firstClicksOf = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{ send_id: number; url: string; clicked_at: Date }>`
+          select e.send_id, l.url, min(e.occurred_at) as clicked_at
+            from delivery_events e join send_links l on l.id = e.link_id
+           where e.send_id = any(${sendIds}::bigint[]) and e.type = 'clicked'
+           group by e.send_id, l.url`.execute(db)
+      ).rows.map((row) => ({ ...row, send_id: Number(row.send_id) }));
+
+const changeStatus = async (
+  platform: TPlatform,
+  userId: number,
+  sendId: number,
+  from: string[],
+  to: 'paused' | 'sending' | 'cancelled',
+) => {
+  const changed = await platform.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('sends')
+      .set({ status: to, updated_at: new Date(), ...(to === 'cancelled' ? { finished_at: new Date() } : {}) })
+      .where('user_id', '=', userId)
+      .where('id', '=', sendId)
+      .where('status', 'in', from as never[])
+      .executeTakeFirst();
+    if (updated.numUpdatedRows > 0n && to === 'sending') {
+      await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    }
+    return updated.numUpdatedRows > 0n;
+  });
+  if (changed) await publishProgress(platform, sendId, { force: true });
+  if (!changed) {
+    const exists = await platform.db
+      .selectFrom('sends')
+      .select('status')
+      .where('user_id', '=', userId)
+      .where('id', '=', sendId)
+      .executeTakeFirst();
+    if (!exists) throw notFound('This send does not exist.');
+    throw new HttpError(409, `This send is ${exists.status}.`, 'SEND_STATE');
+  }
+};
+
+/** A running send stops after the message each connection is writing; nothing is lost. */
+export const pauseSend = (platform: TPlatform, userId: number, sendId: number) =>
+  changeStatus(platform, userId, sendId, ['sending'], 'paused');
+export const resumeSend = (platform: TPlatform, userId: number, sendId: number) =>
+  changeStatus(platform, userId, sendId, ['paused'], 'sending');
+export const cancelSend = (platform: TPlatform, userId: number, sendId: number) =>
+  changeStatus(platform, userId, sendId, ['scheduled', 'queued', 'snapshotting', 'sending', 'paused'], 'cancelled');
+
+/**
+ * Sends again, on the user's word, to the recipients whose message may or may not have
+ * left (`unknown`: the answer never came, or a worker died while handing it over). They
+ * go back to pending, and a finished send runs again for them. Answers how many.
+ */
+export const resendUnknown = async (platform: TPlatform, userId: number, sendId: number) => {
+  const count = await platform.db.transaction().execute(async (trx) => {
+    const send = await trx
+      .selectFrom('sends')
+      .select(['id', 'status'])
+      .where('user_id', '=', userId)
+      .where('id', '=', sendId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!send) throw notFound('This send does not exist.');
+    if (!['finished', 'sending', 'paused'].includes(send.status)) {
+      throw new HttpError(409, `This send is ${send.status}.`, 'SEND_STATE');
+    }
+    const again = await sql<{ id: number }>`
+      update send_recipients set status = 'pending', started_at = null, error = null, attempts = 0, updated_at = now()
+       where send_id = ${sendId} and status = 'unknown' returning id`.execute(trx);
+    const resent = again.rows.length;
+    if (resent === 0) return 0;
+    await sql`
+      update sends set unknown_count = greatest(unknown_count - ${resent}, 0), updated_at = now(),
+             status = case when status = 'finished' then 'sending' else status end,
+             finished_at = case when status = 'finished' then null else finished_at end
+       where id = ${sendId}`.execute(trx);
+    await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    return resent;
+  });
+  await publishProgress(platform, sendId, { force: true });
+  return count;
+};
+
+/**
+ * A scheduled send that has not gone out uses its lists: the lists module asks this (the
+ * module's `listUsageCheck`) before a list is deleted.
+ */
+export const scheduledListUsage: TListUsageCheck = async (db, userId, listId) => {
+  const rows = await db
+    .selectFrom('sends')
+    .select(['id', 'subject'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'scheduled')
+    .where((eb) => eb(eb.val(listId), '=', eb.fn.any('list_ids')))
+    .execute();
+  return rows.map((row) => ({ type: 'scheduled' as const, id: row.id, name: row.subject }));
+};
+
+/** `GET /api/email/sends/{id}`: one of the user's sends with its progress. */
+export const sendProgress = async (platform: TPlatform, userId: number, sendId: number): Promise<TSendProgress> => {
+  const send = await platform.db
+    .selectFrom('sends')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', sendId)
+    .executeTakeFirst();
+  if (!send) throw notFound('This send does not exist.');
+  const waiting = await sql<{ waiting: number }>`
+    select count(*)::int as waiting from send_recipients
+     where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')`.execute(platform.db);
+  const iso = (value: Date | null) => value?.toISOString() ?? null;
+  return {
+    id: send.id,
+    status: send.status,
+    subject: send.subject,
+    from: send.from_name ? `${send.from_name} <${send.from_address}>` : send.from_address,
+    to: send.list_names,
+    recipients_count: send.recipients_count,
+    sent_count: send.sent_count,
+    failed_count: send.failed_count,
+    unknown_count: send.unknown_count,
+    waiting_count: waiting.rows[0]?.waiting ?? 0,
+    delivered_count: send.delivered_count,
+    opened_count: send.opened_count,
+    clicked_count: send.clicked_count,
+    complained_count: send.complained_count,
+    unsubscribed_count: send.unsubscribed_count,
+    note: send.note ?? send.error,
+    deliver_at: iso(send.deliver_at),
+    started_at: iso(send.started_at),
+    finished_at: iso(send.finished_at),
+    created_at: send.created_at.toISOString(),
+  };
+};
+
+/** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
+export { dailyCapOf, sentToday } from './daily-cap';
+/** The recipient state outside events change (delivery-events applies them). */
+/** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
+export {
+  addToSendCounters,
+  deleteUserSend,
+  FIRST_TIME,
+  failRecipient,
+  findRecipientForPage,
+  findRecipientsByTokens,
+  findSendLink,
+  findUserSend,
+  selectSendEvents,
+  selectUserEvents,
+  selectUserSends,
+  setFirstTimes,
+  setScheduledStatus,
+  type TEventRecipient,
+  type TFirstTimeKind,
+  type TSendCounter,
+  type TSendRow,
+  updateScheduled,
+} from './delivery.repository';
+/** The one record of what happened to each message, for the delivery-events module to add to. */
+export { insertDeliveryEvents, type TNewDeliveryEvent } from './event-record';
+export { fromHeader, messageIdOf, RECIPIENT_VARIABLE, tokenOfVerp } from './message';
+/** Composition pieces the intake checks against: tracking signatures, the VERP form, Message-IDs. */
+export { isTrackingSignature } from './tracking-links';

@@ -1,0 +1,36 @@
+import { Readable } from 'node:stream';
+import { historyApi } from '@sendwell/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
+import { historyCounts, historyDetails, historyExport, listHistory } from './history.service';
+
+/** The History page's reading calls (its "Send again" and "Edit", and Scheduled Emails, are `send-email`'s). */
+export const historyRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const serve = routesFor(app, ['history']);
+  const userOf = (request: FastifyRequest) => request.session!.userId;
+
+  serve(historyApi.list, async (request) => listHistory(platform, userOf(request), request.query));
+  serve(historyApi.counts, async (request) => historyCounts(platform, userOf(request), request.params.id));
+  serve(historyApi.details, async (request) =>
+    historyDetails(platform, userOf(request), request.params.accountId, request.params.id, request.query),
+  );
+  serve(historyApi.export, async (request, reply) => {
+    const { accountId, id } = request.params;
+    const rows = historyExport(platform, userOf(request), accountId, id, request.query);
+    // The first chunk is read here, so a send that is not the user's answers 404, not a broken download.
+    const first = await rows.next();
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="history-${id}.csv"`)
+      .send(
+        Readable.from(
+          (async function* () {
+            if (!first.done) yield first.value;
+            yield* rows;
+          })(),
+        ),
+      );
+  });
+};

@@ -1,0 +1,150 @@
+import {
+  safeCell,
+  type THistoryCounts,
+  type THistoryRecord,
+  type ZHistoryDetailQuery,
+  type ZHistoryQuery,
+} from '@sendwell/contracts';
+import { stringify } from 'csv-stringify/sync';
+import type { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { dateBounds } from '../../platform/date-filter';
+import { notFound } from '../../platform/errors';
+import { paginate } from '../../platform/paging';
+import { timeZoneOf } from '../auth/auth.service';
+import {
+  findUserSend,
+  fromHeader,
+  selectSendEvents,
+  selectUserSends,
+  type TSendRow,
+} from '../delivery/delivery.service';
+
+/**
+ * History (spec §2): the user's sends with their counters and delivery events, and the
+ * events as CSV. A read side over the engine's records, through the delivery service;
+ * Scheduled Emails and "Send again" are the Send Email module's.
+ */
+
+const isGmail = (row: TSendRow) => row.provider === 'google' || row.driver === 'gmail';
+
+export const toHistoryRecord = (row: TSendRow): THistoryRecord => ({
+  id: row.id,
+  account_id: row.account_id,
+  provider: row.provider,
+  from: fromHeader(row.from_name, row.from_address),
+  subject: row.subject,
+  to: row.list_names,
+  type: row.type,
+  status: row.status === 'finished' ? 1 : 0,
+  state: row.status,
+  recipients_count: row.recipients_count,
+  sent_count: row.sent_count,
+  created_at: row.created_at.toISOString(),
+  deliver_at: row.deliver_at?.toISOString() ?? null,
+  finished_at: row.finished_at?.toISOString() ?? null,
+});
+
+export const requireSend = async (platform: TPlatform, userId: number, id: number, accountId?: number) => {
+  const row = await findUserSend(platform.db, userId, id);
+  if (!row || (accountId !== undefined && row.account_id !== accountId)) throw notFound('This send does not exist.');
+  return row;
+};
+
+export const listHistory = async (platform: TPlatform, userId: number, query: z.output<typeof ZHistoryQuery>) => {
+  let rows = selectUserSends(platform.db, userId);
+  if (query.type) rows = rows.where('sends.type', '=', Number(query.type) as 1 | 2);
+  for (const bound of dateBounds('sends.created_at', query, await timeZoneOf(platform.db, userId))) {
+    rows = rows.where(bound);
+  }
+  const page = await paginate(rows, query, {
+    sortColumns: { created_at: 'sends.created_at', subject: 'sends.subject', deliver_at: 'sends.deliver_at' },
+    searchColumns: ['sends.subject', 'sends.list_names', 'sends.from_address', 'sends.from_name'],
+    tieBreaker: 'sends.id',
+  });
+  return { data: page.data.map(toHistoryRecord), meta: page.meta };
+};
+
+export const historyCounts = async (platform: TPlatform, userId: number, id: number): Promise<THistoryCounts> => {
+  const row = await requireSend(platform, userId, id);
+  return {
+    status: true,
+    counts: {
+      sent_count: row.sent_count,
+      delivered_count: row.delivered_count,
+      failed_count: row.failed_count,
+      complained_count: row.complained_count,
+      unsubscribed_count: row.unsubscribed_count,
+      clicked_count: row.clicked_count,
+      opened_count: row.opened_count,
+      unknown_count: row.unknown_count,
+    },
+    isSmtp: row.provider === 'smtp' && !isGmail(row),
+    isGmail: isGmail(row),
+  };
+};
+
+const eventsQuery = (
+  platform: TPlatform,
+  sendId: number,
+  query: Pick<z.output<typeof ZHistoryDetailQuery>, 'event_type'>,
+) => {
+  let rows = selectSendEvents(platform.db, sendId);
+  if (query.event_type) rows = rows.where('type', '=', query.event_type === 'sent' ? 'accepted' : query.event_type);
+  return rows;
+};
+
+export const historyDetails = async (
+  platform: TPlatform,
+  userId: number,
+  accountId: number,
+  id: number,
+  query: z.output<typeof ZHistoryDetailQuery>,
+) => {
+  const send = await requireSend(platform, userId, id, accountId);
+  const page = await paginate(eventsQuery(platform, id, query), query, {
+    sortColumns: { created_at: 'occurred_at', recipient: 'email', event_type: 'type' },
+    searchColumns: ['email', 'detail'],
+    tieBreaker: 'id',
+  });
+  return {
+    data: page.data.map((row) => ({ ...row, created_at: row.created_at.toISOString() })),
+    meta: page.meta,
+    send: toHistoryRecord(send),
+  };
+};
+
+/** Rows per statement when exporting, so a million events never sit in memory at once. */
+const EXPORT_SLICE = 5_000;
+
+/**
+ * The details as CSV, read slice by slice (keyset on the event id) and written as they come;
+ * every cell through `safeCell`, so no recipient-controlled text runs as a formula (R17).
+ */
+export async function* historyExport(
+  platform: TPlatform,
+  userId: number,
+  accountId: number,
+  id: number,
+  query: z.output<typeof ZHistoryDetailQuery>,
+) {
+  await requireSend(platform, userId, id, accountId);
+  const search = query.search?.trim().toLowerCase();
+  yield `\uFEFF${stringify([['Recipient', 'Event', 'Date', 'Detail']])}`;
+  let after = 0;
+  for (;;) {
+    const rows = await eventsQuery(platform, id, query)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(EXPORT_SLICE)
+      .execute();
+    if (rows.length === 0) return;
+    after = rows.at(-1)!.id;
+    const kept = search
+      ? rows.filter((row) => row.recipient.toLowerCase().includes(search) || row.detail?.toLowerCase().includes(search))
+      : rows;
+    yield stringify(
+      kept.map((row) => [row.recipient, row.event_type, row.created_at.toISOString(), row.detail ?? ''].map(safeCell)),
+    );
+  }
+}

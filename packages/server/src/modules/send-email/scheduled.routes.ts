@@ -1,0 +1,48 @@
+import { historyApi } from '@sendwell/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
+import {
+  cancelScheduled,
+  deleteScheduled,
+  editEmailData,
+  editScheduled,
+  listScheduled,
+  removeCancel,
+  resendFromHistory,
+} from './scheduled.service';
+
+const editLimit = { rateLimit: { name: 'history-edit', limit: 120, windowSeconds: 600, per: 'user' as const } };
+
+/** The Scheduled Emails page's calls, and History's "Send again" and "Edit" (a new send from an old one). */
+export const scheduledRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const serve = routesFor(app, ['history']);
+  const userOf = (request: FastifyRequest) => request.session!.userId;
+
+  serve(historyApi.resend, { config: editLimit }, async (request) => ({
+    status: true,
+    message: 'Your email is on its way again.',
+    id: await resendFromHistory(platform, userOf(request), request.body.accountId, request.body.id),
+  }));
+  serve(historyApi.editEmailData, async (request) => editEmailData(platform, userOf(request), request.params.id));
+  serve(historyApi.scheduledEditData, async (request) => editEmailData(platform, userOf(request), request.params.id));
+
+  serve(historyApi.scheduled, async (request) => listScheduled(platform, userOf(request), request.query));
+  serve(historyApi.editScheduled, { config: editLimit }, async (request) => {
+    await editScheduled(platform, userOf(request), request.params.id, request.body);
+    return { status: true, message: 'Your scheduled email was saved.' };
+  });
+  serve(historyApi.cancelScheduled, { config: editLimit }, async (request) => {
+    await cancelScheduled(platform, userOf(request), request.params.id);
+    return { status: true, message: 'The scheduled email was cancelled.' };
+  });
+  serve(historyApi.removeCancel, { config: editLimit }, async (request) => {
+    await removeCancel(platform, userOf(request), request.params.id);
+    return { status: true, message: 'The email is scheduled again.' };
+  });
+  serve(historyApi.deleteScheduled, { config: editLimit }, async (request) => {
+    await deleteScheduled(platform, userOf(request), request.params.id);
+    return { status: true, message: 'The email was deleted.' };
+  });
+};

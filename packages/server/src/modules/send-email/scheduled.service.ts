@@ -1,0 +1,141 @@
+import type { TScheduledEdit, TScheduledEmail, ZScheduledQuery } from '@sendwell/contracts';
+import type { z } from 'zod';
+import type { TPlatform } from '../../platform/context';
+import { dateBounds } from '../../platform/date-filter';
+import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { paginate } from '../../platform/paging';
+import { timeZoneOf } from '../auth/auth.service';
+import {
+  createSend,
+  deleteUserSend,
+  findUserSend,
+  fromHeader,
+  selectUserSends,
+  setScheduledStatus,
+  type TSendRow,
+  updateScheduled,
+} from '../delivery/delivery.service';
+
+/**
+ * Scheduled Emails (spec §2) with the state changes spec §4 allows (0 Pending may be edited
+ * and cancelled while it has not started, 2 Cancelled may have the cancel removed, 1 Sent
+ * neither; a send that is not running may be deleted), and the History rows' "Send again"
+ * and "Edit" (a new send starting from an old one).
+ */
+
+const requireSend = async (platform: TPlatform, userId: number, id: number, accountId?: number) => {
+  const row = await findUserSend(platform.db, userId, id);
+  if (!row || (accountId !== undefined && row.account_id !== accountId)) throw notFound('This send does not exist.');
+  return row;
+};
+
+export const resendFromHistory = async (platform: TPlatform, userId: number, accountId: number, id: number) => {
+  const row = await requireSend(platform, userId, id, accountId);
+  return createSend(platform, userId, {
+    accountId,
+    fromName: row.from_name,
+    fromAddress: row.from_address,
+    subject: row.subject,
+    html: row.html,
+    listIds: row.list_ids.map(Number),
+    cc: row.cc,
+    bcc: row.bcc,
+    replyTo: row.reply_to,
+  });
+};
+
+export const editEmailData = async (platform: TPlatform, userId: number, id: number) => {
+  const row = await requireSend(platform, userId, id);
+  return {
+    status: true,
+    record: {
+      id: row.id,
+      from: row.from_name,
+      to: row.list_names,
+      list_ids: row.list_ids.map(Number),
+      subject: row.subject,
+      account_id: row.account_id,
+      delivery_time: row.deliver_at?.toISOString() ?? null,
+      content: { cc: row.cc, bcc: row.bcc, reply_to: row.reply_to, message_body: row.html },
+    },
+  };
+};
+
+/** Spec §3 scheduled email status: 0 pending, 1 sent (started), 2 cancelled. */
+const scheduledStatus = (row: TSendRow): 0 | 1 | 2 => {
+  if (row.status === 'cancelled') return row.started_at ? 1 : 2;
+  return row.status === 'scheduled' ? 0 : 1;
+};
+
+const toScheduled = (row: TSendRow): TScheduledEmail => ({
+  id: row.id,
+  from: fromHeader(row.from_name, row.from_address),
+  to: row.list_names,
+  subject: row.subject,
+  cc: row.cc,
+  bcc: row.bcc,
+  content: { cc: row.cc, bcc: row.bcc, reply_to: row.reply_to, message_body: row.html },
+  account_id: row.account_id,
+  delivery_time: row.deliver_at?.toISOString() ?? null,
+  send_time: row.started_at?.toISOString() ?? null,
+  created_at: row.created_at.toISOString(),
+  status: scheduledStatus(row),
+});
+
+export const listScheduled = async (platform: TPlatform, userId: number, query: z.output<typeof ZScheduledQuery>) => {
+  let rows = selectUserSends(platform.db, userId).where('sends.type', '=', 2);
+  for (const bound of dateBounds('sends.deliver_at', query, await timeZoneOf(platform.db, userId))) {
+    rows = rows.where(bound);
+  }
+  const page = await paginate(rows, query, {
+    sortColumns: { created_at: 'sends.created_at', deliver_at: 'sends.deliver_at', subject: 'sends.subject' },
+    searchColumns: ['sends.subject', 'sends.list_names'],
+    tieBreaker: 'sends.id',
+  });
+  return { data: page.data.map(toScheduled), meta: page.meta };
+};
+
+const notNow = (row: TSendRow, what: string) =>
+  new HttpError(
+    409,
+    `This email is ${['pending', 'sent', 'cancelled'][scheduledStatus(row)]}: it cannot be ${what}.`,
+    'SEND_STATE',
+  );
+
+export const editScheduled = async (platform: TPlatform, userId: number, id: number, edit: TScheduledEdit) => {
+  const row = await requireSend(platform, userId, id);
+  if (row.type !== 2) throw notFound('This scheduled email does not exist.');
+  const deliverAt = new Date(edit.delivery_time);
+  if (deliverAt.getTime() <= Date.now()) throw fieldError('delivery_time', 'The delivery time must be in the future.');
+  const isEdited = await updateScheduled(platform.db, userId, id, {
+    subject: edit.subject,
+    html: edit.message,
+    cc: edit.cc,
+    bcc: edit.bcc,
+    reply_to: edit.reply_to,
+    deliver_at: deliverAt,
+  });
+  if (!isEdited) throw notNow(row, 'edited');
+};
+
+export const cancelScheduled = async (platform: TPlatform, userId: number, id: number) => {
+  const row = await requireSend(platform, userId, id);
+  if (row.type !== 2 || !(await setScheduledStatus(platform.db, userId, id, 'scheduled', 'cancelled'))) {
+    throw notNow(row, 'cancelled');
+  }
+};
+
+export const removeCancel = async (platform: TPlatform, userId: number, id: number) => {
+  const row = await requireSend(platform, userId, id);
+  if (row.type !== 2 || !(await setScheduledStatus(platform.db, userId, id, 'cancelled', 'scheduled'))) {
+    throw notNow(row, 'restored');
+  }
+};
+
+export const deleteScheduled = async (platform: TPlatform, userId: number, id: number) => {
+  const row = await requireSend(platform, userId, id);
+  if (!(await deleteUserSend(platform.db, userId, id))) {
+    throw new HttpError(409, 'This email is being sent: cancel it first, then delete it.', 'SEND_STATE');
+  }
+  return row.id;
+};

@@ -1,0 +1,80 @@
+import { SEND_MESSAGES, sendEmailApi, templatesApi } from '@sendwell/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { TPlatform } from '../../platform/context';
+import { routesFor } from '../../platform/routes';
+import { cancelSend, pauseSend, resendUnknown, resumeSend, sendProgress } from '../delivery/delivery.service';
+import {
+  accountLists,
+  deleteTemplate,
+  findDuplicates,
+  listTemplates,
+  saveTemplate,
+  sendEmail,
+  sendEmailContent,
+} from './send-email.service';
+
+/** Sending is a costly act: generous for a person, a wall for a script. */
+const sendLimit = { rateLimit: { name: 'email-send', limit: 30, windowSeconds: 600, per: 'user' as const } };
+const editLimit = { rateLimit: { name: 'email-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
+
+/** The Send Email page's calls (spec §7 sending) and the template library. */
+export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+  const userOf = (request: { session?: { userId: number } | null }) => request.session!.userId;
+  const serve = routesFor(app, ['sending']);
+
+  serve(sendEmailApi.content, async (request) => ({
+    status: true as const,
+    data: await sendEmailContent(platform, userOf(request), request.query.account),
+  }));
+
+  serve(sendEmailApi.accountLists, async (request) =>
+    accountLists(platform, userOf(request), request.params.accountId),
+  );
+
+  serve(sendEmailApi.duplicates, { config: editLimit }, async (request) =>
+    findDuplicates(platform, userOf(request), request.body.mailingLists),
+  );
+
+  serve(sendEmailApi.send, { config: sendLimit }, async (request) =>
+    sendEmail(platform, userOf(request), request.body),
+  );
+
+  serve(sendEmailApi.progress, async (request) => ({
+    data: await sendProgress(platform, userOf(request), request.params.id),
+  }));
+
+  const stateRoute = (action: 'pause' | 'resume' | 'cancel', change: typeof pauseSend, message: string) =>
+    serve(sendEmailApi[action], { config: editLimit }, async (request) => {
+      await change(platform, userOf(request), request.params.id);
+      return { status: true as const, message };
+    });
+  stateRoute('pause', pauseSend, 'The send is paused. Nothing more goes out until you resume it.');
+  stateRoute('resume', resumeSend, 'The send goes on.');
+  stateRoute('cancel', cancelSend, 'The send is cancelled. Nothing more goes out.');
+
+  // Recipients whose message may have left (its answer never came) are not resent on
+  // their own (R3); the user may choose to, knowing some may get it twice.
+  serve(sendEmailApi.resendUnknown, { config: editLimit }, async (request) => {
+    const count = await resendUnknown(platform, userOf(request), request.params.id);
+    return {
+      status: true as const,
+      message:
+        count === 0
+          ? 'No recipient of this send is unknown.'
+          : `${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'} with an unknown outcome ${count === 1 ? 'is' : 'are'} being sent the email again.`,
+    };
+  });
+
+  serve(templatesApi.list, async (request) => ({ data: await listTemplates(platform.db, userOf(request)) }));
+
+  serve(templatesApi.save, { config: editLimit }, async (request) => ({
+    status: true as const,
+    message: SEND_MESSAGES.templateSaved,
+    data: await saveTemplate(platform, userOf(request), request.body),
+  }));
+
+  serve(templatesApi.delete, { config: editLimit }, async (request) => {
+    await deleteTemplate(platform, userOf(request), request.params.id);
+    return { status: true as const, message: SEND_MESSAGES.templateDeleted };
+  });
+};
