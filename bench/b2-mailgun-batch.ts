@@ -77,6 +77,7 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
               workerKey,
               limit: MAILGUN_BATCH_SIZE,
               handOver: true,
+              source: 'mailgun',
             });
             if (claimed.length === 0) return;
             if (claimOnly) {

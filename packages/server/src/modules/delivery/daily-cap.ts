@@ -16,18 +16,16 @@ export const dailyCapOf = (account: TCapped) =>
     ? null
     : Number(account.mail_per_day) || DEFAULT_MAIL_PER_DAY;
 
-/** Today's date in the time zone of the account's user. */
-const todayOf = (accountId: number) => sql<string>`
-  (select (now() at time zone u.time_zone)::date
-     from sending_accounts a join users u on u.id = a.user_id where a.id = ${accountId})`;
+/** Today's date in the account's user's time zone (the caller reads it once: `timeZoneOf`). */
+const todayIn = (timeZone: string) => sql<string>`(now() at time zone ${timeZone})::date`;
 
 /** What an account has sent today, in its user's time zone. */
-export const sentToday = async (db: Executor, accountId: number) => {
+export const sentToday = async (db: Executor, accountId: number, timeZone: string) => {
   const row = await db
     .selectFrom('account_daily_counts')
     .select('sent')
     .where('account_id', '=', accountId)
-    .where('day', '=', todayOf(accountId))
+    .where('day', '=', todayIn(timeZone))
     .executeTakeFirst();
   return row?.sent ?? 0;
 };
@@ -39,13 +37,18 @@ export type TReservation = { day: string; granted: number };
  * lock: two sends from one account never pass the cap together. A worker that dies keeps
  * its reservation counted, so the cap errs on the side of sending less, never more.
  */
-export const reserveToday = (platform: TPlatform, accountId: number, cap: number, wanted: number) =>
+export const reserveToday = (
+  platform: TPlatform,
+  { accountId, timeZone }: { accountId: number; timeZone: string },
+  cap: number,
+  wanted: number,
+) =>
   platform.db.transaction().execute(async (trx): Promise<TReservation> => {
-    await sql`insert into account_daily_counts (account_id, day) values (${accountId}, ${todayOf(accountId)})
+    await sql`insert into account_daily_counts (account_id, day) values (${accountId}, ${todayIn(timeZone)})
               on conflict do nothing`.execute(trx);
     const row = await sql<{ day: string; sent: number }>`
       select day::text as day, sent from account_daily_counts
-       where account_id = ${accountId} and day = ${todayOf(accountId)} for update`.execute(trx);
+       where account_id = ${accountId} and day = ${todayIn(timeZone)} for update`.execute(trx);
     const { day, sent } = row.rows[0]!;
     const granted = Math.max(0, Math.min(wanted, cap - sent));
     if (granted > 0) {
@@ -68,10 +71,9 @@ export const releaseReservation = async (
 };
 
 /** The start of the user's next day: when a capped send goes on. */
-export const nextDayStart = async (db: Executor, accountId: number) => {
+export const nextDayStart = async (db: Executor, timeZone: string) => {
   const row = await sql<{ at: Date; day: string }>`
-    select ((now() at time zone u.time_zone)::date + 1)::timestamp at time zone u.time_zone as at,
-           ((now() at time zone u.time_zone)::date + 1)::text as day
-      from sending_accounts a join users u on u.id = a.user_id where a.id = ${accountId}`.execute(db);
+    select (${todayIn(timeZone)} + 1)::timestamp at time zone ${timeZone} as at,
+           (${todayIn(timeZone)} + 1)::text as day`.execute(db);
   return row.rows[0]!;
 };

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { defineJob } from '../../platform/queue';
+import { findAccountRow } from '../accounts/accounts.service';
 import {
   endSnapshot,
+  findSend,
   findSendsWithAbandonedClaims,
   findStalledSendIds,
   insertListAudience,
@@ -97,6 +99,13 @@ export const resumeStalledSends = async (platform: TPlatform) => {
   return stalled.length;
 };
 
+/** The path a send's messages go through, as its delivery events name it. */
+const eventSourceOfSend = async (platform: TPlatform, sendId: number): Promise<'smtp' | 'mailgun'> => {
+  const send = await findSend(platform.db, sendId);
+  const account = send?.account_id ? await findAccountRow(platform.db, send.user_id, send.account_id) : undefined;
+  return account?.provider === 'mailgun' ? 'mailgun' : 'smtp';
+};
+
 /** How often a worker looks for claims of processes that died (R28: back within seconds). */
 const ABANDONED_WATCH_MS = 3000;
 
@@ -108,7 +117,7 @@ const ABANDONED_WATCH_MS = 3000;
 export const recoverAbandonedClaims = async (platform: TPlatform) => {
   const abandoned = await findSendsWithAbandonedClaims(platform.db);
   for (const sendId of abandoned) {
-    const { pending } = await reapAbandonedClaims(platform.db, sendId);
+    const { pending } = await reapAbandonedClaims(platform.db, sendId, await eventSourceOfSend(platform, sendId));
     if (pending > 0) await platform.queue.enqueue(dispatchSendJob, { sendId }, { singletonKey: `recover-${sendId}` });
     await publishProgress(platform, sendId, { force: true });
   }

@@ -51,7 +51,7 @@ const isAbandoned = sql<boolean>`(r.lease_until < now() or r.worker_key is null 
  * `unknown`: the provider may have accepted it, and exactly once means never sending it
  * blindly again (R1, R3). Answers how many went back to pending.
  */
-export const reapAbandonedClaims = async (executor: Executor, sendId: number) => {
+export const reapAbandonedClaims = async (executor: Executor, sendId: number, source: 'smtp' | 'mailgun') => {
   const reaped = await sql<{ pending: number; unknown: number }>`
     with reaped as (
       update send_recipients r
@@ -64,9 +64,9 @@ export const reapAbandonedClaims = async (executor: Executor, sendId: number) =>
       returning r.id, r.send_id, r.user_id, r.email, r.status),
     events as (
       insert into delivery_events (user_id, account_id, send_id, recipient_id, email, type, source, detail)
-      select reaped.user_id, s.account_id, reaped.send_id, reaped.id, reaped.email, 'unknown',
-             case when a.provider = 'mailgun' then 'mailgun' else 'smtp' end, ${ABANDONED_HANDOVER_ERROR}
-        from reaped join sends s on s.id = reaped.send_id left join sending_accounts a on a.id = s.account_id
+      select reaped.user_id, s.account_id, reaped.send_id, reaped.id, reaped.email, 'unknown', ${source},
+             ${ABANDONED_HANDOVER_ERROR}
+        from reaped join sends s on s.id = reaped.send_id
        where reaped.status = 'unknown'),
     counted as (
       update sends set unknown_count = unknown_count + (select count(*) from reaped where status = 'unknown'),
@@ -93,6 +93,8 @@ export type TClaimRequest = {
    * one that dies during the call does; nobody is sent twice either way.
    */
   handOver?: boolean;
+  /** The path the send goes through, for the events of abandoned claims taken back on the way. */
+  source: 'smtp' | 'mailgun';
 };
 
 /**
@@ -102,7 +104,7 @@ export type TClaimRequest = {
  */
 export const claimRecipients = async (
   db: Executor,
-  { sendId, leaseToken, leaseMs, workerKey, limit, handOver = false }: TClaimRequest,
+  { sendId, leaseToken, leaseMs, workerKey, limit, handOver = false, source }: TClaimRequest,
 ) => {
   const take = async (due: ReturnType<typeof sql>) =>
     (
@@ -123,7 +125,7 @@ export const claimRecipients = async (
   // retries and abandoned claims only when no pending one is left.
   const pending = await take(sql`status = 'pending'`);
   if (pending.length > 0) return pending;
-  await reapAbandonedClaims(db, sendId);
+  await reapAbandonedClaims(db, sendId, source);
   return take(sql`(status = 'pending' or (status = 'deferred' and next_attempt_at <= now()))`);
 };
 
@@ -678,11 +680,10 @@ export const findSendLink = (db: Executor, sendId: number, linkId: number) =>
 
 // --- the user's sends as their screens read and change them (History, Scheduled Emails) ---
 
-/** A user's sends with their account's provider, for the history and scheduled tables. */
+/** A user's sends, for the history and scheduled tables. */
 export const selectUserSends = (db: Executor, userId: number) =>
   db
     .selectFrom('sends')
-    .leftJoin('sending_accounts', 'sending_accounts.id', 'sends.account_id')
     .select([
       'sends.id',
       'sends.account_id',
@@ -710,8 +711,6 @@ export const selectUserSends = (db: Executor, userId: number) =>
       'sends.started_at',
       'sends.finished_at',
       'sends.created_at',
-      'sending_accounts.provider',
-      'sending_accounts.driver',
     ])
     .where('sends.user_id', '=', userId)
     // The history lists what a user sent from the Send Email page; drip steps and spam

@@ -8,6 +8,7 @@ import { groupCommit } from '../../platform/group-commit';
 import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport } from '../../providers/mail';
 import { findAccountRow, openAccountTransport } from '../accounts/accounts.service';
+import { timeZoneOf } from '../auth/auth.service';
 import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
 import {
   addCounts,
@@ -99,7 +100,7 @@ const afterDrain = async (platform: TPlatform, sendId: number): Promise<TNextRun
  * day, and the send says so.
  */
 const holdUntilTomorrow = async (platform: TPlatform, send: Selectable<SendsTable>, cap: number): Promise<TNextRun> => {
-  const { at, day } = await nextDayStart(platform.db, send.account_id!);
+  const { at, day } = await nextDayStart(platform.db, await timeZoneOf(platform.db, send.user_id));
   await holdSend(
     platform.db,
     send.id,
@@ -110,8 +111,17 @@ const holdUntilTomorrow = async (platform: TPlatform, send: Selectable<SendsTabl
   return { startAfter: at, singletonKey: `cap-${send.id}-${day}` };
 };
 
-/** Claims the next recipients of a send for this process, under its presence key and lease. */
-const claim = async (platform: TPlatform, sendId: number, leaseToken: string, limit: number, handOver = false) =>
+/**
+ * Claims the next recipients of a send for this process, under its presence key and lease;
+ * `source` names the path in the events of abandoned claims it takes back on the way.
+ */
+const claim = async (
+  platform: TPlatform,
+  sendId: number,
+  leaseToken: string,
+  limit: number,
+  { handOver = false, source }: { handOver?: boolean; source: TSettleContext['source'] },
+) =>
   claimRecipients(platform.db, {
     sendId,
     leaseToken,
@@ -119,6 +129,7 @@ const claim = async (platform: TPlatform, sendId: number, leaseToken: string, li
     workerKey: await platform.presence.key(),
     limit,
     handOver,
+    source,
   });
 
 export type TDispatchOptions = { transport?: TMailTransport; connections?: number };
@@ -251,6 +262,8 @@ const sendClaims = async (
   const batchContext: TSettleContext = { sendId, userId: send.user_id, accountId: send.account_id!, source: 'mailgun' };
   const smtpContext: TSettleContext = { ...batchContext, source: 'smtp' };
   const isSending = async () => (await findSendStatus(platform.db, sendId)) === 'sending';
+  // The daily cap's day is the user's: their time zone, read once per run.
+  const timeZone = cap === null ? null : await timeZoneOf(platform.db, send.user_id);
   if (transport.sendBatch) {
     const sendBatch = transport.sendBatch;
     const { template, variablesOf } = buildBatchMessage(platform, send, links);
@@ -262,7 +275,10 @@ const sendClaims = async (
         // The claim is the handover mark for the whole call (it is composed in memory and
         // sent at once): if this process dies before or while Mailgun has it, every one of
         // them ends `unknown`, none is sent twice.
-        const claimed = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE, true);
+        const claimed = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE, {
+          handOver: true,
+          source: 'mailgun',
+        });
         if (claimed.length === 0) return true;
         const { composed: variables, uncomposable } = composeEach(claimed, variablesOf);
         const failedToCompose = await failUncomposable(checkpoints, batchContext, leaseToken, uncomposable);
@@ -315,9 +331,12 @@ const sendClaims = async (
       if (isStopped || !(await isSending())) return 'stopped';
       const leaseToken = randomUUID();
       const claimedAt = Date.now();
-      const reservation = cap === null ? null : await reserveToday(platform, send.account_id!, cap, CLAIM_SIZE);
+      const reservation =
+        cap === null
+          ? null
+          : await reserveToday(platform, { accountId: send.account_id!, timeZone: timeZone! }, cap, CLAIM_SIZE);
       if (reservation?.granted === 0) return 'capped';
-      const batch = await claim(platform, sendId, leaseToken, reservation?.granted ?? CLAIM_SIZE);
+      const batch = await claim(platform, sendId, leaseToken, reservation?.granted ?? CLAIM_SIZE, { source: 'smtp' });
       if (batch.length === 0) {
         if (reservation) await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted);
         return 'drained';

@@ -11,6 +11,7 @@ import type { TPlatform } from '../../platform/context';
 import { dateBounds } from '../../platform/date-filter';
 import { notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { findAccountRow, listAccountRows } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
   findUserSend,
@@ -26,12 +27,21 @@ import {
  * Scheduled Emails and "Send again" are the Send Email module's.
  */
 
-const isGmail = (row: TSendRow) => row.provider === 'google' || row.driver === 'gmail';
+/** The kind of account each send went through (a user has a handful of accounts). */
+const accountsOf = async (platform: TPlatform, userId: number) =>
+  new Map((await listAccountRows(platform.db, userId)).map((account) => [account.id, account]));
 
-export const toHistoryRecord = (row: TSendRow): THistoryRecord => ({
+type TAccountKind = { provider: string | null; driver: string | null } | undefined;
+
+const accountOf = async (platform: TPlatform, userId: number, accountId: number | null): Promise<TAccountKind> =>
+  accountId === null ? undefined : findAccountRow(platform.db, userId, accountId);
+
+const isGmail = (account: TAccountKind) => account?.provider === 'google' || account?.driver === 'gmail';
+
+export const toHistoryRecord = (row: TSendRow, account: TAccountKind): THistoryRecord => ({
   id: row.id,
   account_id: row.account_id,
-  provider: row.provider,
+  provider: (account?.provider ?? null) as THistoryRecord['provider'],
   from: fromHeader(row.from_name, row.from_address),
   subject: row.subject,
   to: row.list_names,
@@ -62,11 +72,18 @@ export const listHistory = async (platform: TPlatform, userId: number, query: z.
     searchColumns: ['sends.subject', 'sends.list_names', 'sends.from_address', 'sends.from_name'],
     tieBreaker: 'sends.id',
   });
-  return { data: page.data.map(toHistoryRecord), meta: page.meta };
+  const accounts = await accountsOf(platform, userId);
+  return {
+    data: page.data.map((row) =>
+      toHistoryRecord(row, row.account_id === null ? undefined : accounts.get(row.account_id)),
+    ),
+    meta: page.meta,
+  };
 };
 
 export const historyCounts = async (platform: TPlatform, userId: number, id: number): Promise<THistoryCounts> => {
   const row = await requireSend(platform, userId, id);
+  const account = await accountOf(platform, userId, row.account_id);
   return {
     status: true,
     counts: {
@@ -79,8 +96,8 @@ export const historyCounts = async (platform: TPlatform, userId: number, id: num
       opened_count: row.opened_count,
       unknown_count: row.unknown_count,
     },
-    isSmtp: row.provider === 'smtp' && !isGmail(row),
-    isGmail: isGmail(row),
+    isSmtp: account?.provider === 'smtp' && !isGmail(account),
+    isGmail: isGmail(account),
   };
 };
 
@@ -110,7 +127,7 @@ export const historyDetails = async (
   return {
     data: page.data.map((row) => ({ ...row, created_at: row.created_at.toISOString() })),
     meta: page.meta,
-    send: toHistoryRecord(send),
+    send: toHistoryRecord(send, await accountOf(platform, userId, send.account_id)),
   };
 };
 

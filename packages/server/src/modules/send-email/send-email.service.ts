@@ -20,7 +20,7 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { notFound, ValidationError } from '../../platform/errors';
 import { accountDomain, findAccountRow, listAccountRows, type TAccountRow } from '../accounts/accounts.service';
-import { findUserProfile } from '../auth/auth.service';
+import { findUserProfile, timeZoneOf } from '../auth/auth.service';
 import { getBalance } from '../credits/credits.service';
 import { createSend, dailyCapOf, sentToday } from '../delivery/delivery.service';
 import { countAudience, findListsByIds, findListsOfAccount } from '../lists/lists.service';
@@ -46,9 +46,13 @@ const listsOfAccount = (db: Executor, userId: number, accountId: number): Promis
   findListsOfAccount(db, userId, accountId);
 
 /** The SMTP cap and today's count of an account (0 and 0 when it has no cap). */
-const capOf = async (db: Executor, row: TAccountRow) => {
+const capOf = async (db: Executor, row: TAccountRow, timeZone: string) => {
   const cap = dailyCapOf(row);
-  return { isSmtp: cap !== null, smtpLimit: cap ?? 0, dailyCount: cap === null ? 0 : await sentToday(db, row.id) };
+  return {
+    isSmtp: cap !== null,
+    smtpLimit: cap ?? 0,
+    dailyCount: cap === null ? 0 : await sentToday(db, row.id, timeZone),
+  };
 };
 
 export const listTemplates = async (db: Executor, userId: number): Promise<TTemplate[]> => {
@@ -76,7 +80,9 @@ export const sendEmailContent = async (
     listTemplates(platform.db, userId),
   ]);
   const chosen = rows.find((row) => row.id === accountId) ?? rows.find((row) => row.is_primary) ?? rows[0] ?? null;
-  const cap = chosen ? await capOf(platform.db, chosen) : { isSmtp: false, smtpLimit: 0, dailyCount: 0 };
+  const cap = chosen
+    ? await capOf(platform.db, chosen, user.time_zone)
+    : { isSmtp: false, smtpLimit: 0, dailyCount: 0 };
   return {
     chosenAccount: chosen?.id ?? null,
     templates,
@@ -100,7 +106,7 @@ export const accountLists = async (
   return {
     status: true,
     listData: await listsOfAccount(platform.db, userId, accountId),
-    ...(await capOf(platform.db, row)),
+    ...(await capOf(platform.db, row, await timeZoneOf(platform.db, userId))),
   };
 };
 

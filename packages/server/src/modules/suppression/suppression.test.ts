@@ -175,6 +175,8 @@ describe('bounce review', () => {
         reason: 'failed',
         source: 'mailgun',
         sendId: send.id,
+        // As the intake records it: the account the bounce came through.
+        accountId: account.id,
       },
     ]);
     mailgun.suppressions.add('mg.acme.test/bounces/bounced@example.com');
