@@ -42,14 +42,24 @@ export const ZSpamCheck = z.object({
 });
 export type TSpamCheck = z.infer<typeof ZSpamCheck>;
 
+/** Why an engine did or did not judge a message: it scored, could not be reached, took too long, or is off. */
+export const SPAM_ENGINE_STATUSES = ['scored', 'unreachable', 'timeout', 'off'] as const;
+
 /** A content engine (rspamd, SpamAssassin) and what it said, or why it did not score. */
 export const ZSpamEngine = z.object({
   name: z.string(),
-  status: z.enum(['scored', 'unreachable', 'off']),
+  status: z.enum(SPAM_ENGINE_STATUSES),
   score: z.number().nullable(),
+  /** Where the engine's scale says spam (SpamAssassin's required score, rspamd's "add header"). */
   threshold: z.number().nullable(),
   detail: z.string(),
   rules: z.array(z.object({ name: z.string(), score: z.number(), description: z.string() })),
+  /** What the engine would do with the message: rspamd's action, SpamAssassin's "spam" or "no action". */
+  action: z.string().nullable().optional(),
+  /** Its score without its own SPF, DKIM, DMARC and ARC rules: Sendwell's checks count those faults once. */
+  contentScore: z.number().nullable().optional(),
+  /** Whether that content judgement (or a verdict the engine forces, as for GTUBE) calls the message spam. */
+  isSpam: z.boolean().optional(),
 });
 export type TSpamEngine = z.infer<typeof ZSpamEngine>;
 
@@ -70,9 +80,19 @@ export const ZSpamReport = z.object({
 });
 export type TSpamReport = z.infer<typeof ZSpamReport>;
 
-/** The words a score is read with (mail-tester's scale: 10 is perfect). */
-export const scoreVerdict = (score: number) =>
+/** The words a score is read with (mail-tester's scale: 10 is perfect), best first. */
+export const SPAM_SCORE_BANDS = ['Excellent', 'Good', 'Needs work', 'Likely spam'] as const;
+export type TSpamScoreBand = (typeof SPAM_SCORE_BANDS)[number];
+
+/**
+ * A score's band: 9 and up Excellent, 7 Good, 5 Needs work, below 5 Likely spam. A message a
+ * content engine calls spam is always in the last band (the analysis caps it below 5).
+ */
+export const scoreVerdict = (score: number): TSpamScoreBand =>
   score >= 9 ? 'Excellent' : score >= 7 ? 'Good' : score >= 5 ? 'Needs work' : 'Likely spam';
+
+/** A score as the pages show it: one decimal, so a 0.3 penalty is never rounded into a tie. */
+export const formatSpamScore = (score: number) => score.toFixed(1);
 
 export const ZSpamTest = z.object({
   id: z.number().int(),

@@ -1,17 +1,31 @@
 import net from 'node:net';
-import { scoreVerdict, type TSpamCheck, type TSpamEngine, type TSpamReport } from '@sendwell/contracts';
-import { Parser } from 'htmlparser2';
+import {
+  scoreVerdict,
+  type TSpamCheck,
+  type TSpamEngine,
+  type TSpamReport,
+  type TSpamScoreBand,
+} from '@sendwell/contracts';
 import { authenticate } from 'mailauth';
 import { type ParsedMail, simpleParser } from 'mailparser';
-import { askRspamd, askSpamAssassin } from './engines';
+import { askRspamd, askSpamAssassin, ENGINE_TIMEOUT_MS, isAuthenticationRule } from './engines';
+import { check, contentChecks, headerChecks, headersOf, type TMessageContext } from './message-checks';
 
 /**
  * A spam test's analysis of one message as a receiver would see it: authentication (SPF,
- * DKIM, DMARC, ARC through mailauth, and the From domain's alignment), headers, content
- * (parts, images against text, links, unsubscribe, broken HTML, size), DNS blocklists for
- * the sending address, and the content engines that are reachable. Each finding carries
- * the points it takes off the 10 and what to do about it; the score is 10 less their sum.
+ * DKIM, DMARC, ARC through mailauth, and the From domain's alignment), Sendwell's own header
+ * and content checks (`message-checks.ts`), DNS blocklists for the sending address, and the
+ * content engines that are reachable. Each finding carries the points it takes off the 10
+ * and what to do about it; the score is 10 less their sum, with one rule on top: a message
+ * a content engine calls spam on its content (or GTUBE) is held in the lowest band, as a
+ * receiver running that engine files it as spam whatever else is right with it.
+ *
+ * `analyseContent` is the part that needs nothing but the message (no DNS, engines or
+ * mailbox): the pre-send check runs it on a composed message and gets the same findings,
+ * with the same points, as the spam test of that message.
  */
+
+export { headersOf, type TMessageContext };
 
 export type TResolve = (name: string, type: string) => Promise<unknown>;
 
@@ -23,6 +37,10 @@ export type TAnalysisSettings = {
   dnsbl: string[];
   rspamdUrl: string | null;
   spamd: { host: string; port: number } | null;
+  /** Sendwell's click-tracking hosts (PUBLIC_URL's): a tracked link is not a link to another site. */
+  trackingHosts: string[];
+  /** How long an engine may take before it is reported as timed out. */
+  engineTimeoutMs?: number;
 };
 
 export type TArrival = {
@@ -32,122 +50,31 @@ export type TArrival = {
   helo: string;
   mailFrom: string;
   rcptTo: string;
+  /** When the mailbox took it (a Date header is judged against this); now when not given. */
+  receivedAt?: Date;
 };
 
-/** Link shorteners hide where a link goes; filters count them against a message. */
-const SHORTENERS = new Set([
-  'bit.ly',
-  'bitly.com',
-  'tinyurl.com',
-  'goo.gl',
-  't.co',
-  'ow.ly',
-  'is.gd',
-  'buff.ly',
-  'rebrand.ly',
-  'cutt.ly',
-  'shorturl.at',
-  'tiny.cc',
-  'rb.gy',
-  't.ly',
-  's.id',
-  'bl.ink',
-  'v.gd',
-  'shorte.st',
-  'adf.ly',
-]);
-
-/** Gmail clips a message whose HTML passes about 102 KB ("[Message clipped]"). */
-const CLIP_BYTES = 102 * 1024;
-
-/** HTML elements without an end tag. */
-const VOID_TAGS = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'link',
-  'meta',
-  'source',
-  'track',
-  'wbr',
-  'param',
-]);
-
-type THtmlFacts = { links: string[]; images: number; text: string; unclosed: string[]; stray: string[] };
-
-/** One pass over the HTML: its links, images, visible text, and tags left open or closed twice. */
-export const readHtml = (html: string): THtmlFacts => {
-  const facts: THtmlFacts = { links: [], images: 0, text: '', unclosed: [], stray: [] };
-  const open: string[] = [];
-  let hidden = 0;
-  const parser = new Parser(
-    {
-      onopentag: (name, attributes) => {
-        if (name === 'a' && attributes.href) facts.links.push(attributes.href);
-        if (name === 'img') facts.images++;
-        if (name === 'style' || name === 'script' || name === 'head' || name === 'title') hidden++;
-        if (!VOID_TAGS.has(name)) open.push(name);
-      },
-      ontext: (text) => {
-        if (hidden === 0) facts.text += text;
-      },
-      onclosetag: (name, isImplied) => {
-        if (name === 'style' || name === 'script' || name === 'head' || name === 'title')
-          hidden = Math.max(0, hidden - 1);
-        if (VOID_TAGS.has(name)) return;
-        const at = open.lastIndexOf(name);
-        if (at === -1) {
-          facts.stray.push(name);
-          return;
-        }
-        // Tags HTML closes by itself (p, li, td, …) are not mistakes; anything else still
-        // open when its parent closes, or at the end, is.
-        for (const left of open.splice(at)) {
-          if (left !== name || isImplied) {
-            if (
-              !['p', 'li', 'td', 'th', 'tr', 'tbody', 'thead', 'option', 'html', 'body', 'head', 'dt', 'dd'].includes(
-                left,
-              )
-            )
-              facts.unclosed.push(left);
-          }
-        }
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, recognizeSelfClosing: true },
-  );
-  parser.write(html);
-  parser.end();
-  facts.text = facts.text.replace(/\s+/g, ' ').trim();
-  return facts;
-};
-
-const hostOf = (link: string) => {
-  try {
-    return new URL(link).hostname.toLowerCase().replace(/^www\./, '');
-  } catch {
-    return null;
-  }
-};
-
-const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
-
-const check = (
-  category: TSpamCheck['category'],
-  id: string,
-  title: string,
-  status: TSpamCheck['status'],
-  penalty: number,
-  detail: string,
-  advice: string | null = null,
-): TSpamCheck => ({ id, category, title, status, penalty, detail, advice });
+/** Points are kept in tenths: the sum of any findings is exact, so two scores tie only when their penalties do. */
+const tenths = (points: number) => Math.round(points * 10);
+const penaltyTenths = (checks: TSpamCheck[]) => checks.reduce((sum, item) => sum + tenths(item.penalty), 0);
+const fromTenths = (value: number) => value / 10;
 
 type TMailauthResult = Awaited<ReturnType<typeof authenticate>>;
+
+/**
+ * The highest score of a message that fails DMARC under an enforcing policy: receivers that
+ * honour it put the message in spam (quarantine) or refuse it (reject), whatever else is
+ * right with it, so such a message is in the lowest band, a refusal below a spam folder.
+ */
+const DMARC_CEILING_TENTHS = { quarantine: 49, reject: 39 } as const;
+
+/** What DMARC's policy does to the score: the ceiling of a failing message under an enforcing policy. */
+const dmarcCeilingOf = (auth: TMailauthResult | null): number | null => {
+  const dmarc = (auth?.dmarc || undefined) as { status?: { result?: string }; p?: string; policy?: string } | undefined;
+  if (dmarc?.status?.result !== 'fail') return null;
+  const policy = dmarc.policy || dmarc.p;
+  return policy === 'reject' || policy === 'quarantine' ? DMARC_CEILING_TENTHS[policy] : null;
+};
 
 const authenticationChecks = (auth: TMailauthResult | null, fromDomain: string, ip: string): TSpamCheck[] => {
   if (!auth) {
@@ -183,7 +110,7 @@ const authenticationChecks = (auth: TMailauthResult | null, fromDomain: string, 
         'spf',
         'SPF',
         'warn',
-        1,
+        0.7,
         `${spfDomain}'s SPF record marks ${ip} as suspect (~all).`,
         spfAdvice,
       ),
@@ -291,7 +218,7 @@ const authenticationChecks = (auth: TMailauthResult | null, fromDomain: string, 
         'DMARC',
         'fail',
         policy === 'reject' ? 3 : policy === 'quarantine' ? 2 : 1,
-        `Neither SPF nor DKIM passes for ${fromDomain}; its DMARC policy is "${policy}"${policy === 'reject' ? ': receivers refuse such mail' : policy === 'quarantine' ? ': receivers put such mail in spam' : ''}.`,
+        `Neither SPF nor DKIM passes for ${fromDomain}; its DMARC policy is "${policy}"${policy === 'reject' ? `: receivers refuse such mail, so the score is held below ${fromTenths(DMARC_CEILING_TENTHS.reject + 1)}` : policy === 'quarantine' ? `: receivers put such mail in spam, so the score is held below ${fromTenths(DMARC_CEILING_TENTHS.quarantine + 1)}` : ''}.`,
         `Make SPF or DKIM pass for ${fromDomain} itself (a signature with d=${fromDomain}, or a return path at ${fromDomain}).`,
       ),
     );
@@ -333,295 +260,6 @@ const authenticationChecks = (auth: TMailauthResult | null, fromDomain: string, 
           0,
           arcResult === 'pass' ? 'A valid ARC chain.' : 'No ARC chain (only forwarders add one).',
         ),
-  );
-  return checks;
-};
-
-const headerChecks = (mail: ParsedMail): TSpamCheck[] => {
-  const checks: TSpamCheck[] = [];
-  // mailparser folds List-* headers into one structured `list` entry: ask the raw lines.
-  const lines = new Set(mail.headerLines.map((line) => line.key.toLowerCase()));
-  const has = (name: string) => lines.has(name);
-  const from = mail.from?.value ?? [];
-  checks.push(
-    from.length === 1 && from[0]!.address
-      ? check('headers', 'from', 'From', 'pass', 0, `From: ${mail.from!.text}`)
-      : check(
-          'headers',
-          'from',
-          'From',
-          'fail',
-          3,
-          from.length === 0 ? 'The message has no From address.' : 'The From header names more than one address.',
-          'Send from exactly one address.',
-        ),
-  );
-  checks.push(
-    has('message-id')
-      ? check('headers', 'message-id', 'Message-ID', 'pass', 0, `Message-ID: ${mail.messageId}`)
-      : check(
-          'headers',
-          'message-id',
-          'Message-ID',
-          'fail',
-          1,
-          'The message has no Message-ID header.',
-          'Your sending service should add one; a message without it looks hand-made.',
-        ),
-  );
-  checks.push(
-    has('date')
-      ? check(
-          'headers',
-          'date',
-          'Date',
-          'pass',
-          0,
-          `Date: ${mail.headers.get('date') instanceof Date ? (mail.headers.get('date') as Date).toUTCString() : String(mail.headers.get('date'))}`,
-        )
-      : check(
-          'headers',
-          'date',
-          'Date',
-          'fail',
-          0.5,
-          'The message has no Date header.',
-          'Your sending service should add one.',
-        ),
-  );
-  const subject = mail.subject ?? '';
-  const letters = subject.replace(/[^\p{L}]/gu, '');
-  if (!subject.trim()) {
-    checks.push(
-      check(
-        'headers',
-        'subject',
-        'Subject',
-        'fail',
-        0.5,
-        'The message has no subject.',
-        'Write a subject that says what the email is about.',
-      ),
-    );
-  } else if (letters.length >= 6 && letters === letters.toUpperCase() && letters !== letters.toLowerCase()) {
-    checks.push(
-      check(
-        'headers',
-        'subject',
-        'Subject',
-        'warn',
-        0.3,
-        `The subject is in capitals: "${subject}".`,
-        'Write the subject in sentence case.',
-      ),
-    );
-  } else {
-    checks.push(check('headers', 'subject', 'Subject', 'pass', 0, `Subject: ${subject}`));
-  }
-  const replyTo = mail.replyTo?.value[0]?.address;
-  const fromAddress = from[0]?.address;
-  if (replyTo && fromAddress && domainOf(replyTo) !== domainOf(fromAddress)) {
-    checks.push(
-      check(
-        'headers',
-        'reply-to',
-        'Reply-To',
-        'info',
-        0,
-        `Replies go to ${replyTo}, at another domain than the From address.`,
-      ),
-    );
-  }
-  if (has('list-unsubscribe')) {
-    const oneClick = has('list-unsubscribe-post');
-    checks.push(
-      check(
-        'headers',
-        'list-unsubscribe',
-        'List-Unsubscribe',
-        oneClick ? 'pass' : 'warn',
-        oneClick ? 0 : 0.2,
-        oneClick
-          ? 'One-click unsubscribe (RFC 8058) is offered.'
-          : 'A List-Unsubscribe header without List-Unsubscribe-Post.',
-        oneClick
-          ? null
-          : 'Offer one-click unsubscribe: add List-Unsubscribe-Post: List-Unsubscribe=One-Click with an https link.',
-      ),
-    );
-  } else {
-    checks.push(
-      check(
-        'headers',
-        'list-unsubscribe',
-        'List-Unsubscribe',
-        'warn',
-        0.5,
-        'No List-Unsubscribe header: mail clients cannot show their unsubscribe button.',
-        'Send marketing mail through Sendwell to a list: it adds List-Unsubscribe and one-click unsubscribe. Gmail and Yahoo require them of bulk senders.',
-      ),
-    );
-  }
-  return checks;
-};
-
-const contentChecks = (mail: ParsedMail, raw: Buffer): TSpamCheck[] => {
-  const checks: TSpamCheck[] = [];
-  const html = typeof mail.html === 'string' ? mail.html : '';
-  // mailparser makes a text from the HTML when there is none: whether the sender wrote one
-  // is read from the MIME parts (a message without a Content-Type is plain text).
-  const hasTextPart =
-    /^content-type:\s*text\/plain/im.test(raw.toString('latin1')) || !/^content-type:/im.test(headersOf(raw));
-  const text = hasTextPart ? (mail.text ?? '') : '';
-  const facts = html ? readHtml(html) : { links: [], images: 0, text: text.trim(), unclosed: [], stray: [] };
-  if (!html && !text.trim()) {
-    checks.push(
-      check('content', 'parts', 'Message parts', 'fail', 2, 'The message has no text at all.', 'Write a message.'),
-    );
-  } else if (html && !text.trim()) {
-    checks.push(
-      check(
-        'content',
-        'parts',
-        'Message parts',
-        'warn',
-        0.3,
-        'HTML only: no plain-text version.',
-        'Add a plain-text part (multipart/alternative) for clients and filters that read text.',
-      ),
-    );
-  } else {
-    checks.push(
-      check(
-        'content',
-        'parts',
-        'Message parts',
-        'pass',
-        0,
-        html ? 'An HTML part and a plain-text part.' : 'Plain text.',
-      ),
-    );
-  }
-  const words = facts.text.length;
-  if (facts.images > 0 && words < (400 * Math.min(facts.images, 3)) / 3) {
-    checks.push(
-      check(
-        'content',
-        'image-ratio',
-        'Images and text',
-        words < 100 ? 'fail' : 'warn',
-        words < 100 ? 1.5 : 0.5,
-        `${facts.images} image${facts.images === 1 ? '' : 's'} and ${words} characters of text.`,
-        'Filters distrust messages that are mostly images: say in text what the images say (at least a few sentences).',
-      ),
-    );
-  } else {
-    checks.push(
-      check(
-        'content',
-        'image-ratio',
-        'Images and text',
-        'pass',
-        0,
-        `${facts.images} image${facts.images === 1 ? '' : 's'} and ${words} characters of text.`,
-      ),
-    );
-  }
-  const hosts = facts.links.map(hostOf).filter((host): host is string => host !== null);
-  const shortened = [...new Set(hosts.filter((host) => SHORTENERS.has(host)))];
-  const numeric = [...new Set(hosts.filter((host) => net.isIP(host.replace(/^\[|\]$/g, '')) !== 0))];
-  if (shortened.length > 0) {
-    checks.push(
-      check(
-        'content',
-        'shorteners',
-        'Link shorteners',
-        'fail',
-        1.5,
-        `Links through ${shortened.join(', ')}.`,
-        'Link to the real address: shorteners hide where a link goes, and spam uses them.',
-      ),
-    );
-  } else {
-    checks.push(
-      check(
-        'content',
-        'shorteners',
-        'Link shorteners',
-        'pass',
-        0,
-        `${facts.links.length} link${facts.links.length === 1 ? '' : 's'}, none through a shortener.`,
-      ),
-    );
-  }
-  if (numeric.length > 0) {
-    checks.push(
-      check(
-        'content',
-        'ip-links',
-        'Links to bare addresses',
-        'fail',
-        1,
-        `Links to ${numeric.join(', ')}.`,
-        'Link to a domain name, not to a server address.',
-      ),
-    );
-  }
-  const unsubscribeLink =
-    facts.links.some((link) => /unsub|opt-?out|preferences/i.test(link)) ||
-    /unsubscribe|opt[- ]out/i.test(facts.text || text);
-  checks.push(
-    unsubscribeLink
-      ? check(
-          'content',
-          'unsubscribe-link',
-          'Unsubscribe link',
-          'pass',
-          0,
-          'The message tells readers how to unsubscribe.',
-        )
-      : check(
-          'content',
-          'unsubscribe-link',
-          'Unsubscribe link',
-          'warn',
-          0.3,
-          'No unsubscribe link in the message.',
-          'Add an unsubscribe link (Sendwell fills {{unsubscribe_url}} for list sends).',
-        ),
-  );
-  const broken = [...new Set([...facts.unclosed, ...facts.stray])];
-  if (html && broken.length > 0) {
-    checks.push(
-      check(
-        'content',
-        'html',
-        'HTML',
-        'warn',
-        0.3,
-        `Broken HTML: ${broken
-          .slice(0, 5)
-          .map((tag) => `<${tag}>`)
-          .join(', ')} ${facts.unclosed.length ? 'left open' : 'closed without being opened'}.`,
-        'Close every tag you open; mail clients repair broken HTML differently.',
-      ),
-    );
-  } else if (html) {
-    checks.push(check('content', 'html', 'HTML', 'pass', 0, 'The HTML is well formed.'));
-  }
-  const htmlBytes = Buffer.byteLength(html);
-  checks.push(
-    htmlBytes > CLIP_BYTES
-      ? check(
-          'content',
-          'size',
-          'Size',
-          'warn',
-          0.5,
-          `The HTML is ${Math.round(htmlBytes / 1024)} KB; Gmail clips messages past 102 KB.`,
-          'Trim the HTML (inline styles, comments, unused markup).',
-        )
-      : check('content', 'size', 'Size', 'pass', 0, `The message is ${Math.max(1, Math.round(raw.length / 1024))} KB.`),
   );
   return checks;
 };
@@ -689,56 +327,193 @@ const blocklistChecks = async (ip: string, zones: string[], resolve: TResolve): 
   );
 };
 
+/** The most an engine takes off a message it does not call spam. */
+const ENGINE_MAX_PENALTY_TENTHS = 30;
+/** The highest score of a message an engine calls spam: the top of 'Likely spam'. */
+const SPAM_CEILING_TENTHS = 49;
+
+const engineStateText = (engine: TSpamEngine) =>
+  engine.status === 'timeout'
+    ? `${engine.name} timed out`
+    : engine.status === 'unreachable'
+      ? `${engine.name} was not reachable`
+      : `${engine.name} is off`;
+
+/** The rules that weigh most in the engines' content judgement, for the finding's advice. */
+const ruleWords = (engines: TSpamEngine[], isCountedAlready: (name: string) => boolean) =>
+  engines.flatMap((engine) =>
+    engine.rules
+      .filter((rule) => rule.score > 0 && !isAuthenticationRule(rule.name) && !isCountedAlready(rule.name))
+      .slice(0, 3)
+      .map((rule) => `${rule.description || rule.name} (${engine.name} ${rule.name})`),
+  );
+
+/** What a spam verdict means for a receiver running that engine. */
+const verdictWords = (engine: TSpamEngine) =>
+  engine.name === 'rspamd'
+    ? engine.action === 'reject'
+      ? 'rspamd would reject it'
+      : 'rspamd would file it as spam'
+    : `${engine.name} marks it as spam`;
+
 /**
- * The engines judge the same thing (the content), so only the larger of their penalties
- * counts: SpamAssassin's score (5 = spam) and rspamd's (15 = reject) each map to at most 3.
+ * Engine rules that name a fault one of Sendwell's own findings names too. When that finding
+ * took points, the rule's points are left out of the engine's share (a fault counts once);
+ * the engine's spam verdict still reads its whole content score, as a receiver's would.
  */
-const engineCheck = (engines: TSpamEngine[]): TSpamCheck => {
-  const scored = engines.filter((engine) => engine.status === 'scored' && engine.score !== null);
-  if (scored.length === 0) {
-    return check(
+const SAME_FAULT_RULES: Record<string, RegExp> = {
+  date: /^(?:DATE_IN_(?:FUTURE|PAST)|MISSING_DATE|INVALID_DATE)/,
+  'message-id': /^(?:MISSING_MID|INVALID_MSGID|MID_)/,
+  from: /^(?:FROM_INVALID|MISSING_FROM|MULTIPLE_FROM)/,
+  'duplicate-headers': /^MULTIPLE_UNIQUE_HEADERS$/,
+  subject: /^(?:SUBJ_ALL_CAPS|MISSING_SUBJECT|EMPTY_SUBJECT)$/,
+  parts: /^MIME_HTML_ONLY$/,
+  encoding: /^MIME_BASE64_TEXT/,
+  'image-ratio': /^HTML_IMAGE_(?:ONLY|RATIO)_/,
+  shorteners: /SHORTNER|SHORTENER/,
+  'ip-links': /^(?:HTTP_TO_IP|NORMAL_HTTP_TO_IP|NUMERIC_HTTP_ADDR)$/,
+  'link-text': /^PHISHING$/,
+};
+
+/**
+ * The engines' judgement of the content, and the score it leaves. `ownTenths` is what the
+ * rest of the analysis left of the 10, `counted` its findings. Each engine's content score
+ * (its authentication rules left out) is read against its own spam threshold; the engines
+ * judge the same content, so the harshest reading counts, once:
+ * - below the threshold it takes up to 3 points, in proportion, leaving out rules for
+ *   faults a finding of Sendwell's already counted;
+ * - at or past it (or a verdict the engine forces, as for GTUBE) the message is spam to a
+ *   receiver running that engine: the score is held under 5, lower the further past the
+ *   threshold, and never above what it would be just under the threshold.
+ */
+const judgeByEngines = (
+  engines: TSpamEngine[],
+  ownTenths: number,
+  counted: TSpamCheck[],
+): { check: TSpamCheck; scoreTenths: number } => {
+  const judged = engines.filter(
+    (engine) =>
+      engine.status === 'scored' &&
+      typeof engine.contentScore === 'number' &&
+      engine.threshold !== null &&
+      engine.threshold > 0,
+  );
+  const absent = engines.filter((engine) => engine.status !== 'scored');
+  const absentText = absent.length > 0 ? ` ${absent.map(engineStateText).join('; ')}.` : '';
+  const hasFailure = absent.some((engine) => engine.status === 'timeout' || engine.status === 'unreachable');
+  if (judged.length === 0) {
+    return {
+      scoreTenths: ownTenths,
+      check: check(
+        'engines',
+        'engines',
+        'Content engines',
+        hasFailure ? 'warn' : 'info',
+        0,
+        `No content engine judged this message; the score rests on Sendwell's own checks.${absentText}`,
+        hasFailure ? 'Run the test again when the engines answer for their judgement of the content.' : null,
+      ),
+    };
+  }
+  const countedFaults = Object.entries(SAME_FAULT_RULES)
+    .filter(([id]) => counted.some((item) => item.id === id && item.penalty > 0))
+    .map(([, rule]) => rule);
+  const isCountedAlready = (name: string) => countedFaults.some((rule) => rule.test(name));
+  const ratioOf = (engine: TSpamEngine) => Math.max(0, engine.contentScore!) / engine.threshold!;
+  /** The engine's reading less the rules for faults a finding of Sendwell's counted. */
+  const shareOf = (engine: TSpamEngine) =>
+    Math.max(
+      0,
+      engine.contentScore! -
+        engine.rules.filter((rule) => isCountedAlready(rule.name)).reduce((sum, rule) => sum + rule.score, 0),
+    ) / engine.threshold!;
+  const reading = judged
+    .map(
+      (engine) =>
+        `${engine.name} ${engine.contentScore} where spam starts at ${engine.threshold}${engine.contentScore !== engine.score ? ` (${engine.score} with its own SPF, DKIM and DMARC rules, which Sendwell counts above)` : ''}`,
+    )
+    .join('; ');
+  const spam = judged.filter((engine) => engine.isSpam);
+  const worst = ruleWords(spam.length > 0 ? spam : judged, spam.length > 0 ? () => false : isCountedAlready);
+  if (spam.length > 0) {
+    const ratio = Math.max(1, ...spam.map(ratioOf));
+    const held = Math.max(
+      0,
+      Math.min(ownTenths - ENGINE_MAX_PENALTY_TENTHS, Math.round(((SPAM_CEILING_TENTHS / ratio) * ownTenths) / 100)),
+    );
+    return {
+      scoreTenths: held,
+      check: check(
+        'engines',
+        'engines',
+        'Content engines',
+        'fail',
+        fromTenths(Math.max(0, ownTenths) - held),
+        `${spam.map(verdictWords).join(', and ')} on its content alone, so a receiver running ${spam.length > 1 ? 'either' : 'it'} files it as spam: the score is held below 5. ${reading}.${absentText}`,
+        worst.length > 0 ? `What the engines count against it: ${worst.join('; ')}.` : null,
+      ),
+    };
+  }
+  const penalty = Math.min(
+    ENGINE_MAX_PENALTY_TENTHS,
+    Math.round(ENGINE_MAX_PENALTY_TENTHS * Math.max(...judged.map(shareOf))),
+  );
+  const overlapping = [
+    ...new Set(
+      judged.flatMap((engine) =>
+        engine.rules.filter((rule) => rule.score > 0 && isCountedAlready(rule.name)).map((rule) => rule.name),
+      ),
+    ),
+  ];
+  const overlapText =
+    overlapping.length > 0 ? ` Left out here as faults counted above: ${overlapping.join(', ')}.` : '';
+  const taken = Math.min(penalty, Math.max(0, ownTenths));
+  return {
+    scoreTenths: ownTenths - taken,
+    check: check(
       'engines',
       'engines',
       'Content engines',
-      'info',
-      0,
-      "No content engine was reachable; the score rests on Sendwell's own checks.",
-    );
-  }
-  const penaltyOf = (engine: TSpamEngine) =>
-    engine.name === 'rspamd'
-      ? Math.min(3, Math.max(0, engine.score!) * 0.4)
-      : Math.min(3, Math.max(0, engine.score!) * 0.6);
-  const penalty = Math.round(Math.max(...scored.map(penaltyOf)) * 10) / 10;
-  const detail = scored.map((engine) => `${engine.name} ${engine.score} (spam from ${engine.threshold})`).join('; ');
-  const worst = scored.flatMap((engine) =>
-    engine.rules
-      .filter((rule) => rule.score > 0)
-      .slice(0, 2)
-      .map((rule) => rule.description || rule.name),
-  );
-  return check(
-    'engines',
-    'engines',
-    'Content engines',
-    penalty === 0 ? 'pass' : penalty >= 1.5 ? 'fail' : 'warn',
-    penalty,
-    detail,
-    penalty > 0 && worst.length > 0 ? `What the engines count against it: ${worst.join('; ')}.` : null,
-  );
+      penalty === 0 ? (hasFailure ? 'warn' : 'pass') : penalty >= 15 ? 'fail' : 'warn',
+      fromTenths(taken),
+      `${reading}.${overlapText}${absentText}`,
+      penalty > 0 && worst.length > 0 ? `What the engines count against it: ${worst.join('; ')}.` : null,
+    ),
+  };
 };
 
-/** The headers as they arrived (everything before the first blank line). */
-export const headersOf = (raw: Buffer) => {
-  const text = raw.toString('utf8');
-  const end = text.search(/\r?\n\r?\n/);
-  return end === -1 ? text : text.slice(0, end);
+export type TContentAnalysis = {
+  /** 10 less the points of these findings, one decimal. */
+  score: number;
+  verdict: TSpamScoreBand;
+  /** Sendwell's header and content findings, as the spam test reports them. */
+  checks: TSpamCheck[];
+};
+
+const ownChecks = (mail: ParsedMail, raw: Buffer, context: TMessageContext) => [
+  ...headerChecks(mail, raw, context),
+  ...contentChecks(mail, raw, context),
+];
+
+const scoreOfTenths = (value: number) => fromTenths(Math.min(100, Math.max(0, value)));
+
+/**
+ * Sendwell's own header and content checks of a raw message, with nothing else: no DNS,
+ * no engine, no mailbox, no database. The spam test's report holds exactly these findings
+ * with these points beside its authentication, blocklist and engine findings.
+ */
+export const analyseContent = async (raw: Buffer, context: TMessageContext): Promise<TContentAnalysis> => {
+  const mail = await simpleParser(raw, { skipImageLinks: true });
+  const checks = ownChecks(mail, raw, context);
+  const score = scoreOfTenths(100 - penaltyTenths(checks));
+  return { score, verdict: scoreVerdict(score), checks };
 };
 
 export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSettings): Promise<TSpamReport> => {
   const mail = await simpleParser(arrival.raw, { skipImageLinks: true });
   const fromAddress = mail.from?.value[0]?.address ?? '';
-  const fromDomain = fromAddress ? domainOf(fromAddress) : '';
+  const fromDomain = fromAddress ? fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase() : '';
+  const timeoutMs = settings.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
   const [auth, blocklists, rspamd, spamAssassin] = await Promise.all([
     authenticate(arrival.raw, {
       ip: arrival.ip,
@@ -749,28 +524,37 @@ export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSetti
       disableBimi: true,
     }).catch(() => null),
     blocklistChecks(arrival.ip, settings.dnsbl, settings.resolve),
-    askRspamd(settings.rspamdUrl, arrival.raw, {
-      ip: arrival.ip,
-      helo: arrival.helo,
-      from: arrival.mailFrom,
-      rcpt: arrival.rcptTo,
-    }),
-    askSpamAssassin(settings.spamd, arrival.raw),
+    askRspamd(
+      settings.rspamdUrl,
+      arrival.raw,
+      { ip: arrival.ip, helo: arrival.helo, from: arrival.mailFrom, rcpt: arrival.rcptTo },
+      timeoutMs,
+    ),
+    askSpamAssassin(settings.spamd, arrival.raw, timeoutMs),
   ]);
   const engines = [rspamd, spamAssassin];
   const checks = [
     ...authenticationChecks(auth, fromDomain, arrival.ip),
-    ...headerChecks(mail),
-    ...contentChecks(mail, arrival.raw),
+    ...ownChecks(mail, arrival.raw, {
+      now: arrival.receivedAt ?? new Date(),
+      trackingHosts: settings.trackingHosts,
+    }),
     ...blocklists,
-    engineCheck(engines),
   ];
-  const penalties = checks.reduce((sum, item) => sum + item.penalty, 0);
-  const score = Math.round(Math.min(10, Math.max(0, 10 - penalties)) * 10) / 10;
+  let ownTenths = 100 - penaltyTenths(checks);
+  const ceiling = dmarcCeilingOf(auth);
+  const dmarc = checks.find((item) => item.id === 'dmarc');
+  if (ceiling !== null && dmarc && ownTenths > ceiling) {
+    // The policy's verdict, on the finding that names it.
+    dmarc.penalty = fromTenths(tenths(dmarc.penalty) + ownTenths - ceiling);
+    ownTenths = ceiling;
+  }
+  const judgement = judgeByEngines(engines, ownTenths, checks);
+  const score = scoreOfTenths(judgement.scoreTenths);
   return {
     score,
     verdict: scoreVerdict(score),
-    checks,
+    checks: [...checks, judgement.check],
     engines,
     authenticationResults: auth?.headers.trim() ?? '',
     fromDomain,

@@ -14,13 +14,21 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { publicUrl } from '../../platform/public-url';
 import { publishToUser } from '../../platform/realtime';
 import { listAccountRows } from '../accounts/accounts.service';
 import { chargeCredits, getBalance, InsufficientCreditsError, refundCredits } from '../credits/credits.service';
 import { createSourcedSend, sourcedSendOutcomes } from '../delivery/delivery.service';
 import { resolveSender, saveTemplate } from '../send-email/send-email.service';
 import { findArrival, keepAnalysis } from '../test-inbox/test-inbox.service';
-import { analyseMessage, headersOf, type TAnalysisSettings, type TArrival } from './analysis';
+import {
+  analyseContent,
+  analyseMessage,
+  headersOf,
+  type TAnalysisSettings,
+  type TArrival,
+  type TContentAnalysis,
+} from './analysis';
 import { expireSpamTestJob } from './spam-test.jobs';
 
 /**
@@ -71,6 +79,8 @@ export const startSpamTest = async (platform: TPlatform, userId: number, form: T
       },
     );
   }
+  // Tests past their deadline no longer count as waiting, whether or not their job has run.
+  await expireOverdueSpamTests(platform, userId);
   const token = newToken();
   const address = `t-${token}@${settings.domain}`;
   const test = await platform.db.transaction().execute(async (trx) => {
@@ -177,12 +187,22 @@ const resolverOf = (platform: TPlatform): TAnalysisSettings['resolve'] => {
   return resolve;
 };
 
+/** The host of Sendwell's click-tracking links: a tracked link stands for the address it was written with. */
+const trackingHostsOf = (platform: TPlatform) => {
+  try {
+    return [new URL(publicUrl(platform)).hostname];
+  } catch {
+    return [];
+  }
+};
+
 export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
   resolve: resolverOf(platform),
   mta: platform.config.spamTest.domain,
   dnsbl: platform.config.spamTest.dnsbl,
   rspamdUrl: platform.config.spamTest.rspamdUrl,
   spamd: platform.config.spamTest.spamd,
+  trackingHosts: trackingHostsOf(platform),
 });
 
 /** The spam test's analysis of any message (the test inbox shows it for each of its messages). */
@@ -208,6 +228,14 @@ export const analyseTestInboxMessage = async (platform: TPlatform, userId: numbe
 };
 
 /**
+ * The spam test's own header and content checks of a composed message, with their score,
+ * and nothing that costs a credit or a connection (no engines, DNS or mailbox): what the
+ * pre-send check shows. The same findings, with the same points, as a spam test of it.
+ */
+export const checkComposedMessage = (platform: TPlatform, raw: Buffer): Promise<TContentAnalysis> =>
+  analyseContent(raw, { now: new Date(), trackingHosts: trackingHostsOf(platform) });
+
+/**
  * Scores a test whose message has arrived and tells the user's tabs. Safe to run twice
  * (the mailbox right after the message, the expiry job for one the mailbox did not finish):
  * only a test still 'received' is scored.
@@ -215,7 +243,7 @@ export const analyseTestInboxMessage = async (platform: TPlatform, userId: numbe
 const scoreSpamTest = async (platform: TPlatform, testId: number) => {
   const test = await platform.db
     .selectFrom('spam_tests')
-    .select(['id', 'user_id', 'raw', 'remote_ip', 'helo', 'mail_from', 'address'])
+    .select(['id', 'user_id', 'raw', 'remote_ip', 'helo', 'mail_from', 'address', 'received_at'])
     .where('id', '=', testId)
     .where('status', '=', 'received')
     .executeTakeFirst();
@@ -226,6 +254,7 @@ const scoreSpamTest = async (platform: TPlatform, testId: number) => {
     helo: test.helo ?? '',
     mailFrom: test.mail_from ?? '',
     rcptTo: test.address,
+    receivedAt: test.received_at ?? undefined,
   });
   await platform.db.transaction().execute(async (trx) => {
     const scored = await trx
@@ -264,6 +293,8 @@ export const receiveSpamTestMessage = async (
       })
       .where('token', '=', token)
       .where('status', '=', 'waiting')
+      // Only before the deadline: past it the credits go back, and a late message must not be scored for free.
+      .where('created_at', '>', deadlineCutoff(platform))
       .returning(['id', 'user_id'])
       .executeTakeFirst();
     if (row) await publishToUser(trx, row.user_id, 'SpamTestEvent', { id: row.id, status: 'received', score: null });
@@ -271,12 +302,14 @@ export const receiveSpamTestMessage = async (
   });
   if (!kept) {
     // A second copy of a message already kept (a retry after a lost answer) is taken and
-    // dropped; one for a test that gave up (and refunded) is refused, as is any unknown token.
+    // dropped; one for a test past its deadline is refused and the test failed and refunded
+    // now (its deadline job may not have run yet), as is any unknown token.
     const known = await platform.db
       .selectFrom('spam_tests')
-      .select('status')
+      .select(['id', 'status'])
       .where('token', '=', token)
       .executeTakeFirst();
+    if (known?.status === 'waiting') await expireSpamTest(platform, known.id);
     return known?.status === 'received' || known?.status === 'scored' ? 'accepted' : 'unknown';
   }
   await scoreSpamTest(platform, kept.id).catch((error: unknown) =>
@@ -319,6 +352,29 @@ const engineFailure = async (db: Executor, userId: number, sendId: number | null
     return `Your sending account could not deliver the test email: ${outcome.error ?? outcome.status}.`;
   }
   return null;
+};
+
+/**
+ * The creation time before which a test is past its deadline now (SPAM_TEST_TIMEOUT_MINUTES
+ * after it was sent), on the database's clock, which wrote `created_at`.
+ */
+const deadlineCutoff = (platform: TPlatform) =>
+  sql<Date>`now() - ${platform.config.spamTest.timeoutMs} * interval '1 millisecond'`;
+
+/**
+ * Fails and refunds the user's tests still waiting past their deadline, at once: a read of
+ * the result or the history, or a new test, does not wait for the deadline job (which a
+ * busy or stopped worker can run late). Each goes through the job's own conditional path.
+ */
+const expireOverdueSpamTests = async (platform: TPlatform, userId: number, testId?: number) => {
+  let query = platform.db
+    .selectFrom('spam_tests')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('status', '=', 'waiting')
+    .where('created_at', '<=', deadlineCutoff(platform));
+  if (testId !== undefined) query = query.where('id', '=', testId);
+  for (const { id } of await query.execute()) await expireSpamTest(platform, id);
 };
 
 /** The expiry job: a test still waiting at its deadline is failed and refunded; one received but not scored is scored. */
@@ -419,10 +475,9 @@ export const getSpamTest = async (platform: TPlatform, userId: number, id: numbe
   if (!row) throw notFound('This spam test does not exist.');
   if (row.status === 'waiting') {
     const failure = await engineFailure(platform.db, userId, row.send_id);
-    if (failure) {
-      await failSpamTest(platform, id, failure);
-      row = (await find())!;
-    }
+    if (failure) await failSpamTest(platform, id, failure);
+    else await expireOverdueSpamTests(platform, userId, id);
+    row = (await find())!;
   }
   const [named] = await withAccountNames(platform, userId, [row]);
   return {
@@ -438,6 +493,7 @@ export const listSpamTests = async (
   userId: number,
   query: { page: number; per_page: number; column: 'created_at' | 'score'; order: 'asc' | 'desc' },
 ) => {
+  await expireOverdueSpamTests(platform, userId);
   const page = await paginate(
     platform.db
       .selectFrom('spam_tests')
