@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { TSpamTestResult } from '@sendwell/contracts';
+import { sql } from 'kysely';
 import { dkimSign } from 'mailauth';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
@@ -441,6 +442,50 @@ describe('the flow of a spam test', () => {
     expect(refunded.status).toBe('failed');
     expect(refunded.error).toMatch(/could not deliver the test email.*550/);
     expect(await usable(seeded.agent)).toBe(300);
+  });
+
+  it('refuses a message past its deadline and gives the credits back then, before the deadline job runs, and once', async () => {
+    const seeded = await seed(1_000);
+    const late = await startTest(seeded);
+    // created_at is written once by the database; a test moves its deadline by rewriting it.
+    const overdue = (id: number) =>
+      sql`update spam_tests set created_at = now() - interval '1 hour' where id = ${id}`.execute(t.platform.db);
+    // The deadline passes; its job has not run (no worker here).
+    await overdue(late.mail);
+    await expect(deliver(await compose(HAM, late.to), { from: 'bounces@good.test', to: late.to })).rejects.toThrow(
+      /550/,
+    );
+    // The refusal failed and refunded the test: the result says so without waiting for the job.
+    const refused = await t.platform.db
+      .selectFrom('spam_tests')
+      .select(['status', 'credits_refunded', 'raw'])
+      .where('id', '=', late.mail)
+      .executeTakeFirstOrThrow();
+    expect(refused).toMatchObject({ status: 'failed', credits_refunded: 100, raw: null });
+    expect(await usable(seeded.agent)).toBe(1_000);
+    // The job, when it runs, finds nothing to do: the credits came back once.
+    await expireSpamTest(t.platform, late.mail);
+    expect(await usable(seeded.agent)).toBe(1_000);
+
+    // A test past its deadline whose message never came is failed by the next look at the history.
+    const lost = await startTest(seeded);
+    await overdue(lost.mail);
+    const history = (await seeded.agent.get('/api/tools/mail-testing/history')).json().data as {
+      id: number;
+      status: string;
+      credits_refunded: number;
+    }[];
+    expect(history.find((row) => row.id === lost.mail)).toMatchObject({ status: 'failed', credits_refunded: 100 });
+    expect(await usable(seeded.agent)).toBe(1_000);
+
+    // Tests past their deadline do not hold back new ones (five waiting at most).
+    const waiting = [];
+    for (let index = 0; index < 5; index++) waiting.push(await startTest(seeded));
+    for (const test of waiting) await overdue(test.mail);
+    const next = await startTest(seeded);
+    expect((await result(seeded.agent, next.mail)).status).toBe('waiting');
+    for (const test of waiting) expect((await result(seeded.agent, test.mail)).status).toBe('failed');
+    expect(await usable(seeded.agent)).toBe(1_000 - 100);
   });
 
   it('shows a user only their own tests (R12)', async () => {

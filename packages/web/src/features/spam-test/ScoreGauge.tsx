@@ -1,5 +1,5 @@
 import { Stack, Text } from '@mantine/core';
-import { scoreVerdict } from '@sendwell/contracts';
+import { formatSpamScore, scoreVerdict } from '@sendwell/contracts';
 
 /** Colours by score, each dark enough for its text on white (WCAG AA). */
 export const scoreColor = (score: number) =>
@@ -22,7 +22,7 @@ export const ScoreGauge = ({ score, size = 160 }: { score: number; size?: number
   return (
     <div
       role="img"
-      aria-label={`Score ${score} out of 10: ${verdict}`}
+      aria-label={`Score ${formatSpamScore(score)} out of 10: ${verdict}`}
       style={{ position: 'relative', width: size, height: size, flex: 'none' }}
       data-testid="spam-score"
     >
@@ -49,7 +49,7 @@ export const ScoreGauge = ({ score, size = 160 }: { score: number; size?: number
       </svg>
       <Stack gap={0} align="center" justify="center" style={{ position: 'absolute', inset: 0 }} aria-hidden>
         <Text fw={700} fz={size / 4.5} lh={1} style={{ color }}>
-          {score.toFixed(1)}
+          {formatSpamScore(score)}
         </Text>
         <Text size="sm" c="dimmed">
           out of 10

@@ -1,5 +1,5 @@
 import { Accordion, Badge, Code, Group, Paper, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
-import type { TSpamCheck, TSpamReport } from '@sendwell/contracts';
+import type { TSpamCheck, TSpamEngine, TSpamReport } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCheck, IconInfoCircle, IconX } from '@tabler/icons-react';
 
 const CATEGORY_TITLES: Record<TSpamCheck['category'], string> = {
@@ -17,6 +17,17 @@ const STATUS_LOOK: Record<TSpamCheck['status'], { color: string; icon: typeof Ic
   fail: { color: 'red', icon: IconX, label: 'Failed' },
 };
 
+/** How an engine's state reads on the result page: a timeout is named, never shown as a pass. */
+export const ENGINE_STATUS_LABELS: Record<TSpamEngine['status'], string> = {
+  scored: 'scored',
+  off: 'off',
+  unreachable: 'not reachable',
+  timeout: 'timed out',
+};
+
+/** Points with one decimal, so a 0.3 penalty reads as 0.3 and sums match the score. */
+const points = (value: number) => `−${value.toFixed(1)} ${value === 1 ? 'point' : 'points'}`;
+
 const CheckRow = ({ check }: { check: TSpamCheck }) => {
   const look = STATUS_LOOK[check.status];
   const Icon = look.icon;
@@ -32,7 +43,7 @@ const CheckRow = ({ check }: { check: TSpamCheck }) => {
           </Text>
           {check.penalty > 0 && (
             <Badge color={look.color} variant="light" style={{ flex: 'none' }}>
-              −{check.penalty} {check.penalty === 1 ? 'point' : 'points'}
+              {points(check.penalty)}
             </Badge>
           )}
         </Group>
@@ -58,7 +69,7 @@ export const SpamReport = ({ report }: { report: TSpamReport }) => {
     <Stack gap="md">
       {categories.map((category) => {
         const checks = report.checks.filter((check) => check.category === category);
-        const lost = Math.round(checks.reduce((sum, check) => sum + check.penalty, 0) * 10) / 10;
+        const lost = checks.reduce((sum, check) => sum + Math.round(check.penalty * 10), 0) / 10;
         return (
           <Paper
             withBorder
@@ -73,7 +84,7 @@ export const SpamReport = ({ report }: { report: TSpamReport }) => {
                 {CATEGORY_TITLES[category]}
               </Title>
               <Text size="sm" c={lost > 0 ? 'red' : 'green'} fw={600}>
-                {lost > 0 ? `−${lost} points` : 'No points lost'}
+                {lost > 0 ? points(lost) : 'No points lost'}
               </Text>
             </Group>
             <Stack gap="sm">
@@ -97,12 +108,15 @@ export const SpamReport = ({ report }: { report: TSpamReport }) => {
                     {engine.name}
                   </Text>
                   {engine.status === 'scored' ? (
-                    <Badge variant="light" color="gray">
-                      {engine.score} (spam from {engine.threshold})
+                    <Badge variant="light" color={engine.isSpam ? 'red' : 'gray'}>
+                      {typeof engine.contentScore === 'number' && engine.contentScore !== engine.score
+                        ? `${engine.contentScore} on content, ${engine.score} in all`
+                        : engine.score}{' '}
+                      (spam from {engine.threshold})
                     </Badge>
                   ) : (
                     <Badge variant="light" color="orange">
-                      {engine.status === 'off' ? 'Off' : 'Not reachable'}
+                      {ENGINE_STATUS_LABELS[engine.status]}
                     </Badge>
                   )}
                 </Group>

@@ -1,5 +1,5 @@
 import { Anchor, Badge, Button, Paper, Text } from '@mantine/core';
-import type { TSpamTest } from '@sendwell/contracts';
+import { formatSpamScore, type TSpamTest } from '@sendwell/contracts';
 import { IconFlame } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
@@ -40,7 +40,7 @@ export const SpamTestHistoryPage = () => {
           '—'
         ) : (
           <Text fw={700} size="sm" style={{ color: scoreColor(test.score) }}>
-            {test.score.toFixed(1)} / 10
+            {formatSpamScore(test.score)} / 10
           </Text>
         ),
     },

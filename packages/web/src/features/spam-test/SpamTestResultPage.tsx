@@ -25,7 +25,7 @@ import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { previewDocument } from '../send-email/send-email.preview';
 import { ScoreGauge } from './ScoreGauge';
-import { SpamReport } from './SpamReport';
+import { ENGINE_STATUS_LABELS, SpamReport } from './SpamReport';
 import { rawUrl, useSaveSpamTestTemplate, useSpamTestEvents, useSpamTestResult } from './spam-test.queries';
 
 const SaveAsTemplate = ({ test, onClose }: { test: TSpamTestResult; onClose: () => void }) => {
@@ -158,8 +158,7 @@ export const SpamTestResultPage = () => {
                   <Group gap="xs">
                     {test.report?.engines.map((engine) => (
                       <Badge key={engine.name} variant="light" color={engine.status === 'scored' ? 'green' : 'orange'}>
-                        {engine.name}:{' '}
-                        {engine.status === 'scored' ? 'scored' : engine.status === 'off' ? 'off' : 'not reachable'}
+                        {engine.name}: {ENGINE_STATUS_LABELS[engine.status]}
                       </Badge>
                     ))}
                     <Badge variant="light" color="green">
