@@ -54,6 +54,13 @@ export type TArrival = {
   receivedAt?: Date;
 };
 
+/**
+ * mailparser reads the MIME tree and decodes; it is not asked to make text from the HTML or
+ * HTML from the text (the checks read the parts the sender wrote): html-to-text takes seconds
+ * on a hostile 2 MB body and can throw outside the parse's promise, ending the process (R24).
+ */
+const PARSE_OPTIONS = { skipImageLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true };
+
 /** Points are kept in tenths: the sum of any findings is exact, so two scores tie only when their penalties do. */
 const tenths = (points: number) => Math.round(points * 10);
 const penaltyTenths = (checks: TSpamCheck[]) => checks.reduce((sum, item) => sum + tenths(item.penalty), 0);
@@ -173,6 +180,20 @@ const authenticationChecks = (auth: TMailauthResult | null, fromDomain: string, 
         0.5,
         `Signed by ${passing.map((row) => row.signingDomain).join(', ')}, not by the From domain ${fromDomain}.`,
         dkimAdvice,
+      ),
+    );
+  } else if (signatures.length > 0 && signatures.every((row) => row.status?.result === 'temperror')) {
+    // The key could not be fetched (DNS did not answer in time): not the sender's fault yet.
+    const unchecked = signatures[0]!;
+    checks.push(
+      check(
+        'authentication',
+        'dkim',
+        'DKIM',
+        'warn',
+        0.5,
+        `The signature of ${unchecked.signingDomain ?? 'an unknown domain'} could not be checked: its key at ${unchecked.selector ?? '<selector>'}._domainkey.${unchecked.signingDomain ?? fromDomain} did not answer (${unchecked.status?.comment ?? 'temporary DNS error'}).`,
+        'Run the test again; if it repeats, check the DNS servers of the signing domain.',
       ),
     );
   } else if (signatures.length > 0) {
@@ -490,10 +511,35 @@ export type TContentAnalysis = {
   checks: TSpamCheck[];
 };
 
-const ownChecks = (mail: ParsedMail, raw: Buffer, context: TMessageContext) => [
-  ...headerChecks(mail, raw, context),
-  ...contentChecks(mail, raw, context),
-];
+/**
+ * The message as mailparser reads it. One it refuses (a header block or a part count past
+ * its limits) is read as empty, the checks that read the raw message still run, and the
+ * refusal is a finding: a message the spam test cannot read is not scored as a clean one.
+ */
+const parseMessage = async (raw: Buffer): Promise<{ mail: ParsedMail; unreadable: TSpamCheck | null }> => {
+  try {
+    return { mail: await simpleParser(raw, PARSE_OPTIONS), unreadable: null };
+  } catch (error) {
+    return {
+      mail: await simpleParser(Buffer.from('\r\n'), PARSE_OPTIONS),
+      unreadable: check(
+        'content',
+        'structure',
+        'Message structure',
+        'fail',
+        4,
+        `The message could not be read as an email (${(error as Error).message}); receivers refuse or mangle such mail.`,
+        'Send a message with ordinary headers and a few parts; let a mail library build it.',
+      ),
+    };
+  }
+};
+
+const ownChecks = (
+  { mail, unreadable }: Awaited<ReturnType<typeof parseMessage>>,
+  raw: Buffer,
+  context: TMessageContext,
+) => [...(unreadable ? [unreadable] : []), ...headerChecks(mail, raw, context), ...contentChecks(mail, raw, context)];
 
 const scoreOfTenths = (value: number) => fromTenths(Math.min(100, Math.max(0, value)));
 
@@ -503,14 +549,14 @@ const scoreOfTenths = (value: number) => fromTenths(Math.min(100, Math.max(0, va
  * with these points beside its authentication, blocklist and engine findings.
  */
 export const analyseContent = async (raw: Buffer, context: TMessageContext): Promise<TContentAnalysis> => {
-  const mail = await simpleParser(raw, { skipImageLinks: true });
-  const checks = ownChecks(mail, raw, context);
+  const checks = ownChecks(await parseMessage(raw), raw, context);
   const score = scoreOfTenths(100 - penaltyTenths(checks));
   return { score, verdict: scoreVerdict(score), checks };
 };
 
 export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSettings): Promise<TSpamReport> => {
-  const mail = await simpleParser(arrival.raw, { skipImageLinks: true });
+  const parsed = await parseMessage(arrival.raw);
+  const { mail } = parsed;
   const fromAddress = mail.from?.value[0]?.address ?? '';
   const fromDomain = fromAddress ? fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase() : '';
   const timeoutMs = settings.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
@@ -535,7 +581,7 @@ export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSetti
   const engines = [rspamd, spamAssassin];
   const checks = [
     ...authenticationChecks(auth, fromDomain, arrival.ip),
-    ...ownChecks(mail, arrival.raw, {
+    ...ownChecks(parsed, arrival.raw, {
       now: arrival.receivedAt ?? new Date(),
       trackingHosts: settings.trackingHosts,
     }),

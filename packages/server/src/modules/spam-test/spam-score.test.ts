@@ -108,7 +108,7 @@ const misfits = (entry: TCorpusMessage, report: TSpamReport, band: string) => {
   const lines: string[] = [];
   const summary = `${entry.id} (${entry.what}): ${report.score} ${report.verdict}; ${report.checks
     .filter((item) => item.penalty > 0)
-    .map((item) => `${item.id} −${item.penalty}`)
+    .map((item) => `${item.id} −${item.penalty} (${item.detail})`)
     .join(', ')}`;
   if (report.verdict !== band) lines.push(`${summary}: expected ${band}`);
   if (entry.finding) {

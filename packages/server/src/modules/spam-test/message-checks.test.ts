@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { analyseContent } from './analysis';
+import { mimeLeaves, readDate, readHtml, readMailbox } from './message-checks';
+
+/**
+ * The readers under Sendwell's own header and content checks: addresses, dates, HTML and
+ * MIME read as receivers read them, and in time that grows with the input, not its square,
+ * whatever a stranger sends to the test mailbox (R24).
+ */
+
+describe('reading a From as RFC 5322 and Gmail read it', () => {
+  it.each([
+    ['news@good.test', 'news@good.test'],
+    ['Good News <news@good.test>', 'news@good.test'],
+    ['"News, Good" <news@good.test>', 'news@good.test'],
+    ['=?UTF-8?Q?Caf=C3=A9?= <cafe@good.test>', 'cafe@good.test'],
+    ['news@good.test (Good News)', 'news@good.test'],
+    ['"odd local"@good.test', '"odd local"@good.test'],
+  ])('takes %s', (value, address) => {
+    expect(readMailbox(value)).toEqual({ address, problem: null });
+  });
+
+  it.each([
+    ['"News" <news letter@good.test>', /space/],
+    ['News <news@good.test', /never closed/],
+    ['a@good.test, b@good.test', /more than one/],
+    ['News, Letter <news@good.test>', /more than one/],
+    ['News <news@localhost>', /not a domain name/],
+    ['News <newsgood.test>', /no @/],
+    ['News@Home <news@good.test>', /unquoted "@"/],
+    ['', /no address/],
+  ])('refuses %s, saying why', (value, problem) => {
+    const read = readMailbox(value);
+    expect(read.address).toBeNull();
+    expect(read.problem).toMatch(problem);
+  });
+});
+
+describe('reading a Date as mail writes it', () => {
+  it('reads the RFC 5322 form with zones, names and comments', () => {
+    expect(readDate('Tue, 4 Nov 2025 09:30:00 +0100')?.toISOString()).toBe('2025-11-04T08:30:00.000Z');
+    expect(readDate('4 Nov 2025 09:30 GMT')?.toISOString()).toBe('2025-11-04T09:30:00.000Z');
+    expect(readDate('Tue, 04 Nov 25 09:30:00 EST (Eastern)')?.toISOString()).toBe('2025-11-04T14:30:00.000Z');
+  });
+
+  it.each([
+    'yesterday around noon',
+    '2025-11-04T09:30:00Z',
+    '31 Feb 2025 09:30:00 +0000',
+    'Tue, 4 Nov 2025 25:30:00 +0000',
+  ])('refuses %s', (value) => {
+    expect(readDate(value)).toBeNull();
+  });
+});
+
+describe('reading HTML', () => {
+  it('finds links with their text, scripts by any spelling, forms, and tags left open or closed twice', () => {
+    const facts = readHtml(
+      `<html><head><title>Hidden</title><body><p>Hello <a href="https://x.example/">www.paypal.com</a>
+       <a href=" java&#x09;script:alert(1)">x</a><img src="a.png" onerror="x()"><form><input></form>
+       <table><tr><td>left open</div></span></body></html>`,
+    );
+    expect(facts.anchors[0]).toEqual({ href: 'https://x.example/', text: 'www.paypal.com' });
+    expect(facts.active).toEqual(['javascript: links', 'onerror=']);
+    expect(facts.forms).toEqual(['<form>', '<input>']);
+    expect(facts.unclosed).toContain('table');
+    expect(facts.stray).toEqual(['div', 'span']);
+    // A head never closed ends where the body begins: the body's words are text.
+    expect(facts.text).toMatch(/^Hello www\.paypal\.com x left open$/);
+  });
+});
+
+describe('reading MIME parts', () => {
+  it('finds each leaf with its type, transfer encoding and disposition', () => {
+    const raw = Buffer.from(
+      [
+        'Content-Type: multipart/mixed; boundary="outer"',
+        '',
+        '--outer',
+        'Content-Type: multipart/alternative; boundary=inner',
+        '',
+        '--inner',
+        'Content-Type: text/plain',
+        'Content-Transfer-Encoding: base64',
+        '',
+        Buffer.from('plain words').toString('base64'),
+        '--inner',
+        'Content-Type: text/html',
+        '',
+        '<p>words</p>',
+        '--inner--',
+        '--outer',
+        'Content-Type: application/pdf',
+        'Content-Disposition: attachment; filename="a.pdf"',
+        '',
+        'JVBERi0=',
+        '--outer--',
+        '',
+      ].join('\r\n'),
+    );
+    expect(mimeLeaves(raw).map(({ type, encoding, isAttachment }) => [type, encoding, isAttachment])).toEqual([
+      ['text/plain', 'base64', false],
+      ['text/html', '7bit', false],
+      ['application/pdf', '7bit', true],
+    ]);
+  });
+});
+
+describe('bounded time on hostile input (R24)', () => {
+  const context = { now: new Date(), trackingHosts: ['sendwell.test'] };
+  const fill = (size: number, unit: string) => unit.repeat(Math.floor(size / unit.length));
+  const headers = (from = 'a@good.test', extra = '') =>
+    `From: ${from}\r\nTo: b@c.test\r\nSubject: s\r\nMessage-ID: <x@good.test>\r\nDate: ${new Date().toUTCString()}\r\n${extra}`;
+  const html = (body: string) => Buffer.from(`${headers()}Content-Type: text/html\r\n\r\n${body}`, 'latin1');
+  const hostile: Record<string, (size: number) => Buffer> = {
+    'anchors naming addresses': (size) => html(fill(size, '<a href="https://evil.example/">www.paypal.com</a>')),
+    'anchors that never end': (size) => html(fill(size, '<a ')),
+    'open tags and stray closes': (size) => html(fill(size, '<div></span>')),
+    'tags nested and never closed': (size) => html(fill(size, '<b><i>')),
+    'script links spelled with controls': (size) => html(fill(size, '<a href=" \tjava\nscript:x">')),
+    'a From of quotes': (size) => Buffer.from(`${headers(fill(size, '"'))}\r\nbody`),
+    'a From of parentheses': (size) => Buffer.from(`${headers(fill(size, '('))}\r\nbody`),
+    'folded header lines': (size) =>
+      Buffer.from(`${headers('a@good.test', `X-Long: a\r\n${fill(size, ' b\r\n')}`)}\r\nbody`),
+    boundaries: (size) =>
+      Buffer.from(`${headers()}Content-Type: multipart/mixed; boundary=b\r\n\r\n${fill(size, '--b\r\n')}`),
+    'base64 text': (size) =>
+      Buffer.from(
+        `${headers()}Content-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n${Buffer.from(fill(size * 0.7, 'hello world ')).toString('base64')}`,
+      ),
+  };
+
+  /** The fastest of two runs, in milliseconds (a loaded machine slows one, rarely both). */
+  const fastest = async (raw: Buffer) => {
+    const times: number[] = [];
+    for (let run = 0; run < 2; run++) {
+      const started = performance.now();
+      const analysis = await analyseContent(raw, context);
+      times.push(performance.now() - started);
+      expect(analysis.checks.length).toBeGreaterThan(0);
+    }
+    return Math.min(...times);
+  };
+
+  // Growth, not a time limit: ten times the input may take ten times as long (and some),
+  // never the hundred times a pattern that backtracks or rescans would take.
+  it.each(Object.keys(hostile))(
+    'reads 2 MB of %s in time that grows with its size',
+    async (name) => {
+      const small = await fastest(hostile[name]!(200_000));
+      const large = await fastest(hostile[name]!(2_000_000));
+      expect(large / Math.max(small, 20)).toBeLessThan(30);
+    },
+    120_000,
+  );
+
+  it('reads a message mailparser refuses as unreadable, with a finding, rather than failing', async () => {
+    const analysis = await analyseContent(Buffer.from(`${headers(fill(3_000_000, 'a'))}\r\nbody`), context);
+    expect(analysis.checks.find((item) => item.id === 'structure')).toMatchObject({ status: 'fail', penalty: 4 });
+    expect(analysis.verdict).not.toBe('Excellent');
+  });
+});
