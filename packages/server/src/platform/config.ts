@@ -110,6 +110,8 @@ const ZEnvironment = z.object({
   SPAM_TEST_DNSBL: z.string().default('zen.spamhaus.org,bl.spamcop.net'),
   RSPAMD_URL: z.string().default('http://127.0.0.1:11333'),
   SPAMD_ADDRESS: z.string().default('127.0.0.1:783'),
+  /** How long a content engine may take over one message before it is reported as timed out. */
+  SPAM_ENGINE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
   TEST_INBOX: boolean.default(true),
   TEST_INBOX_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   /** Each user's test inbox keeps at most this many messages and megabytes; the oldest go first (R30). */
@@ -182,6 +184,7 @@ export type TConfig = {
     /** null: not asked. */
     rspamdUrl: string | null;
     spamd: { host: string; port: number } | null;
+    engineTimeoutMs: number;
   };
   verify: {
     dnsServers: string[];
@@ -394,6 +397,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
       dnsbl: splitList(e.SPAM_TEST_DNSBL),
       rspamdUrl: e.RSPAMD_URL === 'off' ? null : e.RSPAMD_URL.replace(/\/+$/, ''),
       spamd: e.SPAMD_ADDRESS === 'off' ? null : hostPort(e.SPAMD_ADDRESS, 783),
+      engineTimeoutMs: Math.round(e.SPAM_ENGINE_TIMEOUT_SECONDS * 1000),
     },
     bounces: e.BOUNCE_DOMAIN ? { domain: e.BOUNCE_DOMAIN.toLowerCase(), port: e.BOUNCE_SMTP_PORT } : null,
     ticketService:

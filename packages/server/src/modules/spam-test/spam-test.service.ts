@@ -202,6 +202,7 @@ export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
   dnsbl: platform.config.spamTest.dnsbl,
   rspamdUrl: platform.config.spamTest.rspamdUrl,
   spamd: platform.config.spamTest.spamd,
+  engineTimeoutMs: platform.config.spamTest.engineTimeoutMs,
   trackingHosts: trackingHostsOf(platform),
 });
 
