@@ -70,6 +70,28 @@ describe('reading HTML', () => {
   });
 });
 
+describe("Sendwell's own links and pixel", () => {
+  it('are not counted against the message: tracked links on an address, the 1×1 open pixel', async () => {
+    const raw = Buffer.from(
+      [
+        'From: news@good.test',
+        'Subject: Hello',
+        'Message-ID: <1@good.test>',
+        `Date: ${new Date().toUTCString()}`,
+        'Content-Type: text/html',
+        '',
+        '<p>Short news. <a href="http://127.0.0.1:8080/api/t/c/x/1/y">Read it</a></p>',
+        '<img src="http://127.0.0.1:8080/api/t/o/x/y.gif" width="1" height="1" alt="">',
+      ].join('\r\n'),
+    );
+    const own = await analyseContent(raw, { now: new Date(), trackingHosts: ['127.0.0.1'] });
+    expect(own.checks.find((item) => item.id === 'ip-links')).toBeUndefined();
+    expect(own.checks.find((item) => item.id === 'image-ratio')).toMatchObject({ status: 'pass' });
+    const foreign = await analyseContent(raw, { now: new Date(), trackingHosts: ['sendwell.test'] });
+    expect(foreign.checks.find((item) => item.id === 'ip-links')).toMatchObject({ status: 'fail' });
+  });
+});
+
 describe('reading MIME parts', () => {
   it('finds each leaf with its type, transfer encoding and disposition', () => {
     const raw = Buffer.from(

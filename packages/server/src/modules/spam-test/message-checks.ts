@@ -958,7 +958,10 @@ export const contentChecks = (mail: ParsedMail, raw: Buffer, context: TMessageCo
 
   const hosts = facts.links.map(hostOf).filter((host): host is string => host !== null);
   const shortened = [...new Set(hosts.filter((host) => SHORTENERS.has(host)))];
-  const numeric = [...new Set(hosts.filter((host) => net.isIP(host.replace(/^\[|\]$/g, '')) !== 0))];
+  // Sendwell's own tracked links are not the user's to change (a local run's PUBLIC_URL is an address).
+  const numeric = [
+    ...new Set(hosts.filter((host) => !tracking.has(host) && net.isIP(host.replace(/^\[|\]$/g, '')) !== 0)),
+  ];
   if (shortened.length > 0) {
     checks.push(
       check(
