@@ -130,6 +130,9 @@ const compose = async (to: string, keys: TCorpusKeys, spec: TSpec): Promise<Buff
       .compile()
       .build()
   ).toString('latin1');
+  // Line ends as SMTP carries them: a bare LF inside a part is turned into CRLF on the way,
+  // which would change the message after it was signed.
+  raw = raw.replace(/\r?\n/g, '\r\n');
   if (spec.edit) raw = spec.edit(raw);
   const signer = spec.sign === undefined ? { domain: fromDomain } : spec.sign;
   if (signer) {

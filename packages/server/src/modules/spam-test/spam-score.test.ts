@@ -130,6 +130,7 @@ describe('the score ranks messages the way mailbox providers would', () => {
   it('puts every corpus message delivered to the test mailbox in its band with rspamd and SpamAssassin judging, and keeps every pair in order', async () => {
     // Three testers side by side, each one message at a time (the engines take a few at once).
     const reports = new Map<string, TSpamReport>();
+    const changed: string[] = [];
     const lanes = 3;
     await Promise.all(
       Array.from({ length: lanes }, async (_, lane) => {
@@ -149,10 +150,18 @@ describe('the score ranks messages the way mailbox providers would', () => {
           const test = await scored(agent, mail);
           expect(test.status, entry.id).toBe('scored');
           reports.set(entry.id, test.report!);
+          // The mailbox kept (and scored) the message byte for byte as delivered.
+          const kept = (await agent.get(`/api/tools/mail-testing/history/${mail}/raw`)).rawPayload;
+          if (!kept.equals(raw)) {
+            const [sent, got] = [raw.toString('latin1').split('\r\n'), kept.toString('latin1').split('\r\n')];
+            const at = sent.findIndex((line, index) => line !== got[index]);
+            changed.push(`${entry.id}: line ${at} sent ${JSON.stringify(sent[at])}, kept ${JSON.stringify(got[at])}`);
+          }
         }
       }),
     );
 
+    expect(changed).toEqual([]);
     const failures: string[] = [];
     for (const entry of CORPUS) {
       const report = reports.get(entry.id)!;

@@ -175,6 +175,9 @@ const compose = async (
   })
     .compile()
     .build();
+  // Line ends as SMTP carries them: a bare LF in the text part becomes CRLF on the way, which
+  // changed the signed message now and then (DKIM "bad signature" on the ham).
+  raw = Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
   if (sign) {
     const { signatures } = await dkimSign(raw, {
       signatureData: [{ signingDomain: sign.domain, selector: 's1', privateKey: sign.key }],
