@@ -20,7 +20,17 @@ export type TJobDefinition<S extends z.ZodType = z.ZodType> = {
   queue?: QueueOptions;
   /** Jobs a worker process runs at once for this queue. */
   concurrency?: number;
+  /**
+   * Runs once a job has failed for good: its last retry threw, or it outlived its
+   * expiry every time (its worker died). The job's payload goes to a dead-letter queue,
+   * `<name>.given-up`, whose handler this is, so the state the job acted on can be ended
+   * (failed, refunded, the user told) instead of waiting forever.
+   */
+  onGivenUp?: (data: z.infer<S>, platform: TPlatform) => Promise<void>;
 };
+
+/** The dead-letter queue of a job kind with `onGivenUp`. */
+export const givenUpQueueOf = (name: string) => `${name}.given-up`;
 
 export const defineJob = <S extends z.ZodType>(definition: TJobDefinition<S>): TJobDefinition<S> => definition;
 
@@ -65,7 +75,15 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
   await boss.start();
   for (const job of jobs) {
     // Idempotent; every process makes sure the queues it sends to exist.
-    await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue });
+    if (job.onGivenUp) {
+      const deadLetter = givenUpQueueOf(job.name);
+      await boss.createQueue(deadLetter, { retryLimit: 5, retryBackoff: true, notify: true });
+      await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue, deadLetter });
+      // A queue made before it had a dead-letter queue gets one now.
+      await boss.updateQueue(job.name, { deadLetter });
+    } else {
+      await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue });
+    }
   }
   const byName = new Map(jobs.map((job) => [job.name, job]));
   let isStopped = false;
@@ -96,6 +114,16 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
           },
         );
         if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: 'UTC' });
+        const onGivenUp = job.onGivenUp;
+        if (onGivenUp) {
+          await boss.work(
+            givenUpQueueOf(job.name),
+            { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 },
+            async ([received]: Job<unknown>[]) => {
+              if (received) await onGivenUp(job.schema.parse(received.data), platform);
+            },
+          );
+        }
       }
     },
     isHealthy: async () => {

@@ -14,7 +14,9 @@ beforeAll(async () => {
     VERIFY_SMTP_PORT: String(peers.smtpPort),
     VERIFY_STEP_TIMEOUT_MS: '700',
     VERIFY_GREYLIST_DELAY_MS: '50',
+    VERIFY_ALLOW_LOOPBACK: 'true',
   });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
   await t?.close();
@@ -39,24 +41,28 @@ describe('the verification tool', () => {
       emails: 'ann@accept.test\nbob@accept.test, ANN@accept.test; whoever@catchall.test\nnot-an-address',
     });
     expect(stored.statusCode, stored.body).toBe(200);
+    // Three addresses (ANN repeats ann), and one entry that is not an address: reported, free.
     expect(stored.json().data).toMatchObject({
       total: 4,
+      addresses: 3,
+      invalid: 1,
       totalDuplicate: 1,
       alreadyCheckedCount: 0,
-      creditToBeUsed: 4,
+      creditToBeUsed: 3,
+      skipped: [{ line: 3, text: 'not-an-address', reason: 'invalid email address' }],
     });
     const listId = stored.json().data.listId as number;
 
     // The figure confirmed must be the one that will be charged.
-    expect((await agent.post('/api/tools/verify-emails/last-check', { listId, creditsToBeUsed: 3 })).statusCode).toBe(
+    expect((await agent.post('/api/tools/verify-emails/last-check', { listId, creditsToBeUsed: 4 })).statusCode).toBe(
       409,
     );
     const before = await balance(agent);
-    const started = await agent.post('/api/tools/verify-emails/last-check', { listId, creditsToBeUsed: 4 });
+    const started = await agent.post('/api/tools/verify-emails/last-check', { listId, creditsToBeUsed: 3 });
     expect(started.statusCode, started.body).toBe(200);
     expect(started.json().message).toContain('Your request is in the queue...');
-    expect(await balance(agent)).toBe(before - 4);
-    expect((await agent.post('/api/tools/verify-emails/last-check', { listId, creditsToBeUsed: 4 })).statusCode).toBe(
+    expect(await balance(agent)).toBe(before - 3);
+    expect((await agent.post('/api/tools/verify-emails/last-check', { listId, creditsToBeUsed: 3 })).statusCode).toBe(
       409,
     );
 
@@ -69,9 +75,10 @@ describe('the verification tool', () => {
       valid: 1,
       invalid: 2,
       unknown: 1,
+      credits_charged: 3,
       credits_refunded: 1,
     });
-    expect(await balance(agent)).toBe(before - 3);
+    expect(await balance(agent)).toBe(before - 2);
     const unknown = (
       await agent.get(`/api/tools/verify-emails/jobs/${listId}/results`, { query: { verdict: 'unknown' } })
     ).json();
@@ -81,11 +88,12 @@ describe('the verification tool', () => {
     const csv = await agent.get(`/api/tools/verify-emails/jobs/${listId}/export`);
     expect(csv.body).toContain('ann@accept.test,valid');
     expect(csv.body).toContain('bob@accept.test,invalid,550 5.1.1 No such user');
+    expect(csv.body).toContain('not-an-address,invalid,Not an email address: invalid email address (line 3).');
     void user;
 
     // The same addresses again: already checked, nothing to pay, results taken from before.
     const again = (
-      await agent.post('/api/tools/verify-emails/text/store', { emails: 'ann@accept.test bob@accept.test' })
+      await agent.post('/api/tools/verify-emails/text/store', { emails: 'ann@accept.test\nbob@accept.test' })
     ).json().data;
     expect(again).toMatchObject({ alreadyCheckedCount: 2, creditToBeUsed: 0 });
     await agent.post('/api/tools/verify-emails/last-check', { listId: again.listId, creditsToBeUsed: 0 });
@@ -202,6 +210,7 @@ describe('a blocked port 25', () => {
         VERIFY_DNS_SERVERS: `127.0.0.1:${peers.dnsPort}`,
         VERIFY_SMTP_PORT: String(closedPort),
         VERIFY_STEP_TIMEOUT_MS: '700',
+        VERIFY_ALLOW_LOOPBACK: 'true',
       },
       { databaseUrl: t.databaseUrl },
     );
