@@ -44,6 +44,23 @@ const closeIfUnread = (request: FastifyRequest, reply: FastifyReply) => {
   if (!request.raw.complete) reply.header('connection', 'close');
 };
 
+/**
+ * A multipart upload's parts, with each file stream failing (413) the moment it passes the
+ * file size limit. The reader only marks such a file truncated and goes on reading the
+ * body to the part's end, which for a body that never ends is never, and otherwise all of it.
+ */
+export async function* uploadParts(
+  request: FastifyRequest,
+  { tooLarge = UPLOAD_MESSAGES.tooLarge }: Pick<TUploadLimit, 'tooLarge'> = {},
+) {
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      part.file.once('limit', () => part.file.destroy(new HttpError(413, tooLarge, 'UPLOAD_TOO_LARGE')));
+    }
+    yield part;
+  }
+}
+
 /** The route options (`bodyLimit`, an `onRequest` check, an error handler) of an upload route. */
 export const uploadRouteOptions = ({ maxBytes, tooLarge = UPLOAD_MESSAGES.tooLarge }: TUploadLimit) => ({
   bodyLimit: maxBytes,

@@ -4,6 +4,7 @@ import { LIST_MESSAGES, listsApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { notFound } from '../../platform/errors';
 import { routesFor } from '../../platform/routes';
+import { uploadParts } from '../../platform/uploads';
 import type { TModuleOptions } from '../module';
 import { findImport, importReportChunks, listActiveImports, startImport, type TUploadPart } from './imports.service';
 import {
@@ -172,7 +173,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
         platform,
         userOf(request),
         request.params.listId,
-        request.parts() as AsyncIterable<TUploadPart>,
+        uploadParts(request, { tooLarge: LIST_MESSAGES.csvTooLarge }) as AsyncIterable<TUploadPart>,
       ),
     }),
   );
