@@ -1,5 +1,6 @@
 import net from 'node:net';
 import os from 'node:os';
+import { domainToASCII } from 'node:url';
 import dns2 from 'dns2';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from './cluster';
@@ -45,7 +46,8 @@ const zone = (): Record<string, { mx?: string[]; a?: string[] }> => {
     'backup.test': { mx: ['mx.private.test', 'mx.backup.test'] },
     'mx.backup.test': { a: ['127.0.0.1'] },
   };
-  for (const domain of ['accept', 'reject', 'catchall', 'grey', 'slow', 'drop', 'busy']) {
+  // müller.test, whose stored (A-label) form is what is looked up and asked about.
+  for (const domain of ['accept', 'reject', 'catchall', 'grey', 'slow', 'drop', 'busy', 'hold', 'xn--mller-kva']) {
     records[`${domain}.test`] = { mx: [`mx.${domain}.test`] };
     records[`mx.${domain}.test`] = { a: ['127.0.0.1'] };
   }
@@ -53,7 +55,9 @@ const zone = (): Record<string, { mx?: string[]; a?: string[] }> => {
 };
 
 /** How long `busy.test` and `shared-*.test` take to answer each RCPT: connections overlap. */
-const BUSY_ANSWER_MS = 150;
+const BUSY_ANSWER_MS = 60;
+/** `hold.test` answers each RCPT this late: a conversation long enough to kill its worker in. */
+const HOLD_ANSWER_MS = 1_500;
 
 export const startVerifyPeers = async () => {
   const ZONE = zone();
@@ -155,12 +159,15 @@ export const startVerifyPeers = async () => {
       callback();
     },
     onRcptTo: (address, session, callback) => {
-      const [local, domain] = address.address.toLowerCase().split('@') as [string, string];
+      const [local, shown] = address.address.toLowerCase().split('@') as [string, string];
+      // smtp-server hands internationalized domains over in Unicode: compare their A-label form.
+      const domain = domainToASCII(shown);
       countServer(session.id, domain);
       const refuse = (code: number, text: string) => callback(Object.assign(new Error(text), { responseCode: code }));
       if (['accept.test', 'afallback.test', 'backup.test'].includes(domain)) {
         return local === 'ann' ? callback() : refuse(550, '5.1.1 No such user');
       }
+      if (domain === 'xn--mller-kva.test') return local === 'otto' ? callback() : refuse(550, '5.1.1 No such user');
       if (domain === 'reject.test') return refuse(550, '5.1.1 Recipient address rejected: User unknown');
       if (domain === 'catchall.test') return callback();
       if (domain === 'grey.test') {
@@ -176,6 +183,7 @@ export const startVerifyPeers = async () => {
       if (domain === 'busy.test' || domain.startsWith('shared-')) {
         return setTimeout(() => (local.startsWith('ok') ? callback() : refuse(550, 'No such user')), BUSY_ANSWER_MS);
       }
+      if (domain === 'hold.test') return setTimeout(() => callback(), HOLD_ANSWER_MS);
       if (domain === 'drop.test') {
         const open = (smtp as unknown as { connections: Set<{ id: string; _socket: { destroy: () => void } }> })
           .connections;

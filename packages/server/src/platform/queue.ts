@@ -17,7 +17,8 @@ export type TJobDefinition<S extends z.ZodType = z.ZodType> = {
   handler: (data: z.infer<S>, platform: TPlatform, context: TJobContext) => Promise<void>;
   /** A cron expression (UTC) to run it on a schedule, in worker processes. */
   cron?: string;
-  queue?: QueueOptions;
+  /** The queue's options; `notify: false` for a queue polled every 2 s rather than woken by NOTIFY. */
+  queue?: QueueOptions & { notify?: boolean };
   /** Jobs a worker process runs at once for this queue. */
   concurrency?: number;
   /**
@@ -75,15 +76,16 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
   await boss.start();
   for (const job of jobs) {
     // Idempotent; every process makes sure the queues it sends to exist.
-    if (job.onGivenUp) {
-      const deadLetter = givenUpQueueOf(job.name);
-      await boss.createQueue(deadLetter, { retryLimit: 5, retryBackoff: true, notify: true });
-      await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue, deadLetter });
-      // A queue made before it had a dead-letter queue gets one now.
-      await boss.updateQueue(job.name, { deadLetter });
-    } else {
-      await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue });
-    }
+    const deadLetter = job.onGivenUp ? givenUpQueueOf(job.name) : undefined;
+    // pg-boss sends no NOTIFY when it moves a job to its dead-letter queue: that queue is polled.
+    if (deadLetter) await boss.createQueue(deadLetter, { retryLimit: 5, retryBackoff: true, notify: false });
+    const added = {
+      ...(deadLetter ? { deadLetter } : {}),
+      ...(job.queue?.heartbeatSeconds ? { heartbeatSeconds: job.queue.heartbeatSeconds } : {}),
+    };
+    await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue, ...added });
+    // A queue an earlier version made gets what was added since (a dead-letter queue, heartbeats).
+    if (Object.keys(added).length > 0) await boss.updateQueue(job.name, added);
   }
   const byName = new Map(jobs.map((job) => [job.name, job]));
   let isStopped = false;
@@ -118,7 +120,7 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
         if (onGivenUp) {
           await boss.work(
             givenUpQueueOf(job.name),
-            { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 },
+            { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 5 },
             async ([received]: Job<unknown>[]) => {
               if (received) await onGivenUp(job.schema.parse(received.data), platform);
             },

@@ -9,7 +9,9 @@ import { giveUpVerification, runVerification } from './verification.service';
 export const verifyJob = defineJob({
   name: 'verification.run',
   schema: z.object({ jobId: z.number().int().positive() }),
-  queue: { retryLimit: 3, expireInSeconds: 3600 },
+  // A worker that dies mid-job stops its heartbeat: the job is retried within a minute or
+  // so, not after the hour its expiry allows a long job.
+  queue: { retryLimit: 3, expireInSeconds: 3600, heartbeatSeconds: 30 },
   concurrency: 2,
   handler: ({ jobId }, platform) => runVerification(platform, jobId),
   onGivenUp: ({ jobId }, platform) => giveUpVerification(platform, jobId),
