@@ -107,9 +107,8 @@ export const startVerifyPeers = async () => {
     toOwnAddress: 0,
     /** Connections by the EHLO name they gave (which worker process it was). */
     byHelo: new Map<string, number>(),
-    /** EHLO names of the connections open together when the most were open. */
+    /** The EHLO name of each connection open now, by session. */
     openHelos: new Map<string, string>(),
-    helosTogether: [] as string[][],
     /** Per mail server (the MX host of the domain a connection first asked about): open now, and most at once. */
     openByServer: new Map<string, number>(),
     maxByServer: new Map<string, number>(),
@@ -118,7 +117,6 @@ export const startVerifyPeers = async () => {
       this.max = this.open;
       this.total = 0;
       this.byHelo.clear();
-      this.helosTogether = [];
       this.maxByServer = new Map(this.openByServer);
     },
   };
@@ -155,7 +153,6 @@ export const startVerifyPeers = async () => {
       const helo = session.hostNameAppearsAs;
       connections.byHelo.set(helo, (connections.byHelo.get(helo) ?? 0) + 1);
       connections.openHelos.set(session.id, helo);
-      connections.helosTogether.push([...connections.openHelos.values()]);
       callback();
     },
     onRcptTo: (address, session, callback) => {
