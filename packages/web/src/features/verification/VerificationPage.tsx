@@ -63,6 +63,20 @@ const pasteSummary = (text: string) => {
     .join(', ');
 };
 
+/**
+ * The paste box's live count, from a deferred copy of the text and in a component of its
+ * own: typing re-renders the box at once and this line when there is time, never the page.
+ */
+const PasteSummary = ({ text }: { text: string }) => {
+  const pasted = useDeferredValue(text);
+  const summary = useMemo(() => pasteSummary(pasted), [pasted]);
+  return summary ? (
+    <Text size="sm" data-testid="paste-summary">
+      {summary}
+    </Text>
+  ) : null;
+};
+
 /** Entries not checked that the confirmation names one by one; the rest are counted. */
 const SKIPPED_SHOWN = 5;
 
@@ -169,9 +183,6 @@ export const VerificationPage = () => {
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const [text, setText] = useState('');
-  // Counted from a deferred copy: typing stays quick in a paste of 10,000 lines.
-  const pasted = useDeferredValue(text);
-  const summary = useMemo(() => pasteSummary(pasted), [pasted]);
   const [isUploading, setIsUploading] = useState(false);
   const [stored, setStored] = useState<TVerifyStoreResult['data'] | null>(null);
   const [checkAgain, setCheckAgain] = useState(false);
@@ -263,11 +274,7 @@ export const VerificationPage = () => {
             value={text}
             onChange={(event) => setText(event.currentTarget.value)}
           />
-          {summary && (
-            <Text size="sm" data-testid="paste-summary">
-              {summary}
-            </Text>
-          )}
+          <PasteSummary text={text} />
           <Text size="xs" c="dark.4">
             At most {VERIFY_MAX_ADDRESSES.toLocaleString('en-US')} emails can be verified at once. Your list may contain
             duplicates: each address is checked and charged once. A line that is not an address is listed as invalid and
