@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
-import { REALTIME_PATH } from '@sendwell/contracts';
+import { REALTIME_PATH, type TErrorBody, UPLOAD_MESSAGES } from '@sendwell/contracts';
 import Fastify, {
   type FastifyContextConfig,
   type FastifyInstance,
@@ -89,6 +91,32 @@ class RequestLog extends LogController {
 }
 
 /**
+ * What Node's HTTP parser could not read reaches no route: answered here, in the API's
+ * `{status, message}` shape, as Fastify's default does but with words a person can act on.
+ * A body that ends before its declared length (the client stopped sending) is an upload
+ * cut short; nothing of it was stored.
+ */
+function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request took too long to arrive.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'The request headers are too large.']
+        : error.code === 'HPE_INVALID_EOF_STATE'
+          ? [400, UPLOAD_MESSAGES.cutShort]
+          : [400, 'The request could not be read: it is not valid HTTP.'];
+  const body = JSON.stringify({ status: false, message } satisfies TErrorBody);
+  this.log.debug({ err: error }, 'client error');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/**
  * The web role's HTTP server. Load order matters: cookies, then the security hooks that
  * read them, then the error handler and routes; static files come last so /api is never
  * shadowed by the web app.
@@ -109,6 +137,7 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     requestTimeout: config.http.requestTimeoutMs,
     connectionTimeout: config.http.idleTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
   const routes: TRouteEntry[] = [];
   app.addHook('onRoute', (route) => {

@@ -35,6 +35,8 @@ export const CAMPAIGN_MESSAGES = {
   started: 'Your campaign is running.',
   stopped: 'Your campaign is paused.',
   saved: 'Your campaign has been saved.',
+  /** Spec §5: the recipients CSV is at most 1500 KB. */
+  csvTooLarge: 'Max 1.5 mb',
 } as const;
 
 const ZHour = z.coerce.number().int().min(0).max(12);

@@ -55,6 +55,12 @@ export const realtimeEvents = {
     valid: z.number().int(),
     invalid: z.number().int(),
     unknown: z.number().int(),
+    /** Spec §3 "Verification progress": the job's id again, its repeats left out, results re-used, distinct entries, percent. */
+    checkListId: z.number().int().optional(),
+    duplicate: z.number().int().optional(),
+    controlledBefore: z.number().int().optional(),
+    uniqueEmails: z.number().int().optional(),
+    bar: z.number().int().optional(),
   }),
   VerifyEmailUpsell: z.object({
     checkListId: z.number().int(),

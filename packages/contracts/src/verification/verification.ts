@@ -9,7 +9,17 @@ export const VERIFY_MESSAGES = {
   tooMany: `At most ${VERIFY_MAX_ADDRESSES.toLocaleString('en-US')} emails can be verified at once.`,
   none: 'Paste or upload at least one email address.',
   queued: 'Your request is in the queue... It takes 1 to 5 minutes; the page shows the results as they come.',
+  /** Spec §5, the verification tool's variant. */
+  selectEmail: 'Please upload your csv file or select your email field first!',
+  /** The verdict's reason when every mail server of a domain is on a private network (R35). */
+  notPublic: "The domain's mail server is not on the public internet.",
+  failed: 'The verification could not be finished. The credits of the addresses it did not check are back.',
 } as const;
+
+/** An entry the tool will not check, as the confirmation lists it: a line or row and why. */
+export const ZVerifySkippedEntry = z.object({ line: z.number().int(), text: z.string(), reason: z.string() });
+/** Entries listed in the confirmation at most (the counts cover them all). */
+export const VERIFY_SKIPPED_SHOWN = 100;
 
 export const VERDICTS = ['valid', 'invalid', 'unknown'] as const;
 
@@ -23,7 +33,16 @@ export const ZVerifyStoreResult = z.object({
     creditToBeUsed: z.number().int(),
     listId: z.number().int(),
     listStatus: z.string(),
+    /** Distinct entries of the job: the addresses and the entries that are not addresses. */
     total: z.number().int(),
+    /** Distinct addresses (each charged once unless checked before). */
+    addresses: z.number().int(),
+    /** Distinct entries that are not addresses: reported invalid, free of charge. */
+    invalid: z.number().int(),
+    /** Rows of an uploaded file whose email cell is empty (not part of the job). */
+    emptyRows: z.number().int(),
+    /** The first VERIFY_SKIPPED_SHOWN of both, in line order. */
+    skipped: z.array(ZVerifySkippedEntry),
   }),
 });
 export type TVerifyStoreResult = z.infer<typeof ZVerifyStoreResult>;
@@ -100,11 +119,41 @@ export const verificationApi = {
     body: z.object({ emails: z.string().max(2_000_000) }),
     response: ZVerifyStoreResult,
   }),
+  /**
+   * Spec §7: what verifying these addresses costs (one credit for each address not checked
+   * before), read with the paste box's rules: `emails` as pasted text, or a list of lines.
+   */
+  bulkCreditCheck: defineRoute({
+    method: 'POST',
+    path: '/email/verify-bulk-emails-credit-check',
+    body: z.object({
+      emails: z.union([z.string().max(2_000_000), z.array(z.string().max(1000)).max(VERIFY_MAX_ADDRESSES * 2)]),
+    }),
+    response: z.object({
+      status: z.boolean(),
+      /** Credits the verification would use. */
+      count: z.number().int(),
+      /** Distinct addresses, those checked before, repeats, and entries that are not addresses. */
+      total: z.number().int(),
+      controlled: z.number().int(),
+      duplicate: z.number().int(),
+      invalid: z.number().int(),
+    }),
+  }),
   fileStore: defineRoute({
     method: 'POST',
     path: '/tools/verify-emails/file/store',
-    /** The parsed CSV's rows (spec: csvFile as JSON); every cell that reads as an address counts. */
-    body: z.object({ csvFile: z.array(z.array(z.string().max(1000)).max(200)).max(VERIFY_MAX_ADDRESSES * 2) }),
+    /**
+     * The parsed CSV's rows (spec: csvFile as JSON) and the column the user chose for the
+     * email (spec §5 "select your email field"): addresses come from that column only. A
+     * caller that names no column gets the import's auto-mapping (a header `email`, or the
+     * only column), else 422.
+     */
+    body: z.object({
+      csvFile: z.array(z.array(z.string().max(1000)).max(200)).max(VERIFY_MAX_ADDRESSES * 2),
+      emailColumn: z.coerce.number().int().min(0).max(199).optional(),
+      hasHeaders: z.coerce.boolean().optional(),
+    }),
     response: ZVerifyStoreResult,
   }),
   lastCheck: defineRoute({

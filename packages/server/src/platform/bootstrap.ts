@@ -11,6 +11,7 @@ import { createPresence } from './presence';
 import { startQueue } from './queue';
 import { loadSecrets } from './secrets';
 import { createSessionCache } from './session-cache';
+import { createSharedSlots } from './shared-slots';
 
 export type TOpenPlatform = {
   platform: TPlatform;
@@ -76,6 +77,11 @@ export const openPlatform = async (
           ? log.info('database is shutting down; presence connection closed')
           : log.warn({ err: error }, 'presence connection lost; claims go on under a new key'),
       ),
+      sharedSlots: createSharedSlots(url, (error) =>
+        isDatabaseShutdown(error)
+          ? log.info('database is shutting down; shared slots connection closed')
+          : log.warn({ err: error }, 'shared slots connection lost; the slots it held are free again'),
+      ),
     };
     return {
       platform,
@@ -84,6 +90,7 @@ export const openPlatform = async (
       close: async () => {
         await queue.stop().catch((error) => log.warn({ err: error }, 'queue stop failed'));
         await platform.presence.close();
+        await platform.sharedSlots.close();
         await database.close();
         await embedded?.stop();
       },

@@ -88,9 +88,12 @@ const ZEnvironment = z.object({
   VERIFY_STEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   VERIFY_GREYLIST_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
   VERIFY_GREYLIST_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
-  /** Domains probed at once by one job, and connections to one domain's server at once. */
+  /** Domains probed at once by one job. */
   VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(32),
+  /** Connections to one mail server at once, counted across every job and worker process (R36). */
   VERIFY_CONNECTIONS_PER_DOMAIN: z.coerce.number().int().min(1).max(10).default(2),
+  /** Lets the verification probe reach mail servers on loopback: local development and tests only (R35). */
+  VERIFY_ALLOW_LOOPBACK: boolean.default(false),
   /**
    * Spam tests: the test mailbox receives mail for `t-<token>@SPAM_TEST_DOMAIN` on
    * SPAM_TEST_SMTP_PORT (point the domain's MX here; 0 = any free port). Content engines
@@ -195,7 +198,9 @@ export type TConfig = {
     greylistRetries: number;
     greylistDelayMs: number;
     concurrency: number;
-    connectionsPerDomain: number;
+    /** Per mail server (MX host), across jobs and processes. */
+    connectionsPerServer: number;
+    allowLoopback: boolean;
   };
   /** Per user, whether or not this process runs the inbox (R30). */
   testInboxQuota: { messages: number; bytes: number };
@@ -385,7 +390,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
       greylistRetries: e.VERIFY_GREYLIST_RETRIES,
       greylistDelayMs: e.VERIFY_GREYLIST_DELAY_MS,
       concurrency: e.VERIFY_CONCURRENCY,
-      connectionsPerDomain: e.VERIFY_CONNECTIONS_PER_DOMAIN,
+      connectionsPerServer: e.VERIFY_CONNECTIONS_PER_DOMAIN,
+      allowLoopback: e.VERIFY_ALLOW_LOOPBACK,
     },
     spamTest: {
       domain: e.SPAM_TEST_DOMAIN.toLowerCase(),

@@ -9,6 +9,7 @@ import type { TPresence } from './presence';
 import type { TQueue } from './queue';
 import type { TSecrets } from './secrets';
 import type { TSessionCache } from './session-cache';
+import type { TSlotPool } from './shared-slots';
 
 /**
  * What services and job handlers are given: the shared pieces of one process. Nothing
@@ -34,4 +35,6 @@ export type TPlatform = {
    * information, inbound routes) without importing it.
    */
   hooks: TModuleHooks;
+  /** Limits counted across every process, held in PostgreSQL (verification's connections per mail server, R36). */
+  sharedSlots: TSlotPool;
 };

@@ -17,10 +17,21 @@ export type TJobDefinition<S extends z.ZodType = z.ZodType> = {
   handler: (data: z.infer<S>, platform: TPlatform, context: TJobContext) => Promise<void>;
   /** A cron expression (UTC) to run it on a schedule, in worker processes. */
   cron?: string;
-  queue?: QueueOptions;
+  /** The queue's options; `notify: false` for a queue polled every 2 s rather than woken by NOTIFY. */
+  queue?: QueueOptions & { notify?: boolean };
   /** Jobs a worker process runs at once for this queue. */
   concurrency?: number;
+  /**
+   * Runs once a job has failed for good: its last retry threw, or it outlived its
+   * expiry every time (its worker died). The job's payload goes to a dead-letter queue,
+   * `<name>.given-up`, whose handler this is, so the state the job acted on can be ended
+   * (failed, refunded, the user told) instead of waiting forever.
+   */
+  onGivenUp?: (data: z.infer<S>, platform: TPlatform) => Promise<void>;
 };
+
+/** The dead-letter queue of a job kind with `onGivenUp`. */
+export const givenUpQueueOf = (name: string) => `${name}.given-up`;
 
 export const defineJob = <S extends z.ZodType>(definition: TJobDefinition<S>): TJobDefinition<S> => definition;
 
@@ -161,7 +172,16 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
   await boss.start();
   for (const job of jobs) {
     // Idempotent; every process makes sure the queues it sends to exist.
-    await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue });
+    const deadLetter = job.onGivenUp ? givenUpQueueOf(job.name) : undefined;
+    // pg-boss sends no NOTIFY when it moves a job to its dead-letter queue: that queue is polled.
+    if (deadLetter) await boss.createQueue(deadLetter, { retryLimit: 5, retryBackoff: true, notify: false });
+    const added = {
+      ...(deadLetter ? { deadLetter } : {}),
+      ...(job.queue?.heartbeatSeconds ? { heartbeatSeconds: job.queue.heartbeatSeconds } : {}),
+    };
+    await boss.createQueue(job.name, { retryLimit: 3, retryBackoff: true, notify: true, ...job.queue, ...added });
+    // A queue an earlier version made gets what was added since (a dead-letter queue, heartbeats).
+    if (Object.keys(added).length > 0) await boss.updateQueue(job.name, added);
   }
   const byName = new Map(jobs.map((job) => [job.name, job]));
   let isStopped = false;
@@ -197,6 +217,16 @@ export const startQueue = async ({ url, jobs, isWorker, onError }: Options): Pro
           },
         );
         if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: 'UTC' });
+        const onGivenUp = job.onGivenUp;
+        if (onGivenUp) {
+          await boss.work(
+            givenUpQueueOf(job.name),
+            { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 5 },
+            async ([received]: Job<unknown>[]) => {
+              if (received) await onGivenUp(job.schema.parse(received.data), platform);
+            },
+          );
+        }
       }
       dueJobs ??= watchDueJobs(boss, [...byName.keys(), CRON_QUEUE], onError);
     },

@@ -2,6 +2,7 @@ import type { TPathParamNames, TRoute } from '@sendwell/contracts';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { type TUploadLimit, uploadRouteOptions } from './uploads';
 
 type TApp = Parameters<FastifyPluginAsyncZod>[0];
 
@@ -27,6 +28,12 @@ export type TServeOptions = {
   hide?: boolean;
   /** Bytes a JSON body may have, where a route takes more than Fastify's default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * An upload route (a file, or a file's rows): its body is refused at once from its
+   * `Content-Length` when over the limit, read no further than the limit, and refused when
+   * compressed or cut short (`platform/uploads.ts`).
+   */
+  upload?: TUploadLimit;
 };
 
 /**
@@ -54,6 +61,7 @@ export const routesFor = (app: TApp, tags: string[]) => {
       url: route.path,
       config: options.config,
       ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+      ...(options.upload ? uploadRouteOptions(options.upload) : {}),
       schema: {
         tags,
         ...(options.hide ? { hide: true } : {}),

@@ -4,6 +4,7 @@ import { LIST_MESSAGES, listsApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { notFound } from '../../platform/errors';
 import { routesFor } from '../../platform/routes';
+import { uploadParts } from '../../platform/uploads';
 import type { TModuleOptions } from '../module';
 import { findImport, importReportChunks, listActiveImports, startImport, type TUploadPart } from './imports.service';
 import {
@@ -20,6 +21,9 @@ import {
   updateList,
 } from './lists.service';
 import { addMember, bulkDeleteMembers, deleteMember, getMember, listMembers, updateMember } from './members.service';
+
+/** What a multipart upload may carry besides its file: the fields (5 of at most 64 KB) and part headers. */
+const MULTIPART_OVERHEAD = 512 * 1024;
 
 /** Member and list edits: generous for people, a wall for scripts. */
 const editLimit = { rateLimit: { name: 'list-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
@@ -100,7 +104,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
     listsApi.postCsv,
     {
       config: { rateLimit: { name: 'list-import', limit: 60, windowSeconds: 600, per: 'user' } },
-      bodyLimit: 8 * 1024 * 1024,
+      upload: { maxBytes: 8 * 1024 * 1024 },
     },
     async (request) => {
       const { verification, ...counts } = await importParsedRows(platform, userOf(request), request.body);
@@ -154,7 +158,14 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
 
   serve(
     listsApi.startImport,
-    { config: { rateLimit: { name: 'list-import', limit: 60, windowSeconds: 600, per: 'user' } } },
+    {
+      config: { rateLimit: { name: 'list-import', limit: 60, windowSeconds: 600, per: 'user' } },
+      // The file and the form around it (the mapping field, boundaries).
+      upload: {
+        maxBytes: platform.config.listImportMaxBytes + MULTIPART_OVERHEAD,
+        tooLarge: LIST_MESSAGES.csvTooLarge,
+      },
+    },
     async (request) => ({
       status: true as const,
       message: LIST_MESSAGES.importQueued,
@@ -162,7 +173,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
         platform,
         userOf(request),
         request.params.listId,
-        request.parts() as AsyncIterable<TUploadPart>,
+        uploadParts(request, { tooLarge: LIST_MESSAGES.csvTooLarge }) as AsyncIterable<TUploadPart>,
       ),
     }),
   );

@@ -1,6 +1,8 @@
 import { Resolver } from 'node:dns/promises';
+import { VERIFY_MESSAGES } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVerifyPeers } from '../../../test/verify-peers';
+import { createLocalSlots } from '../../platform/shared-slots';
 import { precheck, type TEngineOptions, verifyAddresses } from './engine';
 
 let peers: Awaited<ReturnType<typeof startVerifyPeers>>;
@@ -22,7 +24,9 @@ const options = (): TEngineOptions => {
     greylistDelayMs: 50,
     concurrency: 4,
     perConnection: 20,
-    connectionsPerDomain: 2,
+    connectionsPerServer: 2,
+    slots: createLocalSlots(),
+    allowLoopback: true,
     roleNames: new Set(['info', 'admin', 'sales']),
   };
 };
@@ -49,7 +53,7 @@ describe('the verification engine against a local DNS server and SMTP peers', ()
       options(),
     );
     const byEmail = Object.fromEntries(results.map((result) => [result.email, result]));
-    expect(byEmail['ann@accept.test']).toMatchObject({ verdict: 'valid', mx: 'mx.local.test' });
+    expect(byEmail['ann@accept.test']).toMatchObject({ verdict: 'valid', mx: 'mx.accept.test' });
     expect(byEmail['bob@accept.test']).toMatchObject({ verdict: 'invalid', reason: expect.stringContaining('550') });
     expect(byEmail['nobody@reject.test']).toMatchObject({
       verdict: 'invalid',
@@ -95,7 +99,7 @@ describe('the verification engine against a local DNS server and SMTP peers', ()
     const slow = Array.from({ length: 6 }, (_, index) => `s${index}@slow.test`);
     const results = await verifyAddresses(
       ['bob@grey.test', ...slow, 'ann@accept.test'],
-      { ...options(), concurrency: 3, connectionsPerDomain: 1, greylistDelayMs: 500 },
+      { ...options(), concurrency: 3, connectionsPerServer: 1, greylistDelayMs: 500 },
       (_index, result) => order.push(result.email),
     );
     // Every address once; the accepting domain is not held up by the slow one or the greylisting pause.
@@ -123,4 +127,62 @@ describe('the verification engine against a local DNS server and SMTP peers', ()
       flags: expect.objectContaining({ freeProvider: true }),
     });
   });
+});
+
+describe('the probe’s reach (R35) and its connections per mail server (R36)', () => {
+  it('never connects to a mail server on a private network, the metadata address, an IPv4-mapped literal or this machine’s own address', async () => {
+    const before = { total: peers.connections.total, own: peers.connections.toOwnAddress };
+    const results = await verifyAddresses(
+      ['ann@private.test', 'ann@metadata.test', 'ann@mixed.test', 'ann@mapped.test', 'ann@own.test', 'ann@backup.test'],
+      options(),
+    );
+    const byEmail = Object.fromEntries(results.map((result) => [result.email, result]));
+    for (const email of [
+      'ann@private.test',
+      'ann@metadata.test',
+      'ann@mixed.test',
+      'ann@mapped.test',
+      'ann@own.test',
+    ]) {
+      // Unknown (refunded), with a reason that shows nothing of what is behind the address.
+      expect(byEmail[email], email).toMatchObject({ verdict: 'unknown', reason: VERIFY_MESSAGES.notPublic, mx: null });
+      expect(byEmail[email]!.unreachable, email).toBeFalsy();
+    }
+    // A private first choice is skipped, and the next server asked.
+    expect(byEmail['ann@backup.test']).toMatchObject({ verdict: 'valid', mx: 'mx.backup.test' });
+    expect(peers.connections.total - before.total).toBe(1);
+    expect(peers.connections.toOwnAddress - before.own).toBe(0);
+  });
+
+  it('reaches loopback only when the operator allows it', async () => {
+    const before = peers.connections.total;
+    const [refused] = await verifyAddresses(['ann@accept.test'], { ...options(), allowLoopback: false });
+    expect(refused).toMatchObject({ verdict: 'unknown', reason: VERIFY_MESSAGES.notPublic, mx: null });
+    expect(peers.connections.total).toBe(before);
+  });
+
+  it('holds connections to one mail server to the limit across the domains it serves, and lets other domains go on meanwhile', async () => {
+    const shared = (domain: string, count: number) =>
+      Array.from({ length: count }, (_, index) => `ok${index}@${domain}`);
+    peers.connections.reset();
+    const results = await verifyAddresses([...shared('shared-a.test', 12), ...shared('shared-b.test', 12)], {
+      ...options(),
+      perConnection: 3,
+    });
+    expect(results.every((result) => result.verdict === 'valid')).toBe(true);
+    // Each domain alone would have asked on two connections: four at once without the server's limit.
+    expect(peers.connections.maxByServer.get('mx.shared.test')).toBe(2);
+
+    peers.connections.reset();
+    const order: string[] = [];
+    await verifyAddresses(
+      [...shared('shared-a.test', 4), ...shared('shared-b.test', 4), 'ann@accept.test'],
+      { ...options(), concurrency: 2, connectionsPerServer: 1 },
+      (_index, result) => order.push(result.email),
+    );
+    expect(peers.connections.maxByServer.get('mx.shared.test')).toBe(1);
+    // shared-b.test waited aside for its server; accept.test, on another server, did not wait for it.
+    expect(order.indexOf('ann@accept.test')).toBeLessThan(order.findIndex((email) => email.endsWith('@shared-b.test')));
+    expect(order).toHaveLength(9);
+  }, 30_000);
 });

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Resolver } from 'node:dns/promises';
 import { createRequire } from 'node:module';
-import { readEmailCell } from '@sendwell/contracts';
+import { readEmailCell, VERIFY_MESSAGES } from '@sendwell/contracts';
 import emailSpellChecker from '@zootools/email-spell-checker';
+import { resolvePublicHost } from '../../platform/network-guard';
+import type { TSlot, TSlotPool } from '../../platform/shared-slots';
 import { openProbe, ProbeError, type TProbeSession } from './smtp-probe';
 
 /**
@@ -10,7 +12,9 @@ import { openProbe, ProbeError, type TProbeSession } from './smtp-probe';
  * rules, one implementation), disposable domains (a maintained list), role addresses, the
  * domain's mail servers (MX, else its A record), and an SMTP probe of the best server that
  * asks about the mailbox and a random one at the same domain (catch-all) and never sends.
- * Addresses of one domain share a connection; domains run side by side, few per domain.
+ * Addresses of one domain share a connection; domains run side by side, few connections per
+ * mail server however many jobs and workers ask it. Every server is reached through the
+ * network guard: one on a private network is never connected to (R35).
  */
 
 export type TVerdict = 'valid' | 'invalid' | 'unknown';
@@ -41,8 +45,14 @@ export type TEngineOptions = {
   concurrency: number;
   /** Addresses asked per connection before it is opened anew. */
   perConnection: number;
-  /** Connections to one domain's server at once (a large domain is asked in lanes). */
-  connectionsPerDomain: number;
+  /**
+   * Connections to one mail server (MX host) at once, held as slots of `slots`: counted
+   * across every job and worker process when those are the shared ones (R36).
+   */
+  connectionsPerServer: number;
+  slots: TSlotPool;
+  /** Whether mail servers on loopback may be asked (tests, local development); never other private addresses (R35). */
+  allowLoopback: boolean;
   roleNames: Set<string>;
 };
 
@@ -166,53 +176,92 @@ export const mailServersOf = async (resolver: Resolver, domain: string): Promise
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The host's address: a name through the resolver, an IP literal as it is. */
-const addressOf = async (resolver: Resolver, host: string) => {
-  if (/^\d+\.\d+\.\d+\.\d+$/.test(host) || host.includes(':')) return host;
-  const [address] = await resolver.resolve4(host);
-  return address ?? host;
-};
-
 type TPending = { email: string; flags: TVerification['flags']; suggestion: string | null };
 
 /** Consecutive timeouts after which a domain's remaining addresses are not asked (its server is too slow). */
 const TIMEOUTS_BEFORE_GIVING_UP = 2;
 
+/** A server's address as the network guard answered it (R35): resolved once, public, or why not. */
+type TServerAddress = { address: string } | { refusal: 'not-public' | 'not-found'; detail: string };
+
 /**
- * Asks one domain's best reachable server about its addresses, over up to
- * `connectionsPerDomain` connections at once, each reopened after `perConnection`
- * questions. Each verdict is handed to `emit` as soon as it is known. A 4xx (greylisting)
- * sets the address aside: the others go on, and the set-aside are asked again once
- * `greylistDelayMs` has passed since the first 4xx. A server that cannot be reached leaves
- * its addresses unknown, never invalid; after two timeouts in a row the domain's remaining
- * addresses are unknown without waiting on each.
+ * One connection's state while asking a domain's server: the slot it holds on that
+ * server (shared by every job and worker process, R36) and the conversation, if open.
+ */
+type TLane = { slot: TSlot | null; open: { session: TProbeSession; host: string } | null; asked: number };
+
+/**
+ * Asks one domain's best reachable server about its addresses. Up to
+ * `connectionsPerServer` lanes ask side by side, each holding one of the server's slots
+ * (the first is handed in; the others are used only when free now) and taking the next
+ * address from one queue, reconnecting every `perConnection` questions. Each verdict is
+ * handed to `emit` as soon as it is known. A 4xx (greylisting) sets the address aside: the
+ * others go on, and the set-aside are asked again once `greylistDelayMs` has passed since
+ * the first 4xx, with the slots given back meanwhile. A server that cannot be reached leaves
+ * its addresses unknown, never invalid; one on a private network is never connected to;
+ * after two timeouts in a row the domain's remaining addresses are unknown without waiting
+ * on each.
  */
 const probeDomain = async (
   domain: string,
+  hosts: string[],
+  firstSlot: TSlot,
   pending: TPending[],
   options: TEngineOptions,
   emit: (position: number, result: TVerification) => void,
 ) => {
-  const servers = await mailServersOf(options.resolver, domain);
-  if (servers.problem) {
-    for (const [position, item] of pending.entries()) emit(position, { ...item, ...servers.problem, mx: null });
-    return;
-  }
   let consecutiveTimeouts = 0;
   let unreachable: string | null = null;
   let isUnreachable = false;
+  let catchAll: boolean | null = null;
+  const limit = options.connectionsPerServer;
 
-  const connect = async () => {
-    for (const candidate of servers.hosts) {
+  // Each server is resolved once for the domain, through the guard, and connected to by that address.
+  const addresses = new Map<string, Promise<TServerAddress>>();
+  const addressOf = (host: string) => {
+    let found = addresses.get(host);
+    if (!found) {
+      found = resolvePublicHost(host, {
+        allowLoopback: options.allowLoopback,
+        lookup: (name) => options.resolver.resolve4(name),
+      }).then(
+        (address): TServerAddress => ({ address }),
+        (error: unknown): TServerAddress =>
+          (error as { code?: string }).code === 'HOST_NOT_ALLOWED'
+            ? { refusal: 'not-public', detail: VERIFY_MESSAGES.notPublic }
+            : { refusal: 'not-found', detail: `${host} has no address` },
+      );
+      addresses.set(host, found);
+    }
+    return found;
+  };
+  /** Every server of the domain is on a private network: nothing was asked, nothing connected. */
+  const isNotPublic = async () =>
+    (await Promise.all(hosts.map(addressOf))).every(
+      (address) => 'refusal' in address && address.refusal === 'not-public',
+    );
+
+  const connect = async (lane: TLane) => {
+    for (const host of hosts) {
+      const found = await addressOf(host);
+      if ('refusal' in found) {
+        if (found.refusal === 'not-found') unreachable = found.detail;
+        continue;
+      }
+      if (lane.slot?.key !== host) {
+        lane.slot?.release();
+        lane.slot = null;
+        lane.slot = await options.slots.take(host, limit);
+      }
       try {
         const session = await openProbe({
-          host: await addressOf(options.resolver, candidate),
+          host: found.address,
           port: options.port,
           heloName: options.heloName,
           mailFrom: options.mailFrom,
           stepTimeoutMs: options.stepTimeoutMs,
         });
-        return { session, host: candidate };
+        return { session, host };
       } catch (error) {
         unreachable = error instanceof ProbeError ? `${error.kind}: ${error.message}` : String(error);
       }
@@ -220,21 +269,23 @@ const probeDomain = async (
     return null;
   };
 
-  /** One connection's share of a pass: its addresses one after another, reconnecting every `perConnection`. */
-  const askAll = async (queue: number[], isLastTry: boolean, setAside: number[]) => {
-    let open: { session: TProbeSession; host: string } | null = null;
-    let asked = 0;
-    let catchAll: boolean | null = null;
-    for (const position of queue) {
-      const item = pending[position]!;
-      if (isUnreachable) {
-        emit(position, {
+  const unknownFor = async (item: TPending): Promise<TVerification> =>
+    (await isNotPublic())
+      ? { ...item, verdict: 'unknown', reason: VERIFY_MESSAGES.notPublic, mx: null }
+      : {
           ...item,
           verdict: 'unknown',
           reason: `No mail server of the domain could be reached (${unreachable}).`,
-          mx: servers.hosts[0] ?? null,
+          mx: hosts[0] ?? null,
           unreachable: true,
-        });
+        };
+
+  /** One lane's share of a pass: the next address from the queue until none is left. */
+  const askAll = async (lane: TLane, next: () => number | undefined, isLastTry: boolean, setAside: number[]) => {
+    for (let position = next(); position !== undefined; position = next()) {
+      const item = pending[position]!;
+      if (isUnreachable) {
+        emit(position, await unknownFor(item));
         continue;
       }
       if (consecutiveTimeouts >= TIMEOUTS_BEFORE_GIVING_UP) {
@@ -242,30 +293,24 @@ const probeDomain = async (
           ...item,
           verdict: 'unknown',
           reason: `The domain's mail server is too slow to answer (no answer within ${options.stepTimeoutMs} ms, twice).`,
-          mx: open?.host ?? servers.hosts[0] ?? null,
+          mx: lane.open?.host ?? hosts[0] ?? null,
         });
         continue;
       }
-      if (!open || asked >= options.perConnection) {
-        await open?.session.quit();
-        asked = 0;
-        open = await connect();
-        if (!open) {
+      if (!lane.open || lane.asked >= options.perConnection) {
+        await lane.open?.session.quit();
+        lane.asked = 0;
+        lane.open = await connect(lane);
+        if (!lane.open) {
           isUnreachable = true;
-          emit(position, {
-            ...item,
-            verdict: 'unknown',
-            reason: `No mail server of the domain could be reached (${unreachable}).`,
-            mx: servers.hosts[0] ?? null,
-            unreachable: true,
-          });
+          emit(position, await unknownFor(item));
           continue;
         }
       }
-      const host = open.host;
+      const { session, host } = lane.open;
       try {
-        const reply = await open.session.rcpt(item.email);
-        asked += 1;
+        const reply = await session.rcpt(item.email);
+        lane.asked += 1;
         consecutiveTimeouts = 0;
         if (reply.code >= 400 && reply.code < 500 && !isLastTry) {
           // Greylisted (or a busy server): asked again after the pause, the others meanwhile.
@@ -274,8 +319,8 @@ const probeDomain = async (
         }
         if (reply.code >= 200 && reply.code < 300) {
           if (catchAll === null) {
-            const probe = await open.session.rcpt(`${randomBytes(10).toString('hex')}@${domain}`);
-            asked += 1;
+            const probe = await session.rcpt(`${randomBytes(10).toString('hex')}@${domain}`);
+            lane.asked += 1;
             catchAll = probe.code >= 200 && probe.code < 300;
           }
           emit(
@@ -307,40 +352,52 @@ const probeDomain = async (
         }
       } catch (error) {
         // A timeout or a dropped line: this address is unknown; the rest go on a new connection.
-        open = null;
+        lane.open = null;
         if (error instanceof ProbeError && error.kind === 'timeout') consecutiveTimeouts += 1;
         const why = error instanceof ProbeError ? error.message : String(error);
         emit(position, { ...item, verdict: 'unknown', reason: `The server stopped answering (${why}).`, mx: host });
       }
     }
-    await open?.session.quit();
+    await lane.open?.session.quit();
+    lane.open = null;
   };
 
   let queue = pending.map((_, position) => position);
+  let slot: TSlot | null = firstSlot;
   for (let attempt = 0; queue.length > 0; attempt++) {
     const isLastTry = attempt >= options.greylistRetries;
     const setAside: number[] = [];
-    const lanes = Math.max(1, Math.min(options.connectionsPerDomain, Math.ceil(queue.length / options.perConnection)));
+    const wanted = Math.max(1, Math.min(limit, Math.ceil(queue.length / options.perConnection)));
+    const lanes: TLane[] = [{ slot: slot ?? (await options.slots.take(hosts[0]!, limit)), open: null, asked: 0 }];
+    slot = null;
+    while (lanes.length < wanted) {
+      const extra = await options.slots.tryTake(hosts[0]!, limit);
+      if (!extra) break;
+      lanes.push({ slot: extra, open: null, asked: 0 });
+    }
+    let cursor = 0;
+    const next = () => (cursor < queue.length ? queue[cursor++] : undefined);
     const started = Date.now();
-    await Promise.all(
-      Array.from({ length: lanes }, (_, lane) =>
-        askAll(
-          queue.filter((_, index) => index % lanes === lane),
-          isLastTry,
-          setAside,
-        ),
-      ),
-    );
+    try {
+      await Promise.all(lanes.map((lane) => askAll(lane, next, isLastTry, setAside)));
+    } finally {
+      for (const lane of lanes) lane.slot?.release();
+    }
     if (setAside.length === 0) break;
     await sleep(Math.max(0, options.greylistDelayMs - (Date.now() - started)));
     queue = setAside.sort((a, b) => a - b);
   }
 };
 
+type TDomainWork = { domain: string; hosts: string[]; items: { index: number; pending: TPending }[] };
+
 /**
  * Verifies addresses, domains side by side (`concurrency` at once), handing each verdict to
  * `onResult` (the input's index) the moment it is known; answers one result per input, in
- * order, once all are in.
+ * order, once all are in. A domain whose best server has no free slot (other domains,
+ * jobs or workers are talking to it) waits aside while domains on other servers go on;
+ * once no other work is left, it is taken up as slots free, at most `connectionsPerServer`
+ * waiters per server.
  */
 export const verifyAddresses = async (
   inputs: string[],
@@ -364,16 +421,51 @@ export const verifyAddresses = async (
     byDomain.set(checked.domain, list);
   });
   const domains = [...byDomain.entries()];
+  const limit = options.connectionsPerServer;
+  const waiting = new Map<string, TDomainWork[]>();
+  const workersOn = new Map<string, number>();
   let next = 0;
+
+  const probe = (work: TDomainWork, slot: TSlot) =>
+    probeDomain(
+      work.domain,
+      work.hosts,
+      slot,
+      work.items.map((item) => item.pending),
+      options,
+      (position, result) => record(work.items[position]!.index, result),
+    );
+
   const worker = async () => {
     while (next < domains.length) {
       const [domain, items] = domains[next++]!;
-      await probeDomain(
-        domain,
-        items.map((item) => item.pending),
-        options,
-        (position, result) => record(items[position]!.index, result),
-      );
+      const servers = await mailServersOf(options.resolver, domain);
+      if (servers.problem) {
+        for (const item of items) record(item.index, { ...item.pending, ...servers.problem, mx: null });
+        continue;
+      }
+      const work = { domain, hosts: servers.hosts, items };
+      const slot = await options.slots.tryTake(servers.hosts[0]!, limit);
+      if (slot) {
+        await probe(work, slot);
+      } else {
+        const host = servers.hosts[0]!;
+        waiting.set(host, [...(waiting.get(host) ?? []), work]);
+      }
+    }
+    // Nothing new left: wait for the busy servers, no more waiters on one than it has slots.
+    for (;;) {
+      const host = [...waiting.keys()].find((candidate) => (workersOn.get(candidate) ?? 0) < limit);
+      if (host === undefined) return;
+      workersOn.set(host, (workersOn.get(host) ?? 0) + 1);
+      try {
+        for (let work = waiting.get(host)?.shift(); work; work = waiting.get(host)?.shift()) {
+          if (waiting.get(host)?.length === 0) waiting.delete(host);
+          await probe(work, await options.slots.take(host, limit));
+        }
+      } finally {
+        workersOn.set(host, (workersOn.get(host) ?? 1) - 1);
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, domains.length)) }, worker));

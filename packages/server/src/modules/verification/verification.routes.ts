@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { routesFor } from '../../platform/routes';
 import {
+  bulkCreditCheck,
   exportItems,
   getJob,
   listCreditCheck,
@@ -22,11 +23,16 @@ export const verificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
   const serve = routesFor(app, ['verification']);
   const userOf = (request: FastifyRequest) => request.session!.userId;
 
-  serve(verificationApi.textStore, { config: storeLimit, bodyLimit: 4 * 1024 * 1024 }, async (request) =>
+  serve(verificationApi.textStore, { config: storeLimit, upload: { maxBytes: 4 * 1024 * 1024 } }, async (request) =>
     storeText(platform, userOf(request), request.body.emails),
   );
-  serve(verificationApi.fileStore, { config: storeLimit, bodyLimit: 8 * 1024 * 1024 }, async (request) =>
-    storeFile(platform, userOf(request), request.body.csvFile),
+  serve(verificationApi.fileStore, { config: storeLimit, upload: { maxBytes: 8 * 1024 * 1024 } }, async (request) =>
+    storeFile(platform, userOf(request), request.body.csvFile, request.body),
+  );
+  serve(
+    verificationApi.bulkCreditCheck,
+    { config: storeLimit, upload: { maxBytes: 4 * 1024 * 1024 } },
+    async (request) => bulkCreditCheck(platform, userOf(request), request.body.emails),
   );
   serve(verificationApi.lastCheck, { config: storeLimit }, async (request) => {
     await startVerification(platform, userOf(request), request.body);

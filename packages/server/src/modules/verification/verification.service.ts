@@ -1,11 +1,18 @@
 import { Resolver } from 'node:dns/promises';
 import {
-  readEmailCell,
+  distinctEntries,
+  EMAIL_PROBLEMS,
+  findEmailHeader,
+  firstRowProblem,
+  readColumnEntries,
+  readPastedEntries,
   safeCell,
+  type TDistinctEntries,
   type TVerifyJob,
   type TVerifyStoreResult,
   VERIFY_MAX_ADDRESSES,
   VERIFY_MESSAGES,
+  VERIFY_SKIPPED_SHOWN,
   type ZVerifyItemQuery,
 } from '@sendwell/contracts';
 import { stringify } from 'csv-stringify/sync';
@@ -54,31 +61,61 @@ const toJob = (row: Selectable<VerificationJobsTable>): TVerifyJob => ({
   finished_at: row.finished_at?.toISOString() ?? null,
 });
 
-/** The distinct addresses of a paste or upload (any case once), in order, and how many repeats. */
-const distinct = (candidates: string[]) => {
-  const seen = new Map<string, string>();
-  let duplicates = 0;
-  for (const candidate of candidates) {
-    const trimmed = candidate.trim();
-    if (!trimmed) continue;
-    const key = trimmed.toLowerCase();
-    if (seen.has(key)) duplicates += 1;
-    else seen.set(key, trimmed);
-  }
-  return { addresses: [...seen.values()], duplicates };
+/** What a paste or an upload holds, as the tool counts it (contracts' entry rules). */
+type TStoreInput = TDistinctEntries & {
+  /** Rows of a file with an empty email cell: reported, not part of the job. */
+  emptyRows: number[];
+  /** What a skipped entry's number counts: a paste's lines or a file's rows. */
+  unit: 'line' | 'row';
 };
 
-/** Creates the draft job of spec §4's first step and answers the confirmation modal's figures. */
+/** The reason an entry that is not an address is invalid, as the results show it. */
+const notAnAddress = (problem: string, unit: TStoreInput['unit'], line: number) =>
+  `Not an email address: ${problem} (${unit} ${line}).`;
+
+/**
+ * The user's earlier results among these addresses (what "already checked" means).
+ * `addresses` are in their stored form; the table compares without case.
+ */
+const findCheckedBefore = (db: Executor, userId: number, addresses: string[]) =>
+  addresses.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('verified_addresses')
+        .select(['email', 'verdict', 'checked_at'])
+        .where('user_id', '=', userId)
+        .where(sql<boolean>`lower(email) = any(${addresses.map((address) => address.toLowerCase())}::text[])`)
+        .execute();
+
+/**
+ * Creates the draft job of spec §4's first step and answers the confirmation modal's
+ * figures. Each address is one item (its spellings de-duplicated already); each entry that
+ * is not an address is an item with its `invalid` verdict and reason from the start, so it
+ * is reported and never charged.
+ */
 const storeDraft = async (
   platform: TPlatform,
   userId: number,
-  candidates: string[],
+  input: TStoreInput,
   listId: number | null = null,
   max = VERIFY_MAX_ADDRESSES,
 ): Promise<TVerifyStoreResult> => {
-  const { addresses, duplicates } = distinct(candidates);
-  if (addresses.length === 0) throw fieldError('emails', VERIFY_MESSAGES.none);
-  if (addresses.length > max) {
+  const { addresses, invalid, duplicates, emptyRows, unit } = input;
+  const skipped = [
+    ...invalid.map((entry) => ({ line: entry.line, text: entry.text, reason: entry.problem })),
+    ...emptyRows.map((row) => ({ line: row, text: '', reason: EMAIL_PROBLEMS.missing })),
+  ].sort((a, b) => a.line - b.line);
+  if (addresses.length === 0) {
+    const first = skipped[0];
+    throw fieldError(
+      'emails',
+      first
+        ? `${VERIFY_MESSAGES.none} ${unit === 'row' ? 'Row' : 'Line'} ${first.line}: ${first.reason}.`
+        : VERIFY_MESSAGES.none,
+    );
+  }
+  const total = addresses.length + invalid.length;
+  if (total > max) {
     throw fieldError(
       'emails',
       max === VERIFY_MAX_ADDRESSES
@@ -87,21 +124,24 @@ const storeDraft = async (
     );
   }
   return platform.db.transaction().execute(async (trx) => {
-    const cached = await trx
-      .selectFrom('verified_addresses')
-      .select(['email', 'verdict', 'checked_at'])
-      .where('user_id', '=', userId)
-      .where(sql<boolean>`lower(email) = any(${addresses.map((address) => address.toLowerCase())}::text[])`)
-      .execute();
+    const cached = await findCheckedBefore(trx, userId, addresses);
     const job = await trx
       .insertInto('verification_jobs')
-      .values({ user_id: userId, list_id: listId, total: addresses.length, duplicates, already_checked: cached.length })
+      .values({ user_id: userId, list_id: listId, total, duplicates, already_checked: cached.length })
       .returning('id')
       .executeTakeFirstOrThrow();
     await sql`
       insert into verification_items (job_id, email)
-      select ${job.id}, email from unnest(${addresses}::text[]) as t(email)
-      on conflict do nothing`.execute(trx);
+      select ${job.id}, email from unnest(${addresses}::text[]) as t(email)`.execute(trx);
+    if (invalid.length > 0) {
+      await sql`
+        insert into verification_items (job_id, email, verdict, reason, checked_at)
+        select ${job.id}, t.text, 'invalid', t.reason, now()
+          from unnest(${invalid.map((entry) => entry.text)}::text[],
+                      ${invalid.map((entry) => notAnAddress(entry.problem, unit, entry.line))}::text[]) as t(text, reason)`.execute(
+        trx,
+      );
+    }
     return {
       status: true,
       data: {
@@ -111,23 +151,64 @@ const storeDraft = async (
         creditToBeUsed: addresses.length - cached.length,
         listId: job.id,
         listStatus: 'draft',
-        total: addresses.length,
+        total,
+        addresses: addresses.length,
+        invalid: invalid.length,
+        emptyRows: emptyRows.length,
+        skipped: skipped.slice(0, VERIFY_SKIPPED_SHOWN),
       },
     };
   });
 };
 
-/** Addresses pasted one per line, or separated by commas, semicolons or spaces. */
+/**
+ * A paste: each line one entry, several only where commas or semicolons stand between
+ * complete addresses (contracts' `readPastedEntries`, which the paste box counts with too).
+ */
 export const storeText = (platform: TPlatform, userId: number, text: string) =>
-  storeDraft(platform, userId, text.split(/[\s,;]+/));
+  storeDraft(platform, userId, { ...distinctEntries(readPastedEntries(text)), emptyRows: [], unit: 'line' });
 
-/** A parsed CSV: every cell that reads as an address (the import's rules) is one. */
-export const storeFile = (platform: TPlatform, userId: number, rows: string[][]) =>
-  storeDraft(
-    platform,
-    userId,
-    rows.flatMap((row) => row.flatMap((cell) => readEmailCell(cell).email ?? [])),
+/**
+ * A parsed CSV: one entry per data row, from the column the user chose for the email (spec
+ * §5 "select your email field"); addresses in other columns are not taken, and rows whose
+ * email cell is empty are reported by number. Without a column named, the import's
+ * auto-mapping: the header `email`, or the only column of the file.
+ */
+export const storeFile = (
+  platform: TPlatform,
+  userId: number,
+  rows: string[][],
+  mapping: { emailColumn?: number; hasHeaders?: boolean } = {},
+) => {
+  const header = findEmailHeader(rows[0] ?? []);
+  const isOneColumn = rows.every((row) => row.length <= 1);
+  const emailColumn = mapping.emailColumn ?? header ?? (isOneColumn ? 0 : null);
+  if (rows.length === 0 || emailColumn === null) throw fieldError('csvFile', VERIFY_MESSAGES.selectEmail);
+  const hasHeaders = mapping.hasHeaders ?? (header !== null && header === emailColumn);
+  const firstRowIssue = firstRowProblem(rows, { hasHeaders, emailColumn });
+  if (firstRowIssue) throw fieldError('csvFile', firstRowIssue);
+  const { entries, emptyRows } = readColumnEntries(rows, { hasHeaders, emailColumn });
+  return storeDraft(platform, userId, { ...distinctEntries(entries), emptyRows, unit: 'row' });
+};
+
+/**
+ * Spec §7 `verify-bulk-emails-credit-check`: what verifying these entries would cost, read
+ * with the paste's rules, without storing anything.
+ */
+export const bulkCreditCheck = async (platform: TPlatform, userId: number, emails: string | string[]) => {
+  const { addresses, invalid, duplicates } = distinctEntries(
+    readPastedEntries(Array.isArray(emails) ? emails.join('\n') : emails),
   );
+  const controlled = (await findCheckedBefore(platform.db, userId, addresses)).length;
+  return {
+    status: true,
+    count: addresses.length - controlled,
+    total: addresses.length,
+    controlled,
+    duplicate: duplicates,
+    invalid: invalid.length,
+  };
+};
 
 /**
  * Spec §4 last check: charges the credits (one per address to check; all of them when
@@ -155,7 +236,8 @@ export const startVerification = async (
            set verdict = v.verdict, reason = v.reason, flags = v.flags, suggestion = v.suggestion,
                from_cache = true, checked_at = v.checked_at
           from verified_addresses v
-         where i.job_id = ${job.id} and v.user_id = ${userId} and lower(v.email) = lower(i.email)`.execute(trx);
+         where i.job_id = ${job.id} and i.verdict is null and v.user_id = ${userId}
+           and lower(v.email) = lower(i.email)`.execute(trx);
     }
     const counts = (
       await sql<{ todo: number; valid: number; invalid: number; unknown: number }>`
@@ -207,7 +289,9 @@ const engineOptions = (platform: TPlatform): TEngineOptions => {
     greylistDelayMs: settings.greylistDelayMs,
     concurrency: settings.concurrency,
     perConnection: 25,
-    connectionsPerDomain: settings.connectionsPerDomain,
+    connectionsPerServer: settings.connectionsPerServer,
+    slots: platform.sharedSlots,
+    allowLoopback: settings.allowLoopback,
     roleNames: genericNames(platform),
   };
 };
@@ -232,11 +316,13 @@ const writeVerdicts = async (
         from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
              as r(id bigint, verdict text, reason text, flags jsonb, suggestion text, mx text)
        where i.id = r.id`.execute(trx);
+    // One row per address (any case): ON CONFLICT cannot touch a row twice in one statement.
     await sql`
       insert into verified_addresses (user_id, email, verdict, reason, flags, suggestion, checked_at)
-      select ${job.user_id}, r.email, r.verdict, r.reason, r.flags, r.suggestion, now()
+      select distinct on (lower(r.email)) ${job.user_id}, r.email, r.verdict, r.reason, r.flags, r.suggestion, now()
         from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
              as r(email text, verdict text, reason text, flags jsonb, suggestion text)
+       order by lower(r.email)
       on conflict (user_id, lower(email)) do update
          set verdict = excluded.verdict, reason = excluded.reason, flags = excluded.flags,
              suggestion = excluded.suggestion, checked_at = excluded.checked_at`.execute(trx);
@@ -265,6 +351,12 @@ const publishJob = async (platform: TPlatform, userId: number, jobId: number) =>
     valid: job.valid,
     invalid: job.invalid,
     unknown: job.unknown,
+    // Spec §3 "Verification progress" names.
+    checkListId: job.id,
+    duplicate: job.duplicates,
+    controlledBefore: job.recheck ? 0 : job.already_checked,
+    uniqueEmails: job.total,
+    bar: job.total === 0 ? 100 : Math.floor((job.checked / job.total) * 100),
   });
   return job;
 };
@@ -407,6 +499,62 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
     userId: job.user_id,
     title: 'Your email verification finished',
     body: `${finished.valid} valid, ${finished.invalid} invalid, ${finished.unknown} unknown of ${finished.total}.`,
+    link: `/tools/email-verification?job=${jobId}`,
+  });
+};
+
+/**
+ * A job that failed for good (its last retry threw, or its worker died every time): it
+ * ends `failed`, the credits of the addresses it did not check and of its unknown verdicts
+ * go back (never more than it was charged), a list it verified is no longer Processing...,
+ * and the user is told. Safe to run twice: only a queued or running job is ended.
+ */
+export const giveUpVerification = async (platform: TPlatform, jobId: number) => {
+  const ended = await platform.db.transaction().execute(async (trx) => {
+    const job = await trx
+      .selectFrom('verification_jobs')
+      .selectAll()
+      .where('id', '=', jobId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!job || (job.status !== 'queued' && job.status !== 'running')) return null;
+    const refundable = (
+      await sql<{ count: number }>`
+        select count(*)::int as count from verification_items
+         where job_id = ${jobId} and not from_cache and (verdict is null or verdict = 'unknown')`.execute(trx)
+    ).rows[0]!.count;
+    const refund = Math.max(0, Math.min(refundable, job.credits_charged - job.credits_refunded));
+    await trx
+      .updateTable('verification_jobs')
+      .set({
+        status: 'failed',
+        error: 'The verification failed after its retries.',
+        credits_refunded: job.credits_refunded + refund,
+        finished_at: new Date(),
+        updated_at: new Date(),
+      })
+      .where('id', '=', jobId)
+      .execute();
+    if (refund > 0) {
+      await refundCredits(trx, {
+        userId: job.user_id,
+        type: 'verify',
+        amount: refund,
+        reference: `verification ${jobId}: failed, addresses not checked`,
+      });
+    }
+    if (job.list_id !== null) {
+      await setVerifyStatus(trx, job.user_id, job.list_id, 'unverified');
+      await publishToUser(trx, job.user_id, 'VerifyProgressDoneForUpsell', { status: false, checkListId: jobId });
+    }
+    return { userId: job.user_id, refund };
+  });
+  if (!ended) return;
+  const job = await publishJob(platform, ended.userId, jobId);
+  await notifyUser(platform, {
+    userId: ended.userId,
+    title: 'Your email verification could not be finished',
+    body: `${job.checked} of ${job.total} were checked. ${VERIFY_MESSAGES.failed} (${ended.refund} credits)`,
     link: `/tools/email-verification?job=${jobId}`,
   });
 };
@@ -558,7 +706,9 @@ export const startListVerification = async (platform: TPlatform, userId: number,
   await requireList(platform.db, userId, listId);
   const emails = await findUnverifiedEmails(platform.db, userId, listId);
   if (emails.length === 0) throw fieldError('mailingLists', 'Every member of this list is verified already.');
-  const { data } = await storeDraft(platform, userId, emails, listId, LIST_VERIFY_MAX);
+  // Members are unique on the list without case and kept in their stored form already.
+  const input = { addresses: emails, invalid: [], duplicates: 0, emptyRows: [], unit: 'row' as const };
+  const { data } = await storeDraft(platform, userId, input, listId, LIST_VERIFY_MAX);
   await startVerification(platform, userId, { listId: data.listId, creditsToBeUsed: data.creditToBeUsed });
   await setVerifyStatus(platform.db, userId, listId, 'processing');
   return { checkListId: data.listId, total: data.total };

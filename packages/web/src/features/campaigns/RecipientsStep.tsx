@@ -16,6 +16,7 @@ import {
 import { notifications } from '@mantine/notifications';
 import {
   CAMPAIGN_DEFAULTS,
+  CAMPAIGN_MESSAGES,
   isGenericEmail,
   MANUAL_COLUMNS,
   readEmailCell,
@@ -83,7 +84,7 @@ const FileUpload = ({
     setProblem(null);
     if (!picked) return;
     if (!/\.(csv|txt)$/i.test(picked.name)) return setProblem('File must be a CSV format.');
-    if (picked.size > CAMPAIGN_DEFAULTS.csvMaxBytes) return setProblem('Max 1.5 mb');
+    if (picked.size > CAMPAIGN_DEFAULTS.csvMaxBytes) return setProblem(CAMPAIGN_MESSAGES.csvTooLarge);
     const { data } = Papa.parse<string[]>(await picked.text(), { skipEmptyLines: 'greedy' });
     if (data.length === 0) return setProblem('Please upload the CSV file first!');
     const header = data[0]!;

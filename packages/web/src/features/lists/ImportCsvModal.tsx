@@ -1,23 +1,7 @@
-import {
-  Alert,
-  Button,
-  Checkbox,
-  Group,
-  Input,
-  List,
-  Loader,
-  Modal,
-  NativeSelect,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Button, Checkbox, Group, List, Modal, Stack, Text } from '@mantine/core';
 import {
   firstRowProblem,
   GENERIC_IMPORT_PREVIEW,
-  hasCsvExtension,
   LIST_MESSAGES,
   moreText,
   type TListImport,
@@ -25,32 +9,22 @@ import {
   usableCredit,
   ZImportMapping,
 } from '@sendwell/contracts';
-import { IconAlertCircle, IconAlertTriangle, IconLock } from '@tabler/icons-react';
-import { type ChangeEvent, useId, useRef, useState } from 'react';
+import { IconAlertCircle, IconAlertTriangle } from '@tabler/icons-react';
+import { useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { useUserQuery } from '../../app/session';
 import { formatSize } from '../test-inbox/test-inbox.format';
+import { CsvColumnsTable, CsvFileField, CsvFileSummary, CsvPreviewTable, useCsvMapping } from './CsvMapping';
 import {
-  COLUMN_ROLES,
   CSV_SAMPLE_BYTES,
-  chooseRole,
-  columnsOf,
-  dataRowsOf,
-  defaultChoices,
   emailColumnOf,
   genericSummary,
-  hasHeaderRow,
   importProblem,
   previewRows,
-  readCsvSample,
-  type TColumnChoice,
-  type TColumnRole,
-  type TCsvSample,
   toImportMapping,
 } from './csv-preview';
 import { ImportProgress } from './ImportProgressCard';
-import { formatCount } from './lists.format';
 import { useImportOptions, useStartImport } from './lists.queries';
 import { useRetained } from './useRetained';
 
@@ -62,93 +36,25 @@ const NO_GENERIC_NAMES: ReadonlySet<string> = new Set();
 const uploadFailureMessage = (error: ApiError) =>
   error.status === 422 ? (firstFieldMessages(error.body.errors)[0] ?? error.message) : error.message;
 
-type TMappingState = { hasHeaders: boolean; choices: TColumnChoice[]; isEmailLocked: boolean };
-
-const mappingFor = (sample: TCsvSample, hasHeaders: boolean): TMappingState => ({
-  hasHeaders,
-  ...defaultChoices(sample, hasHeaders),
-});
-
 const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => void }) => {
-  const fileInputId = useId();
   const startImport = useStartImport(list.id);
   const options = useImportOptions().data;
   const genericNames = options?.genericNames ?? NO_GENERIC_NAMES;
-  const [file, setFile] = useState<File | null>(null);
-  const [sample, setSample] = useState<TCsvSample | null>(null);
-  const [fileError, setFileError] = useState<string | null>(null);
-  const [isReading, setIsReading] = useState(false);
-  const [mapping, setMapping] = useState<TMappingState>({ hasHeaders: true, choices: [], isEmailLocked: false });
+  const [problem, setProblem] = useState<string | null>(null);
+  const csv = useCsvMapping({ maxBytes: options?.importMaxBytes, onChange: () => setProblem(null) });
+  const { file, sample, mapping, isReading } = csv;
   const [wantsGenericRemoved, setWantsGenericRemoved] = useState(false);
   const [wantsVerify, setWantsVerify] = useState(false);
   // The user's credits, when known (the dialog is always behind the sign-in guard in the app).
   const user = useUserQuery().data;
   const usable = user ? usableCredit(user.credit) : 0;
-  const [problem, setProblem] = useState<string | null>(null);
   const [started, setStarted] = useState<TListImport | null>(null);
-  // A second file chosen while the first is still being read wins.
-  const latestFile = useRef<File | null>(null);
 
-  const chooseFile = (event: ChangeEvent<HTMLInputElement>) => {
-    const chosen = event.currentTarget.files?.[0] ?? null;
-    latestFile.current = chosen;
-    setFile(null);
-    setSample(null);
-    setFileError(null);
-    setProblem(null);
-    setWantsGenericRemoved(false);
-    if (!chosen) return;
-    if (!hasCsvExtension(chosen.name)) {
-      setFileError(LIST_MESSAGES.csvFormat);
-      return;
-    }
-    if (options && chosen.size > options.importMaxBytes) {
-      setFileError(`${LIST_MESSAGES.csvTooLarge} (${formatSize(options.importMaxBytes)})`);
-      return;
-    }
-    setIsReading(true);
-    readCsvSample(chosen)
-      .then((read) => {
-        if (latestFile.current !== chosen) return;
-        if (read.rows.length === 0) {
-          setFileError('No rows were found in this file.');
-          return;
-        }
-        setFile(chosen);
-        setSample(read);
-        setMapping(mappingFor(read, hasHeaderRow(read.rows)));
-      })
-      .catch(() => {
-        if (latestFile.current === chosen) setFileError('The file could not be read.');
-      })
-      .finally(() => {
-        if (latestFile.current === chosen) setIsReading(false);
-      });
-  };
-
-  const columns = sample ? columnsOf(sample, mapping.hasHeaders) : [];
   const generic = sample ? genericSummary(sample, mapping.hasHeaders, mapping.choices, genericNames) : null;
   // Spec §4: when every address is generic they are not placed on the list.
   const removeGeneric = generic?.isAllGeneric === true || wantsGenericRemoved;
   // Spec §4: the verify option is off when every address is generic, or without credits to spend.
   const canVerify = generic?.isAllGeneric !== true && usable > 0;
-
-  const changeHeaders = (hasHeaders: boolean) => {
-    if (!sample) return;
-    setMapping(mappingFor(sample, hasHeaders));
-    setProblem(null);
-  };
-
-  const changeRole = (index: number, role: TColumnRole) => {
-    setMapping((current) => ({ ...current, choices: chooseRole(current.choices, index, role, columns) }));
-    setProblem(null);
-  };
-
-  const changeKey = (index: number, key: string) =>
-    setMapping((current) => ({
-      ...current,
-      choices: current.choices.map((choice, position) => (position === index ? { ...choice, key } : choice)),
-    }));
 
   const save = () => {
     const found = importProblem(sample, mapping.hasHeaders, mapping.choices);
@@ -191,142 +97,31 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
     );
   }
 
-  const preview = sample ? previewRows(sample, mapping.hasHeaders, mapping.choices) : [];
   // The spec's first-row rule, said as soon as the file is read and whenever the mapping changes.
   const emailColumn = emailColumnOf(mapping.choices);
   const firstRowIssue =
     sample && emailColumn !== null
       ? firstRowProblem(sample.rows, { hasHeaders: mapping.hasHeaders, emailColumn })
       : null;
-  const firstRow = sample ? (dataRowsOf(sample, mapping.hasHeaders)[0] ?? []) : [];
-  const sampleRowCount = sample ? dataRowsOf(sample, mapping.hasHeaders).length : 0;
 
   return (
     <Stack>
-      <Input.Wrapper
-        id={fileInputId}
-        label="CSV file"
+      <CsvFileField
+        csv={csv}
         description="A .csv or .txt file with one member per row. Large files are imported in the background."
-        error={fileError}
-      >
-        <input
-          id={fileInputId}
-          type="file"
-          accept=".csv,.txt,text/csv,text/plain"
-          onChange={chooseFile}
-          aria-invalid={fileError !== null}
-          style={{ display: 'block', marginTop: 'var(--mantine-spacing-xs)' }}
-        />
-      </Input.Wrapper>
-
-      {isReading && (
-        <Group gap="xs">
-          <Loader size="xs" />
-          <Text size="sm">Reading the file…</Text>
-        </Group>
-      )}
+        onChoose={() => setWantsGenericRemoved(false)}
+      />
 
       {sample && file && (
         <>
-          <Text size="sm" c="dimmed">
-            {file.name}, {formatSize(file.size)}.{' '}
-            {sample.isWholeFile
-              ? `${formatCount(sampleRowCount)} ${sampleRowCount === 1 ? 'row' : 'rows'}.`
-              : `The preview reads the first ${formatSize(CSV_SAMPLE_BYTES)}; the whole file is imported.`}
-          </Text>
+          <CsvFileSummary csv={csv} sampleBytes={CSV_SAMPLE_BYTES} />
           <Checkbox
             label="My file has headers"
             checked={mapping.hasHeaders}
-            onChange={(event) => changeHeaders(event.currentTarget.checked)}
+            onChange={(event) => csv.changeHeaders(event.currentTarget.checked)}
           />
-
-          <Stack gap="xs">
-            <Title order={3} fz="h5">
-              Columns
-            </Title>
-            <Table.ScrollContainer minWidth={520}>
-              <Table aria-label="Column mapping" verticalSpacing="xs">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Column</Table.Th>
-                    <Table.Th>First row</Table.Th>
-                    <Table.Th>Use as</Table.Th>
-                    <Table.Th>Field name</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {columns.map((column) => {
-                    const choice = mapping.choices[column.index] ?? { role: 'skip', key: '' };
-                    const isLocked = mapping.isEmailLocked && choice.role === 'email';
-                    return (
-                      <Table.Tr key={column.index}>
-                        <Table.Td>
-                          <Group gap={4} wrap="nowrap">
-                            <Text size="sm" fw={500}>
-                              {column.label}
-                            </Text>
-                            {isLocked && <IconLock size={14} aria-label="Locked: the header says email" role="img" />}
-                          </Group>
-                        </Table.Td>
-                        <Table.Td maw={200}>
-                          <Text size="sm" c="dimmed" truncate>
-                            {firstRow[column.index] ?? ''}
-                          </Text>
-                        </Table.Td>
-                        <Table.Td>
-                          <NativeSelect
-                            size="xs"
-                            aria-label={`Use of ${column.label}`}
-                            value={choice.role}
-                            disabled={isLocked}
-                            onChange={(event) => changeRole(column.index, event.currentTarget.value as TColumnRole)}
-                            data={COLUMN_ROLES.map((role) => ({
-                              ...role,
-                              // The email column a header named is fixed; no other column can take it.
-                              disabled: role.value === 'email' && mapping.isEmailLocked && !isLocked,
-                            }))}
-                          />
-                        </Table.Td>
-                        <Table.Td>
-                          {choice.role === 'field' && (
-                            <TextInput
-                              size="xs"
-                              aria-label={`Field name for ${column.label}`}
-                              value={choice.key}
-                              onChange={(event) => changeKey(column.index, event.currentTarget.value)}
-                            />
-                          )}
-                        </Table.Td>
-                      </Table.Tr>
-                    );
-                  })}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          </Stack>
-
-          <Stack gap="xs">
-            <Title order={3} fz="h5">
-              Preview
-            </Title>
-            <Table aria-label="Preview" verticalSpacing="xs" withTableBorder>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Name</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {preview.map((row, index) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: preview rows never reorder
-                  <Table.Tr key={index}>
-                    <Table.Td>{row.email}</Table.Td>
-                    <Table.Td>{row.name}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Stack>
+          <CsvColumnsTable csv={csv} />
+          <CsvPreviewTable rows={previewRows(sample, mapping.hasHeaders, mapping.choices)} />
 
           {generic && generic.generic.length > 0 && (
             <Alert color="orange" icon={<IconAlertTriangle size={18} />} data-testid="generic-warning">

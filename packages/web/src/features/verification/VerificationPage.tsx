@@ -3,8 +3,8 @@ import {
   Anchor,
   Badge,
   Button,
-  FileButton,
   Group,
+  List,
   Modal,
   NativeSelect,
   Paper,
@@ -16,6 +16,9 @@ import {
   Title,
 } from '@mantine/core';
 import {
+  distinctEntries,
+  moreText,
+  readPastedEntries,
   routeUrl,
   type TVerifyItem,
   type TVerifyJob,
@@ -27,7 +30,7 @@ import {
 } from '@sendwell/contracts';
 import { IconDownload, IconUpload } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
@@ -36,18 +39,46 @@ import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
+import { formatCount } from '../lists/lists.format';
+import { VerifyCsvModal } from './VerifyCsvModal';
 
 const JOBS_URL = routeUrl(verificationApi.jobs);
 const keys = { jobs: ['verification', 'jobs'] as const, items: (id: number) => ['verification', 'items', id] as const };
 
-/** The rows of a CSV file, split on its delimiter (comma, semicolon or tab), quotes removed. */
-const csvRows = (text: string) => {
-  const delimiter = [',', ';', '\t'].sort((a, b) => text.split(b).length - text.split(a).length)[0]!;
-  return text
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== '')
-    .map((line) => line.split(delimiter).map((cell) => cell.trim().replace(/^"(.*)"$/, '$1')));
+const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
+
+/**
+ * What the paste box holds, counted with the rules the server charges by (contracts'
+ * `readPastedEntries`): the confirmation then shows the same figures.
+ */
+const pasteSummary = (text: string) => {
+  if (text.trim() === '') return '';
+  const { addresses, invalid, duplicates } = distinctEntries(readPastedEntries(text));
+  return [
+    plural(addresses.length, 'address', 'addresses'),
+    duplicates > 0 ? `${plural(duplicates, 'repeat', 'repeats')} left out` : '',
+    invalid.length > 0 ? `${plural(invalid.length, 'entry', 'entries')} not an address (free)` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
 };
+
+/**
+ * The paste box's live count, from a deferred copy of the text and in a component of its
+ * own: typing re-renders the box at once and this line when there is time, never the page.
+ */
+const PasteSummary = ({ text }: { text: string }) => {
+  const pasted = useDeferredValue(text);
+  const summary = useMemo(() => pasteSummary(pasted), [pasted]);
+  return summary ? (
+    <Text size="sm" data-testid="paste-summary">
+      {summary}
+    </Text>
+  ) : null;
+};
+
+/** Entries not checked that the confirmation names one by one; the rest are counted. */
+const SKIPPED_SHOWN = 5;
 
 const VERDICT_COLORS = { valid: 'green', invalid: 'red', unknown: 'yellow' } as const;
 
@@ -152,19 +183,18 @@ export const VerificationPage = () => {
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const [text, setText] = useState('');
+  const [isUploading, setIsUploading] = useState(false);
   const [stored, setStored] = useState<TVerifyStoreResult['data'] | null>(null);
   const [checkAgain, setCheckAgain] = useState(false);
   const [countdown, setCountdown] = useState<number | null>(null);
   const openJob = Number(params.get('job')) || null;
+  const showConfirmation = (data: TVerifyStoreResult['data']) => {
+    setCheckAgain(false);
+    setStored(data);
+  };
   const store = useMutation({
-    mutationFn: (input: { text: string } | { rows: string[][] }) =>
-      'text' in input
-        ? callRoute(verificationApi.textStore, { body: { emails: input.text } })
-        : callRoute(verificationApi.fileStore, { body: { csvFile: input.rows } }),
-    onSuccess: ({ data }) => {
-      setCheckAgain(false);
-      setStored(data);
-    },
+    mutationFn: (emails: string) => callRoute(verificationApi.textStore, { body: { emails } }),
+    onSuccess: ({ data }) => showConfirmation(data),
     onError: showError,
   });
   const start = useMutation({
@@ -237,31 +267,26 @@ export const VerificationPage = () => {
         <Stack>
           <Textarea
             label="Emails"
-            description="One per line, or separated by commas."
+            description="One per line (Name <address> works), or several on a line separated by commas or semicolons."
             autosize
             minRows={5}
             maxRows={14}
             value={text}
             onChange={(event) => setText(event.currentTarget.value)}
           />
+          <PasteSummary text={text} />
           <Text size="xs" c="dark.4">
             At most {VERIFY_MAX_ADDRESSES.toLocaleString('en-US')} emails can be verified at once. Your list may contain
-            duplicates: each address is checked and charged once.
+            duplicates: each address is checked and charged once. A line that is not an address is listed as invalid and
+            costs nothing.
           </Text>
           <Group>
-            <Button loading={store.isPending} disabled={text.trim() === ''} onClick={() => store.mutate({ text })}>
+            <Button loading={store.isPending} disabled={text.trim() === ''} onClick={() => store.mutate(text)}>
               Verify
             </Button>
-            <FileButton
-              accept=".csv,text/csv,text/plain"
-              onChange={async (file) => file && store.mutate({ rows: csvRows(await file.text()) })}
-            >
-              {(props) => (
-                <Button {...props} variant="default" leftSection={<IconUpload size={16} />}>
-                  Upload CSV
-                </Button>
-              )}
-            </FileButton>
+            <Button variant="default" leftSection={<IconUpload size={16} />} onClick={() => setIsUploading(true)}>
+              Upload CSV
+            </Button>
           </Group>
         </Stack>
       </Paper>
@@ -297,12 +322,39 @@ export const VerificationPage = () => {
         {stored && (
           <Stack>
             <Text size="sm">
-              {stored.total.toLocaleString('en-US')} distinct address{stored.total === 1 ? '' : 'es'}
+              {stored.addresses.toLocaleString('en-US')} distinct address{stored.addresses === 1 ? '' : 'es'}
               {stored.totalDuplicate > 0
                 ? `; ${stored.totalDuplicate} duplicate${stored.totalDuplicate === 1 ? '' : 's'} left out`
                 : ''}
               .
             </Text>
+            {(stored.invalid > 0 || stored.emptyRows > 0) && (
+              <Alert color="yellow" title="Not checked, not charged" data-testid="verify-skipped">
+                <Stack gap={4}>
+                  {stored.invalid > 0 && (
+                    <Text size="sm">
+                      {plural(stored.invalid, 'entry is', 'entries are')} not an email address: listed as invalid in the
+                      results, free of charge.
+                    </Text>
+                  )}
+                  {stored.emptyRows > 0 && (
+                    <Text size="sm">
+                      {plural(stored.emptyRows, 'row has', 'rows have')} no email in the chosen column.
+                    </Text>
+                  )}
+                  <List size="xs" spacing={2}>
+                    {stored.skipped.slice(0, SKIPPED_SHOWN).map((entry) => (
+                      <List.Item key={`${entry.line}-${entry.text}`}>
+                        {entry.line}: {entry.text || '(empty)'} — {entry.reason}
+                      </List.Item>
+                    ))}
+                  </List>
+                  {stored.invalid + stored.emptyRows > SKIPPED_SHOWN && (
+                    <Text size="xs">{moreText(stored.invalid + stored.emptyRows, SKIPPED_SHOWN)}</Text>
+                  )}
+                </Stack>
+              </Alert>
+            )}
             {stored.alreadyCheckedCount > 0 && (
               <>
                 <Text size="sm">
@@ -336,13 +388,21 @@ export const VerificationPage = () => {
                 </Button>
               ) : (
                 <Button loading={start.isPending} onClick={() => start.mutate()}>
-                  Verify {stored.total.toLocaleString('en-US')}
+                  Verify {stored.addresses.toLocaleString('en-US')}
                 </Button>
               )}
             </Group>
           </Stack>
         )}
       </Modal>
+      <VerifyCsvModal
+        opened={isUploading}
+        onClose={() => setIsUploading(false)}
+        onStored={(data) => {
+          setIsUploading(false);
+          showConfirmation(data);
+        }}
+      />
       <Modal
         opened={countdown !== null}
         onClose={() => setCountdown(null)}
