@@ -90,7 +90,7 @@ describe('RegisterPage', () => {
     renderPage();
 
     const free = await screen.findByTestId('register-plan-2');
-    expect(within(free).getByText('Free', { selector: 'p' })).toBeTruthy();
+    expect(within(free).getByText('$0 / month', { selector: 'p' })).toBeTruthy();
     expect((within(free).getByRole('radio', { name: 'Free' }) as HTMLInputElement).checked).toBe(true);
 
     const pro = screen.getByTestId('register-plan-3');
