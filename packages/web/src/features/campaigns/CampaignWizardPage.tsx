@@ -36,7 +36,14 @@ import { PREVIEW_CSP } from '../send-email/send-email.preview';
 import { useSendEmailContent } from '../send-email/send-email.queries';
 import { campaignKeys, useCampaignMutation, useDraft } from './campaigns.queries';
 import { RecipientsStep } from './RecipientsStep';
-import { checkSequence, emptySequence, newDripKey, SequenceEditor, type TSequenceForm } from './SequenceEditor';
+import {
+  checkSequence,
+  emptySequence,
+  newDripKey,
+  SequenceEditor,
+  type TSequenceForm,
+  useSequenceErrors,
+} from './SequenceEditor';
 
 const STEPS = [
   { key: 'start', label: 'Start', number: 1 },
@@ -189,11 +196,11 @@ const toForm = (draft: TCampaignDraft): TSequenceForm =>
 const ComposeStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () => void }) => {
   const save = useCampaignMutation('saveSequence');
   const [value, setValue] = useState(() => toForm(draft));
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useSequenceErrors(value);
   const variables = useMemo(() => ['email', 'name', ...draft.recipients.variables], [draft.recipients.variables]);
   const next = () => {
     const checked = checkSequence(value);
-    setErrors(checked.errors);
+    setErrors(checked.errors, value);
     if (!checked.ok) return;
     save.mutate(
       { body: { temporary: draft.temporaryKey, ...checked.body } },
@@ -201,7 +208,7 @@ const ComposeStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
         onSuccess: onSaved,
         onError: (error) => {
           const fields = fieldErrors(error);
-          if (Object.keys(fields).length > 0) setErrors(fields);
+          if (Object.keys(fields).length > 0) setErrors(fields, value);
           else showError(error);
         },
       },
