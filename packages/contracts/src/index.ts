@@ -14,6 +14,7 @@ export * from './lists/csv';
 export * from './lists/email';
 export * from './lists/lists';
 export * from './lists/lists.routes';
+export * from './lists/mapping';
 export * from './notifications/notifications';
 export * from './notifications/notifications.routes';
 export * from './operator/operator';

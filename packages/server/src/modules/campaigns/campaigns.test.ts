@@ -228,6 +228,29 @@ describe('the scheduler on a simulated clock', () => {
     const general = async () => (await seeded.agent.get(`/api/campaigns/get-data/general/${id}`)).json().campaign;
     expect(await general()).toMatchObject({ status: true, state: 'running' });
 
+    // The recipients step's verification offer found a@ invalid: the next hand-over stops it, sends nothing.
+    await t.platform.db
+      .insertInto('verified_addresses')
+      .values({ user_id: seeded.user.id, email: 'A@example.com', verdict: 'invalid', reason: 'no such mailbox' })
+      .execute();
+    // A Monday, 10:00 AM in New York: inside the office hours, long after the campaign's start.
+    await tickCampaigns(t.platform, new Date('2030-01-07T15:00:00Z'));
+    const stoppedInvalid = await t.platform.db
+      .selectFrom('campaign_recipients')
+      .select(['state', 'stop_reason'])
+      .where('campaign_id', '=', id)
+      .where('email', '=', 'a@example.com')
+      .executeTakeFirstOrThrow();
+    expect(stoppedInvalid).toEqual({ state: 'stopped', stop_reason: 'invalid' });
+    // The tick went on to the next recipient: b@ got email 1, a@ and the suppressed address nothing.
+    const handedOver = await t.platform.db
+      .selectFrom('campaign_messages')
+      .innerJoin('campaign_recipients', 'campaign_recipients.id', 'campaign_messages.recipient_id')
+      .select('campaign_recipients.email')
+      .where('campaign_messages.campaign_id', '=', id)
+      .execute();
+    expect(handedOver).toEqual([{ email: 'b@example.com' }]);
+
     // Everyone left has had every step: the list and the page both say Finished.
     await t.platform.db
       .updateTable('campaign_recipients')

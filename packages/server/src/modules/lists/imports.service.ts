@@ -9,7 +9,9 @@ import {
   CSV_MAX_RECORD_BYTES,
   firstRowProblem,
   hasCsvExtension,
+  importNameColumns,
   isGenericEmail,
+  joinName,
   LIST_MESSAGES,
   readEmailCell,
   SKIP_REASONS,
@@ -210,12 +212,18 @@ export const startImport = async (
     }
     await storing;
     if (fileName === null || total === 0) throw new ValidationError({ file: [LIST_MESSAGES.uploadFirst] });
-    let mapping: TMapping;
+    let mappingJson: unknown = null;
     try {
-      mapping = ZImportMapping.parse(JSON.parse(mappingText ?? 'null'));
-    } catch {
-      throw new ValidationError({ mapping: [LIST_MESSAGES.selectEmail] });
+      mappingJson = JSON.parse(mappingText ?? 'null');
+    } catch {}
+    const parsed = ZImportMapping.safeParse(mappingJson);
+    if (!parsed.success) {
+      // A mapping without a usable email column gets the spec's words; any other mistake its own.
+      const issue = parsed.error.issues[0];
+      const isAboutEmail = !issue || issue.path.length === 0 || issue.path[0] === 'emailColumn';
+      throw new ValidationError({ mapping: [isAboutEmail ? LIST_MESSAGES.selectEmail : issue.message] });
     }
+    const mapping: TMapping = parsed.data;
     const firstRows = await firstRowsOf(Buffer.concat(head, headBytes), headBytes === total);
     const firstRowIssue = firstRows && firstRowProblem(firstRows, mapping);
     if (firstRowIssue) throw new ValidationError({ file: [firstRowIssue] });
@@ -345,6 +353,7 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   if (!claimed) return;
   const { user_id: userId, list_id: listId } = claimed;
   const mapping = claimed.mapping as TMapping;
+  const nameColumns = importNameColumns(mapping);
   const generic = genericNames(platform);
   const counts: TCounts = {
     bytes_read: 0,
@@ -454,7 +463,7 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
           await skip(row.line, SKIP_REASONS.generic, cells);
           continue;
         }
-        const fullname = mapping.nameColumn === null ? '' : (cells[mapping.nameColumn] ?? '').slice(0, 200);
+        const fullname = joinName(cells, nameColumns);
         let fields = '{}';
         if (mapping.fields.length > 0) {
           const values: Record<string, string> = {};

@@ -110,6 +110,36 @@ describe('files people actually have', () => {
     expect(report.body).toContain(SKIP_REASONS.nonAsciiLocalPart);
   });
 
+  it('joins First Name and Last Name into the Name, as a Mailchimp export maps them (issue 29 item 4)', async () => {
+    const { agent, list } = await signedInWithList();
+    const mailchimp = [
+      'Email Address,First Name,Last Name,MEMBER_RATING',
+      'ann@example.com,Ann,Lee,2',
+      'bob@example.com,Bob,,1',
+      'carl@example.com,, Doe ,3',
+    ].join('\n');
+    const started = await csvUpload(agent, list.id, 'members_export.csv', mailchimp, {
+      hasHeaders: true,
+      emailColumn: 0,
+      nameColumns: [1, 2],
+      fields: [{ column: 3, key: 'member_rating' }],
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    expect(await runImport(started.json().data.id)).toMatchObject({ status: 'finished', added: 3 });
+    expect(await membersOf(list.id)).toEqual([
+      ['ann@example.com', 'Ann Lee'],
+      ['bob@example.com', 'Bob'],
+      ['carl@example.com', 'Doe'],
+    ]);
+    const overlapping = await csvUpload(agent, list.id, 'members_export.csv', mailchimp, {
+      hasHeaders: true,
+      emailColumn: 0,
+      nameColumns: [0, 1],
+    });
+    expect(overlapping.statusCode).toBe(422);
+    expect(JSON.stringify(overlapping.json())).toContain('Each column can be mapped once.');
+  });
+
   it('applies the same address rules to rows the browser posts and to a member added by hand', async () => {
     const { agent, list, accountId } = await signedInWithList();
     const posted = await agent.post('/api/mailing-lists/ajax/post-csv', {

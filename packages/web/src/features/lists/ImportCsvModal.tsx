@@ -244,6 +244,9 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
             <Title order={3} fz="h5">
               Columns
             </Title>
+            <Text size="sm" c="dimmed">
+              Columns used as Name are joined in their order: First Name and Last Name make “Ann Lee”.
+            </Text>
             <Table.ScrollContainer minWidth={520}>
               <Table aria-label="Column mapping" verticalSpacing="xs">
                 <Table.Thead>
