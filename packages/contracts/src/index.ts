@@ -32,4 +32,5 @@ export * from './sending/suppression';
 export * from './spam-test/spam-test';
 export * from './support/support';
 export * from './support/support.routes';
+export * from './time/zones';
 export * from './verification/verification';

@@ -1,5 +1,6 @@
 import {
   DEFAULT_FREE_PLAN_ID,
+  DEFAULT_TIME_ZONE,
   REGISTRATION_MESSAGES,
   type TOperatorUser,
   type TUserInformation,
@@ -88,7 +89,15 @@ export const endSession = async (platform: TPlatform, sessionId: string) => {
   platform.sessionCache.evict(sessionId);
 };
 
-type TNewUser = { name: string; email: string; password: string; planId?: number; referredBy?: string };
+type TNewUser = {
+  name: string;
+  email: string;
+  password: string;
+  planId?: number;
+  referredBy?: string;
+  /** A checked IANA name (contracts' `ZTimeZone`); the column's default otherwise. */
+  timeZone?: string | undefined;
+};
 
 /**
  * Creates an account with its plan's trial credits. `beforeCommit` runs inside the same
@@ -114,6 +123,7 @@ export const createUser = async (
         passwordHash,
         planId,
         referredBy: user.referredBy,
+        ...(user.timeZone ? { timeZone: user.timeZone } : {}),
       })
       .catch((error: unknown) => {
         // Two sign-ups with one email at the same moment: the index decides, the loser hears why.
@@ -245,4 +255,5 @@ export const findUserProfile = async (db: Executor, userId: number) => {
 
 /** The user's time zone (dates in filters and on screens are the user's). */
 export const timeZoneOf = async (db: Executor, userId: number) =>
-  (await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst())?.time_zone ?? 'UTC';
+  (await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst())?.time_zone ??
+  DEFAULT_TIME_ZONE;
