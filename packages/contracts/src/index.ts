@@ -2,6 +2,8 @@ export * from './accounts/accounts';
 export * from './accounts/accounts.routes';
 export * from './auth/auth';
 export * from './auth/auth.routes';
+export * from './auth/profile';
+export * from './auth/profile.routes';
 export * from './billing/billing';
 export * from './billing/billing.routes';
 export * from './campaigns/campaigns';

@@ -127,6 +127,19 @@ export const formatDeliveryTime = (instant: Date, timeZone: string = DEFAULT_TIM
   return `${clock.year}-${pad(clock.month)}-${pad(clock.day)} ${pad(hour12)}:${pad(clock.minute)} ${clock.hour < 12 ? 'AM' : 'PM'}`;
 };
 
+/**
+ * An instant as the delivery-time picker holds it, on the user's clock: the day `YYYY-MM-DD`
+ * and the time of day `HH:mm` (24-hour). The edit form of a scheduled email starts from it, so
+ * it shows what the list shows.
+ */
+export const deliveryParts = (instant: Date, timeZone: string = DEFAULT_TIME_ZONE) => {
+  const clock = wallClock(instant, timeZone);
+  return {
+    date: `${clock.year}-${pad(clock.month)}-${pad(clock.day)}`,
+    slot: `${pad(clock.hour)}:${pad(clock.minute)}`,
+  };
+};
+
 /** The instant a `YYYY-MM-DD hh:mm A` text stands for in a time zone, or null when it is not one. */
 export const parseDeliveryTime = (text: string, timeZone: string = DEFAULT_TIME_ZONE) => {
   const match = DELIVERY_PATTERN.exec(text.trim());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDeliveryTime, parseDeliveryTime } from '../sending/sending';
+import { deliveryParts, formatDeliveryTime, parseDeliveryTime } from '../sending/sending';
 import {
   canonicalTimeZone,
   DEFAULT_TIME_ZONE,
@@ -76,6 +76,19 @@ describe('zonedInstant and the delivery time', () => {
     expect(parseDeliveryTime('2026-10-31 10:00 AM', 'America/New_York')?.toISOString()).toBe(
       '2026-10-31T14:00:00.000Z',
     );
+    // The edit form's picker starts from the list's instant on the user's clock, not the browser's.
+    expect(deliveryParts(new Date('2026-11-10T15:00:00Z'), 'America/New_York')).toEqual({
+      date: '2026-11-10',
+      slot: '10:00',
+    });
+    expect(deliveryParts(new Date('2026-11-10T15:00:00Z'), 'Asia/Tokyo')).toEqual({
+      date: '2026-11-11',
+      slot: '00:00',
+    });
+    expect(deliveryParts(new Date('2026-10-25T01:30:00Z'), 'Europe/Berlin')).toEqual({
+      date: '2026-10-25',
+      slot: '02:30',
+    });
   });
 });
 

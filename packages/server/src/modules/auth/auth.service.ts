@@ -22,6 +22,7 @@ import { changeCredits, toCreditBalance } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.service';
 import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
+import { deleteOldEmailChanges } from './profile.repository';
 
 const RESET_LINK_TTL_MS = 60 * 60_000;
 
@@ -189,11 +190,16 @@ export const resetPassword = async (platform: TPlatform, token: string, password
 
 /** Auth's part of the hourly cleanup: expired sessions and spent reset links. */
 export const cleanUpAuth = async (platform: TPlatform) => {
-  const [sessions, resets] = await Promise.all([
+  const [sessions, resets, emailChanges] = await Promise.all([
     repository.deleteExpiredSessions(platform.db),
     repository.deleteOldPasswordResets(platform.db),
+    deleteOldEmailChanges(platform.db),
   ]);
-  return { sessions: Number(sessions.numDeletedRows), passwordResets: Number(resets.numDeletedRows) };
+  return {
+    sessions: Number(sessions.numDeletedRows),
+    passwordResets: Number(resets.numDeletedRows),
+    emailChanges: Number(emailChanges.numDeletedRows),
+  };
 };
 
 /** Ends every session of a user at once (disabled by an operator): rows, tabs, caches. */

@@ -1,5 +1,6 @@
 import {
   ActionIcon,
+  Anchor,
   Button,
   Checkbox,
   Grid,
@@ -20,11 +21,14 @@ import {
   type TDailyPlan,
   type TDayPlan,
   type TFrequency,
+  timeZoneLabel,
   WEEKDAY_TITLES,
   ZSequence,
 } from '@sendwell/contracts';
 import { IconPlus, IconReplace, IconTrash } from '@tabler/icons-react';
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { useTimeZone } from '../../app/dates';
 import { RichText } from '../../components/RichText';
 
 /** One email of the sequence as the editor holds it (`key` is the editor's own, `id` the server's). */
@@ -208,6 +212,7 @@ const DaysPanel = memo(function DaysPanel({
   error?: string | undefined;
   onChange: (plan: TDailyPlan) => void;
 }) {
+  const timeZone = useTimeZone();
   const checked = plan.filter((day) => day.checked).length;
   const patch = (key: TDayPlan['key'], change: Partial<TDayPlan>) =>
     onChange(plan.map((day) => (day.key === key ? { ...day, ...change } : day)));
@@ -217,7 +222,11 @@ const DaysPanel = memo(function DaysPanel({
         Sending days and times
       </Title>
       <Text size="sm" c="dimmed" mb="sm">
-        Emails go out only inside these windows, in your time zone. An end before the start runs past midnight.
+        Emails go out only inside these windows, in your time zone ({timeZoneLabel(timeZone)};{' '}
+        <Anchor component={Link} to="/settings/profile" size="sm">
+          change it
+        </Anchor>
+        ). An end before the start runs past midnight.
       </Text>
       <Table verticalSpacing={4} horizontalSpacing={4} aria-label="Sending days and times">
         <Table.Thead>
