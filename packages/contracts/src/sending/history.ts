@@ -127,5 +127,9 @@ export const ZEditEmailData = z.object({
     account_id: z.number().int().nullable(),
     delivery_time: z.string().nullable(),
     content: z.object({ cc: z.string(), bcc: z.string(), reply_to: z.string(), message_body: z.string() }),
+    /** The address it went from (`alias@domain` for Mailgun), so the form shows the alias again. */
+    from_address: z.string(),
+    track_opens: z.boolean(),
+    track_clicks: z.boolean(),
   }),
 });

@@ -12,10 +12,11 @@ import { isUniqueViolation } from '../../platform/db';
 import { fieldError, notFound } from '../../platform/errors';
 import type { TSession } from '../../platform/http-security';
 import { hashPassword, verifyPassword } from '../../platform/passwords';
+import { publicUrl } from '../../platform/public-url';
 import { announceSessionEnd } from '../../platform/realtime';
 import { hashToken, randomToken } from '../../platform/tokens';
 import * as authRepository from './auth.repository';
-import { EMAIL_TAKEN_MESSAGE, publicUrl } from './auth.service';
+import { EMAIL_TAKEN_MESSAGE } from './auth.service';
 import { sendEmailChangedNoticeJob, sendEmailChangeLinkJob } from './profile.jobs';
 import * as repository from './profile.repository';
 
@@ -157,4 +158,3 @@ export const changePassword = async (
   for (const other of ended) platform.sessionCache.evict(other.id_hash.toString('hex'));
   return ended.length;
 };
-

@@ -704,6 +704,8 @@ export const selectUserSends = (db: Executor, userId: number) =>
       'sends.bcc',
       'sends.reply_to',
       'sends.html',
+      'sends.track_opens',
+      'sends.track_clicks',
       'sends.recipients_count',
       'sends.sent_count',
       'sends.failed_count',
@@ -746,7 +748,15 @@ export const updateScheduled = async (
   db: Executor,
   userId: number,
   id: number,
-  changes: { subject: string; html: string; cc: string; bcc: string; reply_to: string; deliver_at: Date },
+  changes: { subject: string; html: string; cc: string; bcc: string; reply_to: string; deliver_at: Date } & Partial<{
+    account_id: number;
+    from_name: string;
+    from_address: string;
+    list_ids: number[];
+    list_names: string;
+    track_opens: boolean;
+    track_clicks: boolean;
+  }>,
 ) =>
   (
     await db

@@ -10,7 +10,6 @@ import type { TMailTransport } from '../../providers/mail';
 import { findAccountRow, openAccountTransport } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
-import { notifySendEnded } from './send-ended';
 import {
   addCounts,
   claimRecipients,
@@ -33,6 +32,7 @@ import {
   type TSettleContext,
 } from './delivery.repository';
 import { buildBatchMessage, prepareMessage } from './message';
+import { notifySendEnded } from './send-ended';
 import { linksOfSend } from './tracking-links';
 
 /**
