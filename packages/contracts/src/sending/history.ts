@@ -131,5 +131,9 @@ export const ZEditEmailData = z.object({
     from_address: z.string(),
     track_opens: z.boolean(),
     track_clicks: z.boolean(),
+    /** As the scheduled list says it: 0 pending (may be edited while not started), 1 sent, 2 cancelled. */
+    status: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+    /** Whether Edit Scheduled Email may still change it: pending and not started. */
+    editable: z.boolean(),
   }),
 });

@@ -166,6 +166,12 @@ export const routes: RouteObject[] = [
                 }),
               },
               {
+                path: 'scheduled-mails/edit/:id',
+                lazy: async () => ({
+                  Component: (await import('../features/history/ScheduledEditPage')).ScheduledEditPage,
+                }),
+              },
+              {
                 path: 'scheduled-mails',
                 lazy: async () => ({ Component: (await import('../features/history/ScheduledPage')).ScheduledPage }),
               },

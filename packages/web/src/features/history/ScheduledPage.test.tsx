@@ -6,13 +6,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../app/queryClient';
 import { routes } from '../../app/router';
 import { USER_QUERY_KEY } from '../../app/session';
-import { stubApi } from '../../test/api';
+import { callsTo, stubApi } from '../../test/api';
 import { renderWithApp } from '../../test/render';
 import { buildUser } from '../../test/user';
 import { buildContent } from '../send-email/send-email.fixtures';
 import { ScheduledPage } from './ScheduledPage';
 
-/** Tuesday 10 November 2026, 10:00 AM in New York (3:00 PM UTC, midnight in Tokyo). */
+/** Tuesday 12 November 2030, 10:00 AM in New York (3:00 PM UTC, midnight in Tokyo). */
 const SCHEDULED: TScheduledEmail = {
   id: 7,
   from: 'Acme <news@acme.test>',
@@ -22,11 +22,13 @@ const SCHEDULED: TScheduledEmail = {
   bcc: '',
   content: { cc: '', bcc: '', reply_to: '', message_body: '<p>News</p>' },
   account_id: 1,
-  delivery_time: '2026-11-10T15:00:00.000Z',
+  delivery_time: '2030-11-12T15:00:00.000Z',
   send_time: null,
   created_at: '2026-11-01T12:00:00.000Z',
   status: 0,
 };
+
+const UPDATE = 'POST /api/scheduled-mails/update/7';
 
 const findRoute = (list: RouteObject[], path: string): RouteObject | undefined => {
   for (const route of list) {
@@ -56,7 +58,8 @@ describe('Scheduled Emails in the user’s time zone (issue 29 item 3)', () => {
   });
 
   it('shows a scheduled email at the same time in the list and in its edit form', async () => {
-    stubApi({
+    const fetchMock = stubApi({
+      [UPDATE]: { status: true, message: 'Your scheduled email was saved.' },
       'GET /api/scheduled-mails': {
         data: [SCHEDULED],
         meta: { current_page: 1, last_page: 1, from: 1, to: 1, total: 1, per_page: 20 },
@@ -68,11 +71,16 @@ describe('Scheduled Emails in the user’s time zone (issue 29 item 3)', () => {
           id: 7,
           from: 'Acme',
           to: 'Customers',
-          list_ids: [],
+          list_ids: [5],
           subject: SCHEDULED.subject,
           account_id: 1,
           delivery_time: SCHEDULED.delivery_time,
           content: SCHEDULED.content,
+          from_address: 'news@example.com',
+          track_opens: true,
+          track_clicks: true,
+          status: 0,
+          editable: true,
         },
       },
     });
@@ -89,13 +97,31 @@ describe('Scheduled Emails in the user’s time zone (issue 29 item 3)', () => {
     );
 
     const table = await screen.findByRole('table', { name: 'Scheduled emails' });
-    expect(await within(table).findByText('11/10/2026 10:00 AM')).toBeTruthy();
+    expect(await within(table).findByText('11/12/2030 10:00 AM')).toBeTruthy();
 
     fireEvent.click(within(table).getByLabelText('Edit November news'));
-    // The edit form's delivery time is the list's: 10:00 AM on 11/10, not the browser's midnight of the 11th.
-    const deliveryTime = () => (screen.getByLabelText(/^Delivery time/) as HTMLInputElement).value;
+    // The edit form's delivery time is the list's: 10:00 AM on 11/12, not the browser's midnight of the 13th.
+    const deliveryTime = () =>
+      (screen.getAllByLabelText(/^Delivery time/).find((element) => element.tagName === 'INPUT') as HTMLInputElement)
+        .value;
     await waitFor(() => expect(deliveryTime()).toMatch(/10:00/));
     expect(deliveryTime()).toBe('10:00 AM');
-    expect((screen.getByLabelText(/^Delivery date/) as HTMLInputElement).value).toBe('2026-11-10');
+    expect(screen.getByRole('button', { name: /^Delivery date/ }).textContent).toContain('2030-11-12');
+
+    // Saving sends the whole form back, the time as the user reads it (the server reads it in their zone).
+    fireEvent.change(screen.getByLabelText(/^Subject/), { target: { value: 'November news, revised' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(callsTo(fetchMock, UPDATE)).toHaveLength(1));
+    expect(JSON.parse(String(callsTo(fetchMock, UPDATE)[0]))).toMatchObject({
+      account: 1,
+      alias: 'news',
+      from: 'Acme <news@example.com>',
+      to: [5],
+      subject: 'November news, revised',
+      delivery: '2030-11-12 10:00 AM',
+      sendLater: true,
+    });
+    expect(await screen.findByText('Your scheduled email was saved.')).toBeTruthy();
+    expect(await screen.findByRole('table', { name: 'Scheduled emails' })).toBeTruthy();
   });
 });
