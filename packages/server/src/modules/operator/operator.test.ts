@@ -231,7 +231,8 @@ describe('the operator area', () => {
       await other.query('select pg_advisory_unlock_all()');
       other.release();
     }
-  });
+    // A real worker process starts (under tsx when run alone): seconds on a loaded machine.
+  }, 120_000);
 
   it('publishes an announcement every user reads, and unpublishes it', async () => {
     const { agent } = await signedIn();
