@@ -383,6 +383,7 @@ const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
               timeZone={timeZone}
               allowsScheduling
               isRequired
+              labels={{ date: 'First mail on', time: 'First mail at' }}
               error={errors.scheduleTime}
             />
           )}

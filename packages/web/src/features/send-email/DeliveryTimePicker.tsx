@@ -22,6 +22,8 @@ type TProps = {
    * way out is offered, and the fields say they are required.
    */
   isRequired?: boolean;
+  /** The two fields' labels, when they are not a delivery's (a drip campaign's first mail). */
+  labels?: { date: string; time: string };
 };
 
 /**
@@ -29,7 +31,7 @@ type TProps = {
  * both in the user's time zone, sent as `YYYY-MM-DD hh:mm A`. Blank sends now.
  */
 export const DeliveryTimePicker = memo(
-  ({ value, onChange, timeZone, allowsScheduling, error, id, isRequired = false }: TProps) => {
+  ({ value, onChange, timeZone, allowsScheduling, error, id, isRequired = false, labels }: TProps) => {
     const isDisabled = !allowsScheduling;
     const hasValue = Boolean(value.deliveryDate || value.deliverySlot);
     const slots = slotsFor(value.deliveryDate, timeZone);
@@ -45,7 +47,7 @@ export const DeliveryTimePicker = memo(
         <Group align="flex-start" gap="sm" wrap="wrap">
           <DatePickerInput
             id={id}
-            label="Delivery date"
+            label={labels?.date ?? 'Delivery date'}
             placeholder={isRequired ? 'Choose a day' : 'Send now'}
             required={isRequired}
             valueFormat="YYYY-MM-DD"
@@ -59,7 +61,7 @@ export const DeliveryTimePicker = memo(
           />
           <Select
             id={`${id}-time`}
-            label="Delivery time"
+            label={labels?.time ?? 'Delivery time'}
             required={isRequired}
             comboboxProps={OPTIONS_WHILE_OPEN}
             placeholder="hh:mm"
