@@ -18,7 +18,9 @@ export const signIn = async (page: Page, user = E2E_USER) => {
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password', { exact: true }).fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByTestId('user-name')).toHaveText(user.name);
+  // The first screen after sign-in loads the shell and its data: on a machine shared by
+  // several test runs that took longer than the default 10 s (seen here at load 25).
+  await expect(page.getByTestId('user-name')).toHaveText(user.name, { timeout: 30_000 });
 };
 
 /** Runs `npm run admin -- …` against the e2e database, as an operator would. */
