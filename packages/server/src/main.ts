@@ -33,6 +33,8 @@ let app: Awaited<ReturnType<typeof import('./app').buildApp>> | undefined;
 const stopWatches: (() => void | Promise<void>)[] = [];
 if (hasWorker(config.role)) {
   await platform.queue.work(platform);
+  // A worker is alive from its start (Operator → System counts presence locks), not from its first send.
+  await platform.presence.hold();
   for (const module of modules) if (module.onWorkerStart) stopWatches.push(module.onWorkerStart(platform));
   log.info('worker started');
 }

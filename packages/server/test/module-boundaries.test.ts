@@ -20,6 +20,7 @@ const OWNER: Record<string, string> = {
   users: 'auth',
   sessions: 'auth',
   password_resets: 'auth',
+  email_changes: 'auth',
   // The platform's own (http-security); only the system module's cleanup touches it.
   rate_limit_buckets: 'platform',
   captcha_solutions: 'registration',

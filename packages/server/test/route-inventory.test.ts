@@ -12,6 +12,8 @@ const PUBLIC_ROUTES = [
   'POST /api/logout',
   'POST /api/forgot-password',
   'POST /api/reset-password',
+  // The link that confirms a new email: its token says whose email changes.
+  'POST /api/settings/profile/email/confirm',
   'GET /api/docs',
   'GET /api/metrics',
   'GET /api/packages',

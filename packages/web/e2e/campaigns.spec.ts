@@ -102,10 +102,12 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   // Scheduling offers the first mail's time (the scheduler's own test sends at a scheduled time);
   // this campaign goes now, so the first email can be watched arriving.
   await page.getByLabel('Schedule the first campaign mail').check();
-  await expect(page.getByRole('button', { name: 'First mail at' })).toBeVisible();
+  // On the user's clock (issue 29): a day and a time in 5-minute steps, in their zone.
+  await expect(page.getByRole('button', { name: /^First mail on/ })).toBeVisible();
+  await expect(page.getByText(/Times are in your time zone/)).toBeVisible();
   await expectAccessible(page, 'wizard, options with the schedule');
   await page.getByLabel('Schedule the first campaign mail').uncheck();
-  await expect(page.getByRole('button', { name: 'First mail at' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /^First mail on/ })).toHaveCount(0);
   await page.getByRole('button', { name: 'Next', exact: true }).click();
   await expect(page.getByText('3 recipients, 3 emails')).toBeVisible();
   await page.getByRole('button', { name: 'Save Campaign' }).click();

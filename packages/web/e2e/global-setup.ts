@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort, runClusterOrStart } from '../../server/test/cluster';
 import { startServerProcess, type TServerProcess } from '../../server/test/processes';
 import { startSpamEngines } from '../../server/test/spam-engines';
 import { startVerifyPeers } from '../../server/test/verify-peers';
+import { startMailDrop } from './mail-drop';
 import { E2E_USER } from './support';
 
 const SERVER_ROOT = path.resolve(import.meta.dirname, '../../server');
@@ -34,6 +36,9 @@ export default async function globalSetup() {
   // Email verification asks a local DNS server and SMTP peer (accept.test, catchall.test, …).
   // The spam test asks rspamd and SpamAssassin (started here unless rspamd already runs).
   const [verifyPeers, spamEngines] = await Promise.all([startVerifyPeers(), startSpamEngines()]);
+  // Sendwell's own mail (confirmation and reset links) lands in files the journeys read.
+  const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sendwell-e2e-mail-'));
+  const mailDrop = await startMailDrop(mailDir);
   const port = await freePort();
   // The worker runs the built-in test inbox; the web process tells users where it listens.
   const testInboxPort = await freePort();
@@ -56,6 +61,7 @@ export default async function globalSetup() {
     ...spamEngines.env,
     SPAM_TEST_SMTP_PORT: '0',
     SPAM_TEST_DNSBL: '',
+    SMTP_URL: mailDrop.url,
   };
   const processes: TServerProcess[] = [];
   const web = startServerProcess({ ...env, SENDWELL_ROLE: 'web' }, [], SERVER_MAIN);
@@ -84,10 +90,13 @@ export default async function globalSetup() {
   process.env.E2E_BASE_URL = `http://127.0.0.1:${port}`;
   process.env.E2E_DATABASE_URL = databaseUrl;
   process.env.E2E_ENV = JSON.stringify(env);
+  process.env.E2E_MAIL_DIR = mailDir;
 
   return async () => {
     for (const child of processes) await child.stop();
     await verifyPeers.close();
+    await mailDrop.close();
+    fs.rmSync(mailDir, { recursive: true, force: true });
     spamEngines.stop();
     await stopCluster();
   };

@@ -120,7 +120,7 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
     client.query(
       `insert into sends (user_id, account_id, type, status, from_name, from_address, subject, html, list_ids, list_names, deliver_at)
        values ($1, $2, 2, 'scheduled', 'Hana', 'hana@example.com', 'Black Friday', '<p>Deals</p>', array[$3::bigint], 'Readers',
-               now() + interval '5 days')`,
+               date_trunc('hour', now()) + interval '5 days')`,
       [userId, accountId, listId],
     ),
   );
@@ -130,23 +130,33 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
   await expect(row).toContainText('Pending');
   await expectAccessible(page, 'scheduled emails');
 
-  // Keyboard: Edit, change the subject, save.
-  await tabTo(page, row.getByRole('button', { name: 'Edit Black Friday' }));
+  // Keyboard: Edit opens the Send Email form at /scheduled-mails/edit/{id} (spec), prefilled, its
+  // delivery time the list's; change the subject, save, back on the list.
+  const listedTime = (await row.textContent())?.match(/(\d\d)\/(\d\d)\/(\d{4}) (\d{1,2}):(\d\d) (AM|PM)/);
+  expect(listedTime).not.toBeNull();
+  const [, month, day, year, hour, minute, meridiem] = listedTime!;
+  await tabTo(page, row.getByRole('link', { name: 'Edit Black Friday' }));
   await page.keyboard.press('Enter');
-  const dialog = page.getByRole('dialog', { name: 'Edit Scheduled Email' });
-  await expect(dialog.getByLabel('Delivery time')).not.toHaveValue('');
+  await expect(page).toHaveURL(/\/scheduled-mails\/edit\/\d+$/);
+  await expect(page.getByRole('heading', { name: 'Edit Scheduled Email' })).toBeVisible();
+  await expect(page.getByLabel('Subject')).toHaveValue('Black Friday');
+  await expect(page.getByRole('button', { name: /^Delivery date/ })).toContainText(`${year}-${month}-${day}`);
+  await expect(page.getByLabel(/^Delivery time/)).toHaveValue(`${hour!.padStart(2, '0')}:${minute} ${meridiem}`);
+  // The list it goes to is chosen in the form: its subscribers are counted under the field.
+  await expect(page.getByText('2 subscribed in total', { exact: false })).toBeVisible();
   await expectAccessible(page, 'edit scheduled email');
-  await dialog.getByLabel('Subject').fill('Black Friday: 30% off');
-  await tabTo(page, dialog.getByRole('button', { name: 'Save' }));
+  await page.getByLabel('Subject').fill('Black Friday: 30% off');
+  await tabTo(page, page.getByRole('button', { name: 'Save changes' }));
   await page.keyboard.press('Enter');
-  await expect(dialog).toBeHidden();
+  await expect(page).toHaveURL(/\/scheduled-mails$/);
   const edited = page.getByTestId('data-table').getByRole('row', { name: /30% off/ });
   await expect(edited).toBeVisible();
+  await expect(edited).toContainText(`${month}/${day}/${year} ${hour}:${minute} ${meridiem}`);
 
   await edited.getByRole('button', { name: /^Cancel / }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Cancel email' }).click();
   await expect(edited).toContainText('Cancelled');
-  await expect(edited.getByRole('button', { name: /^Edit / })).toHaveCount(0);
+  await expect(edited.getByRole('link', { name: /^Edit / })).toHaveCount(0);
   await edited.getByRole('button', { name: /^Remove cancel/ }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Remove cancel' }).click();
   await expect(edited).toContainText('Pending');

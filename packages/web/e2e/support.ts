@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
 import axe, { type AxeResults, type RunOptions } from 'axe-core';
@@ -17,7 +18,9 @@ export const signIn = async (page: Page, user = E2E_USER) => {
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password', { exact: true }).fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByTestId('user-name')).toHaveText(user.name);
+  // The first screen after sign-in loads the shell and its data: on a machine shared by
+  // several test runs that took longer than the default 10 s (seen here at load 25).
+  await expect(page.getByTestId('user-name')).toHaveText(user.name, { timeout: 30_000 });
 };
 
 /** Runs `npm run admin -- …` against the e2e database, as an operator would. */
@@ -29,6 +32,25 @@ export const admin = (...args: string[]) => {
   });
   if (result.status !== 0) throw new Error(`admin ${args.join(' ')} failed: ${result.stderr}${result.stdout}`);
   return result.stdout;
+};
+
+/** The first message Sendwell mailed to `to` (its own mail: confirmation and reset links), waiting for it. */
+export const waitForMail = async (to: string, timeoutMs = 30_000): Promise<{ subject: string; text: string }> => {
+  const dir = process.env.E2E_MAIL_DIR;
+  if (!dir) throw new Error('E2E_MAIL_DIR is not set; run through playwright.config.ts');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const file of fs.readdirSync(dir).sort()) {
+      const mail = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as {
+        to: string[];
+        subject: string;
+        text: string;
+      };
+      if (mail.to.includes(to.toLowerCase())) return mail;
+    }
+    if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 };
 
 export const withDatabase = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
 export const PASSWORD_MIN_LENGTH = 6;
-export const DEFAULT_TIME_ZONE = 'America/New_York';
 
 const email = z
   .string()

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZNewPassword } from '../auth/auth';
+import { ZTimeZone } from '../time/zones';
 
 /** The spec's registration messages (sending-lists-verification §5). */
 export const REGISTRATION_MESSAGES = {
@@ -50,6 +51,16 @@ export const ZRegisterRequest = z.object({
     .optional()
     .transform((value) => value || undefined),
   altcha: z.string().max(20_000).optional().default(''),
+  /**
+   * The new user's time zone (the page offers the browser's). Left out or blank: the spec's
+   * default, America/New_York.
+   */
+  time_zone: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => value || undefined)
+    .pipe(ZTimeZone.optional()),
 });
 export type TRegisterRequest = z.input<typeof ZRegisterRequest>;
 

@@ -207,11 +207,18 @@ export type TCampaignDraft = z.infer<typeof ZCampaignDraft>;
 
 // ---------------------------------------------------------------- the campaign views
 
+/**
+ * Where a campaign stands, the same on the list and on its page: finished once no recipient is
+ * left to send to (whatever its running flag says), else paused, scheduled or running.
+ */
+export const ZCampaignState = z.enum(['running', 'paused', 'scheduled', 'finished', 'draft']);
+export type TCampaignState = z.infer<typeof ZCampaignState>;
+
 export const ZCampaignRow = z.object({
   id: z.number().int(),
   title: z.string(),
   running: z.boolean(),
-  status: z.enum(['running', 'paused', 'scheduled', 'finished', 'draft']),
+  status: ZCampaignState,
   created_at: z.string(),
   account_name: z.string().nullable(),
   step: z.number().int(),
@@ -244,7 +251,10 @@ export type TCampaignCounts = z.infer<typeof ZCampaignCounts>;
 export const ZCampaignGeneral = z.object({
   id: z.number().int(),
   title: z.string(),
+  /** The spec's running flag (true running, false paused). */
   status: z.boolean(),
+  /** Where it stands, as the campaign list shows it. */
+  state: ZCampaignState,
   schedule_at: z.string().nullable(),
   signature: z.string(),
   sender_name: z.string(),
@@ -364,7 +374,13 @@ export const campaignsApi = {
     method: 'PUT',
     path: '/campaigns/save-campaign/2',
     body: ZCampaignRecipients,
-    response: ZStatus.extend({ count: z.number().int(), added: z.number().int(), skipped: z.number().int() }),
+    response: ZStatus.extend({
+      count: z.number().int(),
+      added: z.number().int(),
+      skipped: z.number().int(),
+      /** Recipients whose address is suppressed (bounced, complained, unsubscribed): kept, but never sent to. */
+      suppressed: z.number().int(),
+    }),
   }),
   saveSequence: defineRoute({
     method: 'PUT',
@@ -472,6 +488,13 @@ export const campaignsApi = {
     path: '/campaigns/save-data/recipient-status/:id',
     params: campaignId,
     body: z.object({ emailId: z.coerce.number().int().positive(), status: z.boolean() }),
+    response: ZStatus,
+  }),
+  /** Deletes saved or unsaved campaigns (the list's checkboxes, an unsaved campaign's Delete); path not shown in the spec. */
+  deleteCampaigns: defineRoute({
+    method: 'POST',
+    path: '/campaigns/delete',
+    body: z.object({ ids: z.array(z.coerce.number().int().positive()).min(1).max(1000) }),
     response: ZStatus,
   }),
   deleteRecipients: defineRoute({

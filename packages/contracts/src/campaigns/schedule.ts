@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wallClock, zonedInstant } from '../sending/sending';
+import { wallClock, zonedInstant } from '../time/zones';
 
 /**
  * When a drip step goes: its wait after the previous one (in the user's wall clock for days,

@@ -121,13 +121,6 @@ export const findEmailHeader = (headers: readonly string[]) => {
   return index === -1 ? null : index;
 };
 
-/** A header that names the member's name. */
-export const findNameHeader = (headers: readonly string[]) => {
-  const names = ['name', 'fullname', 'full name', 'full_name'];
-  const index = headers.findIndex((header) => names.includes(header.trim().toLowerCase()));
-  return index === -1 ? null : index;
-};
-
 /** A header turned into a custom field key (`First Name` → `first_name`). */
 export const fieldKeyOf = (header: string) =>
   header

@@ -271,6 +271,11 @@ export const ZImportMapping = z
     hasHeaders: z.boolean(),
     emailColumn: z.number({ message: LIST_MESSAGES.selectEmail }).int().min(0).max(999),
     nameColumn: z.number().int().min(0).max(999).nullable().default(null),
+    /**
+     * The columns the Name is joined from, in order ('First Name' + 'Last Name'); when given,
+     * it replaces `nameColumn`, which stays for callers that map one column.
+     */
+    nameColumns: z.array(z.number().int().min(0).max(999)).max(5).optional(),
     fields: z
       .array(
         z.object({
@@ -290,9 +295,7 @@ export const ZImportMapping = z
     verify: z.boolean().default(false),
   })
   .superRefine((mapping, context) => {
-    const used = [mapping.emailColumn, mapping.nameColumn, ...mapping.fields.map((field) => field.column)].filter(
-      (column) => column !== null,
-    );
+    const used = [mapping.emailColumn, ...importNameColumns(mapping), ...mapping.fields.map((field) => field.column)];
     if (new Set(used).size !== used.length) {
       context.addIssue({ code: 'custom', path: ['fields'], message: 'Each column can be mapped once.' });
     }
@@ -302,6 +305,10 @@ export const ZImportMapping = z
     }
   });
 export type TImportMapping = z.input<typeof ZImportMapping>;
+
+/** The columns an import joins the Name from: `nameColumns`, else the one `nameColumn`, else none. */
+export const importNameColumns = (mapping: { nameColumn?: number | null; nameColumns?: number[] | undefined }) =>
+  mapping.nameColumns ?? (mapping.nameColumn === null || mapping.nameColumn === undefined ? [] : [mapping.nameColumn]);
 
 export const IMPORT_STATUSES = ['queued', 'running', 'finished', 'failed'] as const;
 export type TImportStatus = (typeof IMPORT_STATUSES)[number];

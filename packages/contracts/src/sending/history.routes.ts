@@ -12,6 +12,7 @@ import {
   ZScheduledPage,
   ZScheduledQuery,
 } from './history';
+import { ZSendEmailRequest } from './sending';
 
 const ZDetailParams = z.object({
   accountId: z.coerce.number().int().positive(),
@@ -62,6 +63,18 @@ export const historyApi = {
     path: '/scheduled-mails/edit/:id',
     params: ZIdParams,
     body: ZScheduledEdit,
+    response: ZStatusMessage,
+  }),
+  /**
+   * Edit Scheduled Email as the spec draws it: the whole Send Email form (account, sender,
+   * lists, message, tracking) under its names, the delivery time required (`delivery`,
+   * `YYYY-MM-DD hh:mm A` in the user's zone). Path not shown in the spec.
+   */
+  updateScheduled: defineRoute({
+    method: 'POST',
+    path: '/scheduled-mails/update/:id',
+    params: ZIdParams,
+    body: ZSendEmailRequest,
     response: ZStatusMessage,
   }),
   cancelScheduled: defineRoute({

@@ -127,5 +127,13 @@ export const ZEditEmailData = z.object({
     account_id: z.number().int().nullable(),
     delivery_time: z.string().nullable(),
     content: z.object({ cc: z.string(), bcc: z.string(), reply_to: z.string(), message_body: z.string() }),
+    /** The address it went from (`alias@domain` for Mailgun), so the form shows the alias again. */
+    from_address: z.string(),
+    track_opens: z.boolean(),
+    track_clicks: z.boolean(),
+    /** As the scheduled list says it: 0 pending (may be edited while not started), 1 sent, 2 cancelled. */
+    status: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+    /** Whether Edit Scheduled Email may still change it: pending and not started. */
+    editable: z.boolean(),
   }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_PROVIDERS } from '../accounts/accounts';
-import { DEFAULT_TIME_ZONE } from '../auth/auth';
+import { DEFAULT_TIME_ZONE, wallClock, zonedInstant } from '../time/zones';
 
 /** The spec's Send Email messages (sending-lists-verification §5, §8). */
 export const SEND_MESSAGES = {
@@ -118,54 +118,6 @@ export const SCHEDULE_LAST_SLOT = '23:30';
 export const DELIVERY_FORMAT = 'YYYY-MM-DD hh:mm A';
 const DELIVERY_PATTERN = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}) (AM|PM)$/;
 
-type TWallClock = { year: number; month: number; day: number; hour: number; minute: number };
-
-/** The wall-clock time of an instant in a time zone. */
-/** One formatter per time zone: building one costs far more than using it (the drip scheduler asks often). */
-const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
-const wallClockFormat = (timeZone: string) => {
-  let format = wallClockFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    wallClockFormats.set(timeZone, format);
-  }
-  return format;
-};
-
-export const wallClock = (instant: Date, timeZone: string): TWallClock => {
-  const parts = Object.fromEntries(
-    wallClockFormat(timeZone)
-      .formatToParts(instant)
-      .map((part) => [part.type, part.value]),
-  );
-  return {
-    year: Number(parts.year),
-    month: Number(parts.month),
-    day: Number(parts.day),
-    hour: Number(parts.hour) % 24,
-    minute: Number(parts.minute),
-  };
-};
-
-/** The instant a wall-clock time in a time zone stands for (the earlier one across a DST fold). */
-export const zonedInstant = (clock: TWallClock, timeZone: string) => {
-  const asUtc = Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute);
-  const offsetAt = (instant: number) => {
-    const seen = wallClock(new Date(instant), timeZone);
-    return Date.UTC(seen.year, seen.month - 1, seen.day, seen.hour, seen.minute) - instant;
-  };
-  const first = asUtc - offsetAt(asUtc);
-  return new Date(asUtc - offsetAt(first));
-};
-
 const pad = (value: number) => String(value).padStart(2, '0');
 
 /** `YYYY-MM-DD hh:mm A` of an instant in a time zone. */
@@ -173,6 +125,19 @@ export const formatDeliveryTime = (instant: Date, timeZone: string = DEFAULT_TIM
   const clock = wallClock(instant, timeZone);
   const hour12 = clock.hour % 12 === 0 ? 12 : clock.hour % 12;
   return `${clock.year}-${pad(clock.month)}-${pad(clock.day)} ${pad(hour12)}:${pad(clock.minute)} ${clock.hour < 12 ? 'AM' : 'PM'}`;
+};
+
+/**
+ * An instant as the delivery-time picker holds it, on the user's clock: the day `YYYY-MM-DD`
+ * and the time of day `HH:mm` (24-hour). The edit form of a scheduled email starts from it, so
+ * it shows what the list shows.
+ */
+export const deliveryParts = (instant: Date, timeZone: string = DEFAULT_TIME_ZONE) => {
+  const clock = wallClock(instant, timeZone);
+  return {
+    date: `${clock.year}-${pad(clock.month)}-${pad(clock.day)}`,
+    slot: `${pad(clock.hour)}:${pad(clock.minute)}`,
+  };
 };
 
 /** The instant a `YYYY-MM-DD hh:mm A` text stands for in a time zone, or null when it is not one. */

@@ -4,6 +4,8 @@ import { announcementRoutes } from './announcements/announcements.routes';
 import { authJobs } from './auth/auth.jobs';
 import { authRoutes } from './auth/auth.routes';
 import { cleanUpAuth } from './auth/auth.service';
+import { profileJobs } from './auth/profile.jobs';
+import { profileRoutes } from './auth/profile.routes';
 import { billingRoutes } from './billing/billing.routes';
 import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
@@ -61,7 +63,12 @@ export const modules: TModule[] = [
   { name: 'notifications', routes: [notificationRoutes], jobs: notificationJobs as TJobDefinition[] },
   { name: 'announcements', routes: [announcementRoutes] },
   { name: 'contact', routes: [contactRoutes] },
-  { name: 'auth', routes: [authRoutes], jobs: authJobs as TJobDefinition[], cleanup: cleanUpAuth },
+  {
+    name: 'auth',
+    routes: [authRoutes, profileRoutes],
+    jobs: [...authJobs, ...profileJobs] as TJobDefinition[],
+    cleanup: cleanUpAuth,
+  },
   // The Support page's calls, and the ticket service of spec §7 for other apps.
   {
     name: 'tickets',

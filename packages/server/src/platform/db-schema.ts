@@ -164,6 +164,17 @@ export type PasswordResetsTable = {
   updated_at: Timestamp;
 };
 
+export type EmailChangesTable = {
+  id: Generated<number>;
+  user_id: number;
+  new_email: string;
+  token_hash: Buffer | null;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
 export type RateLimitBucketsTable = {
   key: string;
   window_started_at: Date;
@@ -665,6 +676,7 @@ export type Database = {
   users: UsersTable;
   sessions: SessionsTable;
   password_resets: PasswordResetsTable;
+  email_changes: EmailChangesTable;
   rate_limit_buckets: RateLimitBucketsTable;
   notifications: NotificationsTable;
 };

@@ -47,6 +47,11 @@ export const routes: RouteObject[] = [
         lazy: async () => ({ Component: (await import('../features/auth/ForgotPasswordPage')).ForgotPasswordPage }),
       },
       {
+        // The link mailed to a new email: signed in or not, the token says whose it is.
+        path: '/settings/profile/confirm-email/:token',
+        lazy: async () => ({ Component: (await import('../features/profile/ConfirmEmailPage')).ConfirmEmailPage }),
+      },
+      {
         path: '/reset-password/:token',
         lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }),
       },
@@ -67,6 +72,10 @@ export const routes: RouteObject[] = [
               {
                 path: 'credit-log',
                 lazy: async () => ({ Component: (await import('../features/credits/CreditLogPage')).CreditLogPage }),
+              },
+              {
+                path: 'settings/profile',
+                lazy: async () => ({ Component: (await import('../features/profile/ProfilePage')).ProfilePage }),
               },
               {
                 path: 'settings/subscription',
@@ -154,6 +163,12 @@ export const routes: RouteObject[] = [
                 path: 'history/details/:accountId/:id',
                 lazy: async () => ({
                   Component: (await import('../features/history/HistoryDetailsPage')).HistoryDetailsPage,
+                }),
+              },
+              {
+                path: 'scheduled-mails/edit/:id',
+                lazy: async () => ({
+                  Component: (await import('../features/history/ScheduledEditPage')).ScheduledEditPage,
                 }),
               },
               {

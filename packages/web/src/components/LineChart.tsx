@@ -1,4 +1,5 @@
 import { Group, Table, Text, VisuallyHidden } from '@mantine/core';
+import { axisTicks } from './chartAxis';
 
 export type TSeries = { label: string; color: string; values: number[] };
 
@@ -13,7 +14,7 @@ export const LineChart = ({ title, days, series }: { title: string; days: string
   const width = 720;
   const height = 180;
   const pad = { left: 36, right: 8, top: 8, bottom: 22 };
-  const max = Math.max(1, ...series.flatMap((one) => one.values));
+  const { top: max, ticks } = axisTicks(Math.max(1, ...series.flatMap((one) => one.values)));
   const x = (index: number) => pad.left + (index * (width - pad.left - pad.right)) / Math.max(1, days.length - 1);
   const y = (value: number) => pad.top + (height - pad.top - pad.bottom) * (1 - value / max);
   const totals = series.map((one) => `${one.values.reduce((sum, value) => sum + value, 0)} ${one.label.toLowerCase()}`);
@@ -28,23 +29,11 @@ export const LineChart = ({ title, days, series }: { title: string; days: string
         ))}
       </Group>
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={`${title}: ${totals.join(', ')}.`}>
-        {[0, 0.5, 1].map((fraction) => (
-          <g key={fraction}>
-            <line
-              x1={pad.left}
-              x2={width - pad.right}
-              y1={y(max * fraction)}
-              y2={y(max * fraction)}
-              stroke="var(--mantine-color-gray-3)"
-            />
-            <text
-              x={pad.left - 4}
-              y={y(max * fraction) + 4}
-              fontSize="10"
-              textAnchor="end"
-              fill="var(--mantine-color-gray-8)"
-            >
-              {Math.round(max * fraction)}
+        {ticks.map((tick) => (
+          <g key={tick}>
+            <line x1={pad.left} x2={width - pad.right} y1={y(tick)} y2={y(tick)} stroke="var(--mantine-color-gray-3)" />
+            <text x={pad.left - 4} y={y(tick) + 4} fontSize="10" textAnchor="end" fill="var(--mantine-color-gray-8)">
+              {tick.toLocaleString('en-US')}
             </text>
           </g>
         ))}

@@ -6,10 +6,14 @@ import { AppProviders } from '../app/providers';
 import { createQueryClient } from '../app/queryClient';
 
 /** Renders with the app's real providers and query client, so global error handling is under test too. */
-export const renderWithApp = (ui: ReactNode, queryClient: QueryClient = createQueryClient()): RenderResult =>
+export const renderWithApp = (
+  ui: ReactNode,
+  queryClient: QueryClient = createQueryClient(),
+  initialEntries?: string[],
+): RenderResult =>
   render(
     <AppProviders queryClient={queryClient} env="test">
-      <MemoryRouter>{ui}</MemoryRouter>
+      <MemoryRouter {...(initialEntries ? { initialEntries } : {})}>{ui}</MemoryRouter>
     </AppProviders>,
   );
 

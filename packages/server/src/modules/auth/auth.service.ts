@@ -1,5 +1,6 @@
 import {
   DEFAULT_FREE_PLAN_ID,
+  DEFAULT_TIME_ZONE,
   REGISTRATION_MESSAGES,
   type TOperatorUser,
   type TUserInformation,
@@ -21,6 +22,7 @@ import { changeCredits, toCreditBalance } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.service';
 import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
+import { deleteOldEmailChanges } from './profile.repository';
 
 const RESET_LINK_TTL_MS = 60 * 60_000;
 
@@ -88,7 +90,15 @@ export const endSession = async (platform: TPlatform, sessionId: string) => {
   platform.sessionCache.evict(sessionId);
 };
 
-type TNewUser = { name: string; email: string; password: string; planId?: number; referredBy?: string };
+type TNewUser = {
+  name: string;
+  email: string;
+  password: string;
+  planId?: number;
+  referredBy?: string;
+  /** A checked IANA name (contracts' `ZTimeZone`); the column's default otherwise. */
+  timeZone?: string | undefined;
+};
 
 /**
  * Creates an account with its plan's trial credits. `beforeCommit` runs inside the same
@@ -114,6 +124,7 @@ export const createUser = async (
         passwordHash,
         planId,
         referredBy: user.referredBy,
+        ...(user.timeZone ? { timeZone: user.timeZone } : {}),
       })
       .catch((error: unknown) => {
         // Two sign-ups with one email at the same moment: the index decides, the loser hears why.
@@ -179,11 +190,16 @@ export const resetPassword = async (platform: TPlatform, token: string, password
 
 /** Auth's part of the hourly cleanup: expired sessions and spent reset links. */
 export const cleanUpAuth = async (platform: TPlatform) => {
-  const [sessions, resets] = await Promise.all([
+  const [sessions, resets, emailChanges] = await Promise.all([
     repository.deleteExpiredSessions(platform.db),
     repository.deleteOldPasswordResets(platform.db),
+    deleteOldEmailChanges(platform.db),
   ]);
-  return { sessions: Number(sessions.numDeletedRows), passwordResets: Number(resets.numDeletedRows) };
+  return {
+    sessions: Number(sessions.numDeletedRows),
+    passwordResets: Number(resets.numDeletedRows),
+    emailChanges: Number(emailChanges.numDeletedRows),
+  };
 };
 
 /** Ends every session of a user at once (disabled by an operator): rows, tabs, caches. */
@@ -245,4 +261,5 @@ export const findUserProfile = async (db: Executor, userId: number) => {
 
 /** The user's time zone (dates in filters and on screens are the user's). */
 export const timeZoneOf = async (db: Executor, userId: number) =>
-  (await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst())?.time_zone ?? 'UTC';
+  (await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst())?.time_zone ??
+  DEFAULT_TIME_ZONE;

@@ -9,6 +9,7 @@ import {
   campaignGeneral,
   campaignMembers,
   campaignVariables,
+  deleteCampaigns,
   deleteRecipients,
   draftData,
   draftKeyOf,
@@ -54,8 +55,12 @@ export const campaignRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
   // the schema (recipientsCsvBytes); the body limit bounds the JSON around them.
   serve(campaignsApi.saveRecipients, { config: editLimit, upload: { maxBytes: 16 * 1024 * 1024 } }, async (request) => {
     const saved = await saveRecipients(platform, userOf(request), request.body);
+    const suppressed =
+      saved.suppressed > 0
+        ? ` ${saved.suppressed.toLocaleString('en-US')} of them bounced, complained or unsubscribed before and will not be sent to.`
+        : '';
     return {
-      ...ok(`${saved.count.toLocaleString('en-US')} recipients; ${saved.skipped} rows skipped.`),
+      ...ok(`${saved.count.toLocaleString('en-US')} recipients; ${saved.skipped} rows skipped.${suppressed}`),
       ...saved,
     };
   });
@@ -125,6 +130,10 @@ export const campaignRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
   serve(campaignsApi.recipientStatus, { config: editLimit }, async (request) => {
     await setRecipientRunning(platform, userOf(request), request.params.id, request.body.emailId, request.body.status);
     return ok(request.body.status ? 'The recipient goes on.' : 'The recipient is paused.');
+  });
+  serve(campaignsApi.deleteCampaigns, { config: editLimit }, async (request) => {
+    const deleted = await deleteCampaigns(platform, userOf(request), request.body.ids);
+    return ok(deleted === 1 ? 'The campaign was deleted.' : `${deleted} campaigns were deleted.`);
   });
   serve(campaignsApi.deleteRecipients, { config: editLimit }, async (request) => {
     const deleted = await deleteRecipients(platform, userOf(request), request.params.id, request.body.recipients);

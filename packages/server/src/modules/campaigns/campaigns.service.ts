@@ -31,6 +31,7 @@ import { timeZoneOf } from '../auth/auth.service';
 import { dailyCapOf } from '../delivery/delivery.service';
 import { genericNames } from '../lists/lists.service';
 import { resolveSender } from '../send-email/send-email.service';
+import { notSuppressed } from '../suppression/suppression.service';
 import { tickCampaignsJob } from './campaigns.jobs';
 
 /**
@@ -156,8 +157,21 @@ export const saveRecipients = async (
   const total = await countRecipients(platform.db, draft.id);
   if (total === 0) throw new ValidationError({ recipients: ['No address in this file could be added.'] });
   await reach(platform.db, draft.id, 3);
-  return { count: total, added, skipped };
+  return { count: total, added, skipped, suppressed: await countSuppressedRecipients(platform.db, userId, draft.id) };
 };
+
+/**
+ * A campaign's recipients Sendwell will not send to: bounced, complained or unsubscribed
+ * before (the user's suppressions). They stay on the campaign, stopped, so the user sees why.
+ */
+const countSuppressedRecipients = async (db: Executor, userId: number, campaignId: number) =>
+  Number(
+    (
+      await sql<{ count: number }>`
+        select count(*)::int as count from campaign_recipients r
+         where r.campaign_id = ${campaignId} and not ${notSuppressed(userId, sql`r.email`)}`.execute(db)
+    ).rows[0]?.count ?? 0,
+  );
 
 const countRecipients = async (db: Executor, campaignId: number) =>
   Number(
@@ -335,6 +349,13 @@ export const finishCampaign = async (platform: TPlatform, userId: number, key: s
       .updateTable('campaign_recipients')
       .set({ due_at: startAt, next_position: 1, state: 'active' })
       .where('campaign_id', '=', draft.id)
+      .execute();
+    // Suppressed addresses start stopped, not waiting for email 1: nothing will go to them.
+    await trx
+      .updateTable('campaign_recipients')
+      .set({ state: 'stopped', stop_reason: 'suppressed' })
+      .where('campaign_id', '=', draft.id)
+      .where(sql<boolean>`not ${notSuppressed(userId, sql`campaign_recipients.email`)}`)
       .execute();
     await platform.queue.enqueue(tickCampaignsJob, {}, { executor: trx, startAfter: startAt });
   });
@@ -550,13 +571,30 @@ export const setCampaignRunning = async (platform: TPlatform, userId: number, id
   return running ? CAMPAIGN_MESSAGES.started : CAMPAIGN_MESSAGES.stopped;
 };
 
+const countActiveRecipients = async (db: Executor, campaignId: number) =>
+  Number(
+    (
+      await db
+        .selectFrom('campaign_recipients')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('campaign_id', '=', campaignId)
+        .where('state', '=', 'active')
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
+
 export const campaignGeneral = async (platform: TPlatform, userId: number, id: number): Promise<TCampaignGeneral> => {
   const campaign = await requireCampaign(platform.db, userId, id);
-  const account = (await listAccountRows(platform.db, userId)).find((row) => row.id === campaign.account_id);
+  const [accounts, active] = await Promise.all([
+    listAccountRows(platform.db, userId),
+    countActiveRecipients(platform.db, id),
+  ]);
+  const account = accounts.find((row) => row.id === campaign.account_id);
   return {
     id: campaign.id,
     title: campaign.title,
     status: campaign.running,
+    state: statusOf({ ...campaign, active }),
     schedule_at: campaign.schedule_at?.toISOString() ?? null,
     signature: campaign.signature,
     sender_name: campaign.sender_name,
@@ -791,6 +829,22 @@ export const setRecipientRunning = async (
     .where('campaign_id', '=', id)
     .executeTakeFirst();
   if (!result.numUpdatedRows) throw notFound('This recipient does not exist.');
+};
+
+/**
+ * Deletes campaigns, saved or unsaved, with their recipients and steps. Messages already
+ * handed to the sending account are not recalled (they are engine sends); a tick that was
+ * about to hand one over rolls back with the missing recipient.
+ */
+export const deleteCampaigns = async (platform: TPlatform, userId: number, ids: number[]) => {
+  const result = await platform.db
+    .deleteFrom('campaigns')
+    .where('user_id', '=', userId)
+    .where('id', 'in', ids)
+    .executeTakeFirst();
+  const deleted = Number(result.numDeletedRows);
+  if (deleted === 0) throw notFound('These campaigns do not exist.');
+  return deleted;
 };
 
 export const deleteRecipients = async (platform: TPlatform, userId: number, id: number, ids: number[]) => {

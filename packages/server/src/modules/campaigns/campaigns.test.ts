@@ -2,6 +2,7 @@ import { defaultDailyPlan, isWithinWindow, nextAllowedTime, type TDailyPlan, wal
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { suppress } from '../suppression/suppression.service';
 import { syncMessages, tickCampaigns } from './scheduler';
 
 /**
@@ -194,6 +195,89 @@ const runClock = async (
 };
 
 describe('the scheduler on a simulated clock', () => {
+  it('starts suppressed addresses stopped, says finished on its page once nobody is left, and deletes campaigns (issue 29 item 8)', async () => {
+    const seeded = await signedIn();
+    await suppress(t.platform.db, [
+      {
+        userId: seeded.user.id,
+        email: 'Gone@Example.com',
+        type: 'bounce',
+        reason: 'permanent failure',
+        source: 'smtp',
+      },
+    ]);
+    const { id, saved } = await buildCampaign(seeded, [
+      { email: 'gone@example.com', name: 'Gone' },
+      { email: 'a@example.com', name: 'A' },
+      { email: 'b@example.com', name: 'B' },
+    ]);
+    expect(saved).toMatchObject({ count: 3, suppressed: 1 });
+    expect(saved.message).toContain('1 of them bounced, complained or unsubscribed before and will not be sent to.');
+    const members = (await seeded.agent.get(`/api/campaigns/get-data/members/${id}`)).json().data as {
+      email: string;
+      state: string;
+      stop_reason: string | null;
+      due_at: string | null;
+    }[];
+    expect(members.find((member) => member.email === 'gone@example.com')).toMatchObject({
+      state: 'stopped',
+      stop_reason: 'suppressed',
+      due_at: null,
+    });
+    expect(members.filter((member) => member.state === 'active')).toHaveLength(2);
+    const general = async () => (await seeded.agent.get(`/api/campaigns/get-data/general/${id}`)).json().campaign;
+    expect(await general()).toMatchObject({ status: true, state: 'running' });
+
+    // The recipients step's verification offer found a@ invalid: the next hand-over stops it, sends nothing.
+    await t.platform.db
+      .insertInto('verified_addresses')
+      .values({ user_id: seeded.user.id, email: 'A@example.com', verdict: 'invalid', reason: 'no such mailbox' })
+      .execute();
+    // A Monday, 10:00 AM in New York: inside the office hours, long after the campaign's start.
+    await tickCampaigns(t.platform, new Date('2030-01-07T15:00:00Z'));
+    const stoppedInvalid = await t.platform.db
+      .selectFrom('campaign_recipients')
+      .select(['state', 'stop_reason'])
+      .where('campaign_id', '=', id)
+      .where('email', '=', 'a@example.com')
+      .executeTakeFirstOrThrow();
+    expect(stoppedInvalid).toEqual({ state: 'stopped', stop_reason: 'invalid' });
+    // The tick went on to the next recipient: b@ got email 1, a@ and the suppressed address nothing.
+    const handedOver = await t.platform.db
+      .selectFrom('campaign_messages')
+      .innerJoin('campaign_recipients', 'campaign_recipients.id', 'campaign_messages.recipient_id')
+      .select('campaign_recipients.email')
+      .where('campaign_messages.campaign_id', '=', id)
+      .execute();
+    expect(handedOver).toEqual([{ email: 'b@example.com' }]);
+
+    // Everyone left has had every step: the list and the page both say Finished.
+    await t.platform.db
+      .updateTable('campaign_recipients')
+      .set({ state: 'done' })
+      .where('campaign_id', '=', id)
+      .where('state', '=', 'active')
+      .execute();
+    expect(await general()).toMatchObject({ status: true, state: 'finished' });
+    const listed = (await seeded.agent.get('/api/campaigns')).json().data as { id: number; status: string }[];
+    expect(listed.find((row) => row.id === id)?.status).toBe('finished');
+
+    // Deleting: another user's campaign is 404 and stays; an unsaved one and a saved one go.
+    const other = await signedIn();
+    expect((await other.agent.post('/api/campaigns/delete', { ids: [id] })).statusCode).toBe(404);
+    const draft = await seeded.agent.put('/api/campaigns/save-campaign/1', {
+      accountId: seeded.accountId,
+      title: 'Never finished',
+      senderName: 'Acme',
+    });
+    const draftId = draft.json().id as number;
+    const deleted = await seeded.agent.post('/api/campaigns/delete', { ids: [id, draftId] });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect(deleted.json().message).toBe('2 campaigns were deleted.');
+    expect((await seeded.agent.get(`/api/campaigns/get-data/general/${id}`)).statusCode).toBe(404);
+    expect((await seeded.agent.get('/api/campaigns', { query: { temporary: '1' } })).json().data).toEqual([]);
+  });
+
   it('sends a 3-step campaign to 400 recipients in its windows, at its pace and daily cap, in order, threaded, and stops for unsubscribes and bounces', async () => {
     const seeded = await signedIn();
     // The cap binds before the window closes (8 hours at one hand-over per 120 s allow 240

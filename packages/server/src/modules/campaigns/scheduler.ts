@@ -9,6 +9,7 @@ import {
   sourcedOutcomesOfSends,
   sourcedSendOutcomes,
 } from '../delivery/delivery.service';
+import { isVerifiedInvalid } from '../verification/verification.service';
 
 /**
  * The drip scheduler: each tick learns what became of recent messages (sent, failed,
@@ -147,6 +148,16 @@ const handOverNext = async (
     const step = steps[recipient.next_position - 1];
     if (!step) {
       await trx.updateTable('campaign_recipients').set({ state: 'done' }).where('id', '=', recipient.id).execute();
+      return 'stopped';
+    }
+    // Verified invalid (the recipients step's verification offer, or any earlier check): a
+    // message would only bounce and hurt the account's reputation.
+    if (await isVerifiedInvalid(trx, campaign.user_id, recipient.email)) {
+      await trx
+        .updateTable('campaign_recipients')
+        .set({ state: 'stopped', stop_reason: 'invalid' })
+        .where('id', '=', recipient.id)
+        .execute();
       return 'stopped';
     }
     const first = steps[0]!;

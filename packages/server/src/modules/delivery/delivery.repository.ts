@@ -492,13 +492,15 @@ export const hasRecipientsLeft = async (db: Executor, sendId: number) =>
                       where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')) as left`.execute(db)
   ).rows[0]?.left === true;
 
-/** A drained send is finished, its counters recounted from its recipients. */
+/** A drained send is finished, its counters recounted from its recipients; answers whether this call finished it. */
 export const finishSend = async (db: Executor, sendId: number) => {
   await refreshCounts(db, sendId);
-  await sql`update sends set status = 'finished', finished_at = now(), updated_at = now(), waiting_until = null,
+  const finished =
+    await sql`update sends set status = 'finished', finished_at = now(), updated_at = now(), waiting_until = null,
                     note = case when note is null then null
                                 else 'Sent over more than one day: the account''s daily limit held part of it back.' end
              where id = ${sendId} and status = 'sending'`.execute(db);
+  return Number(finished.numAffectedRows ?? 0) > 0;
 };
 
 /** A send that waits (the daily cap) until `at`, saying why. */
@@ -506,10 +508,14 @@ export const holdSend = (db: Executor, sendId: number, at: Date, note: string) =
   sql`update sends set waiting_until = ${at}, updated_at = now(), note = ${note}
        where id = ${sendId} and status = 'sending'`.execute(db);
 
-/** A send stopped for good, saying why (the plan no longer allows its account). */
-export const failSend = (db: Executor, sendId: number, note: string) =>
-  sql`update sends set status = 'failed', finished_at = now(), updated_at = now(), note = ${note}
-       where id = ${sendId} and status = 'sending'`.execute(db);
+/** A send stopped for good, saying why (the plan no longer allows its account); answers whether this call stopped it. */
+export const failSend = async (db: Executor, sendId: number, note: string) =>
+  Number(
+    (
+      await sql`update sends set status = 'failed', finished_at = now(), updated_at = now(), note = ${note}
+       where id = ${sendId} and status = 'sending'`.execute(db)
+    ).numAffectedRows ?? 0,
+  ) > 0;
 
 export const findSend = (db: Executor, sendId: number) =>
   db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirst();
@@ -698,6 +704,8 @@ export const selectUserSends = (db: Executor, userId: number) =>
       'sends.bcc',
       'sends.reply_to',
       'sends.html',
+      'sends.track_opens',
+      'sends.track_clicks',
       'sends.recipients_count',
       'sends.sent_count',
       'sends.failed_count',
@@ -740,7 +748,15 @@ export const updateScheduled = async (
   db: Executor,
   userId: number,
   id: number,
-  changes: { subject: string; html: string; cc: string; bcc: string; reply_to: string; deliver_at: Date },
+  changes: { subject: string; html: string; cc: string; bcc: string; reply_to: string; deliver_at: Date } & Partial<{
+    account_id: number;
+    from_name: string;
+    from_address: string;
+    list_ids: number[];
+    list_names: string;
+    track_opens: boolean;
+    track_clicks: boolean;
+  }>,
 ) =>
   (
     await db

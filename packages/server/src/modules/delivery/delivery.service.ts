@@ -386,6 +386,8 @@ export {
   type TSendRow,
   updateScheduled,
 } from './delivery.repository';
+/** Said when a plan without sending accounts meets a send through one; editing a scheduled send says it too. */
+export { PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 /** The one record of what happened to each message, for the delivery-events module to add to. */
 export { insertDeliveryEvents, type TNewDeliveryEvent } from './event-record';
 export { fromHeader, messageIdOf, RECIPIENT_VARIABLE, tokenOfVerp } from './message';

@@ -170,6 +170,14 @@ const recipients = (sendId: number) =>
 const sendRow = (sendId: number) =>
   t.platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
 
+const notificationsOf = (userId: number) =>
+  t.platform.db
+    .selectFrom('notifications')
+    .select(['title', 'body', 'link'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
+
 /** Makes deferred recipients due now, as if their backoff had passed. */
 const skipBackoff = (sendId: number) =>
   t.platform.db
@@ -605,6 +613,35 @@ describe('a send through an SMTP account', () => {
     expect(await sendRow(queued)).toMatchObject({ status: 'failed', note: PLAN_WITHOUT_ACCOUNTS });
   });
 
+  it('tells the user once when a send finishes, failures counted, and when one fails (issue 29 item 5)', async () => {
+    const audience = await seedAudience([[{ email: 'ann@example.com' }, { email: 'refused@example.com' }]]);
+    script.set('refused@example.com', [550]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect((await sendRow(sendId)).status).toBe('finished');
+    // A second dispatch run (a retried job) finds nothing left and tells nobody again.
+    await dispatch(t.platform, sendId);
+    expect(await notificationsOf(audience.user.id)).toEqual([
+      {
+        title: 'Your email “Hello {{name}}” was sent',
+        body: '1 of 2 accepted by your sending account, 1 failed.',
+        link: `/history/details/${audience.accountId}/${sendId}`,
+      },
+    ]);
+
+    const failing = await newSend(audience);
+    await snapshotSend(t.platform, failing);
+    await t.platform.db.updateTable('users').set({ plan_id: 2 }).where('id', '=', audience.user.id).execute();
+    await dispatch(t.platform, failing);
+    const [, failed] = await notificationsOf(audience.user.id);
+    expect(failed).toEqual({
+      title: 'Your email “Hello {{name}}” was not sent',
+      body: PLAN_WITHOUT_ACCOUNTS,
+      link: `/history/details/${audience.accountId}/${failing}`,
+    });
+  });
+
   it('leaves out of the next send an address suppressed by any path: an SMTP refusal, a provider event, an unsubscribe', async () => {
     const audience = await seedAudience([
       [{ email: 'refused@example.com' }, { email: 'bounced@example.com' }, { email: 'left@example.com' }],
@@ -907,6 +944,8 @@ describe('a send whose source gives its recipients (a drip step, a spam test)', 
     // The Message-ID a follow-up names is the one the message carried.
     expect(outcomes[0]!.messageId).toBe(ann.messageId);
     expect(await sourcedSendOutcomes(t.platform.db, audience.user.id + 1_000, sendId)).toEqual([]);
+    // A drip step is part of a campaign, with a screen of its own: no "your email was sent" for it.
+    expect(await notificationsOf(audience.user.id)).toEqual([]);
   });
 
   it('refuses headers the engine writes itself, line breaks, bad addresses and another user’s account, recording nothing', async () => {

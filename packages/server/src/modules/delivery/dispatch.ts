@@ -32,6 +32,7 @@ import {
   type TSettleContext,
 } from './delivery.repository';
 import { buildBatchMessage, prepareMessage } from './message';
+import { notifySendEnded } from './send-ended';
 import { linksOfSend } from './tracking-links';
 
 /**
@@ -90,7 +91,9 @@ const afterDrain = async (platform: TPlatform, sendId: number): Promise<TNextRun
   if (waiting > 0 || busy > 0) {
     return { startAfter: nextAt ?? new Date(Date.now() + (busy > 0 ? platform.config.sendLeaseMs : 1000)) };
   }
-  await finishSend(platform.db, sendId);
+  await platform.db.transaction().execute(async (trx) => {
+    if (await finishSend(trx, sendId)) await notifySendEnded(platform, trx, sendId);
+  });
   await publishProgress(platform, sendId, { force: true });
   return null;
 };
@@ -180,7 +183,9 @@ const dispatchRun = async (
     // The plan no longer allows this account (a downgrade): the send stops and says why,
     // instead of being retried forever.
     if (!(error instanceof HttpError) || error.code !== 'UPGRADE_REQUIRED') throw error;
-    await failSend(platform.db, sendId, PLAN_WITHOUT_ACCOUNTS);
+    await platform.db.transaction().execute(async (trx) => {
+      if (await failSend(trx, sendId, PLAN_WITHOUT_ACCOUNTS)) await notifySendEnded(platform, trx, sendId);
+    });
     await publishProgress(platform, sendId, { force: true });
     return null;
   }

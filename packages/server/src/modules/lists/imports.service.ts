@@ -9,7 +9,9 @@ import {
   CSV_MAX_RECORD_BYTES,
   firstRowProblem,
   hasCsvExtension,
+  importNameColumns,
   isGenericEmail,
+  joinName,
   LIST_MESSAGES,
   readEmailCell,
   SKIP_REASONS,
@@ -21,9 +23,11 @@ import { sql } from 'kysely';
 import { from as copyFrom } from 'pg-copy-streams';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
 import { HttpError, notFound, ValidationError } from '../../platform/errors';
 import { defineJob } from '../../platform/queue';
 import { publishToUser } from '../../platform/realtime';
+import { notifyUser } from '../notifications/notifications.service';
 import { CsvReadError, createCsvReportWriter, readCsvBatches, type TCsvReportWriter } from './csv-reader';
 import { queueSearchIndexing } from './lists.jobs';
 import * as repository from './lists.repository';
@@ -208,12 +212,18 @@ export const startImport = async (
     }
     await storing;
     if (fileName === null || total === 0) throw new ValidationError({ file: [LIST_MESSAGES.uploadFirst] });
-    let mapping: TMapping;
+    let mappingJson: unknown = null;
     try {
-      mapping = ZImportMapping.parse(JSON.parse(mappingText ?? 'null'));
-    } catch {
-      throw new ValidationError({ mapping: [LIST_MESSAGES.selectEmail] });
+      mappingJson = JSON.parse(mappingText ?? 'null');
+    } catch {}
+    const parsed = ZImportMapping.safeParse(mappingJson);
+    if (!parsed.success) {
+      // A mapping without a usable email column gets the spec's words; any other mistake its own.
+      const issue = parsed.error.issues[0];
+      const isAboutEmail = !issue || issue.path.length === 0 || issue.path[0] === 'emailColumn';
+      throw new ValidationError({ mapping: [isAboutEmail ? LIST_MESSAGES.selectEmail : issue.message] });
     }
+    const mapping: TMapping = parsed.data;
     const firstRows = await firstRowsOf(Buffer.concat(head, headBytes), headBytes === total);
     const firstRowIssue = firstRows && firstRowProblem(firstRows, mapping);
     if (firstRowIssue) throw new ValidationError({ file: [firstRowIssue] });
@@ -343,6 +353,7 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   if (!claimed) return;
   const { user_id: userId, list_id: listId } = claimed;
   const mapping = claimed.mapping as TMapping;
+  const nameColumns = importNameColumns(mapping);
   const generic = genericNames(platform);
   const counts: TCounts = {
     bytes_read: 0,
@@ -452,7 +463,7 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
           await skip(row.line, SKIP_REASONS.generic, cells);
           continue;
         }
-        const fullname = mapping.nameColumn === null ? '' : (cells[mapping.nameColumn] ?? '').slice(0, 200);
+        const fullname = joinName(cells, nameColumns);
         let fields = '{}';
         if (mapping.fields.length > 0) {
           const values: Record<string, string> = {};
@@ -499,7 +510,7 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
           : signal.aborted
             ? 'The import was stopped.'
             : `The import failed: ${(error as Error).message}`;
-      await failImport(platform, importId, message, counts);
+      await failImport(platform, importId, message, counts, { userId, listId });
       await announce('failed', message);
       return;
     }
@@ -519,18 +530,21 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
     hasReport = seq > 0;
     await rm(reportPath, { force: true });
   }
-  await repository.updateImport(platform.db, importId, {
-    status: 'finished',
-    stage: 'done',
-    bytes_read: claimed.bytes_total,
-    rows_read: counts.rows_read,
-    added: counts.added,
-    updated: counts.updated,
-    skipped: counts.skipped,
-    duplicates: counts.duplicates,
-    skipped_reasons: JSON.stringify(counts.skipped_reasons),
-    has_report: hasReport,
-    finished_at: new Date(),
+  await platform.db.transaction().execute(async (trx) => {
+    await repository.updateImport(trx, importId, {
+      status: 'finished',
+      stage: 'done',
+      bytes_read: claimed.bytes_total,
+      rows_read: counts.rows_read,
+      added: counts.added,
+      updated: counts.updated,
+      skipped: counts.skipped,
+      duplicates: counts.duplicates,
+      skipped_reasons: JSON.stringify(counts.skipped_reasons),
+      has_report: hasReport,
+      finished_at: new Date(),
+    });
+    await notifyImportEnded(platform, trx, { userId, listId, counts, error: null });
   });
   counts.bytes_read = claimed.bytes_total;
   await announce('finished');
@@ -553,18 +567,59 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   }
 };
 
-const failImport = (platform: TPlatform, importId: number, message: string, counts: TCounts) =>
-  repository.updateImport(platform.db, importId, {
-    status: 'failed',
-    stage: 'done',
-    error: message,
-    rows_read: counts.rows_read,
-    added: 0,
-    updated: 0,
-    skipped: counts.skipped,
-    skipped_reasons: JSON.stringify(counts.skipped_reasons),
-    finished_at: new Date(),
+const failImport = (
+  platform: TPlatform,
+  importId: number,
+  message: string,
+  counts: TCounts,
+  owner: { userId: number; listId: number },
+) =>
+  platform.db.transaction().execute(async (trx) => {
+    await repository.updateImport(trx, importId, {
+      status: 'failed',
+      stage: 'done',
+      error: message,
+      rows_read: counts.rows_read,
+      added: 0,
+      updated: 0,
+      skipped: counts.skipped,
+      skipped_reasons: JSON.stringify(counts.skipped_reasons),
+      finished_at: new Date(),
+    });
+    await notifyImportEnded(platform, trx, { ...owner, counts, error: message });
   });
+
+/**
+ * Tells the user an import ended, in the transaction that records it (a file import runs in
+ * the background; the user may have left the page long ago).
+ */
+const notifyImportEnded = async (
+  platform: TPlatform,
+  trx: Executor,
+  ended: { userId: number; listId: number; counts: TCounts; error: string | null },
+) => {
+  const list = await repository.findList(trx, ended.userId, ended.listId);
+  const name = list ? `“${list.name}”` : 'your list';
+  const figure = (count: number) => count.toLocaleString('en-US');
+  const { added, updated, skipped } = ended.counts;
+  await notifyUser(
+    platform,
+    ended.error === null
+      ? {
+          userId: ended.userId,
+          title: `Your import into ${name} finished`,
+          body: `${figure(added)} added, ${figure(updated)} updated, ${figure(skipped)} skipped.`,
+          link: list ? `/mailing-lists/detail/${list.account_id}/${list.id}` : '/mailing-lists',
+        }
+      : {
+          userId: ended.userId,
+          title: `Your import into ${name} failed`,
+          body: `${ended.error} Nothing on the list was changed.`,
+          link: list ? `/mailing-lists/detail/${list.account_id}/${list.id}` : '/mailing-lists',
+        },
+    trx,
+  );
+};
 
 /**
  * For a Mailgun list, the imported members reach Mailgun too, 1,000 per call, after the

@@ -110,6 +110,36 @@ describe('files people actually have', () => {
     expect(report.body).toContain(SKIP_REASONS.nonAsciiLocalPart);
   });
 
+  it('joins First Name and Last Name into the Name, as a Mailchimp export maps them (issue 29 item 4)', async () => {
+    const { agent, list } = await signedInWithList();
+    const mailchimp = [
+      'Email Address,First Name,Last Name,MEMBER_RATING',
+      'ann@example.com,Ann,Lee,2',
+      'bob@example.com,Bob,,1',
+      'carl@example.com,, Doe ,3',
+    ].join('\n');
+    const started = await csvUpload(agent, list.id, 'members_export.csv', mailchimp, {
+      hasHeaders: true,
+      emailColumn: 0,
+      nameColumns: [1, 2],
+      fields: [{ column: 3, key: 'member_rating' }],
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    expect(await runImport(started.json().data.id)).toMatchObject({ status: 'finished', added: 3 });
+    expect(await membersOf(list.id)).toEqual([
+      ['ann@example.com', 'Ann Lee'],
+      ['bob@example.com', 'Bob'],
+      ['carl@example.com', 'Doe'],
+    ]);
+    const overlapping = await csvUpload(agent, list.id, 'members_export.csv', mailchimp, {
+      hasHeaders: true,
+      emailColumn: 0,
+      nameColumns: [0, 1],
+    });
+    expect(overlapping.statusCode).toBe(422);
+    expect(JSON.stringify(overlapping.json())).toContain('Each column can be mapped once.');
+  });
+
   it('applies the same address rules to rows the browser posts and to a member added by hand', async () => {
     const { agent, list, accountId } = await signedInWithList();
     const posted = await agent.post('/api/mailing-lists/ajax/post-csv', {
@@ -359,6 +389,64 @@ describe('slow uploads (R25)', () => {
 });
 
 describe('the import’s verification offer', () => {
+  it('tells the user in a notification when an import finishes or fails, once each (issue 29 item 5)', async () => {
+    const { user, agent, accountId, list } = await signedInWithList();
+    const notes = () =>
+      t.platform.db
+        .selectFrom('notifications')
+        .select(['title', 'body', 'link'])
+        .where('user_id', '=', user.id)
+        .orderBy('id')
+        .execute();
+    const good = await csvUpload(
+      agent,
+      list.id,
+      'people.csv',
+      'email\nann@example.com\nbob@example.com\nnot-an-email\n',
+      {
+        hasHeaders: true,
+        emailColumn: 0,
+      },
+    );
+    const goodId = good.json().data.id as number;
+    expect(await runImport(goodId)).toMatchObject({ status: 'finished', added: 2 });
+    // The job again (a retry after the commit): the import is done, nobody is told twice.
+    await runImport(goodId);
+    expect(await notes()).toEqual([
+      {
+        title: 'Your import into “News” finished',
+        body: '2 added, 0 updated, 1 skipped.',
+        link: `/mailing-lists/detail/${accountId}/${list.id}`,
+      },
+    ]);
+
+    const rows = Array.from({ length: 10 }, (_, index) => `p${index}@example.com`).join('\n');
+    const broken = await csvUpload(
+      agent,
+      list.id,
+      'broken.csv',
+      `email\n${rows}\n"unclosed,${'x'.repeat(70 * 1024)}\n`,
+      {
+        hasHeaders: true,
+        emailColumn: 0,
+      },
+    );
+    expect(await runImport(broken.json().data.id)).toMatchObject({ status: 'failed' });
+    const [, failed] = await notes();
+    expect(failed).toMatchObject({
+      title: 'Your import into “News” failed',
+      body: expect.stringMatching(/Nothing on the list was changed\.$/),
+      link: `/mailing-lists/detail/${accountId}/${list.id}`,
+    });
+    // Queued for delivery to the user's open tabs, each once.
+    const jobs = await sql<{ count: number }>`
+      select count(*)::int as count from pgboss.job where name = 'notifications.deliver'
+         and data->>'notificationId' in (select id::text from notifications where user_id = ${user.id})`.execute(
+      t.platform.db,
+    );
+    expect(jobs.rows[0]?.count).toBe(2);
+  });
+
   it('verifies the list once the import is in, charging one credit per address; without credits the import stands and the user is told', async () => {
     const { user, agent, list } = await signedInWithList();
     const usable = async () => {

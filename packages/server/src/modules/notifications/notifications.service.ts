@@ -1,5 +1,6 @@
 import type { TNotificationPage, TNotificationPageQuery } from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
 import { paginate } from '../../platform/paging';
 import { deliverNotificationJob } from './notifications.jobs';
 import * as repository from './notifications.repository';
@@ -40,21 +41,26 @@ export const markNotificationsRead = async (platform: TPlatform, userId: number,
   return repository.countUnread(platform.db, userId);
 };
 
-/**
- * Stores a notification and queues its delivery in one transaction: if the caller's
- * change rolls back, nobody is told about it.
- */
-export const notifyUser = async (
-  platform: TPlatform,
-  notification: { userId: number; title: string; body?: string; link?: string | null },
-) =>
-  platform.db.transaction().execute(async (trx) => {
-    const { id } = await repository.insertNotification(trx, {
-      userId: notification.userId,
-      title: notification.title,
-      body: notification.body ?? '',
-      link: notification.link ?? null,
-    });
-    await platform.queue.enqueue(deliverNotificationJob, { notificationId: id }, { executor: trx });
-    return id;
+type TNotification = { userId: number; title: string; body?: string; link?: string | null };
+
+const insertAndQueue = async (platform: TPlatform, trx: Executor, notification: TNotification) => {
+  const { id } = await repository.insertNotification(trx, {
+    userId: notification.userId,
+    title: notification.title,
+    body: notification.body ?? '',
+    link: notification.link ?? null,
   });
+  await platform.queue.enqueue(deliverNotificationJob, { notificationId: id }, { executor: trx });
+  return id;
+};
+
+/**
+ * The one way to tell a user something finished: stores the notification and queues its
+ * delivery in one transaction. Given the caller's transaction (`executor`), the
+ * notification commits with the change it is about: if that rolls back, nobody is told, and
+ * a change that commits is always told.
+ */
+export const notifyUser = async (platform: TPlatform, notification: TNotification, executor?: Executor) =>
+  executor
+    ? insertAndQueue(platform, executor, notification)
+    : platform.db.transaction().execute((trx) => insertAndQueue(platform, trx, notification));

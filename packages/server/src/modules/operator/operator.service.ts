@@ -1,12 +1,11 @@
 import type { TCreditChange, TOperatorPlan, TPlanInput, TSystemStatus, ZAuditQuery } from '@sendwell/contracts';
-import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { isUniqueViolation } from '../../platform/db';
 import { fieldError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
-import { liveKeys } from '../../platform/presence';
+import { countLiveProcesses } from '../../platform/presence';
 import { endUserSessions, findUserForOperator, setDisabled } from '../auth/auth.service';
 import { changeCredits, removeCredits } from '../credits/credits.service';
 import { findPlan, insertPlan, listPlansWithUsers, setUserPlan, updatePlan } from '../plans/plans.service';
@@ -157,13 +156,13 @@ export const systemStatus = async (platform: TPlatform): Promise<TSystemStatus> 
   const [queues, failures, workers, size, probe] = await Promise.all([
     repository.queueCounts(platform.db),
     repository.lastFailures(platform.db, 10),
-    sql<{ alive: number }>`select count(*)::int as alive from (${liveKeys}) k`.execute(platform.db),
+    countLiveProcesses(platform.db),
     repository.databaseSize(platform.db),
     probeStatus(platform.db),
   ]);
   return {
     queues,
-    workers: { alive: workers.rows[0]?.alive ?? 0 },
+    workers: { alive: workers },
     errors: failures.map((failure) => ({
       queue: failure.name,
       failed_at: failure.completed_on?.toISOString() ?? '',

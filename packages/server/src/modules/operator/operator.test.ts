@@ -1,6 +1,7 @@
 import { operatorApi } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { createAgent, seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from '../../../test/app';
+import { startServerProcess } from '../../../test/processes';
 import { startSmtpSink } from '../../../test/smtp-sink';
 import { setRole } from '../auth/auth.service';
 import { mailTicketAnswer } from '../tickets/tickets.service';
@@ -206,6 +207,32 @@ describe('the operator area', () => {
     expect(Array.isArray(system.queues)).toBe(true);
     expect(system.database.size_bytes).toBeGreaterThan(0);
   });
+
+  it('counts a worker as alive from its start, before it has sent anything (issue 29 item 9)', async () => {
+    const { agent: operator } = await signedIn({ operator: true });
+    const alive = async () => (await operator.get('/api/operator/system')).json().data.workers.alive as number;
+    // Another advisory lock on this database (a migration, the drip scheduler's) is not a worker.
+    const other = await t.platform.pool.connect();
+    try {
+      await other.query('select pg_advisory_lock(424242)');
+      expect(await alive()).toBe(0);
+      const worker = startServerProcess(
+        { DATABASE_URL: t.databaseUrl, SECRET_KEY: TEST_SECRET_KEY, TEST_INBOX: 'false', SPAM_TEST_MAILBOX: 'false' },
+        ['--role', 'worker'],
+      );
+      try {
+        await worker.waitForOutput('worker started', 60_000);
+        expect(await alive()).toBe(1);
+      } finally {
+        await worker.stop();
+      }
+      expect(await alive()).toBe(0);
+    } finally {
+      await other.query('select pg_advisory_unlock_all()');
+      other.release();
+    }
+    // A real worker process starts (under tsx when run alone): seconds on a loaded machine.
+  }, 120_000);
 
   it('publishes an announcement every user reads, and unpublishes it', async () => {
     const { agent } = await signedIn();

@@ -47,6 +47,7 @@ export const register = async (
         password: input.password,
         planId: plan.id,
         referredBy: input.referred_by,
+        timeZone: input.time_zone,
       },
       plan.is_free
         ? undefined

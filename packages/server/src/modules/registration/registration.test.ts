@@ -63,6 +63,23 @@ describe('registration on the free plan', () => {
     expect((await agent.get('/api/user-information')).json().data.plan.id).toBe(2);
   });
 
+  it('keeps the time zone the form offers (the browser’s), the spec’s default without one, and refuses an unknown zone (issue 29)', async () => {
+    const berlin = createAgent(t.app);
+    expect((await registerThroughForm(berlin, fields({ time_zone: 'Europe/Berlin' }))).statusCode).toBe(200);
+    expect((await berlin.get('/api/user-information')).json().data.time_zone).toBe('Europe/Berlin');
+
+    const blank = createAgent(t.app);
+    expect((await registerThroughForm(blank, fields({ time_zone: '' }))).statusCode).toBe(200);
+    expect((await blank.get('/api/user-information')).json().data.time_zone).toBe('America/New_York');
+
+    const unknown = createAgent(t.app);
+    const form = fields({ time_zone: 'Mars/Olympus_Mons' });
+    const refused = await registerThroughForm(unknown, form);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors.time_zone).toEqual(['Please choose a time zone from the list.']);
+    expect(await userCount(form.email)).toBe(0);
+  });
+
   it('accepts JSON as well as multipart, and trims the password before its length check', async () => {
     const agent = createAgent(t.app);
     const altcha = await solveCaptcha(agent);

@@ -202,4 +202,88 @@ describe('scheduled emails (spec §4 status rules)', () => {
     expect((await seeded.agent.post(`/api/scheduled-mails/delete/${id}`)).statusCode).toBe(200);
     expect(await row()).toBeUndefined();
   });
+
+  it('saves the whole Send Email form to a pending email, its time on the user’s clock, the same in the list and the form (issue 29)', async () => {
+    const seeded = await seed();
+    await t.platform.db
+      .updateTable('users')
+      .set({ time_zone: 'Europe/Berlin' })
+      .where('id', '=', seeded.user.id)
+      .execute();
+    const vip = await t.platform.db
+      .insertInto('mailing_lists')
+      .values({
+        user_id: seeded.user.id,
+        account_id: seeded.accountId,
+        alias: 'vip',
+        domain: 'acme.test',
+        address: 'vip@acme.test',
+        name: 'VIP',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const id = await createSend(t.platform, seeded.user.id, {
+      accountId: seeded.accountId,
+      fromName: 'Acme',
+      fromAddress: 'news@acme.test',
+      subject: 'Launch',
+      html: '<p>Soon</p>',
+      listIds: [seeded.listId],
+      deliverAt: new Date(Date.now() + 3 * 24 * 3600 * 1000),
+    });
+    const form = {
+      account: seeded.accountId,
+      senderName: 'Acme Team',
+      to: [seeded.listId, vip.id],
+      subject: 'Launch day',
+      message: '<p>Today</p>',
+      cc: '',
+      bcc: '',
+      reply: 'hello@acme.test',
+      // Berlin's fall-back day: 10:00 AM is 09:00 UTC (CET), an hour later than the day before.
+      delivery: '2030-10-27 10:00 AM',
+      trackOpens: false,
+      trackClicks: true,
+    };
+    const update = (body: object, sendId = id, agent = seeded.agent) =>
+      agent.post(`/api/scheduled-mails/update/${sendId}`, body);
+    const saved = await update(form);
+    expect(saved.statusCode, saved.body).toBe(200);
+    const listed = (await seeded.agent.get('/api/scheduled-mails'))
+      .json()
+      .data.find((item: { id: number }) => item.id === id);
+    expect(listed).toMatchObject({
+      status: 0,
+      subject: 'Launch day',
+      to: 'News, VIP',
+      from: '"Acme Team" <news@acme.test>',
+      delivery_time: '2030-10-27T09:00:00.000Z',
+      content: { reply_to: 'hello@acme.test', message_body: '<p>Today</p>' },
+    });
+    const data = (await seeded.agent.get(`/api/email/get-scheduled-edit-email-data/${id}`)).json().record;
+    expect(data).toMatchObject({
+      delivery_time: '2030-10-27T09:00:00.000Z',
+      list_ids: [seeded.listId, vip.id],
+      from: 'Acme Team',
+      from_address: 'news@acme.test',
+      track_opens: false,
+      track_clicks: true,
+    });
+
+    // The form's own checks, in the spec's words; nothing is changed by a refused save.
+    const blank = await update({ ...form, delivery: '' });
+    expect(blank.statusCode).toBe(422);
+    expect(blank.json().errors.delivery).toBeDefined();
+    expect((await update({ ...form, delivery: '2020-01-01 10:00 AM' })).json().errors.delivery).toBeDefined();
+    expect((await update({ ...form, senderName: '' })).json().errors.senderName).toBeDefined();
+    const other = await seed();
+    expect((await update({ ...form, to: [other.listId] })).json().errors.to).toBeDefined();
+    expect((await update(form, id, other.agent)).statusCode).toBe(404);
+    expect(
+      (await seeded.agent.get('/api/scheduled-mails')).json().data.find((item: { id: number }) => item.id === id),
+    ).toMatchObject({ subject: 'Launch day', delivery_time: '2030-10-27T09:00:00.000Z' });
+
+    await seeded.agent.post(`/api/scheduled-mails/cancel/${id}`);
+    expect((await update(form)).statusCode).toBe(409);
+  });
 });

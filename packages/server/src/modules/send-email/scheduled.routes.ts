@@ -11,6 +11,7 @@ import {
   listScheduled,
   removeCancel,
   resendFromHistory,
+  saveScheduledForm,
 } from './scheduled.service';
 
 const editLimit = { rateLimit: { name: 'history-edit', limit: 120, windowSeconds: 600, per: 'user' as const } };
@@ -31,6 +32,10 @@ export const scheduledRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
   serve(historyApi.scheduled, async (request) => listScheduled(platform, userOf(request), request.query));
   serve(historyApi.editScheduled, { config: editLimit }, async (request) => {
     await editScheduled(platform, userOf(request), request.params.id, request.body);
+    return { status: true, message: 'Your scheduled email was saved.' };
+  });
+  serve(historyApi.updateScheduled, { config: editLimit, bodyLimit: 8 * 1024 * 1024 }, async (request) => {
+    await saveScheduledForm(platform, userOf(request), request.params.id, request.body);
     return { status: true, message: 'Your scheduled email was saved.' };
   });
   serve(historyApi.cancelScheduled, { config: editLimit }, async (request) => {

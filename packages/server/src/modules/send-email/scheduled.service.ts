@@ -1,20 +1,23 @@
-import type { TScheduledEdit, TScheduledEmail, ZScheduledQuery } from '@sendwell/contracts';
+import type { TScheduledEdit, TScheduledEmail, TSendEmailForm, ZScheduledQuery } from '@sendwell/contracts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { dateBounds } from '../../platform/date-filter';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { requireAccountsAllowed } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
   createSend,
   deleteUserSend,
   findUserSend,
   fromHeader,
+  PLAN_WITHOUT_ACCOUNTS,
   selectUserSends,
   setScheduledStatus,
   type TSendRow,
   updateScheduled,
 } from '../delivery/delivery.service';
+import { checkSendForm } from './send-email.service';
 
 /**
  * Scheduled Emails (spec §2) with the state changes spec §4 allows (0 Pending may be edited
@@ -57,6 +60,11 @@ export const editEmailData = async (platform: TPlatform, userId: number, id: num
       account_id: row.account_id,
       delivery_time: row.deliver_at?.toISOString() ?? null,
       content: { cc: row.cc, bcc: row.bcc, reply_to: row.reply_to, message_body: row.html },
+      from_address: row.from_address,
+      track_opens: row.track_opens,
+      track_clicks: row.track_clicks,
+      status: scheduledStatus(row),
+      editable: row.type === 2 && row.status === 'scheduled' && row.started_at === null,
     },
   };
 };
@@ -114,6 +122,37 @@ export const editScheduled = async (platform: TPlatform, userId: number, id: num
     bcc: edit.bcc,
     reply_to: edit.reply_to,
     deliver_at: deliverAt,
+  });
+  if (!isEdited) throw notNow(row, 'edited');
+};
+
+/**
+ * Edit Scheduled Email with the whole Send Email form: the same checks as a send (the
+ * account's kind, the sender, lists of that account, the plan), the delivery time required
+ * and ahead; only while pending and not started.
+ */
+export const saveScheduledForm = async (platform: TPlatform, userId: number, id: number, form: TSendEmailForm) => {
+  const row = await requireSend(platform, userId, id);
+  if (row.type !== 2) throw notFound('This scheduled email does not exist.');
+  const checked = await checkSendForm(platform, userId, { ...form, sendLater: true });
+  // A plan without sending accounts keeps the test inbox only, on every path (R23).
+  await requireAccountsAllowed(platform.db, userId, checked.driver).catch((error: unknown) => {
+    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+  });
+  const isEdited = await updateScheduled(platform.db, userId, id, {
+    account_id: checked.accountId,
+    from_name: checked.fromName,
+    from_address: checked.fromAddress,
+    subject: form.subject,
+    html: form.message,
+    cc: form.cc,
+    bcc: form.bcc,
+    reply_to: form.reply,
+    list_ids: checked.lists.map((list) => list.id),
+    list_names: checked.lists.map((list) => list.name).join(', '),
+    deliver_at: checked.deliverAt!,
+    track_opens: form.trackOpens,
+    track_clicks: form.trackClicks,
   });
   if (!isEdited) throw notNow(row, 'edited');
 };

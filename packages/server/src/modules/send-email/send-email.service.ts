@@ -157,19 +157,31 @@ export const resolveSender = async (
 };
 
 /**
- * `POST /api/email/send`: checks what the account's kind, the plan and the time zone
- * require, builds the sender (from its parts, or from `from` as the spec sends it), and
- * records the send (now, or at its delivery time when it is sent later).
+ * The Send Email form checked as a send needs it (spec §5): the sender for the account's
+ * kind, lists of that account, the delivery time in the user's zone. Sending and editing a
+ * scheduled email both take it.
  */
-export const sendEmail = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
+export const checkSendForm = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
   const { account: row, timeZone, fromName, fromAddress } = await resolveSender(platform, userId, form);
   const lists = await findListsByIds(platform.db, userId, form.to, row.id);
   if (lists.length !== new Set(form.to).size) {
     throw new ValidationError({ to: ['Please choose mailing lists of the chosen account.'] });
   }
   const deliverAt = isSendLater(form) ? parseDeliveryTime(form.delivery, timeZone) : null;
+  // In the order the form named them, as the history's To column shows them.
+  lists.sort((a, b) => form.to.indexOf(a.id) - form.to.indexOf(b.id));
+  return { accountId: row.id, driver: row.driver, fromName, fromAddress, lists, deliverAt };
+};
+
+/**
+ * `POST /api/email/send`: checks what the account's kind, the plan and the time zone
+ * require, builds the sender (from its parts, or from `from` as the spec sends it), and
+ * records the send (now, or at its delivery time when it is sent later).
+ */
+export const sendEmail = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
+  const { accountId, fromName, fromAddress, deliverAt } = await checkSendForm(platform, userId, form);
   const sendId = await createSend(platform, userId, {
-    accountId: row.id,
+    accountId,
     fromName,
     fromAddress,
     subject: form.subject,

@@ -5,7 +5,7 @@ import { deleteExpiredRateLimits } from '../../platform/rate-limit';
 
 /**
  * Hourly (R30): the platform's stale rate-limit windows, and whatever each module registered
- * as its part (`cleanup` in its registration): expired sessions and spent reset links (auth),
+ * as its part (`cleanup` in its registration): expired sessions, spent reset and email-change links (auth),
  * used captchas past expiry (registration), Mailgun webhook tokens and applied provider
  * events past their retention (delivery-events).
  */

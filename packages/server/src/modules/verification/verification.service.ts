@@ -394,6 +394,21 @@ const recordProbeReach = async (platform: TPlatform, slice: { email: string }[],
 };
 
 /** For the operator's System page: whether the probe reaches receiving servers from here. */
+/**
+ * Whether the user's own verification found this address invalid (the verification tool, a
+ * list's, or the drip wizard's offer): a drip campaign stops such a recipient rather than
+ * sending to it.
+ */
+export const isVerifiedInvalid = async (executor: Executor, userId: number, email: string) =>
+  (
+    await executor
+      .selectFrom('verified_addresses')
+      .select('verdict')
+      .where('user_id', '=', userId)
+      .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+      .executeTakeFirst()
+  )?.verdict === 'invalid';
+
 export const probeStatus = async (db: Executor) => {
   const row = await db.selectFrom('verification_probe_status').selectAll().where('id', '=', 1).executeTakeFirst();
   return {

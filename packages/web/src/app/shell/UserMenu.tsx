@@ -1,5 +1,6 @@
 import { Avatar, Group, Menu, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
-import { IconChevronDown, IconLogout } from '@tabler/icons-react';
+import { IconChevronDown, IconLogout, IconUserCircle } from '@tabler/icons-react';
+import { Link } from 'react-router';
 import { useSignOut } from '../../features/auth/auth.queries';
 import { useSignedInUser } from '../session';
 
@@ -35,6 +36,9 @@ export const UserMenu = () => {
           </Text>
         </Menu.Label>
         <Menu.Divider />
+        <Menu.Item component={Link} to="/settings/profile" leftSection={<IconUserCircle size={16} />}>
+          Profile
+        </Menu.Item>
         <Menu.Item leftSection={<IconLogout size={16} />} disabled={signOut.isPending} onClick={() => signOut.mutate()}>
           Sign out
         </Menu.Item>

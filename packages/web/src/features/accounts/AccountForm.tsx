@@ -253,7 +253,8 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
         <TextInput
           ref={nameRef}
           label="Account Name"
-          placeholder="Newsletter sender"
+          description="Your name for this account, shown when you choose where to send from."
+          inputWrapperOrder={['label', 'input', 'description', 'error']}
           value={values.name}
           error={errors.name}
           onChange={(event) => update({ name: event.currentTarget.value })}
@@ -303,7 +304,8 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
           <>
             <TextInput
               label="Domain"
-              placeholder="mg.example.com"
+              description="Your sending domain as Mailgun lists it, for example mg.example.com."
+              inputWrapperOrder={['label', 'input', 'description', 'error']}
               value={values.domain}
               error={errors.domain}
               onChange={(event) => update({ domain: event.currentTarget.value })}
@@ -353,7 +355,6 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
                 label="Gmail address"
                 type="email"
                 autoComplete="off"
-                placeholder="you@gmail.com"
                 value={values.username}
                 error={errors.username}
                 onChange={(event) => update({ username: event.currentTarget.value })}
@@ -409,7 +410,8 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
                 />
                 <TextInput
                   label="Host"
-                  placeholder="smtp.example.com"
+                  description={isTestInbox ? undefined : 'Your provider’s SMTP server, for example smtp.example.com.'}
+                  inputWrapperOrder={['label', 'input', 'description', 'error']}
                   disabled={isTestInbox}
                   value={values.host}
                   error={errors.host}

@@ -78,6 +78,25 @@ describe('AccountsPage', () => {
     expect(within(smtp).getByRole('button', { name: 'Edit' })).toBeTruthy();
   });
 
+  it('connects the test inbox as it opens: Test SMTP, then Save succeeds without typing anything (issue 29 item 1)', async () => {
+    const inbox = buildSmtpAccount({ id: 5, name: 'Test inbox', driver: TEST_INBOX_DRIVER, active: true });
+    const fetchMock = stubAccounts([], { [TEST_SMTP]: TEST_PASSED, [CREATE]: saved(inbox) });
+    renderWithApp(<AccountsPage />);
+    fireEvent.click(await screen.findByTestId('connect-test-inbox'));
+    const form = await screen.findByTestId('account-form');
+
+    const name = within(form).getByLabelText('Account Name') as HTMLInputElement;
+    expect(name.value).toBe('Test inbox');
+    // No example that looks like a value in any field of the form.
+    for (const input of within(form).queryAllByRole('textbox')) expect(input.getAttribute('placeholder')).toBeNull();
+
+    fireEvent.click(within(form).getByTestId('smtp-test'));
+    await waitFor(() => expect(saveButton(form).disabled).toBe(false));
+    fireEvent.click(saveButton(form));
+    expect(await screen.findByText('Your sending account has been saved.')).toBeTruthy();
+    expect(bodiesOf(fetchMock, CREATE)[0]).toMatchObject({ name: 'Test inbox', driver: TEST_INBOX_DRIVER });
+  });
+
   it('offers the test inbox when there are no accounts, with the server’s settings filled in', async () => {
     stubAccounts([]);
     renderWithApp(<AccountsPage />);

@@ -39,6 +39,16 @@ describe('account form values', () => {
     expect(other).toMatchObject({ username: '', password: '', host: '', port: 587 });
   });
 
+  it('names a new test-inbox account Test inbox, keeps a name the user typed, and drops its own name on leaving', () => {
+    const inbox = chooseService({ ...blank, provider: 'smtp' }, TEST_INBOX_DRIVER, services, providers.testInbox);
+    expect(inbox.name).toBe('Test inbox');
+    expect(chooseService(inbox, 'smtp', services, providers.testInbox).name).toBe('');
+    const named = { ...blank, provider: 'smtp' as const, name: 'My tryout' };
+    const kept = chooseService(named, TEST_INBOX_DRIVER, services, providers.testInbox);
+    expect(kept.name).toBe('My tryout');
+    expect(chooseService(kept, 'smtp', services, providers.testInbox).name).toBe('My tryout');
+  });
+
   it('starts a free plan on the test inbox and asks it to upgrade for anything else', () => {
     const free = { ...context, canCreate: false };
     const values = initialValues(undefined, { ...free, isFirstAccount: true });

@@ -39,6 +39,8 @@ export const PROVIDER_LABELS: Record<TAccountProvider, string> = {
 };
 
 export const TEST_INBOX_LABEL = 'Sendwell test inbox';
+/** The name a new test-inbox account gets, so a newcomer's first Save succeeds as it is (issue 29 item 1). */
+export const TEST_INBOX_ACCOUNT_NAME = 'Test inbox';
 
 /** Gmail with an app password is SMTP to Google's server; the server uses these settings whatever the form says. */
 const GMAIL_SERVICE = findSmtpService('gmail')!;
@@ -118,9 +120,14 @@ export const chooseService = (
     mailPerDay: service && asksMailPerDay(service) ? service.defaultPerDay : '',
   };
   if (isTestInboxDriver(driver) && testInbox) {
-    return { ...next, username: testInbox.username, password: testInbox.password };
+    // An empty name becomes the test inbox's; a name the user typed stays.
+    const name = values.name.trim() ? values.name : TEST_INBOX_ACCOUNT_NAME;
+    return { ...next, name, username: testInbox.username, password: testInbox.password };
   }
-  return wasTestInbox ? { ...next, username: '', password: '' } : next;
+  if (!wasTestInbox) return next;
+  // Leaving the test inbox takes its login, and its name when the user kept the one it gave.
+  const name = values.name === TEST_INBOX_ACCOUNT_NAME ? '' : values.name;
+  return { ...next, name, username: '', password: '' };
 };
 
 type TProviderContext = {
@@ -137,7 +144,9 @@ export const chooseProvider = (
 ): TAccountFormValues => {
   const next = { ...values, provider };
   if (provider === 'google') {
-    const cleared = isTestInboxDriver(values.driver) ? { ...next, username: '', password: '' } : next;
+    const cleared = isTestInboxDriver(values.driver)
+      ? { ...next, name: values.name === TEST_INBOX_ACCOUNT_NAME ? '' : values.name, username: '', password: '' }
+      : next;
     return {
       ...cleared,
       driver: GMAIL_SERVICE.driver,

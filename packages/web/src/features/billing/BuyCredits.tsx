@@ -3,6 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { REGISTRATION_MESSAGES, type TBillingOptions } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useRef, useState } from 'react';
+import { Link } from 'react-router';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { formatCredits } from '../credits/credits.format';
@@ -89,7 +90,13 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
         Credits pay for email verification and spam tests. A pack is paid once, on top of your plan.
       </Text>
       {!publishableKey ? (
-        <Text size="sm">Credit purchases are not available on this server.</Text>
+        <Text size="sm">
+          Credit purchases are not available on this server.{' '}
+          <Anchor component={Link} to="/contact-us" size="sm">
+            Contact us
+          </Anchor>{' '}
+          to get more credits.
+        </Text>
       ) : (
         <Stack>
           <Radio.Group

@@ -1,6 +1,6 @@
 import { Badge, Card, Group, Radio, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { describePlan, formatPlanPrice, PAID_PLANS_UNAVAILABLE } from './billing.format';
+import { describePlan, formatPlanPrice, formatPrice, PAID_PLANS_UNAVAILABLE } from './billing.format';
 import type { TPlan } from './billing.queries';
 
 type TProps = {
@@ -54,7 +54,8 @@ export const PlanCard = ({ plan, testId, selection, isCurrent = false, isUnavail
           )}
         </Group>
         <Text fz="xl" fw={700}>
-          {formatPlanPrice(plan)}
+          {/* A free plan's card says its price in figures: its name already says Free. */}
+          {plan.isFree ? `${formatPrice(0)} / month` : formatPlanPrice(plan)}
           {!plan.isFree && plan.tax > 0 && (
             <Text component="span" size="xs" c="dimmed" fw={400}>
               {' '}

@@ -78,7 +78,12 @@ describe('SubscriptionPage', () => {
     expect(pro.textContent).toContain('Paid plans are not available on this server yet.');
     expect((within(pro).getByRole('button', { name: 'Upgrade' }) as HTMLButtonElement).disabled).toBe(true);
 
-    expect(screen.getByText('Credit purchases are not available on this server.')).toBeTruthy();
+    expect(screen.getByText(/Credit purchases are not available on this server\./)).toBeTruthy();
+    // A customer is told what they can do, never the operator's commands (issue 29 item 6).
+    expect(document.body.textContent).not.toMatch(/npm run admin|set-plan|grant-credits/);
+    expect(screen.getAllByRole('link', { name: /contact us/i }).length).toBeGreaterThan(0);
+    // The free plan is named once, not 'Free · Free'.
+    expect(screen.getByText('Current plan', { selector: 'p' }).nextElementSibling?.textContent).toBe('Free');
     expect(screen.queryByRole('button', { name: /^Buy/ })).toBeNull();
     expect(screen.queryByTestId('card-field')).toBeNull();
   });

@@ -20,15 +20,23 @@ import { formatLongDate } from '../../app/dates';
 import { useSignedInUser } from '../../app/session';
 import { PageHeader } from '../../components/PageHeader';
 import { BuyCredits } from './BuyCredits';
-import { formatPlanPrice, planChange, subscriptionStatusLabel } from './billing.format';
+import { planChange, planSummary, subscriptionStatusLabel } from './billing.format';
 import { type TPlan, useBillingOptions, usePlans, useSubscription } from './billing.queries';
 import { ChangePlanModal } from './ChangePlanModal';
 import { PlanCard } from './PlanCard';
 
+/**
+ * What a customer can do while the server takes no payments. How operators move users
+ * between plans is theirs to know (the operator area's System tab and the README), not the
+ * customer's.
+ */
 const PaymentsUnavailable = () => (
   <Alert color="blue" icon={<IconInfoCircle size={18} />} title="Payments are not set up on this server" mb="lg">
-    Paid plans and credit purchases are unavailable here. The operator can move you to any plan and grant credits with
-    the admin commands (<code>npm run admin -- set-plan</code> and <code>grant-credits</code>).
+    Paid plans and credit purchases are not available here yet. To move to another plan or get more credits,{' '}
+    <Anchor component={Link} to="/contact-us" size="sm">
+      contact us
+    </Anchor>
+    .
   </Alert>
 );
 
@@ -58,7 +66,7 @@ export const SubscriptionPage = () => {
               Current plan
             </Text>
             <Text fw={650} fz="lg">
-              {currentPlan ? `${currentPlan.name} · ${formatPlanPrice(currentPlan)}` : user.plan.name}
+              {currentPlan ? planSummary(currentPlan) : user.plan.name}
             </Text>
           </Stack>
           {stripeSubscription && (

@@ -3,7 +3,7 @@ import type { TPlan } from './billing.queries';
 
 /** Shown on every paid plan while the operator has not configured Stripe. */
 export const PAID_PLANS_UNAVAILABLE =
-  'Paid plans are not available on this server yet. Choose a free plan, or ask the operator.';
+  'Paid plans are not available on this server yet. Choose a free plan, or contact us.';
 
 const wholeDollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
 const dollarsAndCents = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
@@ -14,6 +14,15 @@ export const formatPrice = (dollars: number): string =>
 
 /** 'Free' for free plans, otherwise the monthly price. */
 export const formatPlanPrice = (plan: TPlan): string => (plan.isFree ? 'Free' : `${formatPrice(plan.price)} / month`);
+
+/**
+ * A plan's name and price in one line: 'Pro · $19 / month'. A free plan whose name already
+ * says so is named once ('Free', not 'Free · Free').
+ */
+export const planSummary = (plan: TPlan): string => {
+  const price = formatPlanPrice(plan);
+  return plan.name.trim().toLowerCase() === price.toLowerCase() ? plan.name : `${plan.name} · ${price}`;
+};
 
 /** One line of what a plan includes, for its card. */
 export const describePlan = (plan: TPlan): string =>

@@ -39,6 +39,7 @@ import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { RichText } from '../../components/RichText';
 import { PREVIEW_CSP } from '../send-email/send-email.preview';
+import { STATUS_LOOK } from './campaign-status';
 import {
   campaignKeys,
   membersUrl,
@@ -50,7 +51,7 @@ import {
   useRecipientHistory,
   useSetCampaignStatus,
 } from './campaigns.queries';
-import { checkSequence, newDripKey, SequenceEditor, type TSequenceForm } from './SequenceEditor';
+import { checkSequence, newDripKey, SequenceEditor, type TSequenceForm, useSequenceErrors } from './SequenceEditor';
 
 const TABS = [
   { value: 'overview', label: 'Overview' },
@@ -183,7 +184,7 @@ const Mails = ({ id, variables }: { id: number; variables: string[] }) => {
     (update: (previous: TSequenceForm) => TSequenceForm) => setEditing((previous) => previous && update(previous)),
     [],
   );
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useSequenceErrors(editing);
   const [open, setOpen] = useState<number | null>(null);
   if (!emails.data) return <Loader aria-label="Loading the emails" />;
   if (editing) {
@@ -198,7 +199,7 @@ const Mails = ({ id, variables }: { id: number; variables: string[] }) => {
             loading={save.isPending}
             onClick={() => {
               const checked = checkSequence(editing);
-              setErrors(checked.errors);
+              setErrors(checked.errors, editing);
               if (!checked.ok) return;
               save.mutate(
                 { id, body: { emails: checked.body.drips, dailyPlan: checked.body.dailyPlan } },
@@ -209,7 +210,7 @@ const Mails = ({ id, variables }: { id: number; variables: string[] }) => {
                   },
                   onError: (error) => {
                     const fields = fieldErrors(error);
-                    if (Object.keys(fields).length > 0) setErrors(fields);
+                    if (Object.keys(fields).length > 0) setErrors(fields, editing);
                     else showError(error);
                   },
                 },
@@ -592,28 +593,35 @@ export const CampaignPage = () => {
         actions={
           campaign && !campaign.is_draft ? (
             <>
-              <Badge variant="light" color={campaign.status ? 'green' : 'gray'} size="lg">
-                {campaign.status ? 'Running' : 'Paused'}
+              <Badge variant="light" color={STATUS_LOOK[campaign.state].color} size="lg" data-testid="campaign-state">
+                {STATUS_LOOK[campaign.state].label}
               </Badge>
-              <Button
-                variant={campaign.status ? 'default' : 'filled'}
-                leftSection={
-                  campaign.status ? <IconPlayerPause size={16} aria-hidden /> : <IconPlayerPlay size={16} aria-hidden />
-                }
-                loading={setStatus.isPending}
-                onClick={() =>
-                  setStatus.mutate(
-                    { id, status: !campaign.status },
-                    {
-                      onSuccess: ({ message }) =>
-                        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
-                      onError: showError,
-                    },
-                  )
-                }
-              >
-                {campaign.status ? 'Stop' : 'Start'}
-              </Button>
+              {/* A finished campaign has nobody left to send to: nothing to stop or start. */}
+              {campaign.state !== 'finished' && (
+                <Button
+                  variant={campaign.status ? 'default' : 'filled'}
+                  leftSection={
+                    campaign.status ? (
+                      <IconPlayerPause size={16} aria-hidden />
+                    ) : (
+                      <IconPlayerPlay size={16} aria-hidden />
+                    )
+                  }
+                  loading={setStatus.isPending}
+                  onClick={() =>
+                    setStatus.mutate(
+                      { id, status: !campaign.status },
+                      {
+                        onSuccess: ({ message }) =>
+                          notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+                        onError: showError,
+                      },
+                    )
+                  }
+                >
+                  {campaign.status ? 'Stop' : 'Start'}
+                </Button>
+              )}
             </>
           ) : null
         }

@@ -14,9 +14,10 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { DateTimePicker } from '@mantine/dates';
 import {
   campaignsApi,
+  deliveryParts,
+  parseDeliveryTime,
   renderMergeFields,
   senderDomain,
   sendsAsSenderNameOnly,
@@ -28,15 +29,25 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError, callRoute } from '../../app/api';
+import { useFormatDateTime, useTimeZone } from '../../app/dates';
 import { fieldErrors, showError } from '../../app/errors';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { RichText } from '../../components/RichText';
+import { DeliveryTimePicker, type TDeliveryValue } from '../send-email/DeliveryTimePicker';
+import { deliveryTimeOf } from '../send-email/send-email.form';
 import { PREVIEW_CSP } from '../send-email/send-email.preview';
 import { useSendEmailContent } from '../send-email/send-email.queries';
 import { campaignKeys, useCampaignMutation, useDraft } from './campaigns.queries';
 import { RecipientsStep } from './RecipientsStep';
-import { checkSequence, emptySequence, newDripKey, SequenceEditor, type TSequenceForm } from './SequenceEditor';
+import {
+  checkSequence,
+  emptySequence,
+  newDripKey,
+  SequenceEditor,
+  type TSequenceForm,
+  useSequenceErrors,
+} from './SequenceEditor';
 
 const STEPS = [
   { key: 'start', label: 'Start', number: 1 },
@@ -189,11 +200,11 @@ const toForm = (draft: TCampaignDraft): TSequenceForm =>
 const ComposeStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () => void }) => {
   const save = useCampaignMutation('saveSequence');
   const [value, setValue] = useState(() => toForm(draft));
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useSequenceErrors(value);
   const variables = useMemo(() => ['email', 'name', ...draft.recipients.variables], [draft.recipients.variables]);
   const next = () => {
     const checked = checkSequence(value);
-    setErrors(checked.errors);
+    setErrors(checked.errors, value);
     if (!checked.ok) return;
     save.mutate(
       { body: { temporary: draft.temporaryKey, ...checked.body } },
@@ -201,7 +212,7 @@ const ComposeStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
         onSuccess: onSaved,
         onError: (error) => {
           const fields = fieldErrors(error);
-          if (Object.keys(fields).length > 0) setErrors(fields);
+          if (Object.keys(fields).length > 0) setErrors(fields, value);
           else showError(error);
         },
       },
@@ -308,12 +319,18 @@ const PreviewStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
 /** Step 5: tracking, the first mail's time, the law and terms. */
 const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () => void }) => {
   const save = useCampaignMutation('saveOptions');
-  const [options, setOptions] = useState({
-    trackOpens: draft.options.trackOpens,
-    scheduled: draft.options.scheduled,
-    scheduleTime: draft.options.scheduleTime ? new Date(draft.options.scheduleTime) : null,
-    acceptLaw: draft.options.acceptLaw,
+  const timeZone = useTimeZone();
+  const [options, setOptions] = useState(() => {
+    // The first mail's time on the user's clock, as every other time (issue 29), not the browser's.
+    const parts = draft.options.scheduleTime ? deliveryParts(new Date(draft.options.scheduleTime), timeZone) : null;
+    return {
+      trackOpens: draft.options.trackOpens,
+      scheduled: draft.options.scheduled,
+      schedule: { deliveryDate: parts?.date ?? null, deliverySlot: parts?.slot ?? null } as TDeliveryValue,
+      acceptLaw: draft.options.acceptLaw,
+    };
   });
+  const scheduleTime = parseDeliveryTime(deliveryTimeOf(options.schedule), timeZone);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -324,7 +341,7 @@ const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
           options: {
             trackOpens: options.trackOpens,
             scheduled: options.scheduled,
-            scheduleTime: options.scheduled && options.scheduleTime ? options.scheduleTime.toISOString() : null,
+            scheduleTime: options.scheduled && scheduleTime ? scheduleTime.toISOString() : null,
             acceptLaw: options.acceptLaw,
           },
         },
@@ -359,14 +376,14 @@ const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
             onChange={(event) => setOptions({ ...options, scheduled: event.currentTarget.checked })}
           />
           {options.scheduled && (
-            <DateTimePicker
-              label="First mail at"
-              required
-              minDate={new Date()}
-              valueFormat="MM/DD/YYYY h:mm A"
-              timePickerProps={{ format: '12h', minutesStep: 5 } as never}
-              value={options.scheduleTime}
-              onChange={(value) => setOptions({ ...options, scheduleTime: value ? new Date(value) : null })}
+            <DeliveryTimePicker
+              id="campaign-schedule"
+              value={options.schedule}
+              onChange={(schedule) => setOptions((current) => ({ ...current, schedule }))}
+              timeZone={timeZone}
+              allowsScheduling
+              isRequired
+              labels={{ date: 'First mail on', time: 'First mail at' }}
               error={errors.scheduleTime}
             />
           )}
@@ -389,6 +406,7 @@ const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
 
 /** Step 6: what will go, and the button that saves and starts it. */
 const FinishStep = ({ draft }: { draft: TCampaignDraft }) => {
+  const formatDateTime = useFormatDateTime();
   const finish = useCampaignMutation('finish');
   const navigate = useNavigate();
   return (
@@ -402,7 +420,7 @@ const FinishStep = ({ draft }: { draft: TCampaignDraft }) => {
           {draft.recipients.count.toLocaleString('en-US')} recipients, {draft.drips.length} email
           {draft.drips.length === 1 ? '' : 's'};{' '}
           {draft.options.scheduled && draft.options.scheduleTime
-            ? `the first mail goes on ${new Date(draft.options.scheduleTime).toLocaleString('en-US')}.`
+            ? `the first mail goes on ${formatDateTime(draft.options.scheduleTime)}.`
             : 'the first mails go as soon as the campaign is saved, inside its sending windows.'}
         </Text>
         <Group justify="flex-end">

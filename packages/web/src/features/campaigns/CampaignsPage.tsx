@@ -1,10 +1,12 @@
 import {
+  ActionIcon,
   Anchor,
   Badge,
   Button,
   Card,
   Collapse,
   Group,
+  Modal,
   Paper,
   Stack,
   Switch,
@@ -14,7 +16,15 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { CAMPAIGN_MESSAGES, type TCampaignRow } from '@sendwell/contracts';
-import { IconChevronDown, IconChevronRight, IconPlus } from '@tabler/icons-react';
+import {
+  IconChevronDown,
+  IconChevronRight,
+  IconPlayerPause,
+  IconPlayerPlay,
+  IconPlus,
+  IconTrash,
+} from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
@@ -22,15 +32,15 @@ import { showError } from '../../app/errors';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { LineChart } from '../../components/LineChart';
 import { PageHeader } from '../../components/PageHeader';
-import { CAMPAIGNS_URL, campaignKeys, useDrafts, useListStatistics, useSetCampaignStatus } from './campaigns.queries';
-
-export const STATUS_LOOK: Record<TCampaignRow['status'], { label: string; color: string }> = {
-  running: { label: 'Running', color: 'green' },
-  paused: { label: 'Paused', color: 'gray' },
-  scheduled: { label: 'Scheduled', color: 'blue' },
-  finished: { label: 'Finished', color: 'teal' },
-  draft: { label: 'Unsaved', color: 'orange' },
-};
+import { STATUS_LOOK } from './campaign-status';
+import {
+  CAMPAIGNS_URL,
+  campaignKeys,
+  useCampaignMutation,
+  useDrafts,
+  useListStatistics,
+  useSetCampaignStatus,
+} from './campaigns.queries';
 
 const RunningSwitch = ({ campaign }: { campaign: TCampaignRow }) => {
   const setStatus = useSetCampaignStatus();
@@ -53,10 +63,65 @@ const RunningSwitch = ({ campaign }: { campaign: TCampaignRow }) => {
   );
 };
 
-/** The unsaved campaigns (spec: a collapsible group, each resumed at its furthest step). */
+/** Asks before deleting campaigns, naming them. */
+const DeleteCampaignsModal = ({
+  campaigns,
+  onClose,
+  onDeleted,
+}: {
+  campaigns: { id: number; title: string }[] | null;
+  onClose: () => void;
+  onDeleted?: () => void;
+}) => {
+  const remove = useCampaignMutation('deleteCampaigns');
+  const count = campaigns?.length ?? 0;
+  return (
+    <Modal
+      opened={campaigns !== null}
+      onClose={onClose}
+      title={count === 1 ? 'Delete this campaign?' : `Delete ${count} campaigns?`}
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      <Stack>
+        <Text size="sm">
+          {count === 1 ? `“${campaigns?.[0]?.title}”` : 'They'} and {count === 1 ? 'its' : 'their'} recipients are
+          deleted. Emails already handed to your sending account still go out.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Back
+          </Button>
+          <Button
+            color="red.9"
+            loading={remove.isPending}
+            onClick={() =>
+              remove.mutate(
+                { body: { ids: (campaigns ?? []).map((campaign) => campaign.id) } },
+                {
+                  onSuccess: ({ message }) => {
+                    notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+                    onDeleted?.();
+                    onClose();
+                  },
+                  onError: showError,
+                },
+              )
+            }
+          >
+            Delete
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+};
+
+/** The unsaved campaigns (spec: a collapsible group, each resumed at its furthest step, or deleted). */
 const Drafts = () => {
   const drafts = useDrafts();
   const [isOpen, setIsOpen] = useState(true);
+  const [deleting, setDeleting] = useState<TCampaignRow | null>(null);
   const formatDateTime = useFormatDateTime();
   const rows = drafts.data?.data ?? [];
   if (rows.length === 0) return null;
@@ -73,18 +138,95 @@ const Drafts = () => {
       <Collapse expanded={isOpen} transitionDuration={800} id="unsaved-campaigns">
         <Stack gap={4} mt="sm">
           {rows.map((draft) => (
-            <Group key={draft.id} justify="space-between">
+            <Group key={draft.id} justify="space-between" wrap="nowrap" gap="xs">
               <Anchor component={Link} to={`/campaigns/continue/${draft.id}`}>
                 {draft.title}
               </Anchor>
-              <Text size="sm" c="dimmed">
-                step {draft.step} of 6 · {formatDateTime(draft.created_at)}
-              </Text>
+              <Group gap="xs" wrap="nowrap">
+                <Text size="sm" c="dimmed">
+                  step {draft.step} of 6 · {formatDateTime(draft.created_at)}
+                </Text>
+                <ActionIcon
+                  variant="subtle"
+                  color="red.9"
+                  aria-label={`Delete ${draft.title}`}
+                  onClick={() => setDeleting(draft)}
+                >
+                  <IconTrash size={16} aria-hidden />
+                </ActionIcon>
+              </Group>
             </Group>
           ))}
         </Stack>
       </Collapse>
+      <DeleteCampaignsModal campaigns={deleting ? [deleting] : null} onClose={() => setDeleting(null)} />
     </Paper>
+  );
+};
+
+/** Start, stop or delete the campaigns ticked in the list (spec: select-all and per-row checkboxes). */
+const BulkActions = ({ selected, clearSelection }: { selected: TCampaignRow[]; clearSelection: () => void }) => {
+  const queryClient = useQueryClient();
+  const setStatus = useSetCampaignStatus();
+  const [isBusy, setIsBusy] = useState(false);
+  const [deleting, setDeleting] = useState<TCampaignRow[] | null>(null);
+  const changeAll = async (running: boolean) => {
+    // A finished campaign has nobody left: starting or stopping it changes nothing.
+    const targets = selected.filter((campaign) => campaign.status !== 'finished' && campaign.running !== running);
+    setIsBusy(true);
+    try {
+      for (const campaign of targets) await setStatus.mutateAsync({ id: campaign.id, status: running });
+      notifications.show({
+        color: 'green',
+        title: 'Success!',
+        message: `${targets.length} campaign${targets.length === 1 ? '' : 's'} ${running ? 'started' : 'stopped'}.`,
+        position: 'top-center',
+      });
+      clearSelection();
+    } catch (error) {
+      showError(error);
+    } finally {
+      setIsBusy(false);
+      void queryClient.invalidateQueries({ queryKey: campaignKeys.list });
+    }
+  };
+  const isEmpty = selected.length === 0;
+  return (
+    <Group gap="xs">
+      <Text size="sm" c="dimmed" aria-live="polite">
+        {isEmpty ? 'Tick campaigns to act on them.' : `${selected.length} selected`}
+      </Text>
+      <Button
+        size="xs"
+        variant="default"
+        leftSection={<IconPlayerPlay size={14} aria-hidden />}
+        disabled={isEmpty}
+        loading={isBusy}
+        onClick={() => void changeAll(true)}
+      >
+        Start
+      </Button>
+      <Button
+        size="xs"
+        variant="default"
+        leftSection={<IconPlayerPause size={14} aria-hidden />}
+        disabled={isEmpty}
+        loading={isBusy}
+        onClick={() => void changeAll(false)}
+      >
+        Stop
+      </Button>
+      <Button
+        size="xs"
+        color="red.9"
+        leftSection={<IconTrash size={14} aria-hidden />}
+        disabled={isEmpty}
+        onClick={() => setDeleting(selected)}
+      >
+        Delete
+      </Button>
+      <DeleteCampaignsModal campaigns={deleting} onClose={() => setDeleting(null)} onDeleted={clearSelection} />
+    </Group>
   );
 };
 
@@ -161,6 +303,13 @@ export const CampaignsPage = () => {
           defaultSort={{ column: 'created_at', order: 'desc' }}
           defaultPerPage={20}
           searchDebounceMs={600}
+          selectable
+          toolbar={({ selectedIds, clearSelection, response }) => (
+            <BulkActions
+              selected={(response?.data ?? []).filter((campaign) => selectedIds.includes(campaign.id))}
+              clearSelection={clearSelection}
+            />
+          )}
           emptyText={
             <Stack align="center" gap="xs" py="lg">
               <Text>{CAMPAIGN_MESSAGES.empty}</Text>

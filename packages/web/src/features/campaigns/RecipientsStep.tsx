@@ -1,9 +1,11 @@
 import {
   Alert,
+  Anchor,
   Button,
   Checkbox,
   FileInput,
   Group,
+  Modal,
   Paper,
   ScrollArea,
   Select,
@@ -17,15 +19,26 @@ import { notifications } from '@mantine/notifications';
 import {
   CAMPAIGN_DEFAULTS,
   CAMPAIGN_MESSAGES,
+  guessColumnRoles,
   isGenericEmail,
+  joinName,
   MANUAL_COLUMNS,
   readEmailCell,
   type TCampaignRecipientInput,
+  type TVerifyStoreResult,
+  usableCredit,
+  VERIFY_MAX_ADDRESSES,
+  VERIFY_MESSAGES,
+  verificationApi,
 } from '@sendwell/contracts';
 import { IconFileUpload, IconPlus, IconTrash } from '@tabler/icons-react';
+import { useMutation } from '@tanstack/react-query';
 import Papa from 'papaparse';
 import { useState } from 'react';
+import { Link } from 'react-router';
+import { callRoute } from '../../app/api';
 import { showError } from '../../app/errors';
+import { useSignedInUser } from '../../app/session';
 import { useImportOptions } from '../lists/lists.queries';
 import { useCampaignMutation } from './campaigns.queries';
 
@@ -64,11 +77,106 @@ const variableName = (header: string, index: number) =>
     .replace(/^_+|_+$/g, '')
     .slice(0, 64) || `column_${index + 1}`;
 
+/** The first column of the first data rows holding an address, for files without an `email` header. */
+const addressColumnOf = (rows: readonly string[][]) => {
+  for (const row of rows.slice(0, 50)) {
+    const index = row.findIndex((cell) => readEmailCell(cell).email !== null);
+    if (index !== -1) return index;
+  }
+  return null;
+};
+
+/**
+ * The columns' first guess, by the list import's rule (`guessColumnRoles` in contracts): the
+ * email headed `email` or where the addresses are, First Name + Last Name (FNAME + LNAME, Given
+ * name + Surname…) joined as the Name, other headed columns as custom variables.
+ */
+const guessColumns = (rows: string[][], headed: boolean): TColumn[] => {
+  const header = rows[0] ?? [];
+  const { roles } = guessColumnRoles(
+    header.map((cell) => (headed ? cell.trim() || null : null)),
+    addressColumnOf(headed ? rows.slice(1) : rows),
+  );
+  return header.map((cell, index) => {
+    const role = roles[index] ?? 'skip';
+    return {
+      header: headed ? cell.trim() || `Column ${index + 1}` : `Column ${index + 1}`,
+      role: role === 'field' ? 'variable' : role,
+    };
+  });
+};
+
+type TVerifyOffer = { emails: string[]; stored: TVerifyStoreResult['data'] };
+
+/**
+ * The recipients step's verification offer (spec §4): the addresses go to the verification
+ * tool's job (one credit per address not checked before, shown against the credits there are);
+ * the campaign leaves out the ones found invalid.
+ */
+const VerifyOfferModal = ({ offer, onClose }: { offer: TVerifyOffer | null; onClose: () => void }) => {
+  const user = useSignedInUser();
+  const available = usableCredit(user.credit);
+  const start = useMutation({
+    mutationFn: (stored: TVerifyOffer['stored']) =>
+      callRoute(verificationApi.lastCheck, { body: { listId: stored.listId, creditsToBeUsed: stored.creditToBeUsed } }),
+    onSuccess: () => {
+      notifications.show({
+        color: 'green',
+        title: 'Success!',
+        message: VERIFY_MESSAGES.queued,
+        position: 'top-center',
+      });
+      onClose();
+    },
+    onError: showError,
+  });
+  const needed = offer?.stored.creditToBeUsed ?? 0;
+  const isShort = needed > available;
+  return (
+    <Modal
+      opened={offer !== null}
+      onClose={onClose}
+      title="Verify the recipients?"
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      {offer && (
+        <Stack>
+          <Text size="sm">
+            {offer.stored.total.toLocaleString('en-US')} addresses;{' '}
+            {offer.stored.alreadyCheckedCount.toLocaleString('en-US')} checked before (no charge). Addresses found
+            invalid are not sent to.
+          </Text>
+          <Text size="sm" fw={600} data-testid="verify-credits">
+            Credits to use: {needed.toLocaleString('en-US')} of {available.toLocaleString('en-US')} available.
+          </Text>
+          {isShort && (
+            <Alert color="orange">
+              To complete this process; please buy credits.{' '}
+              <Anchor component={Link} to="/settings/subscription" size="sm">
+                Buy Credits
+              </Anchor>
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Not now
+            </Button>
+            <Button disabled={isShort} loading={start.isPending} onClick={() => start.mutate(offer.stored)}>
+              Verify
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+};
+
 /** The CSV tab: read in the browser (at most 1.5 MB), columns mapped, three rows previewed. */
 const FileUpload = ({
   onRecipients,
 }: {
-  onRecipients: (rows: TCampaignRecipientInput[], removeGeneric: boolean) => void;
+  onRecipients: (rows: TCampaignRecipientInput[], options: { removeGeneric: boolean; verify: boolean }) => void;
 }) => {
   const options = useImportOptions();
   const [file, setFile] = useState<File | null>(null);
@@ -77,6 +185,7 @@ const FileUpload = ({
   const [columns, setColumns] = useState<TColumn[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [removeGeneric, setRemoveGeneric] = useState(false);
+  const [verify, setVerify] = useState(false);
 
   const read = async (picked: File | null) => {
     setFile(picked);
@@ -93,26 +202,17 @@ const FileUpload = ({
       !readEmailCell(header.find((cell) => cell.includes('@')) ?? '').email;
     setHasHeaders(headed);
     setRows(data);
-    setColumns(
-      header.map((cell, index) => {
-        const name = cell.trim().toLowerCase();
-        const role: TRole = headed
-          ? name === 'email'
-            ? 'email'
-            : name === 'name' || name === 'full name' || name === 'fullname'
-              ? 'name'
-              : 'variable'
-          : readEmailCell(cell).email
-            ? 'email'
-            : 'skip';
-        return { header: headed ? cell.trim() : `Column ${index + 1}`, role };
-      }),
-    );
+    setColumns(guessColumns(data, headed));
+  };
+
+  const changeHeaders = (headed: boolean) => {
+    setHasHeaders(headed);
+    setColumns(guessColumns(rows, headed));
   };
 
   const body = hasHeaders ? rows.slice(1) : rows;
   const emailColumn = columns.findIndex((column) => column.role === 'email');
-  const nameColumn = columns.findIndex((column) => column.role === 'name');
+  const nameColumns = columns.flatMap((column, index) => (column.role === 'name' ? [index] : []));
   const generic = options.data
     ? body.filter((row) => {
         const email = readEmailCell(row[emailColumn] ?? '').email;
@@ -120,6 +220,7 @@ const FileUpload = ({
       }).length
     : 0;
   const isAllGeneric = body.length > 0 && generic === body.length;
+  const canVerify = !isAllGeneric && body.length <= VERIFY_MAX_ADDRESSES;
 
   const submit = () => {
     if (emailColumn === -1) return setProblem('Please select email field first!');
@@ -127,10 +228,11 @@ const FileUpload = ({
     if (!readEmailCell(body[0]![emailColumn] ?? '').email) {
       return setProblem('The first row has no valid email: remove the header row, or tick My file has headers.');
     }
+    setProblem(null);
     onRecipients(
       body.map((row) => ({
         email: row[emailColumn] ?? '',
-        name: nameColumn === -1 ? '' : (row[nameColumn] ?? ''),
+        name: joinName(row, nameColumns),
         variables: Object.fromEntries(
           columns.flatMap((column, index) =>
             column.role === 'variable' && (row[index] ?? '').trim()
@@ -139,10 +241,11 @@ const FileUpload = ({
           ),
         ),
       })),
-      removeGeneric || isAllGeneric,
+      { removeGeneric: removeGeneric || isAllGeneric, verify: verify && canVerify },
     );
   };
 
+  const preview = body.slice(0, 3);
   return (
     <Stack>
       <FileInput
@@ -159,8 +262,11 @@ const FileUpload = ({
           <Checkbox
             label="My file has headers"
             checked={hasHeaders}
-            onChange={(event) => setHasHeaders(event.currentTarget.checked)}
+            onChange={(event) => changeHeaders(event.currentTarget.checked)}
           />
+          <Text size="sm" c="dimmed">
+            Columns used as Name are joined in their order: First Name and Last Name make “Ann Lee”.
+          </Text>
           <ScrollArea>
             <Table aria-label="Column mapping" withTableBorder>
               <Table.Thead>
@@ -201,7 +307,7 @@ const FileUpload = ({
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {body.slice(0, 3).map((row, rowIndex) => (
+                {preview.map((row, rowIndex) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: a preview of rows
                   <Table.Tr key={rowIndex}>
                     {columns.map((_, index) => (
@@ -213,8 +319,16 @@ const FileUpload = ({
               </Table.Tbody>
             </Table>
           </ScrollArea>
-          <Text size="sm" c="dimmed">
+          <Text size="sm" c="dimmed" data-testid="recipients-preview">
             {body.length.toLocaleString('en-US')} rows; the first three are shown.
+            {preview.length > 0 &&
+              ` They become ${preview
+                .map((row) => {
+                  const name = joinName(row, nameColumns);
+                  const email = readEmailCell(row[emailColumn] ?? '').email ?? '(no valid email)';
+                  return name ? `${name} <${email}>` : email;
+                })
+                .join(', ')}.`}
           </Text>
           {generic > 0 && (
             <Alert color="orange">
@@ -230,6 +344,17 @@ const FileUpload = ({
               />
             </Alert>
           )}
+          <Checkbox
+            label="Verify the addresses (one credit per address not checked before)"
+            description={
+              body.length > VERIFY_MAX_ADDRESSES
+                ? VERIFY_MESSAGES.tooMany
+                : 'Addresses found invalid are left out when the campaign sends. You confirm the credits first.'
+            }
+            checked={verify && canVerify}
+            disabled={!canVerify}
+            onChange={(event) => setVerify(event.currentTarget.checked)}
+          />
           <Group justify="flex-end">
             <Button onClick={submit}>Use these recipients</Button>
           </Group>
@@ -353,12 +478,24 @@ export const RecipientsStep = ({
   onSaved: () => void;
 }) => {
   const save = useCampaignMutation('saveRecipients');
-  const store = (recipients: TCampaignRecipientInput[], removeGeneric = false) =>
+  const [offer, setOffer] = useState<TVerifyOffer | null>(null);
+  const priceVerification = useMutation({
+    mutationFn: (emails: string[]) => callRoute(verificationApi.textStore, { body: { emails: emails.join('\n') } }),
+    onError: showError,
+  });
+  const store = (
+    recipients: TCampaignRecipientInput[],
+    { removeGeneric = false, verify = false }: { removeGeneric?: boolean; verify?: boolean } = {},
+  ) =>
     save.mutate(
       { body: { temporary, recipients, removeGeneric, replace: true } },
       {
-        onSuccess: ({ message }) =>
-          notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+        onSuccess: ({ message }) => {
+          notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+          if (!verify) return;
+          const emails = recipients.map((recipient) => recipient.email);
+          priceVerification.mutate(emails, { onSuccess: ({ data }) => setOffer({ emails, stored: data }) });
+        },
         onError: showError,
       },
     );
@@ -372,6 +509,7 @@ export const RecipientsStep = ({
           </Tabs.List>
           <Tabs.Panel value="file" pt="md">
             <FileUpload onRecipients={store} />
+            <VerifyOfferModal offer={offer} onClose={() => setOffer(null)} />
           </Tabs.Panel>
           <Tabs.Panel value="manual" pt="md">
             <ManualRows onRecipients={(rows) => store(rows)} />

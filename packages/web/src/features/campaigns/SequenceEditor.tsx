@@ -1,5 +1,6 @@
 import {
   ActionIcon,
+  Anchor,
   Button,
   Checkbox,
   Grid,
@@ -20,11 +21,14 @@ import {
   type TDailyPlan,
   type TDayPlan,
   type TFrequency,
+  timeZoneLabel,
   WEEKDAY_TITLES,
   ZSequence,
 } from '@sendwell/contracts';
 import { IconPlus, IconReplace, IconTrash } from '@tabler/icons-react';
-import { memo, useCallback, useRef, useState } from 'react';
+import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { useTimeZone } from '../../app/dates';
 import { RichText } from '../../components/RichText';
 
 /** One email of the sequence as the editor holds it (`key` is the editor's own, `id` the server's). */
@@ -79,6 +83,53 @@ export const checkSequence = (form: TSequenceForm) => {
     }
   }
   return { body, errors, ok: parsed.success };
+};
+
+/**
+ * The errors of a check that still hold: an error stays beside its field until that field
+ * changes (a subject typed after "Subject field is required!" takes the message away), and
+ * follows its email when emails before it are added or deleted. `against` is the sequence as
+ * it was checked.
+ */
+export const liveSequenceErrors = (
+  errors: TSequenceErrors,
+  against: TSequenceForm,
+  now: TSequenceForm,
+): TSequenceErrors => {
+  const live: TSequenceErrors = {};
+  for (const [path, message] of Object.entries(errors)) {
+    const [root, position, field] = path.split('.');
+    if (root === 'dailyPlan') {
+      if (JSON.stringify(against.dailyPlan) === JSON.stringify(now.dailyPlan)) live[path] = message;
+      continue;
+    }
+    if (root !== 'drips' || position === undefined || field === undefined) {
+      // About the sequence as a whole: it holds while no email was added or deleted.
+      if (against.drips.length === now.drips.length) live[path] = message;
+      continue;
+    }
+    const checked = against.drips[Number(position)];
+    const index = checked ? now.drips.findIndex((drip) => drip.key === checked.key) : -1;
+    if (!checked || index === -1) continue;
+    const key = field as keyof TDripForm;
+    if (JSON.stringify(checked[key]) !== JSON.stringify(now.drips[index]![key])) continue;
+    live[['drips', index, ...path.split('.').slice(2)].join('.')] = message;
+  }
+  return live;
+};
+
+/** A sequence's check results as the form shows them: set by a check, cleared field by field as they are fixed. */
+export const useSequenceErrors = (value: TSequenceForm | null) => {
+  const [checked, setChecked] = useState<{ errors: TSequenceErrors; against: TSequenceForm } | null>(null);
+  const errors = useMemo(
+    () => (checked && value ? liveSequenceErrors(checked.errors, checked.against, value) : {}),
+    [checked, value],
+  );
+  const setErrors = useCallback(
+    (next: TSequenceErrors, against: TSequenceForm) => setChecked({ errors: next, against }),
+    [],
+  );
+  return [errors, setErrors] as const;
 };
 
 const HOURS = Array.from({ length: 12 }, (_, index) => String(index + 1));
@@ -161,6 +212,7 @@ const DaysPanel = memo(function DaysPanel({
   error?: string | undefined;
   onChange: (plan: TDailyPlan) => void;
 }) {
+  const timeZone = useTimeZone();
   const checked = plan.filter((day) => day.checked).length;
   const patch = (key: TDayPlan['key'], change: Partial<TDayPlan>) =>
     onChange(plan.map((day) => (day.key === key ? { ...day, ...change } : day)));
@@ -170,7 +222,11 @@ const DaysPanel = memo(function DaysPanel({
         Sending days and times
       </Title>
       <Text size="sm" c="dimmed" mb="sm">
-        Emails go out only inside these windows, in your time zone. An end before the start runs past midnight.
+        Emails go out only inside these windows, in your time zone ({timeZoneLabel(timeZone)};{' '}
+        <Anchor component={Link} to="/settings/profile" size="sm">
+          change it
+        </Anchor>
+        ). An end before the start runs past midnight.
       </Text>
       <Table verticalSpacing={4} horizontalSpacing={4} aria-label="Sending days and times">
         <Table.Thead>

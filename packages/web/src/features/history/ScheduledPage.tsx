@@ -1,13 +1,12 @@
-import { Alert, Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, Paper, Stack, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { type TScheduledEmail, ZScheduledEdit } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
+import type { TScheduledEmail } from '@sendwell/contracts';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
-import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
-import { historyKeys, SCHEDULED_URL, useEditScheduled, useLiveHistory, useScheduledAction } from './history.queries';
+import { historyKeys, SCHEDULED_URL, useLiveHistory, useScheduledAction } from './history.queries';
 
 const STATUS = {
   0: { label: 'Pending', color: 'blue' },
@@ -17,68 +16,6 @@ const STATUS = {
 
 const success = (message: string) =>
   notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
-/** `YYYY-MM-DDTHH:mm` in this browser's zone, for a datetime-local field. */
-const toLocalInput = (iso: string | null) => {
-  if (!iso) return '';
-  const date = new Date(iso);
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
-};
-
-/** Edit Scheduled Email: a pending email that has not started; the delivery time is required. */
-const EditForm = ({ email, onClose }: { email: TScheduledEmail; onClose: () => void }) => {
-  const edit = useEditScheduled(email.id);
-  const form = useZodForm(ZScheduledEdit, {
-    initialValues: {
-      subject: email.subject,
-      message: email.content.message_body,
-      cc: email.cc,
-      bcc: email.bcc,
-      reply_to: email.content.reply_to,
-      // The browser's datetime-local form (its own zone); sent as an instant.
-      delivery_time: toLocalInput(email.delivery_time),
-    },
-    onSubmit: (body, { fail }) =>
-      edit.mutate(
-        { ...body, delivery_time: new Date(body.delivery_time).toISOString() },
-        {
-          onSuccess: ({ message }) => {
-            success(message);
-            onClose();
-          },
-          onError: fail,
-        },
-      ),
-  });
-  return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
-        <TextInput type="datetime-local" label="Delivery time" required {...form.inputProps('delivery_time')} />
-        <TextInput label="Subject" required {...form.inputProps('subject')} />
-        <Group grow>
-          <TextInput label="Cc" {...form.inputProps('cc')} />
-          <TextInput label="Bcc" {...form.inputProps('bcc')} />
-          <TextInput label="Reply-to" {...form.inputProps('reply_to')} />
-        </Group>
-        <Textarea label="Message (HTML)" required autosize minRows={6} maxRows={16} {...form.inputProps('message')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={edit.isPending}>
-            Save
-          </Button>
-        </Group>
-      </Stack>
-    </form>
-  );
-};
 
 type TConfirm = { action: 'cancel' | 'removeCancel' | 'delete'; email: TScheduledEmail } | null;
 
@@ -101,9 +38,9 @@ export const ScheduledPage = () => {
   const formatDateTime = useFormatDateTime();
   useLiveHistory();
   const act = useScheduledAction();
-  const [firstDate, setFirstDate] = useState('');
-  const [lastDate, setLastDate] = useState('');
-  const [editing, setEditing] = useState<TScheduledEmail | null>(null);
+  // The dates as typed, and as applied by the Filter button (spec §2 screen 10).
+  const [dates, setDates] = useState({ first: '', last: '' });
+  const [applied, setApplied] = useState({ first: '', last: '' });
   const [confirm, setConfirm] = useState<TConfirm>(null);
 
   const columns: TDataTableColumn<TScheduledEmail>[] = [
@@ -132,9 +69,10 @@ export const ScheduledPage = () => {
         <Group gap={4} wrap="nowrap">
           {email.status === 0 && email.send_time === null && (
             <Button
+              component={Link}
+              to={`/scheduled-mails/edit/${email.id}`}
               size="compact-xs"
               variant="default"
-              onClick={() => setEditing(email)}
               aria-label={`Edit ${email.subject}`}
             >
               Edit
@@ -188,24 +126,35 @@ export const ScheduledPage = () => {
           columns={columns}
           rowKey={(email) => email.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ first_date: firstDate, last_date: lastDate }}
+          filters={{ first_date: applied.first, last_date: applied.last }}
           toolbar={
-            <Group gap="xs" align="flex-end">
-              <TextInput
-                size="xs"
-                type="date"
-                label="From"
-                value={firstDate}
-                onChange={(event) => setFirstDate(event.currentTarget.value)}
-              />
-              <TextInput
-                size="xs"
-                type="date"
-                label="To"
-                value={lastDate}
-                onChange={(event) => setLastDate(event.currentTarget.value)}
-              />
-            </Group>
+            <form
+              aria-label="Filter scheduled emails"
+              onSubmit={(event) => {
+                event.preventDefault();
+                setApplied(dates);
+              }}
+            >
+              <Group gap="xs" align="flex-end">
+                <TextInput
+                  size="xs"
+                  type="date"
+                  label="From"
+                  value={dates.first}
+                  onChange={(event) => setDates({ ...dates, first: event.currentTarget.value })}
+                />
+                <TextInput
+                  size="xs"
+                  type="date"
+                  label="To"
+                  value={dates.last}
+                  onChange={(event) => setDates({ ...dates, last: event.currentTarget.value })}
+                />
+                <Button size="xs" type="submit" variant="default">
+                  Filter
+                </Button>
+              </Group>
+            </form>
           }
           emptyText={
             <Stack gap={4} align="center" py="md">
@@ -217,16 +166,6 @@ export const ScheduledPage = () => {
           }
         />
       </Paper>
-      <Modal
-        opened={editing !== null}
-        onClose={() => setEditing(null)}
-        title="Edit Scheduled Email"
-        centered
-        size="xl"
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
-        {editing && <EditForm email={editing} onClose={() => setEditing(null)} />}
-      </Modal>
       <Modal
         opened={confirm !== null}
         onClose={() => setConfirm(null)}

@@ -1,4 +1,4 @@
-import { historyApi, routeUrl, type TScheduledEdit } from '@sendwell/contracts';
+import { historyApi, routeUrl, type TSendEmailForm } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
 import { useRealtimeEvent } from '../../app/realtime';
@@ -46,5 +46,15 @@ export const useScheduledAction = () =>
     return callRoute(route, { params: { id } });
   });
 
-export const useEditScheduled = (id: number) =>
-  useHistoryMutation((body: TScheduledEdit) => callRoute(historyApi.editScheduled, { params: { id }, body }));
+/** Edit Scheduled Email: the whole Send Email form saved onto the pending email. */
+export const useUpdateScheduled = (id: number) =>
+  useHistoryMutation((body: TSendEmailForm) => callRoute(historyApi.updateScheduled, { params: { id }, body }));
+
+/** A scheduled email as the Send Email form's starting point. */
+export const useScheduledEditData = (id: number) =>
+  useQuery({
+    queryKey: ['history', 'scheduled-edit', id],
+    queryFn: ({ signal }) => callRoute(historyApi.scheduledEditData, { params: { id }, signal }),
+    // The page shows a failed load in place of the form.
+    meta: { reportErrors: false },
+  });

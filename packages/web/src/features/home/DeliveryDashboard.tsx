@@ -12,6 +12,7 @@ import { useState } from 'react';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
+import { axisTicks } from '../../components/chartAxis';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 
 const dashboardKey = ['dashboard'] as const;
@@ -40,7 +41,7 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
           ? row.delivered.total
           : row.failed.permanent.total + row.failed.temporary.total,
     );
-  const max = Math.max(1, ...values('total'), ...values('delivered'), ...values('failed'));
+  const { top: max, ticks } = axisTicks(Math.max(1, ...values('total'), ...values('delivered'), ...values('failed')));
   const x = (index: number) => pad.left + (index * (width - pad.left - pad.right)) / Math.max(1, chart.length - 1);
   const y = (value: number) => pad.top + (height - pad.top - pad.bottom) * (1 - value / max);
   return (
@@ -60,23 +61,11 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
         <title id="last-30-days-summary">
           {`Messages per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
         </title>
-        {[0, 0.5, 1].map((fraction) => (
-          <g key={fraction}>
-            <line
-              x1={pad.left}
-              x2={width - pad.right}
-              y1={y(max * fraction)}
-              y2={y(max * fraction)}
-              stroke="var(--mantine-color-gray-3)"
-            />
-            <text
-              x={pad.left - 4}
-              y={y(max * fraction) + 4}
-              fontSize="10"
-              textAnchor="end"
-              fill="var(--mantine-color-gray-8)"
-            >
-              {Math.round(max * fraction)}
+        {ticks.map((tick) => (
+          <g key={tick}>
+            <line x1={pad.left} x2={width - pad.right} y1={y(tick)} y2={y(tick)} stroke="var(--mantine-color-gray-3)" />
+            <text x={pad.left - 4} y={y(tick) + 4} fontSize="10" textAnchor="end" fill="var(--mantine-color-gray-8)">
+              {tick.toLocaleString('en-US')}
             </text>
           </g>
         ))}

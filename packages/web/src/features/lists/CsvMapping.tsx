@@ -183,6 +183,11 @@ export const CsvColumnsTable = ({
       <Title order={3} fz="h5">
         Columns
       </Title>
+      {roles.some((role) => role.value === 'name') && (
+        <Text size="sm" c="dimmed">
+          Columns used as Name are joined in their order: First Name and Last Name make “Ann Lee”.
+        </Text>
+      )}
       <Table.ScrollContainer minWidth={hasFields ? 520 : 360}>
         <Table aria-label="Column mapping" verticalSpacing="xs">
           <Table.Thead>

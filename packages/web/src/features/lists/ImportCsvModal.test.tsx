@@ -80,6 +80,28 @@ describe('ImportCsvModal', () => {
     expect(preview.getByText('Grace')).toBeTruthy();
   });
 
+  it('reads First Name and Last Name as the Name, joined, and sends both; the user can take one back (issue 29 item 4)', async () => {
+    const fetchMock = stubImport({ [START]: { status: true, message: 'Import started.', data: buildImport() } });
+    renderModal();
+    await chooseCsv('Email Address,First Name,Last Name,Company\nann@example.com,Ann,Lee,Initech\n');
+
+    expect((screen.getByLabelText('Use of First Name') as HTMLSelectElement).value).toBe('name');
+    expect((screen.getByLabelText('Use of Last Name') as HTMLSelectElement).value).toBe('name');
+    const preview = () => within(screen.getByRole('table', { name: 'Preview' }));
+    expect(preview().getByText('Ann Lee')).toBeTruthy();
+
+    fireEvent.change(screen.getByLabelText('Use of Last Name'), { target: { value: 'field' } });
+    expect(preview().getByText('Ann')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Use of Last Name'), { target: { value: 'name' } });
+    save();
+    await waitFor(() => expect(callsTo(fetchMock, START)).toHaveLength(1));
+    expect(mappingSent(fetchMock)).toMatchObject({
+      emailColumn: 0,
+      nameColumns: [1, 2],
+      fields: [{ column: 3, key: 'company' }],
+    });
+  });
+
   it('asks for the email column when none is mapped', async () => {
     const fetchMock = stubImport();
     renderModal();
@@ -153,6 +175,7 @@ describe('ImportCsvModal', () => {
       hasHeaders: true,
       emailColumn: 0,
       nameColumn: null,
+      nameColumns: [],
       fields: [],
       removeGeneric: true,
       verify: false,

@@ -52,6 +52,7 @@ describe('parseCsvSample', () => {
       hasHeaders: true,
       emailColumn: 1,
       nameColumn: 0,
+      nameColumns: [0],
       fields: [{ column: 2, key: 'city' }],
       removeGeneric: false,
       verify: false,
@@ -191,7 +192,25 @@ describe('files people actually have', () => {
       const { choices } = defaultChoices(sample, true);
       expect(importProblem(sample, true, choices), text).toBeNull();
       expect(previewRows(sample, true, choices)[0]?.email).toBe('ann@example.com');
+      // First Name + Last Name (or the Name column beside them) make the member's Name.
+      expect(previewRows(sample, true, choices)[0]?.name, text).toBe('Ann Lee');
     }
+  });
+
+  it('joins several Name columns in order, and a column changed to Skip leaves the Name', () => {
+    const sample = sampleOf('Email Address,FNAME,LNAME\nann@example.com,Ann,Lee\n');
+    const { choices } = defaultChoices(sample, true);
+    expect(choices.map((choice) => choice.role)).toEqual(['email', 'name', 'name']);
+    expect(toImportMapping(choices, { hasHeaders: true, removeGeneric: false })).toMatchObject({
+      nameColumns: [1, 2],
+      fields: [],
+    });
+    const firstOnly = chooseRole(choices, 2, 'field', columnsOf(sample, true));
+    expect(previewRows(sample, true, firstOnly)[0]?.name).toBe('Ann');
+    expect(toImportMapping(firstOnly, { hasHeaders: true, removeGeneric: false })).toMatchObject({
+      nameColumns: [1],
+      fields: [{ column: 2, key: 'lname' }],
+    });
   });
 
   it('previews addresses as the list keeps them: names dropped, IDN domains in A-label form', () => {

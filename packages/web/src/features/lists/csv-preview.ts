@@ -5,13 +5,15 @@ import {
   detectDelimiter,
   fieldKeyOf,
   findEmailHeader,
-  findNameHeader,
   firstRowProblem,
+  guessColumnRoles,
   isGenericEmail,
   isValidEmail,
+  joinName,
   LIST_MESSAGES,
   looksLikeAddress,
   readEmailCell,
+  type TColumnRole,
   type TCsvDelimiter,
   type TCsvEncoding,
   type TImportMapping,
@@ -88,7 +90,7 @@ export const columnsOf = (sample: TCsvSample, hasHeaders: boolean): TCsvColumn[]
   });
 };
 
-export type TColumnRole = 'email' | 'name' | 'field' | 'skip';
+export type { TColumnRole };
 export const COLUMN_ROLES: { value: TColumnRole; label: string }[] = [
   { value: 'email', label: 'Email' },
   { value: 'name', label: 'Name' },
@@ -120,22 +122,28 @@ const guessEmailColumn = (rows: readonly string[][]): number | null => {
   return best;
 };
 
+/**
+ * The mapping the modal starts from: contracts' `guessColumnRoles`, the rule the drip wizard
+ * shares (the email headed `email` or where the addresses are; 'First Name' + 'Last Name',
+ * FNAME + LNAME and their kin joined as the Name; other headed columns as custom fields).
+ */
 export const defaultChoices = (sample: TCsvSample, hasHeaders: boolean): TMappingDefaults => {
   const columns = columnsOf(sample, hasHeaders);
-  const headers = columns.map((column) => column.header ?? '');
-  const lockedEmail = hasHeaders ? findEmailHeader(headers) : null;
-  const emailColumn = lockedEmail ?? guessEmailColumn(dataRowsOf(sample, hasHeaders));
-  const nameColumn = hasHeaders ? findNameHeader(headers) : null;
+  const { roles, isEmailLocked } = guessColumnRoles(
+    columns.map((column) => column.header),
+    guessEmailColumn(dataRowsOf(sample, hasHeaders)),
+  );
   const choices = columns.map((column): TColumnChoice => {
-    if (column.index === emailColumn) return { role: 'email', key: '' };
-    if (column.index === nameColumn) return { role: 'name', key: '' };
-    const key = column.header ? fieldKeyOf(column.header) : '';
-    return key ? { role: 'field', key } : { role: 'skip', key: '' };
+    const role = roles[column.index] ?? 'skip';
+    return { role, key: role === 'field' && column.header ? fieldKeyOf(column.header) : '' };
   });
-  return { choices, isEmailLocked: lockedEmail !== null };
+  return { choices, isEmailLocked };
 };
 
-/** One column takes the email and one the name: choosing either for a column frees the one that had it. */
+/**
+ * One column takes the email: choosing it for a column frees the one that had it. The Name
+ * may be made of several columns (first and last names), joined in column order.
+ */
 export const chooseRole = (
   choices: readonly TColumnChoice[],
   index: number,
@@ -148,9 +156,13 @@ export const chooseRole = (
       const key = choice.key || (header ? fieldKeyOf(header) : '') || `column_${position + 1}`;
       return { role, key: role === 'field' ? key : choice.key };
     }
-    if ((role === 'email' || role === 'name') && choice.role === role) return { ...choice, role: 'skip' };
+    if (role === 'email' && choice.role === role) return { ...choice, role: 'skip' };
     return choice;
   });
+
+/** The columns the Name is joined from, in column order. */
+export const nameColumnsOfChoices = (choices: readonly TColumnChoice[]) =>
+  choices.flatMap((choice, index) => (choice.role === 'name' ? [index] : []));
 
 const columnOf = (choices: readonly TColumnChoice[], role: TColumnRole) => {
   const index = choices.findIndex((choice) => choice.role === role);
@@ -185,6 +197,7 @@ export const toImportMapping = (
   hasHeaders: options.hasHeaders,
   emailColumn: emailColumnOf(choices) ?? -1,
   nameColumn: columnOf(choices, 'name'),
+  nameColumns: nameColumnsOfChoices(choices),
   fields: choices.flatMap((choice, column) => (choice.role === 'field' ? [{ column, key: choice.key.trim() }] : [])),
   removeGeneric: options.removeGeneric,
   verify: options.verify ?? false,
@@ -199,12 +212,12 @@ export const previewRows = (
   choices: readonly TColumnChoice[],
 ): TPreviewRow[] => {
   const emailColumn = emailColumnOf(choices);
-  const nameColumn = columnOf(choices, 'name');
+  const nameColumns = nameColumnsOfChoices(choices);
   return dataRowsOf(sample, hasHeaders)
     .slice(0, CSV_PREVIEW_ROWS)
     .map((row) => ({
       email: emailColumn === null ? '' : cleanEmail(row[emailColumn] ?? ''),
-      name: nameColumn === null ? '' : (row[nameColumn] ?? '').trim(),
+      name: joinName(row, nameColumns),
     }));
 };
 

@@ -1,6 +1,7 @@
 import { Alert, Badge, Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useFormatDateTime } from '../../app/dates';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { useBillingOptions } from '../billing/billing.queries';
 import { useSystemStatus } from './operator.queries';
 
 const Stat = ({ label, value }: { label: string; value: React.ReactNode }) => (
@@ -18,6 +19,7 @@ const Stat = ({ label, value }: { label: string; value: React.ReactNode }) => (
 export const SystemTab = () => {
   const formatDateTime = useFormatDateTime();
   const status = useSystemStatus();
+  const billing = useBillingOptions();
   if (status.isPending) {
     return (
       <Center p="lg">
@@ -31,6 +33,16 @@ export const SystemTab = () => {
   const waiting = queues.reduce((sum, queue) => sum + queue.queued, 0);
   return (
     <Stack>
+      {billing.data && !billing.data.stripePublishableKey && (
+        <Alert color="blue" title="Payments are not set up" data-testid="payments-off">
+          <Text size="sm">
+            Without <code>STRIPE_SECRET_KEY</code> and <code>STRIPE_PUBLISHABLE_KEY</code> customers cannot buy a paid
+            plan or credits; their Subscription page asks them to contact you. Move a user to a plan and grant credits
+            on the Users tab, or with <code>npm run admin -- set-plan EMAIL PLAN_ID</code> and{' '}
+            <code>npm run admin -- grant-credits EMAIL QUANTITY</code>.
+          </Text>
+        </Alert>
+      )}
       {probe.blockedSince && (
         <Alert
           color="orange"

@@ -1,4 +1,4 @@
-import { REGISTRATION_MESSAGES } from '@sendwell/contracts';
+import { REGISTRATION_MESSAGES, runtimeTimeZone, timeZoneLabel } from '@sendwell/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -90,7 +90,7 @@ describe('RegisterPage', () => {
     renderPage();
 
     const free = await screen.findByTestId('register-plan-2');
-    expect(within(free).getByText('Free', { selector: 'p' })).toBeTruthy();
+    expect(within(free).getByText('$0 / month', { selector: 'p' })).toBeTruthy();
     expect((within(free).getByRole('radio', { name: 'Free' }) as HTMLInputElement).checked).toBe(true);
 
     const pro = screen.getByTestId('register-plan-3');
@@ -209,6 +209,13 @@ describe('RegisterPage', () => {
     await goToDetails();
     fillDetails();
     type('Referred by', 'friend@example.com');
+    // The browser's zone is offered; the person picks another (issue 29 item 3).
+    const zone = screen.getByLabelText('Time zone') as HTMLInputElement;
+    expect(zone.value).toBe(timeZoneLabel(runtimeTimeZone()));
+    // Typed, as a person does: into the focused field.
+    zone.focus();
+    fireEvent.change(zone, { target: { value: 'Berlin' } });
+    fireEvent.click(await screen.findByRole('option', { name: /^Europe\/Berlin/ }));
     solveCaptcha();
 
     fireEvent.click(screen.getByTestId('register-submit'));
@@ -224,6 +231,7 @@ describe('RegisterPage', () => {
       package_id: '2',
       stripeToken: '',
       altcha: 'solved-proof-of-work',
+      time_zone: 'Europe/Berlin',
     });
     expect(resetWidget).not.toHaveBeenCalled();
   });

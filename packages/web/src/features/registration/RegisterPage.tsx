@@ -11,7 +11,7 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, ZRegisterRequest } from '@sendwell/contracts';
+import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, runtimeTimeZone, ZRegisterRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -19,6 +19,7 @@ import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { PasswordField } from '../../components/PasswordField';
+import { TimeZoneSelect } from '../../components/TimeZoneSelect';
 import { AuthLayout } from '../auth/AuthLayout';
 import { formatPlanPrice } from '../billing/billing.format';
 import { type TPlan, useBillingOptions, usePlans } from '../billing/billing.queries';
@@ -64,6 +65,8 @@ export const RegisterPage = () => {
   const [isCardComplete, setIsCardComplete] = useState(false);
   const [captchaPayload, setCaptchaPayload] = useState<string | null>(null);
   const [isTokenPending, setIsTokenPending] = useState(false);
+  // The browser's zone, offered (issue 29): every time in the app is shown in the user's zone.
+  const [timeZone, setTimeZone] = useState(runtimeTimeZone);
 
   // Without a publishable key the server cannot take a card, so only free plans can be chosen.
   const publishableKey = options.data?.stripePublishableKey ?? null;
@@ -108,6 +111,7 @@ export const RegisterPage = () => {
         package_id: chosenPlan ? String(chosenPlan.id) : '',
         stripeToken: '',
         altcha: captchaPayload ?? '',
+        time_zone: timeZone,
       };
       let stripeToken = '';
       if (isPaid) {
@@ -288,6 +292,13 @@ export const RegisterPage = () => {
             description="Optional: the email address of whoever told you about Sendwell."
             type="email"
             {...form.inputProps('referred_by')}
+          />
+          <TimeZoneSelect
+            label="Time zone"
+            description="Scheduled emails, drip windows and every time you see use it. Change it later under Profile."
+            value={timeZone}
+            onChange={setTimeZone}
+            error={errors.time_zone}
           />
           {isPaid && publishableKey && (
             <CardField

@@ -7,8 +7,18 @@ import {
   type TDailyLimitWarning,
   type TDuplicatesResponse,
   type TSendEmailContent,
+  type TSendEmailForm,
 } from '@sendwell/contracts';
-import { IconCalendarTime, IconClock, IconFlame, IconMail, IconSend, IconUser, IconUsers } from '@tabler/icons-react';
+import {
+  IconCalendarTime,
+  IconClock,
+  IconDeviceFloppy,
+  IconFlame,
+  IconMail,
+  IconSend,
+  IconUser,
+  IconUsers,
+} from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useCallback, useMemo, useState } from 'react';
 import { ApiError } from '../../app/api';
@@ -79,13 +89,18 @@ const afterSend = (values: TSendFormValues): TSendFormValues => ({
 
 type TProps = {
   content: TSendEmailContent;
-  onStarted: (send: TStartedSend) => void;
+  onStarted?: (send: TStartedSend) => void;
   /** A starting point (an old send, from History's edit link); the rest as for a new send. */
   initial?: Partial<TSendFormValues>;
+  /**
+   * Edit Scheduled Email (spec §2: the same form): the delivery time is required, and the
+   * checked form is handed to `onSave` instead of the send flow's confirmations.
+   */
+  edit?: { onSave: (request: TSendEmailForm) => void; isSaving: boolean };
 };
 
 /** The Send Email form and its flow: check, duplicates, daily limit, confirm, send. */
-export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
+export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => {
   const queryClient = useQueryClient();
   const [values, setValues] = useState(() => ({
     ...initialSendFormValues(initial?.account ? Number(initial.account) : content.chosenAccount),
@@ -189,6 +204,14 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
     event.preventDefault();
     if (!context) return;
     const result = validateSendForm(values, context);
+    if (edit) {
+      // Editing a scheduled email: a delivery time is required (blank would mean "send now").
+      const errors = result.ok ? {} : { ...result.errors };
+      if (!hasDeliveryTime(values)) errors.delivery ??= SEND_MESSAGES.deliveryRequired;
+      if (!result.ok || Object.keys(errors).length > 0) showFieldErrors(errors);
+      else edit.onSave(result.request);
+      return;
+    }
     if (!result.ok) {
       showFieldErrors(result.errors);
       return;
@@ -237,7 +260,7 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
       onSuccess: ({ message, sendId, scheduled }) => {
         setFlow(null);
         notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-        onStarted({ sendId, scheduled, deliveryTime: result.request.delivery, subject: result.request.subject });
+        onStarted?.({ sendId, scheduled, deliveryTime: result.request.delivery, subject: result.request.subject });
         setValues(afterSend(values));
         setErrors({});
         // Today's count of an SMTP account moved; the lists' next check starts fresh.
@@ -296,19 +319,22 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
                   onChange={update}
                 />
               </Section>
-              <Section icon={<IconClock size={16} />} title="Send later">
+              <Section icon={<IconClock size={16} />} title={edit ? 'Delivery time' : 'Send later'}>
                 <DeliveryTimePicker
                   id={fieldId('delivery')}
                   value={delivery}
                   onChange={update}
                   timeZone={content.timeZone}
                   allowsScheduling={content.allowsScheduling}
+                  isRequired={edit !== undefined}
                   error={flow ? undefined : errors.delivery}
                 />
               </Section>
               <Group justify="space-between">
                 <Text size="sm" c="dimmed">
-                  You confirm the recipients before anything goes out.
+                  {edit
+                    ? 'The recipients are taken from the lists when it goes out.'
+                    : 'You confirm the recipients before anything goes out.'}
                 </Text>
                 <Group gap="sm">
                   {/* Spec §5: offered only from 100 usable credits. */}
@@ -328,12 +354,18 @@ export const SendEmailForm = ({ content, onStarted, initial }: TProps) => {
                     type="submit"
                     size="md"
                     leftSection={
-                      isScheduling ? <IconCalendarTime size={18} aria-hidden /> : <IconSend size={18} aria-hidden />
+                      edit ? (
+                        <IconDeviceFloppy size={18} aria-hidden />
+                      ) : isScheduling ? (
+                        <IconCalendarTime size={18} aria-hidden />
+                      ) : (
+                        <IconSend size={18} aria-hidden />
+                      )
                     }
-                    loading={checkDuplicates.isPending}
+                    loading={edit ? edit.isSaving : checkDuplicates.isPending}
                     disabled={!account}
                   >
-                    {isScheduling ? 'Schedule' : 'Send'}
+                    {edit ? 'Save changes' : isScheduling ? 'Schedule' : 'Send'}
                   </Button>
                 </Group>
               </Group>

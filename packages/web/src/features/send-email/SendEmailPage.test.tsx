@@ -243,7 +243,7 @@ describe('SendEmailPage', () => {
     expect((screen.getByLabelText('Delivery time') as HTMLInputElement).disabled).toBe(true);
     expect(screen.getByText(SEND_MESSAGES.scheduleUpgrade, { exact: false })).toBeTruthy();
     expect(screen.getByRole('link', { name: 'See the plans' }).getAttribute('href')).toBe('/settings/subscription');
-    expect(screen.getByText(/Times are in your time zone, America\/New_York/)).toBeTruthy();
+    expect(screen.getByText(/Times are in your time zone, America\/New York \(UTC−0[45]:00\)/)).toBeTruthy();
   });
 
   it('fills the message and an empty subject from a template, and asks before replacing a written message', async () => {

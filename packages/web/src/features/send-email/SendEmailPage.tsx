@@ -107,7 +107,7 @@ export const SendEmailPage = () => {
           <SendEmailForm
             key={editId ?? 'new'}
             content={content.data}
-            initial={edit.data ? fromOldSend(edit.data) : undefined}
+            initial={edit.data ? fromOldSend(edit.data, content.data.accounts) : undefined}
             onStarted={(send) => setStarted((sends) => [send, ...sends])}
           />
         ))}

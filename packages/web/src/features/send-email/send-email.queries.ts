@@ -1,8 +1,12 @@
 import {
+  deliveryParts,
   historyApi,
   sendEmailApi,
+  senderDomain,
+  sendsAsSenderNameOnly,
   type TRealtimePayload,
   type TSaveTemplateRequest,
+  type TSendAccount,
   type TSendEmailContent,
   type TSendEmailForm,
   type TSendProgress,
@@ -148,13 +152,55 @@ export const useEditEmailData = (id: number | null) =>
     queryFn: ({ signal }) => callRoute(historyApi.editEmailData, { params: { id: id! }, signal }),
   });
 
-export const fromOldSend = ({ record }: TEditEmailData): Partial<TSendFormValues> => ({
+/**
+ * The alias and subdomain choice a sent address stands for (`alias@domain` of a Mailgun
+ * account), so the form shows the sender as it went. SMTP and Gmail send as the name alone.
+ */
+const senderPartsOfAddress = (address: string, account: TSendAccount | undefined) => {
+  if (!account || !address || sendsAsSenderNameOnly(account.provider)) return {};
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return {};
+  const domain = address.slice(at + 1).toLowerCase();
+  return {
+    alias: address.slice(0, at),
+    useSubdomain: domain === senderDomain(account.domain, true) && domain !== senderDomain(account.domain, false),
+  };
+};
+
+/** An old send as the starting point of a new one (History's Edit), or a scheduled one as it stands. */
+export const fromOldSend = (
+  { record }: TEditEmailData,
+  accounts: readonly TSendAccount[] = [],
+): Partial<TSendFormValues> => ({
   ...(record.account_id ? { account: String(record.account_id) } : {}),
   senderName: record.from,
+  ...senderPartsOfAddress(
+    record.from_address,
+    accounts.find((account) => account.id === record.account_id),
+  ),
   to: record.list_ids.map(String),
   subject: record.subject,
   cc: record.content.cc,
   bcc: record.content.bcc,
   reply: record.content.reply_to,
   message: record.content.message_body,
+  trackOpens: record.track_opens,
+  trackClicks: record.track_clicks,
 });
+
+/**
+ * A scheduled email in the Send Email form (Edit Scheduled Email): as `fromOldSend`, with its
+ * delivery time on the user's clock, so the form shows what the Scheduled Emails list shows.
+ */
+export const fromScheduledSend = (
+  data: TEditEmailData,
+  accounts: readonly TSendAccount[],
+  timeZone: string,
+): Partial<TSendFormValues> => {
+  const parts = data.record.delivery_time ? deliveryParts(new Date(data.record.delivery_time), timeZone) : null;
+  return {
+    ...fromOldSend(data, accounts),
+    deliveryDate: parts?.date ?? null,
+    deliverySlot: parts?.slot ?? null,
+  };
+};

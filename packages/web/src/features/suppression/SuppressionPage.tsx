@@ -121,9 +121,9 @@ const Details = ({ row, onRemove }: { row: TSuppression; onRemove: () => void })
 export const SuppressionPage = () => {
   const formatDateTime = useFormatDateTime();
   const queryClient = useQueryClient();
-  const [type, setType] = useState('');
-  const [firstDate, setFirstDate] = useState('');
-  const [lastDate, setLastDate] = useState('');
+  // Type and dates as chosen, and as applied by the Filter button (spec §2 screen 11).
+  const [draft, setDraft] = useState({ type: '', firstDate: '', lastDate: '' });
+  const [applied, setApplied] = useState(draft);
   const [seeHidden, setSeeHidden] = useState(false);
   const [confirm, setConfirm] = useState<TConfirm>(null);
   const [removing, setRemoving] = useState<TSuppression | null>(null);
@@ -140,9 +140,9 @@ export const SuppressionPage = () => {
     onSuccess: refresh,
   });
   const filters = {
-    type,
-    first_date: toFilter(firstDate),
-    last_date: toFilter(lastDate),
+    type: applied.type,
+    first_date: toFilter(applied.firstDate),
+    last_date: toFilter(applied.lastDate),
     see_hidden: seeHidden ? 1 : undefined,
   };
 
@@ -215,30 +215,43 @@ export const SuppressionPage = () => {
           renderExpanded={(row) => <Details row={row} onRemove={() => setRemoving(row)} />}
           toolbar={({ selectedIds, clearSelection }) => (
             <Group gap="xs" align="flex-end">
-              <NativeSelect
-                size="xs"
-                label="Type"
-                value={type}
-                onChange={(event) => setType(event.currentTarget.value)}
-                data={[
-                  { value: '', label: 'All types' },
-                  ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
-                ]}
-              />
-              <TextInput
-                size="xs"
-                type="datetime-local"
-                label="From"
-                value={firstDate}
-                onChange={(event) => setFirstDate(event.currentTarget.value)}
-              />
-              <TextInput
-                size="xs"
-                type="datetime-local"
-                label="To"
-                value={lastDate}
-                onChange={(event) => setLastDate(event.currentTarget.value)}
-              />
+              <form
+                aria-label="Filter suppressions"
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  setApplied(draft);
+                }}
+              >
+                <Group gap="xs" align="flex-end">
+                  <NativeSelect
+                    size="xs"
+                    label="Type"
+                    value={draft.type}
+                    onChange={(event) => setDraft({ ...draft, type: event.currentTarget.value })}
+                    data={[
+                      { value: '', label: 'All types' },
+                      ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
+                    ]}
+                  />
+                  <TextInput
+                    size="xs"
+                    type="datetime-local"
+                    label="From"
+                    value={draft.firstDate}
+                    onChange={(event) => setDraft({ ...draft, firstDate: event.currentTarget.value })}
+                  />
+                  <TextInput
+                    size="xs"
+                    type="datetime-local"
+                    label="To"
+                    value={draft.lastDate}
+                    onChange={(event) => setDraft({ ...draft, lastDate: event.currentTarget.value })}
+                  />
+                  <Button size="xs" type="submit" variant="default">
+                    Filter
+                  </Button>
+                </Group>
+              </form>
               <Switch
                 size="sm"
                 label="Show hidden"

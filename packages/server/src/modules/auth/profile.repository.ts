@@ -1,0 +1,101 @@
+import type { Executor } from '../../platform/db';
+
+/** The profile as the screen shows it, with the newest new email still waiting for its link. */
+export const findProfile = (db: Executor, userId: number) =>
+  db
+    .selectFrom('users')
+    .select((eb) => [
+      'users.name',
+      'users.email',
+      'users.time_zone',
+      'users.password_hash',
+      eb
+        .selectFrom('email_changes')
+        .select('new_email')
+        .whereRef('email_changes.user_id', '=', 'users.id')
+        .where('email_changes.used_at', 'is', null)
+        .where('email_changes.expires_at', '>', new Date())
+        .orderBy('email_changes.id', 'desc')
+        .limit(1)
+        .as('pending_email'),
+    ])
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+
+export const updateProfile = (db: Executor, userId: number, changes: { name?: string; time_zone?: string }) =>
+  db
+    .updateTable('users')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+
+/** Another user holds this email (any case). */
+export const isEmailTaken = async (db: Executor, userId: number, email: string) =>
+  (await db
+    .selectFrom('users')
+    .select('id')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('id', '<>', userId)
+    .executeTakeFirst()) !== undefined;
+
+/** A new email for a user; earlier ones still waiting are spent (only the newest link works). */
+export const insertEmailChange = async (
+  db: Executor,
+  change: { userId: number; newEmail: string; expiresAt: Date },
+) => {
+  await spendEmailChanges(db, change.userId);
+  return db
+    .insertInto('email_changes')
+    .values({ user_id: change.userId, new_email: change.newEmail, expires_at: change.expiresAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+};
+
+/** The link's token for a change still waiting; answers the change when there was one to give it to. */
+export const setEmailChangeToken = (db: Executor, changeId: number, tokenHash: Buffer) =>
+  db
+    .updateTable('email_changes')
+    .set({ token_hash: tokenHash, updated_at: new Date() })
+    .where('id', '=', changeId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .returning(['user_id', 'new_email', 'expires_at'])
+    .executeTakeFirst();
+
+/** Locks a usable change by its link, so one link cannot be used twice at once. */
+export const findUsableEmailChangeForUpdate = (db: Executor, tokenHash: Buffer) =>
+  db
+    .selectFrom('email_changes')
+    .innerJoin('users', 'users.id', 'email_changes.user_id')
+    .select(['email_changes.id', 'email_changes.user_id', 'email_changes.new_email', 'users.email as old_email'])
+    .where('email_changes.token_hash', '=', tokenHash)
+    .where('email_changes.used_at', 'is', null)
+    .where('email_changes.expires_at', '>', new Date())
+    .forUpdate()
+    .executeTakeFirst();
+
+export const spendEmailChanges = (db: Executor, userId: number) =>
+  db
+    .updateTable('email_changes')
+    .set({ used_at: new Date(), updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
+
+export const setEmail = (db: Executor, userId: number, email: string) =>
+  db.updateTable('users').set({ email, updated_at: new Date() }).where('id', '=', userId).executeTakeFirst();
+
+/** Ends every session of a user but one (the one changing the password); answers the ended ones. */
+export const deleteOtherSessions = (db: Executor, userId: number, keepIdHash: Buffer) =>
+  db
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where('id_hash', '<>', keepIdHash)
+    .returning('id_hash')
+    .execute();
+
+export const deleteOldEmailChanges = (db: Executor) =>
+  db
+    .deleteFrom('email_changes')
+    .where('expires_at', '<', new Date(Date.now() - 86_400_000))
+    .executeTakeFirst();

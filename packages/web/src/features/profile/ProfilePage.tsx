@@ -1,0 +1,250 @@
+import { Alert, Button, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProfileName } from '@sendwell/contracts';
+import { IconClock, IconKey, IconMail, IconUser } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import { z } from 'zod';
+import { type TFormErrors, useZodForm } from '../../app/useZodForm';
+import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { PasswordField } from '../../components/PasswordField';
+import { TimeZoneSelect } from '../../components/TimeZoneSelect';
+import { useChangeEmail, useChangePassword, useProfile, useUpdateProfile } from './profile.queries';
+
+const success = (message: string) =>
+  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+
+const sectionId = (title: string) => `profile-${title.toLowerCase().replace(/\W+/g, '-')}`;
+
+/** One part of the profile: a heading the form is named by, what it is for, the form. */
+const Section = ({
+  icon,
+  title,
+  description,
+  children,
+}: {
+  icon: ReactNode;
+  title: string;
+  description: ReactNode;
+  children: ReactNode;
+}) => (
+  <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={sectionId(title)}>
+    <Stack gap="md">
+      <Stack gap={4}>
+        <Group gap="xs">
+          {icon}
+          <Title order={2} fz="lg" id={sectionId(title)}>
+            {title}
+          </Title>
+        </Group>
+        <Text size="sm" c="dimmed">
+          {description}
+        </Text>
+      </Stack>
+      {children}
+    </Stack>
+  </Paper>
+);
+
+const ZNameForm = z.object({ name: ZProfileName });
+
+const NameForm = ({ profile }: { profile: TProfile }) => {
+  const update = useUpdateProfile();
+  const form = useZodForm(ZNameForm, {
+    initialValues: { name: profile.name },
+    onSubmit: ({ name }, { fail }) =>
+      update.mutate({ name }, { onSuccess: ({ message }) => success(message), onError: fail }),
+  });
+  return (
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Name')}>
+      <Stack>
+        <TextInput label="Full Name" autoComplete="name" {...form.inputProps('name')} />
+        <Group justify="flex-end">
+          <Button type="submit" loading={update.isPending}>
+            Save name
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};
+
+const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
+  const update = useUpdateProfile();
+  const form = useZodForm(z.object({ time_zone: z.string() }), {
+    initialValues: { time_zone: profile.time_zone },
+    onSubmit: ({ time_zone }, { fail }) =>
+      update.mutate({ time_zone }, { onSuccess: ({ message }) => success(message), onError: fail }),
+  });
+  const chosen = form.values.time_zone;
+  return (
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Time zone')}>
+      <Stack>
+        <TimeZoneSelect
+          label="Time zone"
+          value={chosen}
+          onChange={(zone) => form.setValue('time_zone', zone)}
+          error={form.errors.time_zone}
+          description={`It is ${formatDateTime(new Date(), chosen)} there now.`}
+          inputWrapperOrder={['label', 'input', 'description', 'error']}
+        />
+        <Group justify="flex-end">
+          <Button type="submit" loading={update.isPending} disabled={chosen === profile.time_zone}>
+            Save time zone
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};
+
+const EmailForm = ({ profile }: { profile: TProfile }) => {
+  const change = useChangeEmail();
+  const form = useZodForm(ZEmailChangeRequest, {
+    initialValues: { email: '', current_password: '' },
+    onSubmit: (request, { fail }) =>
+      change.mutate(request, {
+        onSuccess: ({ message }) => {
+          success(message);
+          form.setValue('email', '');
+          form.setValue('current_password', '');
+        },
+        onError: fail,
+      }),
+  });
+  return (
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Email')}>
+      <Stack>
+        <Text size="sm">
+          You sign in with <strong data-testid="profile-email">{profile.email}</strong>.
+        </Text>
+        {profile.pending_email && (
+          <Alert color="blue" data-testid="profile-pending-email">
+            Waiting for you to open the link we sent to <strong>{profile.pending_email}</strong> (it works for 24
+            hours). Until then your email stays {profile.email}.
+          </Alert>
+        )}
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput label="New email" type="email" autoComplete="email" {...form.inputProps('email')} />
+          <PasswordField
+            label="Current password"
+            autoComplete="current-password"
+            {...form.inputProps('current_password')}
+          />
+        </SimpleGrid>
+        <Group justify="flex-end">
+          <Button type="submit" loading={change.isPending}>
+            Send confirmation link
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};
+
+const ZPasswordForm = z.object({
+  current_password: z.string().min(1, { message: 'Enter your current password.' }),
+  password: ZNewPassword,
+  confirmation: z.string(),
+});
+
+const PasswordForm = () => {
+  const change = useChangePassword();
+  const form = useZodForm(ZPasswordForm, {
+    initialValues: { current_password: '', password: '', confirmation: '' },
+    validate: (values, errors): TFormErrors =>
+      !errors.password && values.password.trim() !== values.confirmation.trim()
+        ? { confirmation: 'The passwords do not match.' }
+        : {},
+    onSubmit: (_request, { values, fail }) =>
+      change.mutate(
+        { current_password: values.current_password, password: values.password },
+        {
+          onSuccess: ({ message }) => {
+            success(message);
+            for (const field of ['current_password', 'password', 'confirmation'] as const) form.setValue(field, '');
+          },
+          onError: fail,
+        },
+      ),
+  });
+  return (
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Password')}>
+      <Stack>
+        <PasswordField
+          label="Current password"
+          autoComplete="current-password"
+          {...form.inputProps('current_password')}
+        />
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <PasswordField
+            label="New password"
+            autoComplete="new-password"
+            description="At least 6 characters."
+            inputWrapperOrder={['label', 'input', 'description', 'error']}
+            {...form.inputProps('password')}
+          />
+          <PasswordField
+            label="Confirm new password"
+            autoComplete="new-password"
+            {...form.inputProps('confirmation')}
+          />
+        </SimpleGrid>
+        <Group justify="flex-end">
+          <Button type="submit" loading={change.isPending}>
+            Change password
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};
+
+/** Profile (the user menu's first item): the signed-in user's name, time zone, email and password. */
+export const ProfilePage = () => {
+  const profile = useProfile();
+  return (
+    <>
+      <PageHeader
+        title="Profile"
+        description="Your name, the time zone every time is shown in, your email and password."
+      />
+      {profile.isPending && (
+        <Center py="xl">
+          <Loader aria-label="Loading your profile" />
+        </Center>
+      )}
+      {profile.isError && (
+        <LoadFailedAlert title="Your profile could not be loaded" onRetry={() => void profile.refetch()} />
+      )}
+      {profile.data && (
+        <Stack gap="lg" maw={760}>
+          <Section icon={<IconUser size={18} aria-hidden />} title="Name" description="How Sendwell greets you.">
+            <NameForm profile={profile.data} />
+          </Section>
+          <Section
+            icon={<IconClock size={18} aria-hidden />}
+            title="Time zone"
+            description="Scheduled emails, drip windows, History, the dashboard’s days, the credit log and notifications all use it."
+          >
+            <TimeZoneForm profile={profile.data} />
+          </Section>
+          <Section
+            icon={<IconMail size={18} aria-hidden />}
+            title="Email"
+            description="A new email takes effect once you open the link we mail to it; your current email keeps working until then."
+          >
+            <EmailForm profile={profile.data} />
+          </Section>
+          <Section
+            icon={<IconKey size={18} aria-hidden />}
+            title="Password"
+            description="Changing it signs out every other device; this one stays signed in."
+          >
+            <PasswordForm />
+          </Section>
+        </Stack>
+      )}
+    </>
+  );
+};
