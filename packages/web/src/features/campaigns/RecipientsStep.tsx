@@ -5,7 +5,6 @@ import {
   FileInput,
   Group,
   Paper,
-  ScrollArea,
   Select,
   Stack,
   Table,
@@ -25,6 +24,7 @@ import { IconFileUpload, IconPlus, IconTrash } from '@tabler/icons-react';
 import Papa from 'papaparse';
 import { useState } from 'react';
 import { showError } from '../../app/errors';
+import { TableScroller } from '../../components/TableScroller';
 import { useImportOptions } from '../lists/lists.queries';
 import { useCampaignMutation } from './campaigns.queries';
 
@@ -160,7 +160,7 @@ const FileUpload = ({
             checked={hasHeaders}
             onChange={(event) => setHasHeaders(event.currentTarget.checked)}
           />
-          <ScrollArea>
+          <TableScroller label="Column mapping">
             <Table aria-label="Column mapping" withTableBorder>
               <Table.Thead>
                 <Table.Tr>
@@ -211,7 +211,7 @@ const FileUpload = ({
                 ))}
               </Table.Tbody>
             </Table>
-          </ScrollArea>
+          </TableScroller>
           <Text size="sm" c="dimmed">
             {body.length.toLocaleString('en-US')} rows; the first three are shown.
           </Text>
@@ -269,7 +269,7 @@ const ManualRows = ({ onRecipients }: { onRecipients: (rows: TCampaignRecipientI
   const selected = rows.filter((row) => row.selected);
   return (
     <Stack>
-      <ScrollArea>
+      <TableScroller label="Recipients to add">
         <Table aria-label="Recipients to add" withTableBorder miw={1400}>
           <Table.Thead>
             <Table.Tr>
@@ -307,7 +307,7 @@ const ManualRows = ({ onRecipients }: { onRecipients: (rows: TCampaignRecipientI
             ))}
           </Table.Tbody>
         </Table>
-      </ScrollArea>
+      </TableScroller>
       <Group justify="space-between">
         <Group>
           <Button

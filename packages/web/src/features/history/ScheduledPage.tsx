@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 import { historyKeys, SCHEDULED_URL, useEditScheduled, useLiveHistory, useScheduledAction } from './history.queries';
 
@@ -101,8 +102,7 @@ export const ScheduledPage = () => {
   const formatDateTime = useFormatDateTime();
   useLiveHistory();
   const act = useScheduledAction();
-  const [firstDate, setFirstDate] = useState('');
-  const [lastDate, setLastDate] = useState('');
+  const [dates, setDates] = useState<TDateRange>({});
   const [editing, setEditing] = useState<TScheduledEmail | null>(null);
   const [confirm, setConfirm] = useState<TConfirm>(null);
 
@@ -188,25 +188,8 @@ export const ScheduledPage = () => {
           columns={columns}
           rowKey={(email) => email.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ first_date: firstDate, last_date: lastDate }}
-          toolbar={
-            <Group gap="xs" align="flex-end">
-              <TextInput
-                size="xs"
-                type="date"
-                label="From"
-                value={firstDate}
-                onChange={(event) => setFirstDate(event.currentTarget.value)}
-              />
-              <TextInput
-                size="xs"
-                type="date"
-                label="To"
-                value={lastDate}
-                onChange={(event) => setLastDate(event.currentTarget.value)}
-              />
-            </Group>
-          }
+          filters={dates}
+          toolbar={<DateRangeFilter size="xs" value={dates} onChange={setDates} />}
           emptyText={
             <Stack gap={4} align="center" py="md">
               <Text fw={600}>No scheduled emails.</Text>

@@ -30,6 +30,7 @@ import { type ChangeEvent, useId, useRef, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { useUserQuery } from '../../app/session';
+import { TableScroller } from '../../components/TableScroller';
 import { formatSize } from '../test-inbox/test-inbox.format';
 import {
   COLUMN_ROLES,
@@ -244,8 +245,8 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
             <Title order={3} fz="h5">
               Columns
             </Title>
-            <Table.ScrollContainer minWidth={520}>
-              <Table aria-label="Column mapping" verticalSpacing="xs">
+            <TableScroller label="Column mapping">
+              <Table aria-label="Column mapping" verticalSpacing="xs" miw={520}>
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>Column</Table.Th>
@@ -302,30 +303,32 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
                   })}
                 </Table.Tbody>
               </Table>
-            </Table.ScrollContainer>
+            </TableScroller>
           </Stack>
 
           <Stack gap="xs">
             <Title order={3} fz="h5">
               Preview
             </Title>
-            <Table aria-label="Preview" verticalSpacing="xs" withTableBorder>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Name</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {preview.map((row, index) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: preview rows never reorder
-                  <Table.Tr key={index}>
-                    <Table.Td>{row.email}</Table.Td>
-                    <Table.Td>{row.name}</Table.Td>
+            <TableScroller label="Preview">
+              <Table aria-label="Preview" verticalSpacing="xs" withTableBorder>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Email</Table.Th>
+                    <Table.Th>Name</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+                </Table.Thead>
+                <Table.Tbody>
+                  {preview.map((row, index) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: preview rows never reorder
+                    <Table.Tr key={index}>
+                      <Table.Td>{row.email}</Table.Td>
+                      <Table.Td>{row.name}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroller>
           </Stack>
 
           {generic && generic.generic.length > 0 && (

@@ -1,16 +1,4 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  NativeSelect,
-  Paper,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Switch, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { routeUrl, SUPPRESSION_TYPES, suppressionApi, type TSuppression } from '@sendwell/contracts';
 import { IconDownload } from '@tabler/icons-react';
@@ -20,6 +8,7 @@ import { Link } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 
 const LIST_URL = routeUrl(suppressionApi.list);
@@ -30,9 +19,6 @@ type TConfirm = { kind: 'rows'; ids: number[]; label: string; onDone?: () => voi
 
 const success = (message: string) =>
   notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
-/** `YYYY-MM-DDTHH:mm` (a datetime-local value) as the spec's `YYYY-MM-DD HH:mm:ss`. */
-const toFilter = (value: string) => (value ? `${value.replace('T', ' ')}:00` : '');
 
 const Reclassify = ({ row }: { row: TSuppression }) => {
   const queryClient = useQueryClient();
@@ -122,8 +108,7 @@ export const SuppressionPage = () => {
   const formatDateTime = useFormatDateTime();
   const queryClient = useQueryClient();
   const [type, setType] = useState('');
-  const [firstDate, setFirstDate] = useState('');
-  const [lastDate, setLastDate] = useState('');
+  const [dates, setDates] = useState<TDateRange>({});
   const [seeHidden, setSeeHidden] = useState(false);
   const [confirm, setConfirm] = useState<TConfirm>(null);
   const [removing, setRemoving] = useState<TSuppression | null>(null);
@@ -141,8 +126,7 @@ export const SuppressionPage = () => {
   });
   const filters = {
     type,
-    first_date: toFilter(firstDate),
-    last_date: toFilter(lastDate),
+    ...dates,
     see_hidden: seeHidden ? 1 : undefined,
   };
 
@@ -225,20 +209,7 @@ export const SuppressionPage = () => {
                   ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
                 ]}
               />
-              <TextInput
-                size="xs"
-                type="datetime-local"
-                label="From"
-                value={firstDate}
-                onChange={(event) => setFirstDate(event.currentTarget.value)}
-              />
-              <TextInput
-                size="xs"
-                type="datetime-local"
-                label="To"
-                value={lastDate}
-                onChange={(event) => setLastDate(event.currentTarget.value)}
-              />
+              <DateRangeFilter size="xs" withTime value={dates} onChange={setDates} />
               <Switch
                 size="sm"
                 label="Show hidden"
