@@ -158,6 +158,8 @@ for (const viewport of VIEWPORTS) {
     // Every seed starts now, side by side; each screen waits only for the ones it shows.
     void Promise.allSettled(Object.values(seeds).map((seed) => seed()));
     const pages = { user: await contexts.user.newPage(), visitor: await contexts.visitor.newPage() };
+    // A control a screen lacks fails its step in a while, not at the end of the whole test.
+    for (const page of Object.values(pages)) page.setDefaultTimeout(20_000);
     const screenshots = process.env.SCREENSHOTS_DIR;
     if (screenshots) fs.mkdirSync(screenshots, { recursive: true });
     const problems: string[] = [];

@@ -323,6 +323,16 @@ const openDialog = async (page: Page, name: string | RegExp) => {
   return dialog;
 };
 
+/**
+ * Runs a row's action: on a phone the row's actions sit behind its "Actions for …" button
+ * (DataTable's row menu), which is opened first.
+ */
+const rowAction = async (page: Page, row: string, action: string | RegExp) => {
+  const menu = page.getByRole('button', { name: `Actions for ${row}`, exact: true });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole('button', { name: action }).click();
+};
+
 const wizard = async (page: Page, step: string) => {
   await heading(page, 'New Drip Campaign');
   await expect(page.getByRole('tab', { name: step })).toHaveAttribute('aria-selected', 'true');
@@ -404,7 +414,7 @@ export const screens: TScreen[] = [
     },
     reach: async (page) => {
       await tableWith(page, 'Scheduled Emails', 'Black Friday');
-      await page.getByRole('button', { name: /^Edit Black Friday/ }).click();
+      await rowAction(page, 'Black Friday preview for subscribers', /^Edit Black Friday/);
       await openDialog(page, 'Edit Scheduled Email');
     },
   },

@@ -64,7 +64,8 @@ export const DateRangeFilter = ({ value, onChange, withTime = false, size = 'sm'
 
   const timeWidth = { base: 'calc(50% - var(--mantine-spacing-xs) / 2)', xs: 130 };
   return (
-    <Group gap="xs" align="flex-end" wrap="wrap" role="group" aria-label="Date filter">
+    // A row of its own on a phone, so a picked range ("2026-11-20 – 2026-11-26") is read whole.
+    <Group gap="xs" align="flex-end" wrap="wrap" role="group" aria-label="Date filter" w={{ base: '100%', xs: 'auto' }}>
       <DatePickerInput
         type="range"
         size={size}

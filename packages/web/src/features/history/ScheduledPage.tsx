@@ -187,6 +187,7 @@ export const ScheduledPage = () => {
           url={SCHEDULED_URL}
           columns={columns}
           rowKey={(email) => email.id}
+          rowLabel={(email) => email.subject}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={dates}
           toolbar={<DateRangeFilter size="xs" value={dates} onChange={setDates} />}
