@@ -55,6 +55,14 @@ const layoutProblems = (page: Page) =>
         }
       };
       walk(root);
+      // Nothing found outside a scroller: something inside one escapes it (an absolutely
+      // positioned element whose containing block lies outside the scroller). Name those.
+      if (found.length === 0) {
+        for (const element of root.querySelectorAll('*')) {
+          if (isVisible(element) && element.getBoundingClientRect().right > right + 1) found.push(element);
+        }
+        found.reverse();
+      }
       // The deepest single culprit says most: follow an element while one child alone sticks out.
       return found.slice(0, 4).map((element) => {
         let culprit = element;
@@ -163,7 +171,9 @@ for (const viewport of VIEWPORTS) {
     const screenshots = process.env.SCREENSHOTS_DIR;
     if (screenshots) fs.mkdirSync(screenshots, { recursive: true });
     const problems: string[] = [];
-    for (const screen of screens) {
+    // SCREENS=history,plans runs only the screens whose names contain one of the words.
+    const only = process.env.SCREENS?.split(',').map((word) => word.trim());
+    for (const screen of screens.filter((candidate) => !only || only.some((word) => candidate.name.includes(word)))) {
       await test.step(screen.name, async () => {
         const page = pages[screen.as ?? 'user'];
         const started = Date.now();

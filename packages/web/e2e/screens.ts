@@ -1,4 +1,4 @@
-import { type APIRequestContext, expect, type Page } from '@playwright/test';
+import { type APIRequestContext, expect as baseExpect, type Page } from '@playwright/test';
 import {
   accountsApi,
   authApi,
@@ -82,6 +82,9 @@ export const createApi = (request: () => APIRequestContext) => {
   };
 };
 export type TApi = ReturnType<typeof createApi>;
+
+/** Screens wait for their data on a loaded machine (two cores shared): more than a form field's 10 s. */
+const expect = baseExpect.configure({ timeout: 20_000 });
 
 /** Polls `read` until `isDone` holds, and says what it waited for if it never does. */
 const waitUntil = async <T>(what: string, read: () => Promise<T>, isDone: (value: T) => boolean): Promise<T> => {

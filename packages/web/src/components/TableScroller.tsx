@@ -1,8 +1,9 @@
 import { Box, Group, Text } from '@mantine/core';
 import { IconArrowsHorizontal } from '@tabler/icons-react';
-import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { type CSSProperties, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 
-type TEdges = { left: boolean; right: boolean };
+/** Whether there is more table past each edge, and how wide the visible part is. */
+type TEdges = { left: boolean; right: boolean; width: number };
 
 /** Shadows that say there is more table past an edge (they take no clicks). */
 const edgeShadow = (side: 'left' | 'right') =>
@@ -17,16 +18,29 @@ const edgeShadow = (side: 'left' | 'right') =>
   }) as const;
 
 /**
+ * What a column pinned with `position: sticky` (a table's actions) looks like while cells
+ * scroll under it: opaque (a selected row's tint laid over the page colour), with a shadow on
+ * its left. While nothing scrolls it is transparent, so row hover and selection show as usual.
+ */
+const PINNED_WHILE_SCROLLING = {
+  '--pinned-column-bg': 'var(--mantine-color-body)',
+  '--pinned-column-selected-bg':
+    'linear-gradient(var(--mantine-primary-color-light), var(--mantine-primary-color-light)), var(--mantine-color-body)',
+  '--pinned-column-edge': '-8px 0 8px -8px rgba(0, 0, 0, 0.3)',
+} as CSSProperties;
+
+/**
  * The box a table scrolls sideways in when it is wider than the screen (a phone), so the page
  * itself never is (WCAG 1.4.10). While it scrolls it says so: a line above it ("Scroll
  * sideways for more"), a shadow on each edge with more past it, and it takes the keyboard
  * focus as a named region, so the arrow keys scroll it too (axe scrollable-region-focusable).
- * A table that fits shows none of it. A column pinned to the edge with `position: sticky`
- * takes its shadow from `--pinned-column-edge`.
+ * A table that fits shows none of it. A pinned column takes its look from the variables above;
+ * `--table-scroller-width` is the visible width, for content that should stay in view (an
+ * expanded row's details) while the table scrolls.
  */
 export const TableScroller = ({ label, children }: { label?: string | undefined; children: ReactNode }) => {
   const scrollerRef = useRef<HTMLDivElement>(null);
-  const [edges, setEdges] = useState<TEdges>({ left: false, right: false });
+  const [edges, setEdges] = useState<TEdges>({ left: false, right: false, width: 0 });
 
   const measure = useCallback(() => {
     const scroller = scrollerRef.current;
@@ -34,7 +48,10 @@ export const TableScroller = ({ label, children }: { label?: string | undefined;
     // A pixel of slack: zoomed pages report fractional widths.
     const left = scroller.scrollLeft > 1;
     const right = scroller.scrollLeft + scroller.clientWidth < scroller.scrollWidth - 1;
-    setEdges((current) => (current.left === left && current.right === right ? current : { left, right }));
+    const width = scroller.clientWidth;
+    setEdges((current) =>
+      current.left === left && current.right === right && current.width === width ? current : { left, right, width },
+    );
   }, []);
 
   useEffect(() => {
@@ -65,10 +82,12 @@ export const TableScroller = ({ label, children }: { label?: string | undefined;
           onScroll={measure}
           data-scrolls-sideways
           className="mantine-focus-auto"
-          // A column pinned inside (a table's actions) draws its edge from this while content scrolls under it.
+          // Positioned, so what a table positions absolutely (visually hidden header text) is
+          // placed and clipped inside it; else it would widen the page past the scroller.
           style={{
+            position: 'relative',
             overflowX: 'auto',
-            ['--pinned-column-edge' as string]: isScrollable ? '-8px 0 8px -8px rgba(0, 0, 0, 0.3)' : 'none',
+            ...(isScrollable ? { ...PINNED_WHILE_SCROLLING, '--table-scroller-width': `${edges.width}px` } : {}),
           }}
           {...(isScrollable
             ? { tabIndex: 0, role: 'region', 'aria-label': label ? `${label} (scrolls sideways)` : 'Scrolls sideways' }

@@ -43,24 +43,21 @@ const renderCell = <Row,>(row: Row, column: TDataTableColumn<Row>): ReactNode =>
   return value === null || value === undefined ? '' : String(value);
 };
 
+/** A table cell's side padding (Mantine's Table). */
+const CELL_PADDING_X = 'var(--table-horizontal-spacing, var(--mantine-spacing-xs))';
+
 /** The key that marks a row's actions column. */
 export const ACTIONS_COLUMN = 'actions';
 
 /** Mantine's `sm` breakpoint: below it the screen is a phone's, and row actions go behind one button. */
 const PHONE_QUERY = '(max-width: 47.99em)';
 
-/**
- * The actions column stays on screen while the rest scrolls under it, on an opaque background
- * (a selected row's tint laid over it), with a shadow on its left while cells pass under it.
- */
+/** The actions column stays on screen while the rest scrolls under it (its look: TableScroller). */
 const pinnedCell = (isSelected = false): CSSProperties => ({
   position: 'sticky',
   right: 0,
   zIndex: 1,
-  backgroundColor: 'var(--mantine-color-body)',
-  backgroundImage: isSelected
-    ? 'linear-gradient(var(--mantine-primary-color-light), var(--mantine-primary-color-light))'
-    : undefined,
+  background: isSelected ? 'var(--pinned-column-selected-bg, none)' : 'var(--pinned-column-bg, none)',
   boxShadow: 'var(--pinned-column-edge, none)',
 });
 
@@ -332,7 +329,16 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                     {canExpand && isExpanded && (
                       <Table.Tr>
                         <Table.Td colSpan={columnCount} bg="var(--mantine-color-gray-0)">
-                          {renderExpanded(row)}
+                          {/* The details stay in view, as wide as the visible part, while the row scrolls sideways. */}
+                          <Box
+                            style={{
+                              position: 'sticky',
+                              left: CELL_PADDING_X,
+                              maxWidth: `calc(var(--table-scroller-width, 100000px) - 2 * ${CELL_PADDING_X})`,
+                            }}
+                          >
+                            {renderExpanded(row)}
+                          </Box>
                         </Table.Td>
                       </Table.Tr>
                     )}
