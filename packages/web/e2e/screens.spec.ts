@@ -58,10 +58,11 @@ const layoutProblems = (page: Page) =>
       // Nothing found outside a scroller: something inside one escapes it (an absolutely
       // positioned element whose containing block lies outside the scroller). Name those.
       if (found.length === 0) {
-        for (const element of root.querySelectorAll('*')) {
-          if (isVisible(element) && element.getBoundingClientRect().right > right + 1) found.push(element);
-        }
-        found.reverse();
+        const out = [...root.querySelectorAll('*')].filter(
+          (element) => isVisible(element) && element.getBoundingClientRect().right > right + 1,
+        );
+        found.push(...out.filter((element) => !element.closest('[data-scrolls-sideways]')).reverse());
+        if (found.length === 0) found.push(...out.reverse());
       }
       // The deepest single culprit says most: follow an element while one child alone sticks out.
       return found.slice(0, 4).map((element) => {

@@ -216,7 +216,8 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
           accept=".csv,.txt,text/csv,text/plain"
           onChange={chooseFile}
           aria-invalid={fileError !== null}
-          style={{ display: 'block', marginTop: 'var(--mantine-spacing-xs)' }}
+          // The browser sizes a file input to its button and file name: held to the dialog's width on a phone.
+          style={{ display: 'block', maxWidth: '100%', marginTop: 'var(--mantine-spacing-xs)' }}
         />
       </Input.Wrapper>
 
