@@ -47,7 +47,7 @@ const renderCell = <Row,>(row: Row, column: TDataTableColumn<Row>): ReactNode =>
 const CELL_PADDING_X = 'var(--table-horizontal-spacing, var(--mantine-spacing-xs))';
 
 /** The key that marks a row's actions column. */
-export const ACTIONS_COLUMN = 'actions';
+const ACTIONS_COLUMN = 'actions';
 
 /** Mantine's `sm` breakpoint: below it the screen is a phone's, and row actions go behind one button. */
 const PHONE_QUERY = '(max-width: 47.99em)';

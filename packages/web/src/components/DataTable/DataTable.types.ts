@@ -10,7 +10,7 @@ export type TDataTableSort = { column: string; order: TSortOrder };
 export type TDataTableColumn<Row> = {
   /**
    * The field shown when there is no `render`, and the `column` sent to the server when sortable.
-   * `'actions'` marks the row's actions (see `ACTIONS_COLUMN`): pinned to the right edge while
+   * `'actions'` marks the row's actions: pinned to the right edge while
    * the table scrolls sideways, and behind one button per row on phones.
    */
   key: string;
