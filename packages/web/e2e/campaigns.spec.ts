@@ -147,7 +147,7 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   await expect(page.getByLabel('Subject').nth(3)).toHaveValue('Re: Hello {{name}}');
   await page.getByRole('button', { name: 'Delete email 4' }).click();
   await expect(page.getByRole('heading', { name: '#Email - 4' })).toHaveCount(0);
-  const sunday = page.getByRole('table', { name: 'Sending days and times' }).getByRole('checkbox', { name: 'Sunday' });
+  const sunday = page.getByRole('group', { name: 'Sending days and times' }).getByRole('checkbox', { name: 'Sunday' });
   await expect(sunday).toBeChecked();
   await sunday.click();
   await expectAccessible(page, 'sequence editor of a running campaign');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZFilterDate } from '../credits/credits';
 import { defineRoute } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
 
@@ -79,11 +80,16 @@ export const ZDeliveryEvent = z.object({
 });
 export type TDeliveryEvent = z.infer<typeof ZDeliveryEvent>;
 
+/** Spec: the delivery events take the same query as the history tables, date range included. */
 export const ZDeliveryEventQuery = pageQuery({
   columns: ['created_at'],
   defaultColumn: 'created_at',
   defaultOrder: 'desc',
-}).extend({ event_type: z.enum(DELIVERY_EVENT_TYPES).optional() });
+}).extend({
+  event_type: z.enum(DELIVERY_EVENT_TYPES).optional(),
+  first_date: ZFilterDate.optional(),
+  last_date: ZFilterDate.optional(),
+});
 
 export const dashboardApi = {
   content: defineRoute({ method: 'GET', path: '/dashboard', response: ZDashboard }),

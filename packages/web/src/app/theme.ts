@@ -1,5 +1,6 @@
 import {
   Anchor,
+  Badge,
   CloseButton,
   type CloseButtonProps,
   type CSSVariablesResolver,
@@ -38,6 +39,15 @@ export const theme = createTheme({
   components: {
     // A link inside a sentence must not be told apart by colour alone (WCAG 1.4.1).
     Anchor: Anchor.extend({ defaultProps: { underline: 'always' } }),
+    // A badge always shows its whole word. Mantine's may shrink in a row of flex items or a
+    // squeezed table column and cut its text with an ellipsis ("BOUN…", "PEND…", "N…"): here it
+    // keeps its width, and what holds it wraps (groups) or scrolls (tables) instead.
+    Badge: Badge.extend({
+      styles: {
+        root: { flexShrink: 0, overflow: 'visible' },
+        label: { overflow: 'visible', textOverflow: 'clip' },
+      },
+    }),
     // The × of modals, toasts and alerts is an icon: give it a name (axe button-name).
     // (Typed without DOM attributes, which it passes on to its button.)
     CloseButton: CloseButton.extend({ defaultProps: { 'aria-label': 'Close' } as Partial<CloseButtonProps> }),

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { dateBounds } from '../../platform/date-filter';
 import type { Db, Executor } from '../../platform/db';
 import { liveKeys } from '../../platform/presence';
 import type { TSendResult } from '../../providers/mail';
@@ -798,12 +799,22 @@ export const deleteUserSend = async (db: Executor, userId: number, id: number) =
       .executeTakeFirst()
   ).numDeletedRows > 0n;
 
-/** A user's delivery events, newest first by the caller's order (the dashboard's table and export). */
-export const selectUserEvents = (db: Executor, userId: number, type: string | undefined) => {
+/**
+ * A user's delivery events of a kind and within the spec's date filters (`first_date`,
+ * `last_date`, read in `timeZone`), newest first by the caller's order (the dashboard's table
+ * and export).
+ */
+export const selectUserEvents = (
+  db: Executor,
+  userId: number,
+  filters: { type?: string | undefined; first_date?: string | undefined; last_date?: string | undefined },
+  timeZone: string,
+) => {
   let rows = db
     .selectFrom('delivery_events')
     .select(['id', 'email as recipient', 'type as event_type', 'severity', 'occurred_at as created_at', 'detail'])
     .where('user_id', '=', userId);
-  if (type) rows = rows.where('type', '=', type as never);
+  if (filters.type) rows = rows.where('type', '=', filters.type as never);
+  for (const bound of dateBounds('occurred_at', filters, timeZone)) rows = rows.where(bound);
   return rows;
 };

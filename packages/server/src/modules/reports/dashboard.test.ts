@@ -66,6 +66,36 @@ describe('the delivery dashboard', () => {
     const csv = await agent.get('/api/dashboard/delivery-events/export', { query: { event_type: 'failed' } });
     expect(csv.body).toContain("'=550 no such user");
 
+    // The date range (spec: the same query as the history tables), in the user's days.
+    const { day, weekAgo } = (
+      await sql<{ day: string; weekAgo: string }>`
+        select to_char((now() at time zone time_zone)::date, 'YYYY-MM-DD') as day,
+               to_char((now() at time zone time_zone)::date - 7, 'YYYY-MM-DD') as "weekAgo"
+          from users where id = ${user.id}`.execute(t.platform.db)
+    ).rows[0]!;
+    const events = async (query: Record<string, string>) =>
+      (await agent.get('/api/dashboard/delivery-events', { query: { per_page: '50', ...query } })).json();
+    const lastWeek = await events({ first_date: weekAgo, last_date: weekAgo });
+    expect(lastWeek.meta.total).toBe(3);
+    expect(lastWeek.data.map((event: { event_type: string }) => event.event_type)).toEqual([
+      'accepted',
+      'accepted',
+      'accepted',
+    ]);
+    expect((await events({ first_date: day, event_type: 'accepted' })).meta.total).toBe(10);
+    // A bound with a time of day is counted row by row, and agrees with the counters on whole days.
+    const sinceMidnight = await events({ first_date: `${day} 00:00:00` });
+    expect(sinceMidnight.meta.total).toBe(18);
+    expect(sinceMidnight.data).toHaveLength(18);
+    expect((await events({ last_date: `${weekAgo} 23:59:59` })).meta.total).toBe(3);
+    const lastWeekCsv = await agent.get('/api/dashboard/delivery-events/export', {
+      query: { first_date: weekAgo, last_date: weekAgo },
+    });
+    expect(lastWeekCsv.body.trim().split('\n')).toHaveLength(1 + 3);
+    expect((await agent.get('/api/dashboard/delivery-events', { query: { first_date: 'last week' } })).statusCode).toBe(
+      422,
+    );
+
     // Another user's dashboard holds none of it (R12).
     const other = await seed();
     expect((await other.agent.get('/api/dashboard')).json().stats.tracking.sent).toBe(0);

@@ -171,4 +171,91 @@ describe('DataTable', () => {
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select all' }));
     await waitFor(() => expect(onSelectionChange).toHaveBeenLastCalledWith([1, 2, 3, 4, 5]));
   });
+
+  describe('on a phone', () => {
+    const phoneMatchMedia = (query: string) => ({
+      matches: query.includes('max-width'),
+      media: query,
+      onchange: null,
+      addListener: () => {},
+      removeListener: () => {},
+      addEventListener: () => {},
+      removeEventListener: () => {},
+      dispatchEvent: () => false,
+    });
+    let desktopMatchMedia: typeof window.matchMedia;
+    beforeEach(() => {
+      desktopMatchMedia = window.matchMedia;
+      window.matchMedia = phoneMatchMedia as unknown as typeof window.matchMedia;
+    });
+    afterEach(() => {
+      window.matchMedia = desktopMatchMedia;
+    });
+
+    it("keeps a row's actions behind one button named after the row; choosing one runs it and closes the menu", async () => {
+      const onDelete = vi.fn();
+      const withActions: TDataTableColumn<TRow>[] = [
+        ...columns,
+        {
+          key: 'actions',
+          title: 'Actions',
+          render: (row) => (
+            <button type="button" onClick={() => onDelete(row.id)}>
+              Delete {row.name}
+            </button>
+          ),
+        },
+      ];
+      renderTable({ defaultPerPage: 5, columns: withActions });
+      await screen.findByText('Row 1');
+      expect(screen.queryByRole('button', { name: 'Delete Row 2' })).toBeNull();
+
+      fireEvent.click(screen.getByRole('button', { name: 'Actions for Row 2' }));
+      const menu = await screen.findByRole('dialog', { name: 'Actions for Row 2' });
+      fireEvent.click(within(menu).getByRole('button', { name: 'Delete Row 2' }));
+      expect(onDelete).toHaveBeenCalledWith(2);
+      await waitFor(() => expect(screen.queryByRole('button', { name: 'Delete Row 2' })).toBeNull());
+    });
+
+    it('shows a row without actions no button, and a compact actions column as it is', async () => {
+      const withActions: TDataTableColumn<TRow>[] = [
+        ...columns,
+        {
+          key: 'actions',
+          title: 'Actions',
+          isCompact: true,
+          render: (row) => (row.id === 1 ? null : <button type="button">Menu of {row.name}</button>),
+        },
+      ];
+      renderTable({ defaultPerPage: 5, columns: withActions });
+      await screen.findByText('Row 1');
+      expect(screen.getByRole('button', { name: 'Menu of Row 2' })).toBeTruthy();
+      expect(screen.queryByRole('button', { name: /^Actions for/ })).toBeNull();
+    });
+  });
+
+  it('says when it scrolls sideways, and takes the focus then so keys can scroll it', async () => {
+    // happy-dom lays nothing out: a scroller 300 px wide holding a 900 px table.
+    const widths = [
+      vi.spyOn(HTMLElement.prototype, 'clientWidth', 'get').mockReturnValue(300),
+      vi.spyOn(HTMLElement.prototype, 'scrollWidth', 'get').mockReturnValue(900),
+    ];
+    try {
+      renderTable({ defaultPerPage: 5, label: 'Rows' });
+      await screen.findByText('Row 1');
+      expect(await screen.findByText('Scroll sideways for more')).toBeTruthy();
+      const region = screen.getByRole('region', { name: 'Rows (scrolls sideways)' });
+      expect(region.getAttribute('tabindex')).toBe('0');
+      expect(within(region).getByRole('table', { name: 'Rows' })).toBeTruthy();
+    } finally {
+      for (const spy of widths) spy.mockRestore();
+    }
+  });
+
+  it('says nothing about scrolling when the table fits', async () => {
+    renderTable({ defaultPerPage: 5, label: 'Rows' });
+    await screen.findByText('Row 1');
+    expect(screen.queryByText('Scroll sideways for more')).toBeNull();
+    expect(screen.queryByRole('region', { name: /scrolls sideways/ })).toBeNull();
+  });
 });

@@ -12,13 +12,16 @@ import {
   TextInput,
   VisuallyHidden,
 } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { PAGE_SIZES, type TPaged } from '@sendwell/contracts';
 import { IconChevronDown, IconChevronRight, IconSearch } from '@tabler/icons-react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Fragment, type ReactNode, useEffect, useEffectEvent, useState } from 'react';
+import { type CSSProperties, Fragment, type ReactNode, useEffect, useEffectEvent, useState } from 'react';
 import { api } from '../../app/api';
+import { TableScroller } from '../TableScroller';
 import type { TDataTableColumn, TDataTableProps, TRowId } from './DataTable.types';
 import { DataTablePager } from './DataTablePager';
+import { RowActions } from './RowActions';
 import { SortableHeader } from './SortableHeader';
 import { useDataTableQuery } from './useDataTableQuery';
 import { useDelayedFlag } from './useDelayedFlag';
@@ -38,6 +41,31 @@ const renderCell = <Row,>(row: Row, column: TDataTableColumn<Row>): ReactNode =>
   if (column.render) return column.render(row);
   const value = (row as Record<string, unknown>)[column.key];
   return value === null || value === undefined ? '' : String(value);
+};
+
+/** A table cell's side padding (Mantine's Table). */
+const CELL_PADDING_X = 'var(--table-horizontal-spacing, var(--mantine-spacing-xs))';
+
+/** The key that marks a row's actions column. */
+const ACTIONS_COLUMN = 'actions';
+
+/** Mantine's `sm` breakpoint: below it the screen is a phone's, and row actions go behind one button. */
+const PHONE_QUERY = '(max-width: 47.99em)';
+
+/** The actions column stays on screen while the rest scrolls under it (its look: TableScroller). */
+const pinnedCell = (isSelected = false): CSSProperties => ({
+  position: 'sticky',
+  right: 0,
+  zIndex: 1,
+  background: isSelected ? 'var(--pinned-column-selected-bg, none)' : 'var(--pinned-column-bg, none)',
+  boxShadow: 'var(--pinned-column-edge, none)',
+});
+
+/** The first column's own value names a row ("Actions for ann@example.com"), or its place on the page. */
+const defaultRowLabel = <Row,>(row: Row, columns: TDataTableColumn<Row>[], index: number): string => {
+  const first = columns.find((column) => column.key !== ACTIONS_COLUMN);
+  const value = first ? (row as Record<string, unknown>)[first.key] : undefined;
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : `row ${index + 1}`;
 };
 
 /**
@@ -65,8 +93,10 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
   toolbar,
   emptyText = 'No data found.',
   label,
+  rowLabel,
 }: TDataTableProps<Row, Response>) => {
   const table = useDataTableQuery({ defaultSort, defaultPerPage, filters, searchDebounceMs });
+  const isPhone = useMediaQuery(PHONE_QUERY) ?? false;
 
   const query = useQuery({
     queryKey: [...queryKey, table.params],
@@ -169,7 +199,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
             aria-label="Loading"
           />
         )}
-        <Box style={{ overflowX: 'auto' }}>
+        <TableScroller label={label}>
           <Table
             data-testid="data-table"
             aria-label={label}
@@ -207,7 +237,12 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                       width={column.width}
                     />
                   ) : (
-                    <Table.Th key={column.key} w={column.width} ta={column.align}>
+                    <Table.Th
+                      key={column.key}
+                      w={column.width}
+                      ta={column.align}
+                      style={column.key === ACTIONS_COLUMN ? pinnedCell() : undefined}
+                    >
                       {column.title}
                     </Table.Th>
                   ),
@@ -224,7 +259,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                   </Table.Td>
                 </Table.Tr>
               )}
-              {rows.map((row) => {
+              {rows.map((row, index) => {
                 const id = rowKey(row);
                 const isExpanded = expandedIds.includes(id);
                 const canExpand = renderExpanded && (isRowExpandable?.(row) ?? true);
@@ -268,16 +303,42 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                           )}
                         </Table.Td>
                       )}
-                      {columns.map((column) => (
-                        <Table.Td key={column.key} ta={column.align}>
-                          {renderCell(row, column)}
-                        </Table.Td>
-                      ))}
+                      {columns.map((column) => {
+                        if (column.key !== ACTIONS_COLUMN) {
+                          return (
+                            <Table.Td key={column.key} ta={column.align}>
+                              {renderCell(row, column)}
+                            </Table.Td>
+                          );
+                        }
+                        const actions = renderCell(row, column);
+                        const hasActions = actions !== null && actions !== undefined && actions !== false;
+                        return (
+                          <Table.Td key={column.key} ta={column.align} style={pinnedCell(isSelected)}>
+                            {isPhone && hasActions && !column.isCompact ? (
+                              <RowActions label={rowLabel?.(row) ?? defaultRowLabel(row, columns, index)}>
+                                {actions}
+                              </RowActions>
+                            ) : (
+                              actions
+                            )}
+                          </Table.Td>
+                        );
+                      })}
                     </Table.Tr>
                     {canExpand && isExpanded && (
                       <Table.Tr>
                         <Table.Td colSpan={columnCount} bg="var(--mantine-color-gray-0)">
-                          {renderExpanded(row)}
+                          {/* The details stay in view, as wide as the visible part, while the row scrolls sideways. */}
+                          <Box
+                            style={{
+                              position: 'sticky',
+                              left: CELL_PADDING_X,
+                              maxWidth: `calc(var(--table-scroller-width, 100000px) - 2 * ${CELL_PADDING_X})`,
+                            }}
+                          >
+                            {renderExpanded(row)}
+                          </Box>
                         </Table.Td>
                       </Table.Tr>
                     )}
@@ -286,7 +347,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
               })}
             </Table.Tbody>
           </Table>
-        </Box>
+        </TableScroller>
       </Box>
 
       <Group justify="space-between" gap="sm">

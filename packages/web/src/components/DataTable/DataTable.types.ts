@@ -8,13 +8,19 @@ export type TRowId = string | number;
 export type TDataTableSort = { column: string; order: TSortOrder };
 
 export type TDataTableColumn<Row> = {
-  /** The field shown when there is no `render`, and the `column` sent to the server when sortable. */
+  /**
+   * The field shown when there is no `render`, and the `column` sent to the server when sortable.
+   * `'actions'` marks the row's actions: pinned to the right edge while
+   * the table scrolls sideways, and behind one button per row on phones.
+   */
   key: string;
   title: ReactNode;
   sortable?: boolean;
   render?: (row: Row) => ReactNode;
   width?: number | string;
   align?: 'left' | 'center' | 'right';
+  /** The actions column's content is one small control already (a menu button): phones show it as it is. */
+  isCompact?: boolean;
 };
 
 /** What a toolbar needs to act on the table: bulk actions read the selection, then clear it. */
@@ -56,4 +62,9 @@ export type TDataTableProps<Row, Response extends TPaged<Row> = TPaged<Row>> = {
   emptyText?: ReactNode;
   /** Accessible name of the table. */
   label?: string;
+  /**
+   * What a row is called in its actions button on phones ("Actions for …"); by default the
+   * first column's value.
+   */
+  rowLabel?: (row: Row) => string;
 };

@@ -38,6 +38,7 @@ import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { RichText } from '../../components/RichText';
+import { TableScroller } from '../../components/TableScroller';
 import { PREVIEW_CSP } from '../send-email/send-email.preview';
 import { STATUS_LOOK } from './campaign-status';
 import {
@@ -230,78 +231,82 @@ const Mails = ({ id, variables }: { id: number; variables: string[] }) => {
           Edit Sequence
         </Button>
       </Group>
-      <Table striped withTableBorder aria-label="Emails of the campaign">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Email</Table.Th>
-            <Table.Th ta="right">SENT</Table.Th>
-            <Table.Th ta="right">QUEUED</Table.Th>
-            <Table.Th ta="right">DELIVERED</Table.Th>
-            <Table.Th ta="right">OPENED</Table.Th>
-            <Table.Th ta="right">CLICKED</Table.Th>
-            <Table.Th ta="right">BOUNCED</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {emails.data.emails.map((email) => (
-            <Fragment key={email.id}>
-              <Table.Tr>
-                <Table.Td>
-                  <Button
-                    variant="subtle"
-                    size="compact-sm"
-                    aria-expanded={open === email.id}
-                    onClick={() => setOpen(open === email.id ? null : email.id)}
-                  >
-                    Email # {email.order}
-                  </Button>
-                </Table.Td>
-                <Table.Td ta="right">{email.sent_count}</Table.Td>
-                <Table.Td ta="right">{email.queued_count}</Table.Td>
-                <Table.Td ta="right">{email.delivered_count}</Table.Td>
-                <Table.Td ta="right">{email.opened_count}</Table.Td>
-                <Table.Td ta="right">{email.clicked_count}</Table.Td>
-                <Table.Td ta="right">{email.bounced_count}</Table.Td>
-              </Table.Tr>
-              {open === email.id && (
+      <TableScroller label="Emails of the campaign">
+        <Table striped withTableBorder aria-label="Emails of the campaign">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Email</Table.Th>
+              <Table.Th ta="right">SENT</Table.Th>
+              <Table.Th ta="right">QUEUED</Table.Th>
+              <Table.Th ta="right">DELIVERED</Table.Th>
+              <Table.Th ta="right">OPENED</Table.Th>
+              <Table.Th ta="right">CLICKED</Table.Th>
+              <Table.Th ta="right">BOUNCED</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {emails.data.emails.map((email) => (
+              <Fragment key={email.id}>
                 <Table.Tr>
-                  <Table.Td colSpan={7}>
-                    <Stack gap={4}>
-                      <Text size="sm">
-                        <strong>Subject:</strong> {email.subject}
-                      </Text>
-                      <Text size="sm">
-                        <strong>Sent:</strong>{' '}
-                        {email.first ? 'first' : `${waitText(email.period, email.frequency)} after the previous email`}
-                      </Text>
-                      {email.follow_up && (
-                        <Text size="sm">
-                          <strong>If not opened in {email.follow_up.waitDays} days:</strong> {email.follow_up.subject}
-                        </Text>
-                      )}
-                      {email.click_follow_up && (
-                        <Text size="sm">
-                          <strong>
-                            {email.click_follow_up.waitDays} days after a click on{' '}
-                            {email.click_follow_up.link || 'any link'}:
-                          </strong>{' '}
-                          {email.click_follow_up.subject}
-                        </Text>
-                      )}
-                      <iframe
-                        title={`Body of email ${email.order}`}
-                        sandbox=""
-                        srcDoc={framed(email.body)}
-                        style={{ width: '100%', height: 160, border: 0, background: 'white' }}
-                      />
-                    </Stack>
+                  <Table.Td>
+                    <Button
+                      variant="subtle"
+                      size="compact-sm"
+                      aria-expanded={open === email.id}
+                      onClick={() => setOpen(open === email.id ? null : email.id)}
+                    >
+                      Email # {email.order}
+                    </Button>
                   </Table.Td>
+                  <Table.Td ta="right">{email.sent_count}</Table.Td>
+                  <Table.Td ta="right">{email.queued_count}</Table.Td>
+                  <Table.Td ta="right">{email.delivered_count}</Table.Td>
+                  <Table.Td ta="right">{email.opened_count}</Table.Td>
+                  <Table.Td ta="right">{email.clicked_count}</Table.Td>
+                  <Table.Td ta="right">{email.bounced_count}</Table.Td>
                 </Table.Tr>
-              )}
-            </Fragment>
-          ))}
-        </Table.Tbody>
-      </Table>
+                {open === email.id && (
+                  <Table.Tr>
+                    <Table.Td colSpan={7}>
+                      <Stack gap={4}>
+                        <Text size="sm">
+                          <strong>Subject:</strong> {email.subject}
+                        </Text>
+                        <Text size="sm">
+                          <strong>Sent:</strong>{' '}
+                          {email.first
+                            ? 'first'
+                            : `${waitText(email.period, email.frequency)} after the previous email`}
+                        </Text>
+                        {email.follow_up && (
+                          <Text size="sm">
+                            <strong>If not opened in {email.follow_up.waitDays} days:</strong> {email.follow_up.subject}
+                          </Text>
+                        )}
+                        {email.click_follow_up && (
+                          <Text size="sm">
+                            <strong>
+                              {email.click_follow_up.waitDays} days after a click on{' '}
+                              {email.click_follow_up.link || 'any link'}:
+                            </strong>{' '}
+                            {email.click_follow_up.subject}
+                          </Text>
+                        )}
+                        <iframe
+                          title={`Body of email ${email.order}`}
+                          sandbox=""
+                          srcDoc={framed(email.body)}
+                          style={{ width: '100%', height: 160, border: 0, background: 'white' }}
+                        />
+                      </Stack>
+                    </Table.Td>
+                  </Table.Tr>
+                )}
+              </Fragment>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </TableScroller>
       <Modal opened={isWarning} onClose={() => setIsWarning(false)} title="Edit the sequence?" centered>
         <Stack>
           <Text size="sm">{CAMPAIGN_MESSAGES.editWarning}</Text>

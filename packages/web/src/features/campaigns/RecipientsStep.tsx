@@ -7,7 +7,6 @@ import {
   Group,
   Modal,
   Paper,
-  ScrollArea,
   Select,
   Stack,
   Table,
@@ -39,6 +38,7 @@ import { Link } from 'react-router';
 import { callRoute } from '../../app/api';
 import { showError } from '../../app/errors';
 import { useSignedInUser } from '../../app/session';
+import { TableScroller } from '../../components/TableScroller';
 import { useImportOptions } from '../lists/lists.queries';
 import { useCampaignMutation } from './campaigns.queries';
 
@@ -267,7 +267,7 @@ const FileUpload = ({
           <Text size="sm" c="dimmed">
             Columns used as Name are joined in their order: First Name and Last Name make “Ann Lee”.
           </Text>
-          <ScrollArea>
+          <TableScroller label="Column mapping">
             <Table aria-label="Column mapping" withTableBorder>
               <Table.Thead>
                 <Table.Tr>
@@ -318,7 +318,7 @@ const FileUpload = ({
                 ))}
               </Table.Tbody>
             </Table>
-          </ScrollArea>
+          </TableScroller>
           <Text size="sm" c="dimmed" data-testid="recipients-preview">
             {body.length.toLocaleString('en-US')} rows; the first three are shown.
             {preview.length > 0 &&
@@ -395,7 +395,7 @@ const ManualRows = ({ onRecipients }: { onRecipients: (rows: TCampaignRecipientI
   const selected = rows.filter((row) => row.selected);
   return (
     <Stack>
-      <ScrollArea>
+      <TableScroller label="Recipients to add">
         <Table aria-label="Recipients to add" withTableBorder miw={1400}>
           <Table.Thead>
             <Table.Tr>
@@ -433,7 +433,7 @@ const ManualRows = ({ onRecipients }: { onRecipients: (rows: TCampaignRecipientI
             ))}
           </Table.Tbody>
         </Table>
-      </ScrollArea>
+      </TableScroller>
       <Group justify="space-between">
         <Group>
           <Button

@@ -10,7 +10,6 @@ import {
   Paper,
   Select,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
@@ -228,48 +227,50 @@ const DaysPanel = memo(function DaysPanel({
         </Anchor>
         ). An end before the start runs past midnight.
       </Text>
-      <Table verticalSpacing={4} horizontalSpacing={4} aria-label="Sending days and times">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Day</Table.Th>
-            <Table.Th>From</Table.Th>
-            <Table.Th>To</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {plan.map((day) => {
-            const isLastChecked = day.checked && checked === 1;
-            return (
-              <Table.Tr key={day.key}>
-                <Table.Td>
-                  <Checkbox
-                    label={WEEKDAY_TITLES[day.key]}
-                    checked={day.checked}
-                    disabled={isLastChecked}
-                    onChange={(event) => patch(day.key, { checked: event.currentTarget.checked })}
-                  />
-                </Table.Td>
-                <Table.Td>
+      {/*
+        One line per day where the panel is wide; where it is narrow (beside the emails on a
+        desktop, or a phone) the times wrap under the day instead of widening the page.
+      */}
+      <Stack gap={6} role="group" aria-label="Sending days and times">
+        {plan.map((day) => {
+          const isLastChecked = day.checked && checked === 1;
+          return (
+            <Group key={day.key} gap="xs" wrap="wrap" style={{ rowGap: 4 }} align="center">
+              <Checkbox
+                w={110}
+                label={WEEKDAY_TITLES[day.key]}
+                checked={day.checked}
+                disabled={isLastChecked}
+                onChange={(event) => patch(day.key, { checked: event.currentTarget.checked })}
+              />
+              <Group gap="xs" wrap="wrap" style={{ rowGap: 4 }}>
+                <Group gap={6} wrap="nowrap">
+                  <Text size="xs" c="dimmed" w={28} aria-hidden>
+                    From
+                  </Text>
                   <TimeFields
                     day={day}
                     which="start"
                     disabled={!day.checked}
                     onChange={(change) => patch(day.key, change)}
                   />
-                </Table.Td>
-                <Table.Td>
+                </Group>
+                <Group gap={6} wrap="nowrap">
+                  <Text size="xs" c="dimmed" w={28} aria-hidden>
+                    to
+                  </Text>
                   <TimeFields
                     day={day}
                     which="end"
                     disabled={!day.checked}
                     onChange={(change) => patch(day.key, change)}
                   />
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
+                </Group>
+              </Group>
+            </Group>
+          );
+        })}
+      </Stack>
       {error && (
         <Text size="sm" c="red" role="alert" mt="xs">
           {error}

@@ -1,5 +1,4 @@
 import { Badge, Group, NativeSelect, Paper, Stack, Text } from '@mantine/core';
-import { DatePickerInput } from '@mantine/dates';
 import {
   CREDIT_LOG_DEFAULT_PER_PAGE,
   CREDIT_TYPES,
@@ -7,20 +6,17 @@ import {
   type TCreditType,
   usableCredit,
 } from '@sendwell/contracts';
-import { IconCalendar } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 import { CreditQuantity } from './CreditQuantity';
 import { creditTypeLabel, formatCredits } from './credits.format';
 import { CREDIT_LOG_URL, creditKeys } from './credits.queries';
 import { useCreditBalance } from './useCreditBalance';
-
-/** Mantine's range value: days as YYYY-MM-DD, the spec's filter format, so they go to the server as they are. */
-type TDateRange = [string | null, string | null];
 
 const ALL_TYPES = 'all';
 
@@ -46,16 +42,11 @@ export const CreditLogPage = () => {
   const queryClient = useQueryClient();
   const formatDateTime = useFormatDateTime();
   const balance = useCreditBalance();
-  const [dateRange, setDateRange] = useState<TDateRange>([null, null]);
+  const [dates, setDates] = useState<TDateRange>({});
   const [type, setType] = useState<TCreditType | null>(null);
 
   // Every change to the balance is a new entry: show it without a reload.
   useRealtimeEvent('CreditBalanceEvent', () => void queryClient.invalidateQueries({ queryKey: creditKeys.log }));
-
-  // While the second day is still being picked the range is half made; the table waits for it
-  // (closing the picker on half a range clears it).
-  const [firstDate, lastDate] = dateRange;
-  const isRangeComplete = Boolean(firstDate && lastDate);
 
   const columns: TDataTableColumn<TCreditLogEntry>[] = [
     {
@@ -118,24 +109,12 @@ export const CreditLogPage = () => {
           defaultPerPage={CREDIT_LOG_DEFAULT_PER_PAGE}
           searchable={false}
           filters={{
-            first_date: isRangeComplete ? firstDate : undefined,
-            last_date: isRangeComplete ? lastDate : undefined,
+            ...dates,
             type: type ?? undefined,
           }}
           toolbar={
             <Group gap="sm" align="flex-end" wrap="wrap">
-              <DatePickerInput
-                type="range"
-                label="Date range"
-                placeholder="Any date"
-                valueFormat="MM/DD/YYYY"
-                leftSection={<IconCalendar size={16} aria-hidden />}
-                allowSingleDateInRange
-                clearable
-                w={{ base: '100%', xs: 260 }}
-                value={dateRange}
-                onChange={setDateRange}
-              />
+              <DateRangeFilter value={dates} onChange={setDates} />
               <NativeSelect
                 label="Type"
                 data={typeOptions}

@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Modal, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Modal, NativeSelect, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { THistoryRecord } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 import { HISTORY_URL, historyKeys, useHistoryCounts, useLiveHistory, useResend } from './history.queries';
 
@@ -60,8 +61,7 @@ export const HistoryPage = () => {
   useLiveHistory();
   const resend = useResend();
   const [type, setType] = useState('');
-  const [firstDate, setFirstDate] = useState('');
-  const [lastDate, setLastDate] = useState('');
+  const [dates, setDates] = useState<TDateRange>({});
   const [again, setAgain] = useState<THistoryRecord | null>(null);
 
   const columns: TDataTableColumn<THistoryRecord>[] = [
@@ -120,7 +120,7 @@ export const HistoryPage = () => {
           columns={columns}
           rowKey={(send) => send.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ type, first_date: firstDate, last_date: lastDate }}
+          filters={{ type, ...dates }}
           searchable
           renderExpanded={(send) => <SendStatistics send={send} />}
           toolbar={
@@ -136,20 +136,7 @@ export const HistoryPage = () => {
                   { value: '2', label: 'Scheduled Mail' },
                 ]}
               />
-              <TextInput
-                size="xs"
-                type="date"
-                label="From"
-                value={firstDate}
-                onChange={(event) => setFirstDate(event.currentTarget.value)}
-              />
-              <TextInput
-                size="xs"
-                type="date"
-                label="To"
-                value={lastDate}
-                onChange={(event) => setLastDate(event.currentTarget.value)}
-              />
+              <DateRangeFilter size="xs" withTime value={dates} onChange={setDates} />
             </Group>
           }
           emptyText="No data found."

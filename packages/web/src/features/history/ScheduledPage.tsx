@@ -1,10 +1,11 @@
-import { Badge, Button, Group, Modal, Paper, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { TScheduledEmail } from '@sendwell/contracts';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 import { historyKeys, SCHEDULED_URL, useLiveHistory, useScheduledAction } from './history.queries';
 
@@ -38,9 +39,9 @@ export const ScheduledPage = () => {
   const formatDateTime = useFormatDateTime();
   useLiveHistory();
   const act = useScheduledAction();
-  // The dates as typed, and as applied by the Filter button (spec §2 screen 10).
-  const [dates, setDates] = useState({ first: '', last: '' });
-  const [applied, setApplied] = useState({ first: '', last: '' });
+  // The dates as picked, and as applied by the Filter button (spec §2 screen 10).
+  const [dates, setDates] = useState<TDateRange>({});
+  const [applied, setApplied] = useState<TDateRange>({});
   const [confirm, setConfirm] = useState<TConfirm>(null);
 
   const columns: TDataTableColumn<TScheduledEmail>[] = [
@@ -125,8 +126,9 @@ export const ScheduledPage = () => {
           url={SCHEDULED_URL}
           columns={columns}
           rowKey={(email) => email.id}
+          rowLabel={(email) => email.subject}
           defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ first_date: applied.first, last_date: applied.last }}
+          filters={applied}
           toolbar={
             <form
               aria-label="Filter scheduled emails"
@@ -136,20 +138,7 @@ export const ScheduledPage = () => {
               }}
             >
               <Group gap="xs" align="flex-end">
-                <TextInput
-                  size="xs"
-                  type="date"
-                  label="From"
-                  value={dates.first}
-                  onChange={(event) => setDates({ ...dates, first: event.currentTarget.value })}
-                />
-                <TextInput
-                  size="xs"
-                  type="date"
-                  label="To"
-                  value={dates.last}
-                  onChange={(event) => setDates({ ...dates, last: event.currentTarget.value })}
-                />
+                <DateRangeFilter size="xs" value={dates} onChange={setDates} />
                 <Button size="xs" type="submit" variant="default">
                   Filter
                 </Button>

@@ -14,6 +14,8 @@ import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
 import { axisTicks } from '../../components/chartAxis';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { TableScroller } from '../../components/TableScroller';
 
 const dashboardKey = ['dashboard'] as const;
 const EVENTS_URL = routeUrl(dashboardApi.events);
@@ -104,32 +106,34 @@ const LastSevenDays = ({ table }: { table: TDashboard['stats']['table'] }) => (
     <Title order={2} fz="md" mb="xs">
       Last 7 Days
     </Title>
-    <Table striped aria-label="Last 7 days">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Time</Table.Th>
-          <Table.Th ta="right">Accepted</Table.Th>
-          <Table.Th ta="right">Delivered</Table.Th>
-          <Table.Th ta="right">Failed</Table.Th>
-          <Table.Th ta="right">Complained</Table.Th>
-          <Table.Th ta="right">Total</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {[...table].reverse().map((row) => (
-          <Table.Tr key={row.time}>
-            <Table.Td>{shortDay(row.time)}</Table.Td>
-            <Table.Td ta="right">{row.accepted.total.toLocaleString('en-US')}</Table.Td>
-            <Table.Td ta="right">{row.delivered.total.toLocaleString('en-US')}</Table.Td>
-            <Table.Td ta="right">
-              {(row.failed.permanent.total + row.failed.temporary.total).toLocaleString('en-US')}
-            </Table.Td>
-            <Table.Td ta="right">{row.complained.total.toLocaleString('en-US')}</Table.Td>
-            <Table.Td ta="right">{row.total.toLocaleString('en-US')}</Table.Td>
+    <TableScroller label="Last 7 days">
+      <Table striped aria-label="Last 7 days">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Time</Table.Th>
+            <Table.Th ta="right">Accepted</Table.Th>
+            <Table.Th ta="right">Delivered</Table.Th>
+            <Table.Th ta="right">Failed</Table.Th>
+            <Table.Th ta="right">Complained</Table.Th>
+            <Table.Th ta="right">Total</Table.Th>
           </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+        </Table.Thead>
+        <Table.Tbody>
+          {[...table].reverse().map((row) => (
+            <Table.Tr key={row.time}>
+              <Table.Td>{shortDay(row.time)}</Table.Td>
+              <Table.Td ta="right">{row.accepted.total.toLocaleString('en-US')}</Table.Td>
+              <Table.Td ta="right">{row.delivered.total.toLocaleString('en-US')}</Table.Td>
+              <Table.Td ta="right">
+                {(row.failed.permanent.total + row.failed.temporary.total).toLocaleString('en-US')}
+              </Table.Td>
+              <Table.Td ta="right">{row.complained.total.toLocaleString('en-US')}</Table.Td>
+              <Table.Td ta="right">{row.total.toLocaleString('en-US')}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </TableScroller>
   </Card>
 );
 
@@ -178,6 +182,7 @@ const Radial = ({ label, total, percent, color }: { label: string; total: number
 export const DeliveryDashboard = () => {
   const formatDateTime = useFormatDateTime();
   const [eventType, setEventType] = useState('');
+  const [dates, setDates] = useState<TDateRange>({});
   const dashboard = useQuery({
     queryKey: dashboardKey,
     queryFn: ({ signal }) => callRoute(dashboardApi.content, { signal }),
@@ -272,7 +277,7 @@ export const DeliveryDashboard = () => {
             size="xs"
             variant="default"
             leftSection={<IconDownload size={14} />}
-            href={`${EXPORT_URL}?${toSearchParams({ event_type: eventType })}`}
+            href={`${EXPORT_URL}?${toSearchParams({ event_type: eventType, ...dates })}`}
           >
             Export
           </Button>
@@ -284,19 +289,22 @@ export const DeliveryDashboard = () => {
           columns={columns}
           rowKey={(event) => event.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ event_type: eventType }}
+          filters={{ event_type: eventType, ...dates }}
           searchable
           toolbar={
-            <NativeSelect
-              size="xs"
-              aria-label="Event type"
-              value={eventType}
-              onChange={(event) => setEventType(event.currentTarget.value)}
-              data={[
-                { value: '', label: 'All events' },
-                ...DELIVERY_EVENT_TYPES.map((type) => ({ value: type, label: type })),
-              ]}
-            />
+            <Group gap="xs" align="flex-end">
+              <NativeSelect
+                size="xs"
+                label="Event type"
+                value={eventType}
+                onChange={(event) => setEventType(event.currentTarget.value)}
+                data={[
+                  { value: '', label: 'All events' },
+                  ...DELIVERY_EVENT_TYPES.map((type) => ({ value: type, label: type })),
+                ]}
+              />
+              <DateRangeFilter size="xs" value={dates} onChange={setDates} />
+            </Group>
           }
           emptyText="No data found."
         />

@@ -2,6 +2,7 @@ import { Group, Input, Loader, NativeSelect, Stack, Table, Text, TextInput, Titl
 import { hasCsvExtension, LIST_MESSAGES } from '@sendwell/contracts';
 import { IconLock } from '@tabler/icons-react';
 import { type ChangeEvent, useId, useRef, useState } from 'react';
+import { TableScroller } from '../../components/TableScroller';
 import { formatSize } from '../test-inbox/test-inbox.format';
 import {
   COLUMN_ROLES,
@@ -149,7 +150,8 @@ export const CsvFileField = ({
             csv.chooseFile(event.currentTarget.files?.[0] ?? null);
           }}
           aria-invalid={csv.fileError !== null}
-          style={{ display: 'block', marginTop: 'var(--mantine-spacing-xs)' }}
+          // The browser sizes a file input to its button and file name: held to the dialog's width on a phone.
+          style={{ display: 'block', maxWidth: '100%', marginTop: 'var(--mantine-spacing-xs)' }}
         />
       </Input.Wrapper>
       {csv.isReading && (
@@ -188,8 +190,8 @@ export const CsvColumnsTable = ({
           Columns used as Name are joined in their order: First Name and Last Name make “Ann Lee”.
         </Text>
       )}
-      <Table.ScrollContainer minWidth={hasFields ? 520 : 360}>
-        <Table aria-label="Column mapping" verticalSpacing="xs">
+      <TableScroller label="Column mapping">
+        <Table aria-label="Column mapping" verticalSpacing="xs" miw={hasFields ? 520 : 360}>
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Column</Table.Th>
@@ -250,7 +252,7 @@ export const CsvColumnsTable = ({
             })}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </TableScroller>
     </Stack>
   );
 };
@@ -261,23 +263,25 @@ export const CsvPreviewTable = ({ rows, withName = true }: { rows: TPreviewRow[]
     <Title order={3} fz="h5">
       Preview
     </Title>
-    <Table aria-label="Preview" verticalSpacing="xs" withTableBorder>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Email</Table.Th>
-          {withName && <Table.Th>Name</Table.Th>}
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {rows.map((row, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: preview rows never reorder
-          <Table.Tr key={index}>
-            <Table.Td>{row.email}</Table.Td>
-            {withName && <Table.Td>{row.name}</Table.Td>}
+    <TableScroller label="Preview">
+      <Table aria-label="Preview" verticalSpacing="xs" withTableBorder>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Email</Table.Th>
+            {withName && <Table.Th>Name</Table.Th>}
           </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: preview rows never reorder
+            <Table.Tr key={index}>
+              <Table.Td>{row.email}</Table.Td>
+              {withName && <Table.Td>{row.name}</Table.Td>}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </TableScroller>
   </Stack>
 );
 

@@ -184,6 +184,8 @@ export const MailingListsPage = () => {
       title: 'Actions',
       width: 80,
       align: 'center',
+      // One small control already: phones show it as it is, pinned to the row's edge.
+      isCompact: true,
       render: (list) => (
         <ListActions
           list={list}

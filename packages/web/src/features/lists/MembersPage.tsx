@@ -114,6 +114,8 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
       title: 'Actions',
       width: 80,
       align: 'center',
+      // One small control already: phones show it as it is, pinned to the row's edge.
+      isCompact: true,
       render: (member) => <MemberActions member={member} onEdit={setEditing} onDelete={setDeleting} />,
     },
   ];

@@ -16,6 +16,7 @@ import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { TableScroller } from '../../components/TableScroller';
 import { usePlans, useSavePlan } from './operator.queries';
 
 const EMPTY_PLAN = {
@@ -113,8 +114,8 @@ export const PlansTab = () => {
           New plan
         </Button>
       </Group>
-      <Table.ScrollContainer minWidth={700}>
-        <Table striped aria-label="Plans">
+      <TableScroller label="Plans">
+        <Table striped aria-label="Plans" miw={700}>
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
@@ -157,7 +158,7 @@ export const PlansTab = () => {
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </TableScroller>
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

@@ -1,6 +1,7 @@
 import { Alert, Badge, Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useFormatDateTime } from '../../app/dates';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { TableScroller } from '../../components/TableScroller';
 import { useBillingOptions } from '../billing/billing.queries';
 import { useSystemStatus } from './operator.queries';
 
@@ -85,26 +86,28 @@ export const SystemTab = () => {
       <Title order={3} size="h5">
         Queues
       </Title>
-      <Table striped aria-label="Queues">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Queue</Table.Th>
-            <Table.Th ta="right">Waiting</Table.Th>
-            <Table.Th ta="right">Running</Table.Th>
-            <Table.Th ta="right">Failed</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {queues.map((queue) => (
-            <Table.Tr key={queue.name}>
-              <Table.Td>{queue.name}</Table.Td>
-              <Table.Td ta="right">{queue.queued}</Table.Td>
-              <Table.Td ta="right">{queue.active}</Table.Td>
-              <Table.Td ta="right">{queue.failed}</Table.Td>
+      <TableScroller label="Queues">
+        <Table striped aria-label="Queues">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Queue</Table.Th>
+              <Table.Th ta="right">Waiting</Table.Th>
+              <Table.Th ta="right">Running</Table.Th>
+              <Table.Th ta="right">Failed</Table.Th>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+          </Table.Thead>
+          <Table.Tbody>
+            {queues.map((queue) => (
+              <Table.Tr key={queue.name}>
+                <Table.Td>{queue.name}</Table.Td>
+                <Table.Td ta="right">{queue.queued}</Table.Td>
+                <Table.Td ta="right">{queue.active}</Table.Td>
+                <Table.Td ta="right">{queue.failed}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </TableScroller>
       <Title order={3} size="h5">
         Last errors
       </Title>

@@ -1,6 +1,7 @@
 import { Accordion, Badge, Code, Group, Paper, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
 import type { TSpamCheck, TSpamEngine, TSpamReport } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCheck, IconInfoCircle, IconX } from '@tabler/icons-react';
+import { TableScroller } from '../../components/TableScroller';
 
 const CATEGORY_TITLES: Record<TSpamCheck['category'], string> = {
   authentication: 'Authentication',
@@ -126,8 +127,8 @@ export const SpamReport = ({ report }: { report: TSpamReport }) => {
                   {engine.detail}
                 </Text>
                 {engine.rules.length > 0 && (
-                  <Table.ScrollContainer minWidth={420}>
-                    <Table striped withTableBorder fz="sm">
+                  <TableScroller label={`Rules of ${engine.name}`}>
+                    <Table striped withTableBorder fz="sm" miw={420} aria-label={`Rules of ${engine.name}`}>
                       <Table.Thead>
                         <Table.Tr>
                           <Table.Th>Rule</Table.Th>
@@ -147,7 +148,7 @@ export const SpamReport = ({ report }: { report: TSpamReport }) => {
                         ))}
                       </Table.Tbody>
                     </Table>
-                  </Table.ScrollContainer>
+                  </TableScroller>
                 )}
               </Accordion.Panel>
             </Accordion.Item>

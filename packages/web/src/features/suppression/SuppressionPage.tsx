@@ -1,16 +1,4 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  NativeSelect,
-  Paper,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Switch, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { routeUrl, SUPPRESSION_TYPES, suppressionApi, type TSuppression } from '@sendwell/contracts';
 import { IconDownload } from '@tabler/icons-react';
@@ -20,6 +8,7 @@ import { Link } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 
 const LIST_URL = routeUrl(suppressionApi.list);
@@ -30,9 +19,6 @@ type TConfirm = { kind: 'rows'; ids: number[]; label: string; onDone?: () => voi
 
 const success = (message: string) =>
   notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
-/** `YYYY-MM-DDTHH:mm` (a datetime-local value) as the spec's `YYYY-MM-DD HH:mm:ss`. */
-const toFilter = (value: string) => (value ? `${value.replace('T', ' ')}:00` : '');
 
 const Reclassify = ({ row }: { row: TSuppression }) => {
   const queryClient = useQueryClient();
@@ -122,7 +108,7 @@ export const SuppressionPage = () => {
   const formatDateTime = useFormatDateTime();
   const queryClient = useQueryClient();
   // Type and dates as chosen, and as applied by the Filter button (spec §2 screen 11).
-  const [draft, setDraft] = useState({ type: '', firstDate: '', lastDate: '' });
+  const [draft, setDraft] = useState<{ type: string; dates: TDateRange }>({ type: '', dates: {} });
   const [applied, setApplied] = useState(draft);
   const [seeHidden, setSeeHidden] = useState(false);
   const [confirm, setConfirm] = useState<TConfirm>(null);
@@ -141,8 +127,7 @@ export const SuppressionPage = () => {
   });
   const filters = {
     type: applied.type,
-    first_date: toFilter(applied.firstDate),
-    last_date: toFilter(applied.lastDate),
+    ...applied.dates,
     see_hidden: seeHidden ? 1 : undefined,
   };
 
@@ -233,19 +218,11 @@ export const SuppressionPage = () => {
                       ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
                     ]}
                   />
-                  <TextInput
+                  <DateRangeFilter
                     size="xs"
-                    type="datetime-local"
-                    label="From"
-                    value={draft.firstDate}
-                    onChange={(event) => setDraft({ ...draft, firstDate: event.currentTarget.value })}
-                  />
-                  <TextInput
-                    size="xs"
-                    type="datetime-local"
-                    label="To"
-                    value={draft.lastDate}
-                    onChange={(event) => setDraft({ ...draft, lastDate: event.currentTarget.value })}
+                    withTime
+                    value={draft.dates}
+                    onChange={(dates) => setDraft({ ...draft, dates })}
                   />
                   <Button size="xs" type="submit" variant="default">
                     Filter

@@ -249,6 +249,8 @@ export const VerificationPage = () => {
     {
       key: 'actions',
       title: 'Results',
+      // One small control already: phones show it as it is, pinned to the row's edge.
+      isCompact: true,
       render: (job) => (
         <Button size="compact-xs" variant="default" onClick={() => setParams({ job: String(job.id) })}>
           View results
