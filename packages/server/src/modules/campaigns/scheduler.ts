@@ -185,7 +185,7 @@ const handOverNext = async (
         .execute();
       return 'stopped';
     }
-    const [outcome] = await sourcedSendOutcomes(trx, campaign.user_id, sendId);
+    const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
     await trx
       .insertInto('campaign_messages')
       .values({
@@ -342,7 +342,7 @@ const sendFollowUp = async (
       .execute();
     return 'stopped';
   }
-  const [outcome] = await sourcedSendOutcomes(trx, campaign.user_id, sendId);
+  const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
   await trx
     .insertInto('campaign_messages')
     .values({

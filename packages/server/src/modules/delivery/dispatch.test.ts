@@ -899,14 +899,14 @@ describe('a send whose source gives its recipients (a drip step, a spam test)', 
     expect(bob.references).toBe('<first.1@acme.test>');
     expect((await sendRow(sendId)).status).toBe('finished');
 
-    const outcomes = await sourcedSendOutcomes(t.platform.db, audience.user.id, sendId);
+    const outcomes = await sourcedSendOutcomes(t.platform, t.platform.db, audience.user.id, sendId);
     expect(outcomes.map((item) => [item.email, item.status])).toEqual([
       ['ann@example.com', 'sent'],
       ['bob@example.com', 'sent'],
     ]);
     // The Message-ID a follow-up names is the one the message carried.
     expect(outcomes[0]!.messageId).toBe(ann.messageId);
-    expect(await sourcedSendOutcomes(t.platform.db, audience.user.id + 1_000, sendId)).toEqual([]);
+    expect(await sourcedSendOutcomes(t.platform, t.platform.db, audience.user.id + 1_000, sendId)).toEqual([]);
   });
 
   it('refuses headers the engine writes itself, line breaks, bad addresses and another user’s account, recording nothing', async () => {
