@@ -94,10 +94,19 @@ export const decodeText = (bytes: Buffer, charset: string | undefined) => {
  * raw 8-bit bytes read as UTF-8 when valid, else in the message's charset.
  */
 export const decodeHeaderValue = (value: string, fallbackCharset?: string) => {
+  // A value read as latin1 bytes (a raw header) may hold 8-bit or ISO-2022-JP bytes to decode;
+  // a value already decoded (a part's text) holds characters beyond latin1 and is left as is.
+  let isRawBytes = false;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code > 0xff) {
+      isRawBytes = false;
+      break;
+    }
+    if (code >= 0x80 || code === 0x1b) isRawBytes = true;
+  }
   const bytes = Buffer.from(value, 'latin1');
-  const text = bytes.some((byte) => byte >= 0x80 || byte === 0x1b)
-    ? decodeText(bytes, isValidUtf8(bytes) ? 'utf-8' : fallbackCharset)
-    : value;
+  const text = isRawBytes ? decodeText(bytes, isValidUtf8(bytes) ? 'utf-8' : fallbackCharset) : value;
   try {
     return libmime.decodeWords(text);
   } catch {
