@@ -15,7 +15,11 @@ alter table delivery_events add column is_first boolean not null default true;
 alter table account_daily_stats
   add column recipients integer not null default 0,
   add column bounced_hard integer not null default 0,
-  add column bounced_soft integer not null default 0;
+  add column bounced_soft integer not null default 0,
+  -- Every open and click event, first or not: the event table's totals (the figures are
+  -- `opened` and `clicked`, each recipient once).
+  add column opened_events integer not null default 0,
+  add column clicked_events integer not null default 0;
 
 -- The statement trigger, with the definitions: only events of a recipient (an event a
 -- provider sends about an address Sendwell sent nothing to counts for nobody); a spam test is
@@ -26,7 +30,8 @@ alter table account_daily_stats
 create or replace function delivery_events_count() returns trigger language plpgsql as $$
 begin
   insert into account_daily_stats as a (account_id, day, user_id, recipients, accepted, delivered, deferred, failed,
-                                        bounced_hard, bounced_soft, unknown, opened, clicked, complained, unsubscribed)
+                                        bounced_hard, bounced_soft, unknown, opened, clicked, complained, unsubscribed,
+                                        opened_events, clicked_events)
   select n.account_id, (n.occurred_at at time zone u.time_zone)::date, n.user_id,
          count(*) filter (where n.type in ('accepted', 'unknown')
                              or (n.type = 'failed' and not exists (
@@ -38,7 +43,8 @@ begin
          count(*) filter (where n.type = 'unknown'),
          count(*) filter (where n.type = 'opened' and n.is_first),
          count(*) filter (where n.type = 'clicked' and n.is_first),
-         count(*) filter (where n.type = 'complained'), count(*) filter (where n.type = 'unsubscribed')
+         count(*) filter (where n.type = 'complained'), count(*) filter (where n.type = 'unsubscribed'),
+         count(*) filter (where n.type = 'opened'), count(*) filter (where n.type = 'clicked')
     from new_events n
     join users u on u.id = n.user_id
     left join sends s on s.id = n.send_id
@@ -54,7 +60,9 @@ begin
      bounced_hard = a.bounced_hard + excluded.bounced_hard, bounced_soft = a.bounced_soft + excluded.bounced_soft,
      unknown = a.unknown + excluded.unknown, opened = a.opened + excluded.opened,
      clicked = a.clicked + excluded.clicked, complained = a.complained + excluded.complained,
-     unsubscribed = a.unsubscribed + excluded.unsubscribed, updated_at = now();
+     unsubscribed = a.unsubscribed + excluded.unsubscribed,
+     opened_events = a.opened_events + excluded.opened_events,
+     clicked_events = a.clicked_events + excluded.clicked_events, updated_at = now();
   return null;
 end $$;
 

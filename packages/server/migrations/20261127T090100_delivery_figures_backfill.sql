@@ -12,7 +12,8 @@ update delivery_events e set is_first = false
 delete from account_daily_stats;
 
 insert into account_daily_stats (account_id, day, user_id, recipients, accepted, delivered, deferred, failed,
-                                 bounced_hard, bounced_soft, unknown, opened, clicked, complained, unsubscribed)
+                                 bounced_hard, bounced_soft, unknown, opened, clicked, complained, unsubscribed,
+                                 opened_events, clicked_events)
 select n.account_id, (n.occurred_at at time zone u.time_zone)::date, n.user_id,
        -- Before this change every failed event of a recipient was written, and the engine's own
        -- (a refusal at handover) carried no provider event id: those are the recipients.
@@ -27,7 +28,8 @@ select n.account_id, (n.occurred_at at time zone u.time_zone)::date, n.user_id,
        count(*) filter (where n.type = 'opened' and n.is_first),
        count(*) filter (where n.type = 'clicked' and n.is_first),
        count(distinct n.recipient_id) filter (where n.type = 'complained'),
-       count(distinct n.recipient_id) filter (where n.type = 'unsubscribed')
+       count(distinct n.recipient_id) filter (where n.type = 'unsubscribed'),
+       count(*) filter (where n.type = 'opened'), count(*) filter (where n.type = 'clicked')
   from delivery_events n
   join users u on u.id = n.user_id
   left join sends s on s.id = n.send_id

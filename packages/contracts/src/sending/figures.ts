@@ -109,3 +109,17 @@ export const progressOf = ({ recipients, waiting }: { recipients: number; waitin
   const handled = Math.max(0, recipients - waiting);
   return { handled, percent: recipients > 0 ? Math.min(100, (handled / recipients) * 100) : 0 };
 };
+
+/**
+ * Where every open pixel's address starts (the server's `/api/t/o/<ref>/<signature>.gif`).
+ * The test inbox shows a message without it: opening a message there is the user looking at
+ * what they sent, not its recipient opening it (R33).
+ */
+export const OPEN_PIXEL_PATH = '/api/t/o/';
+
+/**
+ * A message's HTML without its open pixel (any `<img>` whose address goes to the open
+ * tracker), for showing it to the sender. Linear in the HTML's length.
+ */
+export const withoutOpenPixel = (html: string) =>
+  html.replace(/<img\b[^>]*?\bsrc\s*=\s*["']?[^"'\s>]*\/api\/t\/o\/[^>]*>/gi, '');

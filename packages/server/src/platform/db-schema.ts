@@ -622,6 +622,8 @@ export type AccountDailyStatsTable = {
   failed: Generated<number>;
   bounced_hard: Generated<number>;
   bounced_soft: Generated<number>;
+  opened_events: Generated<number>;
+  clicked_events: Generated<number>;
   unknown: Generated<number>;
   opened: Generated<number>;
   clicked: Generated<number>;

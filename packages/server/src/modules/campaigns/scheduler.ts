@@ -371,7 +371,18 @@ const sendFollowUp = async (
 export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) => {
   const open = await platform.db
     .selectFrom('campaign_messages')
-    .select(['id', 'send_id', 'recipient_id', 'status', 'opened_at', 'clicked_at'])
+    .select([
+      'id',
+      'send_id',
+      'recipient_id',
+      'status',
+      'sent_at',
+      'delivered_at',
+      'opened_at',
+      'clicked_at',
+      'complained_at',
+      'unsubscribed_at',
+    ])
     .where((eb) =>
       eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'sent'), eb('clicked_at', 'is', null)])]),
     )
@@ -405,9 +416,13 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
     const status = outcome.status === 'sent' ? 'sent' : outcome.status === 'failed' ? 'failed' : 'queued';
     const unchanged =
       status === message.status &&
+      Boolean(outcome.sent_at) === Boolean(message.sent_at) &&
+      Boolean(outcome.delivered_at) === Boolean(message.delivered_at) &&
       Boolean(outcome.opened_at) === Boolean(message.opened_at) &&
-      Boolean(outcome.clicked_at) === Boolean(message.clicked_at);
-    if (unchanged && !outcome.unsubscribed_at && !outcome.complained_at) continue;
+      Boolean(outcome.clicked_at) === Boolean(message.clicked_at) &&
+      Boolean(outcome.complained_at) === Boolean(message.complained_at) &&
+      Boolean(outcome.unsubscribed_at) === Boolean(message.unsubscribed_at);
+    if (unchanged) continue;
     await platform.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('campaign_messages')
@@ -415,8 +430,11 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
           status,
           error: outcome.error,
           sent_at: outcome.sent_at,
+          delivered_at: outcome.delivered_at,
           opened_at: outcome.opened_at,
           clicked_at: outcome.clicked_at,
+          complained_at: outcome.complained_at,
+          unsubscribed_at: outcome.unsubscribed_at,
         })
         .where('id', '=', message.id)
         .execute();

@@ -797,6 +797,7 @@ export const selectSendEvents = (db: Executor, sendId: number) =>
       sql<string>`case when type = 'accepted' then 'sent' else type end`.as('event_type'),
       'detail',
       'occurred_at as created_at',
+      'is_first',
     ])
     .where('send_id', '=', sendId);
 
@@ -847,12 +848,42 @@ export const deleteUserSend = async (db: Executor, userId: number, id: number) =
       .executeTakeFirst()
   ).numDeletedRows > 0n;
 
-/** A user's delivery events, newest first by the caller's order (the dashboard's table and export). */
+/**
+ * A user's delivery events, newest first by the caller's order (the dashboard's table and
+ * export): the events of the user's messages, as the dashboard's counters count them (R33):
+ * none of a spam test (not a send), none a provider reports about an address Sendwell sent
+ * nothing to.
+ */
 export const selectUserEvents = (db: Executor, userId: number, type: string | undefined) => {
   let rows = db
     .selectFrom('delivery_events')
-    .select(['id', 'email as recipient', 'type as event_type', 'severity', 'occurred_at as created_at', 'detail'])
-    .where('user_id', '=', userId);
-  if (type) rows = rows.where('type', '=', type as never);
+    .leftJoin('sends', 'sends.id', 'delivery_events.send_id')
+    .select([
+      'delivery_events.id',
+      'delivery_events.email as recipient',
+      'delivery_events.type as event_type',
+      'delivery_events.severity',
+      'delivery_events.occurred_at as created_at',
+      'delivery_events.detail',
+      'delivery_events.is_first',
+    ])
+    .where('delivery_events.user_id', '=', userId)
+    .where('delivery_events.recipient_id', 'is not', null)
+    .where((eb) => eb.or([eb('sends.source', 'is', null), eb('sends.source', '<>', 'spam-test')]));
+  if (type) rows = rows.where('delivery_events.type', '=', type as never);
   return rows;
+};
+
+/**
+ * How a send's failed recipients split into hard and soft bounces (its failed events'
+ * severities; one failed event per recipient). History's counts and details read it.
+ */
+export const findBounceSplit = async (db: Executor, sendId: number) => {
+  const row = (
+    await sql<{ hard: number; soft: number }>`
+      select count(*) filter (where severity = 'permanent')::int as hard,
+             count(*) filter (where severity is distinct from 'permanent')::int as soft
+        from delivery_events where send_id = ${sendId} and type = 'failed'`.execute(db)
+  ).rows[0];
+  return { hard: row?.hard ?? 0, soft: row?.soft ?? 0 };
 };

@@ -422,6 +422,7 @@ export {
   deleteUserSend,
   FIRST_TIME,
   failRecipient,
+  findBounceSplit,
   findSendLink,
   findSendRecipientsByEmails,
   findUserSend,
@@ -441,4 +442,4 @@ export { findRecordedProviderIds, insertDeliveryEvents, type TNewDeliveryEvent }
 export { fromHeader, messageIdOf, RECIPIENT_VARIABLE, refOfMessageId, refOfVerp } from './message';
 export { isRefForm, type TRefPurpose } from './recipient-refs';
 /** Composition pieces the intake checks against: tracking signatures, the VERP form, Message-IDs. */
-export { isTrackingSignature, OPEN_PIXEL_PATH } from './tracking-links';
+export { isTrackingSignature } from './tracking-links';

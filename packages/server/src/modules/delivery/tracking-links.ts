@@ -1,3 +1,4 @@
+import { OPEN_PIXEL_PATH } from '@sendwell/contracts';
 import { QuoteType, Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
@@ -138,10 +139,7 @@ export const clickUrl = (platform: TPlatform, trackingRef: string, token: string
   `${publicUrl(platform)}/api/t/c/${trackingRef}/${linkId}/${signature(platform, token, String(linkId))}`;
 
 export const openUrl = (platform: TPlatform, trackingRef: string, token: string) =>
-  `${publicUrl(platform)}/api/t/o/${trackingRef}/${signature(platform, token, 'open')}.gif`;
-
-/** The path every open pixel's address starts with (the test inbox takes it out of what it shows). */
-export const OPEN_PIXEL_PATH = '/api/t/o/';
+  `${publicUrl(platform)}${OPEN_PIXEL_PATH}${trackingRef}/${signature(platform, token, 'open')}.gif`;
 
 /** How one message (or a batch template) names its tracking addresses. */
 export type TTrackingUrls = { click: (linkId: number) => string; open: () => string };
