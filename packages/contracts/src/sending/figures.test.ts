@@ -9,6 +9,7 @@ import {
   percentOf,
   progressOf,
   ratesOf,
+  withoutOpenPixel,
 } from './figures';
 import { softBounceWindowStart, TEMPORARY_SUPPRESSION, temporarySuppressionOf } from './suppression';
 
@@ -80,5 +81,18 @@ describe('the temporary suppression rule', () => {
   it('does not count soft bounces older than the window', () => {
     expect(temporarySuppressionOf([daysAgo(20), daysAgo(16), daysAgo(1)], now)).toBeNull();
     expect(softBounceWindowStart(now)).toEqual(daysAgo(15));
+  });
+});
+
+describe('the test inbox’s view of a message', () => {
+  it('leaves out the open pixel, and nothing else', () => {
+    const html =
+      '<p>Hi <a href="https://sendwell.test/api/t/c/1a-0123456789abcdef0123/4/sig">offer</a></p>' +
+      '<img src="https://acme.test/logo.png" alt="Acme">' +
+      '<img src="https://sendwell.test/api/t/o/1a-0123456789abcdef0123/0123456789abcdef.gif" width="1" height="1" alt="" style="display:block;border:0"></body>';
+    expect(withoutOpenPixel(html)).toBe(
+      '<p>Hi <a href="https://sendwell.test/api/t/c/1a-0123456789abcdef0123/4/sig">offer</a></p><img src="https://acme.test/logo.png" alt="Acme"></body>',
+    );
+    expect(withoutOpenPixel("<IMG SRC='http://localhost:3000/api/t/o/x/y.gif'>")).toBe('');
   });
 });

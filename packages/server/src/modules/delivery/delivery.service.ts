@@ -392,7 +392,7 @@ export const findRecipientsByRefs = async (
       accountId: accountIds?.[index] ?? null,
     })),
   );
-  const found: ((TEventRecipient & { token: string }) | undefined)[] = new Array(refs.length);
+  const found: ((TEventRecipient & { token: string }) | undefined)[] = refs.map(() => undefined);
   for (const { position, ...recipient } of rows) {
     const ref = parsed[position - 1];
     if (ref && isRefOf(platform.secrets.signingKey, purpose, ref, recipient.token)) found[position - 1] = recipient;
