@@ -86,6 +86,7 @@ export const runB1 = async (): Promise<TFigure> => {
         email: 'raw@example.com',
         name: 'Reader',
         fields: {},
+        id: 1,
         token: 'f'.repeat(32),
       });
       const batch = Array.from({ length: 200 }, (_, index) => ({ ...message, to: `raw${index}@example.com` }));

@@ -27,6 +27,7 @@ export * from './plans/plans.routes';
 export * from './realtime/events';
 export * from './registration/registration.routes';
 export * from './sending/dashboard';
+export * from './sending/figures';
 export * from './sending/history';
 export * from './sending/history.routes';
 export * from './sending/send-email.routes';

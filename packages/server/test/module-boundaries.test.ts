@@ -38,6 +38,8 @@ const OWNER: Record<string, string> = {
   list_imports: 'lists',
   list_import_files: 'lists',
   suppressions: 'suppression',
+  // The soft bounces the temporary suppression rule counts.
+  soft_bounces: 'suppression',
   sends: 'delivery',
   send_recipients: 'delivery',
   send_links: 'delivery',

@@ -85,4 +85,22 @@ test('a bounce from a send shows on the suppression screen with the server’s w
   await page.getByRole('button', { name: 'Remove from suppression' }).click();
   await page.getByRole('dialog', { name: 'Remove from suppression?' }).getByRole('button', { name: 'Remove' }).click();
   await expect(table).not.toContainText('nobody@bounce.test');
+
+  // The temporary rule: an address that soft-bounced three times within 15 days is held back
+  // for 30 days. The screen says so, and when the hold lifts.
+  await expect(page.getByTestId('temporary-rule')).toContainText('soft-bounce 3 times within 15 days');
+  await withDatabase(async (client) => {
+    await client.query(
+      `insert into suppressions (user_id, email, type, quantity, reason, message, source, expires_at)
+       select u.id, 'ann@example.com', 'temporary', 1, 'mailbox full', '552 5.2.2 Mailbox full', 'smtp',
+              now() + interval '30 days'
+         from users u where u.email = $1`,
+      [user.email],
+    );
+  });
+  await page.reload();
+  const held = page.getByTestId('data-table').getByRole('row', { name: /ann@example\.com/ });
+  await expect(held).toContainText('temporary');
+  await expect(held).toContainText('until');
+  await expectAccessible(page, 'suppression, a temporary suppression');
 });

@@ -5,7 +5,11 @@ import { pagedResponse, pageQuery } from '../paging/paging';
 
 const total = z.object({ total: z.number().int() });
 
-/** One day of the 'Last 30 Days' chart (spec §3 dashboard stats, chart rows). */
+/**
+ * One day of the 'Last 30 Days' chart (spec §3 dashboard stats, chart rows): `total` is the
+ * day's recipients, `failed.permanent` its bounces (hard and soft: given up), `failed.temporary`
+ * its deferrals (still retried, never failures).
+ */
 export const ZDashboardChartRow = z.object({
   time: z.string(),
   delivered: total,
@@ -23,6 +27,7 @@ export const ZDashboardTableRow = z.object({
   total: z.number().int(),
 });
 
+/** The figures of `figures.ts` (R33): `sent` is accepted, `bounced` hard and soft together. */
 const counts = z.object({
   sent: z.number().int(),
   delivered: z.number().int(),
@@ -30,6 +35,11 @@ const counts = z.object({
   clicked: z.number().int(),
   bounced: z.number().int(),
   unsubscribed: z.number().int(),
+  complained: z.number().int(),
+  bounced_hard: z.number().int(),
+  bounced_soft: z.number().int(),
+  deferred: z.number().int(),
+  unknown: z.number().int(),
 });
 
 export const ZDashboard = z.object({
@@ -41,8 +51,9 @@ export const ZDashboard = z.object({
   stats: z.object({
     chart: z.array(ZDashboardChartRow),
     table: z.array(ZDashboardTableRow),
-    /** The last 30 days' totals (the radial charts) and their share of what was sent. */
+    /** The last 30 days' totals (the radial charts), counted as every screen counts them. */
     tracking: counts,
+    /** Each figure's share of the recipients (`ratesOf`). */
     percentage: z.object({
       sent: z.number(),
       delivered: z.number(),
@@ -50,7 +61,9 @@ export const ZDashboard = z.object({
       clicked: z.number(),
       bounced: z.number(),
       unsubscribed: z.number(),
+      complained: z.number(),
     }),
+    /** Recipients, each once (a bounce after acceptance is not a second one). */
     general: z.object({ recipients: z.number().int() }),
   }),
 });
@@ -77,6 +90,8 @@ export const ZDeliveryEvent = z.object({
   created_at: z.string(),
   delivery_message: z.string().nullable(),
   delivery_description: z.string().nullable(),
+  /** Whether this event moves a figure (a recipient's first open or click; false for a repeat). */
+  is_first: z.boolean(),
 });
 export type TDeliveryEvent = z.infer<typeof ZDeliveryEvent>;
 

@@ -34,18 +34,28 @@ export const ZHistoryQuery = pageQuery({
 });
 export const ZHistoryPage = pagedResponse(ZHistoryRecord);
 
+/**
+ * A send's figures (R33, `figures.ts`): `sent_count` is accepted (a bounce after acceptance
+ * stays in it), `failed_count` the bounces, hard and soft, each recipient once.
+ */
+export const ZSendCounts = z.object({
+  recipients_count: z.number().int(),
+  sent_count: z.number().int(),
+  delivered_count: z.number().int(),
+  failed_count: z.number().int(),
+  bounced_hard_count: z.number().int(),
+  bounced_soft_count: z.number().int(),
+  complained_count: z.number().int(),
+  unsubscribed_count: z.number().int(),
+  clicked_count: z.number().int(),
+  opened_count: z.number().int(),
+  unknown_count: z.number().int(),
+});
+export type TSendCounts = z.infer<typeof ZSendCounts>;
+
 export const ZHistoryCounts = z.object({
   status: z.boolean(),
-  counts: z.object({
-    sent_count: z.number().int(),
-    delivered_count: z.number().int(),
-    failed_count: z.number().int(),
-    complained_count: z.number().int(),
-    unsubscribed_count: z.number().int(),
-    clicked_count: z.number().int(),
-    opened_count: z.number().int(),
-    unknown_count: z.number().int(),
-  }),
+  counts: ZSendCounts,
   isSmtp: z.boolean(),
   isGmail: z.boolean(),
 });
@@ -67,6 +77,8 @@ export const ZHistoryDetail = z.object({
   event_type: z.string(),
   detail: z.string().nullable(),
   created_at: z.string(),
+  /** Whether this event moves a figure (a recipient's first open or click; false for a repeat). */
+  is_first: z.boolean(),
 });
 export type THistoryDetail = z.infer<typeof ZHistoryDetail>;
 export const ZHistoryDetailQuery = pageQuery({
@@ -76,6 +88,8 @@ export const ZHistoryDetailQuery = pageQuery({
 }).extend({ event_type: z.enum(HISTORY_EVENT_TYPES).optional() });
 export const ZHistoryDetailPage = pagedResponse(ZHistoryDetail).extend({
   send: ZHistoryRecord,
+  /** The send's figures, the same as History's (R33). */
+  counts: ZSendCounts,
 });
 
 /** Spec §3 "Scheduled email": status 0 pending, 1 sent, 2 cancelled. */

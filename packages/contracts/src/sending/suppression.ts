@@ -13,6 +13,33 @@ export const SUPPRESSION_TYPES = [
   'generic',
 ] as const;
 
+/**
+ * The temporary suppression rule (issue 27 §7): soft bounces (a full mailbox, a refusal of
+ * the message rather than the address, a temporary failure given up) never suppress an
+ * address on their own; `softBounces` of them within `withinDays` hold it back for
+ * `liftedAfterDays`, after which sends include it again. The Suppression screen shows it.
+ */
+export const TEMPORARY_SUPPRESSION = { softBounces: 3, withinDays: 15, liftedAfterDays: 30 } as const;
+
+export const TEMPORARY_SUPPRESSION_RULE = `An address whose messages soft-bounce ${TEMPORARY_SUPPRESSION.softBounces} times within ${TEMPORARY_SUPPRESSION.withinDays} days is suppressed as temporary for ${TEMPORARY_SUPPRESSION.liftedAfterDays} days, then sent to again. Hard bounces (no such mailbox or domain) are suppressed for good.`;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether an address's soft bounces (their times) make it temporarily suppressed now, and
+ * until when: the rule's count within its window, the lift its length after the last one.
+ */
+export const temporarySuppressionOf = (softBounces: Date[], now: Date) => {
+  const since = now.getTime() - TEMPORARY_SUPPRESSION.withinDays * DAY_MS;
+  const recent = softBounces.filter((at) => at.getTime() > since && at.getTime() <= now.getTime());
+  if (recent.length < TEMPORARY_SUPPRESSION.softBounces) return null;
+  const last = Math.max(...recent.map((at) => at.getTime()));
+  return { until: new Date(last + TEMPORARY_SUPPRESSION.liftedAfterDays * DAY_MS) };
+};
+
+/** The start of the rule's window for soft bounces counted at `now`. */
+export const softBounceWindowStart = (now: Date) => new Date(now.getTime() - TEMPORARY_SUPPRESSION.withinDays * DAY_MS);
+
 /** Spec §3 "Suppression row", with where it came from. */
 export const ZSuppression = z.object({
   id: z.number().int(),
@@ -31,6 +58,8 @@ export const ZSuppression = z.object({
   message: z.string().nullable(),
   description: z.string().nullable(),
   source: z.string().nullable(),
+  /** When a temporary suppression lifts (the rule above); null for every other type. */
+  expires_at: z.string().nullable(),
 });
 export type TSuppression = z.infer<typeof ZSuppression>;
 

@@ -13,7 +13,7 @@ import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
 import { dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './delivery/delivery.jobs';
 import { scheduledListUsage } from './delivery/delivery.service';
-import { bounceListener, bounceRoute } from './delivery-events/bounces';
+import { bounceListener, bounceRoute, feedbackRoute } from './delivery-events/bounces';
 import { applyEventsJob } from './delivery-events/delivery-events.jobs';
 import { recipientPages, recipientRoutes, webhookRoutes } from './delivery-events/delivery-events.routes';
 import { pruneWebhookRecords } from './delivery-events/mailgun-webhooks';
@@ -36,6 +36,7 @@ import { spamTestListener, spamTestRoute } from './spam-test/mailbox';
 import { expireSpamTestJob } from './spam-test/spam-test.jobs';
 import { spamTestRoutes } from './spam-test/spam-test.routes';
 import { suppressionRoutes } from './suppression/suppression.routes';
+import { cleanUpSuppressions } from './suppression/suppression.service';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
 import { testInboxRoutes } from './test-inbox/test-inbox.routes';
@@ -94,7 +95,7 @@ export const modules: TModule[] = [
     accountSaved: bringInProviderLists,
   },
   // The Bounces and Suppression page; its service is what the engine and the intake call.
-  { name: 'suppression', routes: [suppressionRoutes] },
+  { name: 'suppression', routes: [suppressionRoutes], cleanup: cleanUpSuppressions },
   {
     name: 'verification',
     routes: [verificationRoutes],
@@ -115,7 +116,7 @@ export const modules: TModule[] = [
     pages: recipientPages,
     jobs: [applyEventsJob] as TJobDefinition[],
     inboundListeners: [bounceListener],
-    inboundRoutes: [bounceRoute],
+    inboundRoutes: [bounceRoute, feedbackRoute],
     cleanup: pruneWebhookRecords,
   },
   // History and the delivery dashboard: what the screens count and list.

@@ -72,14 +72,20 @@ const ZEnvironment = z.object({
   TICKET_SERVICE_PROJECT_ID: z.string().min(1).max(100).optional(),
   /**
    * Bounces of SMTP and Gmail sends: each message's envelope sender becomes
-   * `bounces+<token>@BOUNCE_DOMAIN` (VERP), and a worker receives the bounce messages on
-   * BOUNCE_SMTP_PORT (point the domain's MX here). Unset: bounces go to the From address.
+   * `bounces+<VERP reference>@BOUNCE_DOMAIN` (VERP), and a worker receives the bounce
+   * messages on BOUNCE_SMTP_PORT (point the domain's MX here). Unset: bounces go to the From
+   * address.
    */
   BOUNCE_DOMAIN: z
     .string()
     .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, 'a domain name such as bounces.example.com')
     .optional(),
   BOUNCE_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2526),
+  /**
+   * Where feedback loops (Microsoft JMRP, Yahoo CFL, any ARF sender) send complaints: an
+   * address the bounce receiver takes besides the VERP addresses. Default `fbl@BOUNCE_DOMAIN`.
+   */
+  FEEDBACK_ADDRESS: z.string().email('an email address such as fbl@bounces.example.com').optional(),
   /** Email verification's SMTP probe: the resolver (comma-separated `host:port`, default the system's), port, names and limits. */
   VERIFY_DNS_SERVERS: z.string().optional(),
   VERIFY_SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(25),
@@ -174,7 +180,8 @@ export type TConfig = {
   /** The built-in SMTP sink on loopback every user may send to while trying Sendwell; null when off. */
   testInbox: { port: number } | null;
   ticketService: { key: string; projectId: string } | null;
-  bounces: { domain: string; port: number } | null;
+  /** VERP bounces and complaints; `feedbackAddress` is the feedback loops' address on the same receiver. */
+  bounces: { domain: string; port: number; feedbackAddress: string } | null;
   spamTest: {
     domain: string;
     /** Where the test mailbox listens; null when this deployment does not run it. */
@@ -405,7 +412,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
       spamd: e.SPAMD_ADDRESS === 'off' ? null : hostPort(e.SPAMD_ADDRESS, 783),
       engineTimeoutMs: Math.round(e.SPAM_ENGINE_TIMEOUT_SECONDS * 1000),
     },
-    bounces: e.BOUNCE_DOMAIN ? { domain: e.BOUNCE_DOMAIN.toLowerCase(), port: e.BOUNCE_SMTP_PORT } : null,
+    bounces: e.BOUNCE_DOMAIN
+      ? {
+          domain: e.BOUNCE_DOMAIN.toLowerCase(),
+          port: e.BOUNCE_SMTP_PORT,
+          feedbackAddress: (e.FEEDBACK_ADDRESS ?? `fbl@${e.BOUNCE_DOMAIN}`).toLowerCase(),
+        }
+      : null,
     ticketService:
       e.TICKET_SERVICE_KEY && e.TICKET_SERVICE_PROJECT_ID
         ? { key: e.TICKET_SERVICE_KEY, projectId: e.TICKET_SERVICE_PROJECT_ID }

@@ -351,6 +351,9 @@ export type CampaignMessagesTable = {
   sent_at: Date | null;
   opened_at: Date | null;
   clicked_at: Date | null;
+  delivered_at: Date | null;
+  complained_at: Date | null;
+  unsubscribed_at: Date | null;
   synced_at: Date | null;
   created_at: CreatedAt;
 };
@@ -470,8 +473,19 @@ export type SuppressionsTable = {
   send_id: number | null;
   /** The sending account it came through; null for a user's or an import's. */
   account_id: number | null;
+  /** When a temporary suppression lifts; null for every other type. */
+  expires_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+/** Soft bounces the temporary suppression rule counts (the suppression module's). */
+export type SoftBouncesTable = {
+  id: Generated<number>;
+  user_id: number;
+  email: string;
+  send_id: number | null;
+  bounced_at: Generated<Date>;
 };
 
 export type TemplatesTable = {
@@ -603,6 +617,8 @@ export type DeliveryEventsTable = {
   detail: string | null;
   link_id: number | null;
   occurred_at: Generated<Date>;
+  /** The recipient's first event of its kind (a repeated open or click is not): only a first moves a figure. */
+  is_first: Generated<boolean>;
   created_at: CreatedAt;
 };
 
@@ -610,10 +626,15 @@ export type AccountDailyStatsTable = {
   account_id: number;
   day: ColumnType<Date, string, string>;
   user_id: number;
+  recipients: Generated<number>;
   accepted: Generated<number>;
   delivered: Generated<number>;
   deferred: Generated<number>;
   failed: Generated<number>;
+  bounced_hard: Generated<number>;
+  bounced_soft: Generated<number>;
+  opened_events: Generated<number>;
+  clicked_events: Generated<number>;
   unknown: Generated<number>;
   opened: Generated<number>;
   clicked: Generated<number>;
@@ -643,6 +664,7 @@ export type Database = {
   list_imports: ListImportsTable;
   list_import_files: ListImportFilesTable;
   suppressions: SuppressionsTable;
+  soft_bounces: SoftBouncesTable;
   templates: TemplatesTable;
   sends: SendsTable;
   account_daily_counts: AccountDailyCountsTable;

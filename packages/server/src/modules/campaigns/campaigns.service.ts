@@ -495,7 +495,8 @@ export const listCampaigns = async (
         sql<number>`(select count(*)::int from campaign_recipients r where r.campaign_id = campaigns.id and r.state = 'active')`.as(
           'active',
         ),
-        sql<number>`(select count(*)::int from campaign_messages m where m.campaign_id = campaigns.id and m.status = 'sent')`.as(
+        // Sent is what the provider accepted, a bounce after acceptance included (GLOSSARY.md, R33).
+        sql<number>`(select count(*)::int from campaign_messages m where m.campaign_id = campaigns.id and m.sent_at is not null)`.as(
           'sent_count',
         ),
         sql<number>`(select count(*)::int from campaign_messages m where m.campaign_id = campaigns.id and m.opened_at is not null)`.as(
@@ -543,8 +544,8 @@ export const listStatistics = async (platform: TPlatform, userId: number) => {
       select generate_series((now() at time zone ${timeZone})::date - 29, (now() at time zone ${timeZone})::date, interval '1 day')::date as day
     )
     select to_char(d.day, 'YYYY-MM-DD') as day,
-           count(m.id) filter (where m.status = 'sent')::int as sent,
-           count(m.id) filter (where m.status = 'sent')::int as delivered,
+           count(m.id) filter (where m.sent_at is not null)::int as sent,
+           count(m.id) filter (where m.delivered_at is not null)::int as delivered,
            count(m.id) filter (where m.opened_at is not null)::int as opened,
            count(m.id) filter (where m.clicked_at is not null)::int as clicked
       from days d
@@ -618,13 +619,14 @@ export const campaignCounts = async (platform: TPlatform, userId: number, id: nu
   const row = await sql<TCampaignCounts>`
     select (select count(*)::int from campaign_recipients where campaign_id = ${id}) as recipients,
            (select count(*)::int from campaign_steps where campaign_id = ${id} and deleted_at is null) as emails,
-           count(*) filter (where m.status = 'sent')::int as sent,
+           -- The figures of GLOSSARY.md (R33), per message: each is one recipient of an engine send.
+           count(*) filter (where m.sent_at is not null)::int as sent,
            count(*) filter (where m.status = 'queued')::int as queued,
-           count(*) filter (where m.status = 'sent')::int as delivered,
+           count(*) filter (where m.delivered_at is not null)::int as delivered,
            count(*) filter (where m.opened_at is not null)::int as opened,
            count(*) filter (where m.clicked_at is not null)::int as clicked,
            count(*) filter (where m.status = 'failed')::int as bounced,
-           (select count(*)::int from campaign_recipients where campaign_id = ${id} and stop_reason = 'unsubscribed') as unsubscribed
+           count(*) filter (where m.unsubscribed_at is not null)::int as unsubscribed
       from campaign_messages m where m.campaign_id = ${id}`.execute(platform.db);
   return row.rows[0]!;
 };
@@ -638,9 +640,9 @@ export const campaignEmails = async (platform: TPlatform, userId: number, id: nu
     select s.id, s.position as "order", s.subject, s.body, s.reply_to, s.global_reply, s.period, s.frequency,
            s.follow_up, s.click_follow_up,
            s.position = 1 as first,
-           count(m.id) filter (where m.status = 'sent')::int as sent_count,
+           count(m.id) filter (where m.sent_at is not null)::int as sent_count,
            count(m.id) filter (where m.status = 'queued')::int as queued_count,
-           count(m.id) filter (where m.status = 'sent')::int as delivered_count,
+           count(m.id) filter (where m.delivered_at is not null)::int as delivered_count,
            count(m.id) filter (where m.opened_at is not null)::int as opened_count,
            count(m.id) filter (where m.clicked_at is not null)::int as clicked_count,
            count(m.id) filter (where m.status = 'failed')::int as bounced_count

@@ -596,7 +596,12 @@ describe('follow-ups', () => {
     for (const email of ['b@example.com', 'c@example.com']) {
       await t.platform.db
         .updateTable('send_recipients')
-        .set({ status: 'sent', opened_at: hourIn, ...(email.startsWith('c') ? { clicked_at: hourIn } : {}) })
+        .set({
+          status: 'sent',
+          sent_at: new Date(t0),
+          opened_at: hourIn,
+          ...(email.startsWith('c') ? { clicked_at: hourIn } : {}),
+        })
         .where('send_id', '=', (await sendOf(email)).send_id!)
         .execute();
     }

@@ -196,7 +196,7 @@ const handOverNext = async (
         .execute();
       return 'stopped';
     }
-    const [outcome] = await sourcedSendOutcomes(trx, campaign.user_id, sendId);
+    const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
     await trx
       .insertInto('campaign_messages')
       .values({
@@ -353,7 +353,7 @@ const sendFollowUp = async (
       .execute();
     return 'stopped';
   }
-  const [outcome] = await sourcedSendOutcomes(trx, campaign.user_id, sendId);
+  const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
   await trx
     .insertInto('campaign_messages')
     .values({
@@ -382,7 +382,18 @@ const sendFollowUp = async (
 export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) => {
   const open = await platform.db
     .selectFrom('campaign_messages')
-    .select(['id', 'send_id', 'recipient_id', 'status', 'opened_at', 'clicked_at'])
+    .select([
+      'id',
+      'send_id',
+      'recipient_id',
+      'status',
+      'sent_at',
+      'delivered_at',
+      'opened_at',
+      'clicked_at',
+      'complained_at',
+      'unsubscribed_at',
+    ])
     .where((eb) =>
       eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'sent'), eb('clicked_at', 'is', null)])]),
     )
@@ -416,9 +427,13 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
     const status = outcome.status === 'sent' ? 'sent' : outcome.status === 'failed' ? 'failed' : 'queued';
     const unchanged =
       status === message.status &&
+      Boolean(outcome.sent_at) === Boolean(message.sent_at) &&
+      Boolean(outcome.delivered_at) === Boolean(message.delivered_at) &&
       Boolean(outcome.opened_at) === Boolean(message.opened_at) &&
-      Boolean(outcome.clicked_at) === Boolean(message.clicked_at);
-    if (unchanged && !outcome.unsubscribed_at && !outcome.complained_at) continue;
+      Boolean(outcome.clicked_at) === Boolean(message.clicked_at) &&
+      Boolean(outcome.complained_at) === Boolean(message.complained_at) &&
+      Boolean(outcome.unsubscribed_at) === Boolean(message.unsubscribed_at);
+    if (unchanged) continue;
     await platform.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('campaign_messages')
@@ -426,8 +441,11 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
           status,
           error: outcome.error,
           sent_at: outcome.sent_at,
+          delivered_at: outcome.delivered_at,
           opened_at: outcome.opened_at,
           clicked_at: outcome.clicked_at,
+          complained_at: outcome.complained_at,
+          unsubscribed_at: outcome.unsubscribed_at,
         })
         .where('id', '=', message.id)
         .execute();

@@ -1,169 +1,594 @@
-import { type ParsedMail, simpleParser } from 'mailparser';
+import { createHash } from 'node:crypto';
+import { convert as htmlToText } from 'html-to-text';
+import {
+  classify,
+  hasDelayWords,
+  hasGivenUp,
+  isDelayNotice,
+  REASON_LABELS,
+  reasonOf,
+  replyCodeOf,
+  replyOf,
+  type TBounceOutcome,
+  type TBounceReason,
+} from './bounce-reasons';
+import { decodeHeaderValue, headerOf, parseHeaders, parseMime, partsOf, type TMimePart, textOf } from './report-mime';
 
 /**
- * Reads a bounce message (a DSN) the way receiving servers write them: RFC 3464
- * `multipart/report; report-type=delivery-status` first, then the common non-standard
- * forms (qmail's "Hi. This is the qmail-send program", Exchange's "Undeliverable:" with
- * "Remote Server returned '550 …'", Postfix and Exim without a report part), and tells
- * auto-replies (out of office) apart, which are not bounces.
+ * Reads what comes back about a message, the way the world writes it (R32): RFC 3464
+ * delivery reports (any charset, several recipients, `message/global-delivery-status`), the
+ * text bounces of servers that write none (Exim, qmail, Postfix and sendmail without a
+ * report part, Exchange, Domino, MDaemon, Courier, Yahoo), complaints (ARF feedback reports,
+ * Microsoft's JMRP with the message attached), DMARC failure reports (about the domain, not a
+ * recipient), and what is not a bounce at all: out-of-office and vacation replies, read
+ * receipts, challenge/response notices, success notices. The reading follows sisimai's
+ * (a pass per known shape, then the words): a report part first, then the shape of a text
+ * bounce, and only when neither is there the signs of an automatic reply, so an Exim bounce
+ * that also says `Auto-Submitted: auto-replied` is still a bounce (issue 27 §3).
+ *
+ * What each recipient's outcome means is `bounce-reasons.ts`; what is recorded for it,
+ * `bounces.ts`.
  */
 
-export type TBounceKind = 'permanent' | 'temporary';
+/** One recipient a report says something about. */
+export type TNamedOutcome = {
+  /** The address as the report names it; null when a text bounce names none. */
+  address: string | null;
+  outcome: TBounceOutcome;
+  reason: TBounceReason;
+  /** The enhanced status code (5.1.1), when there is one. */
+  status: string | null;
+  /** The receiving server's own words about this recipient (issue 27 §10). */
+  diagnostic: string;
+};
 
-export type TBounce =
-  | { kind: 'not-a-bounce'; why: string }
+/** What the report quotes of the original message: how it is tied to its recipient. */
+export type TOriginalRefs = {
+  /** Message-IDs of the quoted original (`<ref@domain>`, `delivery/message.ts`). */
+  messageIds: string[];
+  /** Envelope senders it names: Return-Path, X-Postfix-Sender, ARF's Original-Mail-From (VERP). */
+  envelopeSenders: string[];
+  /** Unsubscribe references from its List-Unsubscribe. */
+  unsubscribeRefs: string[];
+};
+
+export type TReport =
+  | { kind: 'none'; why: string }
   | {
-      kind: TBounceKind;
-      /** The failed recipient as the report names it, when it does. */
-      recipient: string | null;
-      /** The enhanced status code (5.1.1), when there is one. */
-      status: string | null;
-      /** The receiving server's own words: the Diagnostic-Code, or the line that says why. */
-      diagnostic: string;
-      /** Where the words came from, for the bounce review. */
+      /** A DMARC (or SPF/DKIM) failure report: about the sending domain, nobody's bounce. */
+      kind: 'auth-failure';
+      detail: string;
+      reportId: string | null;
+    }
+  | {
+      kind: 'complaint';
+      /** ARF's Feedback-Type (abuse, fraud, other), or `abuse` for a JMRP report. */
+      feedbackType: string;
+      /** The original recipient where the report gives it (often redacted). */
+      originalRecipients: string[];
+      detail: string;
       description: string;
-      messageId: string | null;
+      reportId: string | null;
+      original: TOriginalRefs;
+    }
+  | {
+      kind: 'bounce';
+      outcomes: TNamedOutcome[];
+      description: string;
+      reportId: string | null;
+      original: TOriginalRefs;
     };
 
+/** Words kept per diagnostic (the event and the suppression keep 1,000 characters). */
 const TEXT_LIMIT = 1000;
 
-/** RFC 3464 fields of one block ("Name: value", continuation lines folded in). */
-const fieldsOf = (block: string) => {
-  const fields = new Map<string, string>();
-  let last: string | null = null;
-  for (const line of block.split(/\r?\n/)) {
-    if (/^\s/.test(line) && last) {
-      fields.set(last, `${fields.get(last)} ${line.trim()}`);
+const clip = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, TEXT_LIMIT);
+
+const ADDRESS = /[^\s<>()"',;:[\]]+@[^\s<>()"',;:[\]]+\.[a-z0-9-]{2,}/i;
+
+/** `rfc822; <someone@example.com>` (or a malformed `<someone@example.com>`) → the address. */
+const addressOf = (value: string | undefined) => {
+  if (!value) return null;
+  const bare = value.replace(/^\s*[a-z0-9-]+\s*;\s*/i, '');
+  return ADDRESS.exec(bare)?.[0]?.replace(/\.$/, '') ?? null;
+};
+
+const uniqueAddresses = (addresses: string[]) => {
+  const seen = new Set<string>();
+  return addresses.filter((address) => {
+    const key = address.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+};
+
+// --- the quoted original ---
+
+const isAttachedMessage = (part: TMimePart) => part.type === 'message/rfc822' || part.type === 'message/global';
+const isAttachedHeaders = (part: TMimePart) =>
+  part.type === 'text/rfc822-headers' || part.type === 'text/rfc822-header' || part.type === 'message/rfc822-headers';
+
+/**
+ * Where a text bounce's copy of the original starts (Exim, qmail, sendmail, Domino, Yahoo,
+ * Gmail, Exchange): the human text ends there, and the copy's headers tie it to its message.
+ */
+const ORIGINAL_MARKERS =
+  /^[ \t]*(?:-+ ?This is a copy of the message|-+ ?Below this line is a copy of the (?:message|mail header)|-+ ?Below the next line is a copy|-+ ?Original message follows|-+ ?Message header follows|-+ ?Original message -+|-+ ?Returned Message -+|-+ ?Original Message Headers|Original message headers:|-+ ?The header of the original message|-+ ?Headers of the original message|-+ ?Forwarded message|--- Original message follows|-+ ?Unsent Message below)[^\n]*$/im;
+
+/** The header blocks of the quoted original: attached message or headers, or a text copy. */
+const originalHeaderBlocks = (root: TMimePart, texts: string[]) => {
+  const blocks: Map<string, string[]>[] = [];
+  for (const part of partsOf(root)) {
+    if (part === root) continue;
+    if (isAttachedMessage(part) && part.children[0]) blocks.push(part.children[0].headers);
+    else if (isAttachedHeaders(part)) blocks.push(parseHeaders(textOf(part).replace(/^\s+/, '')));
+  }
+  for (const text of texts) {
+    const marker = ORIGINAL_MARKERS.exec(text);
+    if (marker) blocks.push(parseHeaders(text.slice(marker.index + marker[0].length).replace(/^\s+/, '')));
+  }
+  return blocks;
+};
+
+const refsOf = (blocks: Map<string, string[]>[], extraSenders: string[]): TOriginalRefs => {
+  const all = (name: string) => blocks.flatMap((headers) => headers.get(name) ?? []);
+  const unsubscribeRefs = all('list-unsubscribe').flatMap((value) => [
+    ...[...value.matchAll(/\/unsubscribe\/([0-9a-z-]{16,40})/gi)].map((match) => match[1]!),
+    ...[...value.matchAll(/subject=unsubscribe(?:%20|\+|\s)([0-9a-z-]{16,40})/gi)].map((match) => match[1]!),
+  ]);
+  return {
+    messageIds: [...new Set(all('message-id').map((value) => value.trim()))],
+    envelopeSenders: uniqueAddresses(
+      [...all('return-path'), ...extraSenders].flatMap((value) => addressOf(value) ?? []),
+    ),
+    unsubscribeRefs: [...new Set(unsubscribeRefs.map((ref) => ref.toLowerCase()))],
+  };
+};
+
+// --- the human text ---
+
+/** The report's own text (not the attached original's), each part in its charset. */
+const humanTextsOf = (root: TMimePart) => {
+  const parts = partsOf(root).filter(
+    (part) =>
+      part.children.length === 0 &&
+      !isAttachedHeaders(part) &&
+      !/delivery-status|feedback-report|disposition-notification/.test(part.type),
+  );
+  const plain = parts.filter(
+    (part) => part.type === 'text/plain' && !/attachment/i.test(headerOf(part, 'content-disposition')),
+  );
+  if (plain.length > 0) return plain.map(textOf);
+  return parts
+    .filter((part) => part.type === 'text/html')
+    .map((part) =>
+      htmlToText(textOf(part), { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }] }),
+    );
+};
+
+/** The text before the copy of the original. */
+const beforeOriginal = (text: string) => {
+  const marker = ORIGINAL_MARKERS.exec(text);
+  return marker ? text.slice(0, marker.index) : text;
+};
+
+// --- RFC 3464 reports ---
+
+const DSN_TYPES = new Set([
+  'message/delivery-status',
+  'message/global-delivery-status',
+  'message/xdelivery-status',
+  'text/delivery-status',
+]);
+
+/** The fields of a delivery-status part, in order ("Name: value", continuation lines folded in). */
+const dsnFieldsOf = (text: string) => {
+  const fields: [string, string][] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (/^[ \t]+\S/.test(line) && fields.length > 0) {
+      const last = fields[fields.length - 1]!;
+      last[1] = `${last[1]} ${line.trim()}`;
       continue;
     }
-    const match = /^([A-Za-z-]+):\s*(.*)$/.exec(line);
-    if (match) {
-      last = match[1]!.toLowerCase();
-      fields.set(last, match[2]!.trim());
-    }
+    const match = /^([A-Za-z][A-Za-z0-9-]*):[ \t]*(.*)$/.exec(line);
+    if (match) fields.push([match[1]!.toLowerCase(), match[2]!.trim()]);
   }
   return fields;
 };
 
-/** `rfc822; someone@example.com` → the address. */
-const addressOf = (value: string | undefined) =>
-  value
-    ?.replace(/^[^;]*;\s*/, '')
-    .replace(/^<|>$/g, '')
-    .trim() || null;
+type TRecipientFields = Map<string, string>;
 
-const kindOfStatus = (status: string | null, action: string | undefined): TBounceKind | null => {
-  if (action === 'delayed') return 'temporary';
-  if (status?.startsWith('5')) return 'permanent';
-  if (status?.startsWith('4')) return 'temporary';
-  if (action === 'failed') return 'permanent';
+/**
+ * The per-message fields and one map per recipient: a recipient starts at its
+ * Original-Recipient or Final-Recipient (blank lines are not trusted to separate them).
+ */
+const dsnGroupsOf = (text: string) => {
+  const perMessage = new Map<string, string>();
+  const recipients: TRecipientFields[] = [];
+  let current: TRecipientFields | null = null;
+  for (const [name, rawValue] of dsnFieldsOf(text)) {
+    const value = decodeHeaderValue(rawValue);
+    const isAddressField = name === 'final-recipient' || name === 'original-recipient';
+    // A recipient's Original- and Final-Recipient lines belong together; a second one of
+    // either, or one after the recipient's Action or Status, starts the next recipient.
+    if (
+      isAddressField &&
+      (!current ||
+        current.has(name) ||
+        current.has('action') ||
+        current.has('status') ||
+        current.has('diagnostic-code'))
+    ) {
+      current = new Map();
+      recipients.push(current);
+    }
+    if (current) {
+      if (!current.has(name)) current.set(name, value);
+    } else {
+      perMessage.set(name, value);
+    }
+  }
+  return { perMessage, recipients };
+};
+
+/** A Diagnostic-Code's words without its type (`smtp; `), continuation lines joined. */
+const diagnosticOf = (value: string | undefined) => (value ? value.replace(/^\s*[a-z0-9-]+\s*;\s*/i, '') : '');
+
+/** The lines of a text about one address: from where it is named to the next address named. */
+const segmentAbout = (text: string, address: string) => {
+  const at = text.toLowerCase().indexOf(address.toLowerCase());
+  if (at < 0) return '';
+  return text.slice(at, at + 1500);
+};
+
+const fromDsn = (statusTexts: string[], human: string, subject: string): TNamedOutcome[] | 'success' => {
+  const outcomes: TNamedOutcome[] = [];
+  let hasSuccess = false;
+  for (const text of statusTexts) {
+    const { recipients } = dsnGroupsOf(text);
+    for (const fields of recipients) {
+      const action = fields.get('action')?.toLowerCase().split(/[\s(]/)[0] ?? null;
+      if (action === 'delivered' || action === 'relayed' || action === 'expanded') {
+        hasSuccess = true;
+        continue;
+      }
+      const address = addressOf(fields.get('final-recipient')) ?? addressOf(fields.get('original-recipient'));
+      const status = /(?<![\d.])[245]\.[0-7]\.\d{1,3}(?!\.?\d)/.exec(fields.get('status') ?? '')?.[0] ?? null;
+      const diagnostic = diagnosticOf(fields.get('diagnostic-code'));
+      // A report whose recipient has no words of its own: the human text about it says why.
+      if (!action && !status && !diagnostic) continue;
+      const about = diagnostic || (address ? segmentAbout(human, address) : '') || human;
+      const classified = classify({
+        action,
+        status: status && !/\.0\.0$/.test(status) ? status : (replyStatus(diagnostic) ?? status),
+        words: `${about}\n${subject}`,
+      });
+      outcomes.push({
+        address,
+        ...classified,
+        diagnostic: clip(diagnostic || humanLine(about) || `${action ?? 'failed'} ${status ?? ''}`),
+      });
+    }
+  }
+  return outcomes.length === 0 && hasSuccess ? 'success' : outcomes;
+};
+
+/** A more specific enhanced code from the diagnostic than a generic `5.0.0` status. */
+const replyStatus = (diagnostic: string) => /(?<![\d.])[245]\.[0-7]\.\d{1,3}(?!\.?\d)/.exec(diagnostic)?.[0] ?? null;
+
+/**
+ * The words of a text that say why (issue 27 §10: the server's own sentence, not a status
+ * line): Exchange's quoted reply; else the first failure reply, from its code on, with its
+ * continuation lines (indented deeper, or a multi-line reply's `550-` lines); else the line
+ * with a reason's words; else a line about a delay or a give-up.
+ */
+const humanLine = (text: string) => {
+  const quoted = /remote server returned '([^']+)'/i.exec(text)?.[1];
+  if (quoted) return quoted;
+  const lines = text.split(/\r?\n/);
+  const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
+  for (const [index, line] of lines.entries()) {
+    const reply = replyOf(`\n${line}`);
+    if (!reply) continue;
+    const words = [line.slice(Math.max(0, reply.at - 1)).trim()];
+    let isMultiline = new RegExp(`^${reply.code}-`).test(words[0]!);
+    for (const next of lines.slice(index + 1, index + 8)) {
+      const isContinued =
+        next.trim() !== '' &&
+        (indentOf(next) > indentOf(line) || (isMultiline && new RegExp(`^\\s*${reply.code}[ -]`).test(next)));
+      if (!isContinued) break;
+      isMultiline = new RegExp(`^\\s*${reply.code}-`).test(next);
+      words.push(next.trim());
+    }
+    return words.join(' ');
+  }
+  const trimmed = lines.map((line) => line.trim()).filter(Boolean);
+  return (
+    trimmed.find((line) => reasonOf(line, null) !== 'other') ??
+    trimmed.find((line) => hasDelayWords(line) || hasGivenUp(line)) ??
+    ''
+  );
+};
+
+// --- text bounces ---
+
+const BOUNCE_SUBJECTS =
+  /(undeliver|undelivered|not delivered|delivery (status notification|has failed|failure|failed|notification)|mail delivery (failed|failure|subsystem|system)|returned mail|failure notice|mail system error|delivery (delayed|delay)|delayed mail|warning: (message|could not send)|permanent delivery failure|non remis|unzustellbar|nicht zustellbar|no se pudo entregar|non recapitabile|nondeliverable|недоставлен|не доставлен|не удалось доставить|退信|无法投递|未能成功送达|配信(エラー|不能)|送信エラー|returned to sender)/i;
+const BOUNCE_SENDERS = /(mailer-daemon|postmaster|mail delivery (system|subsystem)|mdaemon|lotus domino|notes mail)/i;
+const BOUNCE_BODIES =
+  /(qmail-send program|this message was created automatically by mail delivery software|mail delivery failed|delivery has failed to these recipients|could not be delivered to one or more|was not delivered to|not listed in domino directory|transcript of session follows|session transcript|delays in delivering your message|undeliverable mail|remote host said:|remote server returned '|sorry, we were unable to deliver your message|your message (could not|couldn't|wasn't|was not) (be )?delivered|permanent fatal (delivery )?errors|the following addresses had (permanent fatal|transient non-fatal) errors|i'm afraid i wasn't able to deliver|delivery to the following recipients? (failed|has been delayed)|message not delivered)/i;
+
+/** Addresses a text bounce names as its failed recipients, in order. */
+const namedAddressesOf = (text: string, failedHeader: string) => {
+  const found: { address: string; at: number }[] = [];
+  const add = (address: string | null | undefined, at: number) => {
+    if (address) found.push({ address: address.replace(/\.$/, ''), at });
+  };
+  for (const address of failedHeader.split(/[,\s]+/))
+    add(addressOf(address), text.toLowerCase().indexOf(address.toLowerCase()));
+  const patterns = [
+    // `<someone@example.org>:` (qmail, Yahoo, Postfix without a report part)
+    /^[ \t]*<([^<>\s]+@[^<>\s]+)>:?/gm,
+    // An address alone on its line, bare or after a name (Exim, Exchange, Domino, Gmail)
+    /^[ \t]*(?:[^@<>()\n]{0,80}[(<])?([^\s<>()"']+@[^\s<>()"']+\.[a-z0-9-]{2,})[)>]?[ \t]*$/gim,
+    // MDaemon: `Warning: someone@example.org - User unknown!`
+    /Warning:\s*<?([^\s<>]+@[^\s<>]+?)>?\s+-\s/gi,
+    // A transcript's RCPT TO (MDaemon, Courier, sendmail, Exim's "after RCPT TO:<…>")
+    /RCPT TO:\s*<([^<>\s]+@[^<>\s]+)>/gi,
+    // Domino: "User Jane (jane@example.org) not listed"
+    /\buser\s+[^()\n]{0,80}\(([^()\s]+@[^()\s]+)\)\s+not listed/gi,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) add(match[1], match.index ?? 0);
+  }
+  found.sort(
+    (left, right) =>
+      (left.at < 0 ? Number.MAX_SAFE_INTEGER : left.at) - (right.at < 0 ? Number.MAX_SAFE_INTEGER : right.at),
+  );
+  return uniqueAddresses(found.map((item) => item.address));
+};
+
+/** The text about each named address: from its first mention to the next address's. */
+const segmentsOf = (text: string, addresses: string[]) => {
+  const lower = text.toLowerCase();
+  const starts = addresses.map((address) => ({ address, at: lower.indexOf(address.toLowerCase()) }));
+  const ordered = starts.filter((start) => start.at >= 0).sort((left, right) => left.at - right.at);
+  return addresses.map((address) => {
+    const index = ordered.findIndex((start) => start.address === address);
+    if (index < 0) return text;
+    const end = ordered[index + 1]?.at ?? text.length;
+    // A segment shorter than a line or two borrows what follows the whole list (Exchange
+    // lists the recipients first, then the servers' replies).
+    const segment = text.slice(ordered[index]!.at, end);
+    return segment.split('\n').filter((line) => line.trim()).length > 1 ? segment : text.slice(ordered[index]!.at);
+  });
+};
+
+/** The server a report's shape or sender names, when it is one of the known ones. */
+const serverOf = (text: string, from: string) => {
+  if (/qmail-send program|I'm afraid I wasn't able/i.test(text)) return 'qmail';
+  if (/this message was created automatically by mail delivery software|exim/i.test(`${text} ${from}`)) return 'Exim';
+  if (/googlemail\.com|gmail/i.test(from)) return 'Gmail';
+  if (
+    /remote server returned|delivery has failed to these recipients|outlook|microsoft|exchange|RESOLVER\.ADR/i.test(
+      `${text} ${from}`,
+    )
+  ) {
+    return 'Exchange';
+  }
+  if (/domino directory|lotus|notes/i.test(`${text} ${from}`)) return 'Domino';
+  if (/mdaemon|session transcript/i.test(`${text} ${from}`)) return 'MDaemon';
+  if (/UNDELIVERABLE MAIL|DELAYS IN DELIVERING|courier/i.test(`${text} ${from}`)) return 'Courier';
+  if (
+    /transcript of session follows|following addresses had permanent fatal errors|sendmail/i.test(`${text} ${from}`)
+  ) {
+    return 'sendmail';
+  }
+  if (/yahoo/i.test(`${text} ${from}`)) return 'Yahoo';
+  if (/postfix|this is the mail system at host/i.test(text)) return 'Postfix';
   return null;
 };
 
-const clip = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, TEXT_LIMIT);
+const fromText = (root: TMimePart, human: string, subject: string): TNamedOutcome[] => {
+  const failedHeader = headerOf(root, 'x-failed-recipients');
+  const addresses = namedAddressesOf(human, failedHeader);
+  const isDelayed = isDelayNotice(`${subject}\n${human.slice(0, 600)}`);
+  if (addresses.length === 0) {
+    return [
+      {
+        address: null,
+        ...classify({ words: `${human}\n${subject}`, isDelayed }),
+        diagnostic: clip(humanLine(human) || human.slice(0, 300)),
+      },
+    ];
+  }
+  const segments = segmentsOf(human, addresses);
+  return addresses.map((address, index) => {
+    const segment = segments[index]!;
+    const classified = classify({ words: `${segment}\n${subject}`, isDelayed });
+    return {
+      address,
+      ...classified,
+      diagnostic: clip(humanLine(segment) || humanLine(human) || segment.slice(0, 300)),
+    };
+  });
+};
 
-const isAutoReply = (mail: ParsedMail) => {
-  const header = (name: string) => String(mail.headers.get(name) ?? '').toLowerCase();
-  const subject = mail.subject ?? '';
+// --- what is not a bounce ---
+
+const isAutoReply = (root: TMimePart, subject: string) => {
+  const header = (name: string) => headerOf(root, name).toLowerCase();
   return (
-    /^auto-(replied|generated)/.test(header('auto-submitted')) ||
-    header('x-autoreply') === 'yes' ||
+    /^auto-(replied|generated|notified)/.test(header('auto-submitted')) ||
+    header('x-autoreply') !== '' ||
     header('x-autorespond') !== '' ||
+    (header('x-auto-response-suppress') !== '' && /auto|office|away/i.test(subject)) ||
     /auto_reply|auto-reply/.test(header('precedence')) ||
-    /^(auto(matic)?[ -]?reply|out of (the )?office|abwesenheit|absence|r[ée]ponse automatique|away from)/i.test(subject)
+    header('x-apple-action') === 'vacation' ||
+    /^(auto(matic)?[ -]?(reply|response|antwort)|autoreply|out of (the )?office|abwesenheit|absence|r[ée]ponse automatique|away from|on vacation|vacation|i am away|respuesta autom[áa]tica|risposta automatica|автоответ|自动回复)/i.test(
+      subject.replace(/^(re|aw|fw|fwd):\s*/i, ''),
+    )
   );
 };
 
 /**
- * The delivery-status part's text. mailparser folds a `message/delivery-status` part into
- * the message's text, so it is read from the raw message (the part is plain 7-bit text by
- * the RFC); a report whose recipient fields are in the text is read from there.
+ * Challenge/response systems ask the sender to prove they are a person before the message
+ * is delivered; some dress the request as a delivery report (issue 27 §6). It is not a
+ * bounce: the address is fine, and suppressing it would lose a real subscriber.
  */
-const reportTextOf = (raw: string, mail: ParsedMail) => {
-  const part =
-    /content-type:\s*(?:message|text)\/(?:global-)?delivery-status[^\n]*\n(?:[ \t][^\n]*\n|[a-z-]+:[^\n]*\n)*\r?\n([\s\S]*?)(?:\r?\n--[^\r\n]+|$)/i.exec(
-      raw,
-    );
-  if (part) return part[1]!;
-  const text = mail.text ?? '';
-  return /^Final-Recipient:/im.test(text) && /^Action:/im.test(text) ? text : null;
-};
+const CHALLENGE_WORDS =
+  /((confirm|verify|prove) (that )?(you are|you're) (a )?(human|real|person|not a robot)|(confirm|verify) your (message|e-?mail|address|identity)|sender (verification|authentication) (request|required)|(challenge|verification)[ /-]response|click (on )?the (link|button) below to (confirm|verify|deliver|release|have your)|approved senders? list|awaiting (your )?(verification|confirmation)|spam ?arrest|boxbe|please (confirm|verify) (that )?you sent)/i;
 
-/** The RFC 3464 report, if the message carries one. */
-const fromReport = (raw: string, mail: ParsedMail): TBounce | null => {
-  const report = reportTextOf(raw, mail);
-  if (!report) return null;
-  const blocks = report.split(/\r?\n\s*\r?\n/);
-  for (const block of blocks.slice(1).concat(blocks.slice(0, 1))) {
-    const fields = fieldsOf(block);
-    const action = fields.get('action')?.toLowerCase();
-    if (!action || action === 'delivered' || action === 'relayed' || action === 'expanded') continue;
-    const status = /\d\.\d{1,3}\.\d{1,3}/.exec(fields.get('status') ?? '')?.[0] ?? null;
-    const kind = kindOfStatus(status, action);
-    if (!kind) continue;
-    const diagnostic = fields.get('diagnostic-code')?.replace(/^[^;]*;\s*/, '') ?? `${action} ${status ?? ''}`;
+const isChallenge = (root: TMimePart, subject: string, human: string) =>
+  CHALLENGE_WORDS.test(`${subject}\n${human}`) ||
+  headerOf(root, 'x-challenge') !== '' ||
+  /challenge/i.test(headerOf(root, 'auto-submitted'));
+
+// --- complaints ---
+
+/** ARF (RFC 5965): the feedback-report part's fields. */
+const fromFeedback = (
+  feedback: TMimePart | undefined,
+  original: TOriginalRefs,
+  reportId: string | null,
+  human: string,
+): TReport => {
+  const fields = new Map(
+    dsnFieldsOf(feedback ? textOf(feedback) : '').map(([name, value]) => [name, decodeHeaderValue(value)]),
+  );
+  const type = (fields.get('feedback-type') ?? 'abuse').toLowerCase().trim();
+  const where = [
+    fields.get('reported-domain') ? `domain ${fields.get('reported-domain')}` : null,
+    fields.get('source-ip') ? `from ${fields.get('source-ip')}` : null,
+    fields.get('user-agent') ? `by ${fields.get('user-agent')}` : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  if (type === 'auth-failure' || type === 'dmarc') {
     return {
-      kind,
-      recipient: addressOf(fields.get('final-recipient') ?? fields.get('original-recipient')),
-      status,
-      diagnostic: clip(diagnostic),
-      description: `RFC 3464 report: Action ${action}${status ? `, Status ${status}` : ''}${fields.get('remote-mta') ? `, from ${addressOf(fields.get('remote-mta'))}` : ''}`,
-      messageId: mail.messageId ?? null,
+      kind: 'auth-failure',
+      detail: clip(
+        `${fields.get('auth-failure') ?? 'authentication'} failure report${where ? ` (${where})` : ''}: ${fields.get('authentication-results') ?? human.slice(0, 200)}`,
+      ),
+      reportId,
     };
   }
-  // A report that names no failure (delivered, relayed) is a success notice, not a bounce.
-  return { kind: 'not-a-bounce', why: 'the delivery report names no failed recipient' } as TBounce;
-};
-
-const PERMANENT_WORDS =
-  /(user unknown|no such (user|mailbox|recipient)|does not exist|recipient ?not ?found|address rejected|mailbox unavailable|invalid (recipient|mailbox)|account (is )?disabled|undeliverable|permanent(ly)? (error|failure)|could not be delivered)/i;
-const TEMPORARY_WORDS =
-  /(delayed|delay|will (be )?retr(y|ied)|not yet been delivered|temporar(y|ily)|mailbox (is )?full|over quota|try again later)/i;
-
-/** The non-standard forms: a status or SMTP code and the words around it in the text. */
-const fromText = (mail: ParsedMail): TBounce | null => {
-  const subject = mail.subject ?? '';
-  const text = `${mail.text ?? ''}`;
-  const looksLikeBounce =
-    /(undeliver|undelivered|delivery (status notification|has failed|failure)|mail delivery (failed|subsystem)|returned mail|failure notice|delivery delayed|warning: message .* delayed)/i.test(
-      subject,
-    ) ||
-    /(qmail-send program|mailer-daemon|postmaster|remote server returned)/i.test(`${mail.from?.text ?? ''} ${text}`);
-  if (!looksLikeBounce) return null;
-  const status = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/.exec(text)?.[0] ?? null;
-  const codeLine =
-    /(^|\n)[^\n]*\b[45]\d\d[ -][^\n]*/.exec(text)?.[0] ??
-    text.split('\n').find((line) => PERMANENT_WORDS.test(line)) ??
-    '';
-  const smtpCode = /\b([45])\d\d\b/.exec(codeLine)?.[1];
-  const isDelayed = TEMPORARY_WORDS.test(subject) || (/delay/i.test(subject) && !PERMANENT_WORDS.test(subject));
-  const kind: TBounceKind =
-    isDelayed || status?.startsWith('4') || smtpCode === '4'
-      ? 'temporary'
-      : status?.startsWith('5') || smtpCode === '5' || PERMANENT_WORDS.test(text)
-        ? 'permanent'
-        : // A bounce we cannot read with certainty: counted, never suppressed on a guess.
-          'temporary';
-  const recipient =
-    /<([^<>\s@]+@[^<>\s]+)>:/.exec(text)?.[1] ?? /\b([^\s<>"']+@[^\s<>"']+\.[a-z]{2,})\b/i.exec(codeLine)?.[1] ?? null;
+  if (type === 'not-spam') return { kind: 'none', why: 'a not-spam report' };
+  if (type === 'virus') return { kind: 'none', why: 'a virus report (about the message, not a complaint)' };
   return {
-    kind,
-    recipient,
-    status,
-    diagnostic: clip(codeLine || text.slice(0, 300)),
-    description: /qmail-send/i.test(text)
-      ? 'qmail bounce'
-      : /remote server returned/i.test(text)
-        ? 'Exchange non-delivery report'
-        : 'bounce message without a delivery report',
-    messageId: mail.messageId ?? null,
+    kind: 'complaint',
+    feedbackType: type,
+    originalRecipients: uniqueAddresses(
+      [fields.get('original-rcpt-to'), fields.get('removal-recipient')].flatMap((value) => addressOf(value) ?? []),
+    ),
+    detail: clip(`Feedback-Type: ${type}${where ? ` (${where})` : ''}`),
+    description: `ARF complaint (RFC 5965)${fields.get('user-agent') ? ` from ${fields.get('user-agent')}` : ''}`,
+    reportId,
+    original: {
+      ...original,
+      envelopeSenders: uniqueAddresses([
+        ...original.envelopeSenders,
+        ...(addressOf(fields.get('original-mail-from')) ? [addressOf(fields.get('original-mail-from'))!] : []),
+      ]),
+    },
   };
 };
 
-export const parseBounce = async (raw: Buffer | string): Promise<TBounce> => {
-  const mail = await simpleParser(raw, { skipHtmlToText: false, skipImageLinks: true });
-  const report = fromReport(typeof raw === 'string' ? raw : raw.toString('latin1'), mail);
-  if (report) return report;
-  if (isAutoReply(mail)) return { kind: 'not-a-bounce', why: 'an automatic reply' };
-  return fromText(mail) ?? { kind: 'not-a-bounce', why: 'no failure in it' };
+/** Microsoft's JMRP: the complained message attached to a plain multipart/mixed from staff@hotmail.com. */
+const isJmrp = (root: TMimePart, subject: string, from: string) =>
+  root.type === 'multipart/mixed' &&
+  partsOf(root).some(isAttachedMessage) &&
+  ((/staff@hotmail\.com|@(outlook|microsoft)\.com/i.test(from) && /complaint/i.test(subject)) ||
+    partsOf(root, { intoMessages: true }).some((part) => part.headers.has('x-hmxmroriginalrecipient')));
+
+// --- the report ---
+
+/** The report's own id for recording it once: its Message-ID, else a digest of it. */
+const reportIdOf = (root: TMimePart, raw: Buffer) =>
+  headerOf(root, 'message-id').trim() || `sha256:${createHash('sha256').update(raw).digest('hex').slice(0, 32)}`;
+
+export const parseReport = (raw: Buffer | string): TReport => {
+  const bytes = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
+  const root = parseMime(bytes);
+  const subject = headerOf(root, 'subject');
+  const from = headerOf(root, 'from');
+  const reportId = reportIdOf(root, bytes);
+  const parts = partsOf(root);
+  const humanTexts = humanTextsOf(root);
+  const human = humanTexts.map(beforeOriginal).join('\n');
+  const statusParts = parts.filter((part) => DSN_TYPES.has(part.type));
+  const perMessageSenders = statusParts.flatMap((part) => {
+    const { perMessage } = dsnGroupsOf(textOf(part));
+    return [perMessage.get('x-postfix-sender'), perMessage.get('x-original-envelope-from')].flatMap(
+      (value) => value ?? [],
+    );
+  });
+  const original = refsOf(originalHeaderBlocks(root, humanTexts), perMessageSenders);
+  const reportType = root.params['report-type']?.toLowerCase();
+
+  const feedback = parts.find((part) => part.type === 'message/feedback-report');
+  if (feedback || reportType === 'feedback-report') return fromFeedback(feedback, original, reportId, human);
+  if (isJmrp(root, subject, from)) {
+    const recipients = partsOf(root, { intoMessages: true }).flatMap(
+      (part) => part.headers.get('x-hmxmroriginalrecipient') ?? [],
+    );
+    return {
+      kind: 'complaint',
+      feedbackType: 'abuse',
+      originalRecipients: uniqueAddresses(recipients.flatMap((value) => addressOf(value) ?? [])),
+      detail: clip(`Junk complaint: ${subject}`),
+      description: 'Microsoft JMRP complaint',
+      reportId,
+      original,
+    };
+  }
+  if (
+    reportType === 'disposition-notification' ||
+    parts.some((part) => part.type === 'message/disposition-notification')
+  ) {
+    return { kind: 'none', why: 'a read receipt' };
+  }
+  if (isChallenge(root, subject, human)) return { kind: 'none', why: 'a challenge/response notice' };
+
+  // An RFC 3464 report: a delivery-status part, or its fields pasted into the text.
+  const inlineReport = /^Final-Recipient:/im.test(human) && /^Action:/im.test(human) ? [human] : [];
+  const statusTexts = [...statusParts.map(textOf), ...(statusParts.length === 0 ? inlineReport : [])];
+  if (statusTexts.length > 0) {
+    const outcomes = fromDsn(statusTexts, human, subject);
+    if (outcomes === 'success') return { kind: 'none', why: 'a success notice (delivered or relayed)' };
+    if (outcomes.length > 0) {
+      const mta = statusTexts.map((text) => dsnGroupsOf(text).perMessage.get('reporting-mta')).find(Boolean);
+      return {
+        kind: 'bounce',
+        outcomes,
+        description: clip(
+          `${serverOf(human, from) ?? 'Delivery'} report (RFC 3464)${mta ? ` from ${mta.replace(/^dns;\s*/i, '')}` : ''}`,
+        ),
+        reportId,
+        original,
+      };
+    }
+  }
+
+  const isBounceShaped =
+    headerOf(root, 'x-failed-recipients') !== '' ||
+    BOUNCE_BODIES.test(human) ||
+    (BOUNCE_SUBJECTS.test(subject) && (BOUNCE_SENDERS.test(from) || from === '' || replyCodeOf(human) !== null)) ||
+    (BOUNCE_SENDERS.test(from) &&
+      /(could not|couldn't|unable to) (be )?deliver|undeliver|delivery (failed|failure)/i.test(human));
+  if (isBounceShaped) {
+    return {
+      kind: 'bounce',
+      outcomes: fromText(root, human, subject),
+      description: `${serverOf(human, from) ?? 'Text'} bounce (no delivery report)`,
+      reportId,
+      original,
+    };
+  }
+  if (isAutoReply(root, subject)) return { kind: 'none', why: 'an automatic reply' };
+  return { kind: 'none', why: 'no failure in it' };
 };
+
+/** The reason's words for the suppression screen. */
+export const reasonLabel = (reason: TBounceReason) => REASON_LABELS[reason];

@@ -1,21 +1,33 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { waitFor } from '../../../test/wait';
-import { buildMessage, tokenOfVerp, verpAddress } from '../delivery/message';
+import { createLogger } from '../../platform/logging';
+import { buildMessage, messageIdOf, refOf, refOfVerp, unsubscribeUrls, verpAddress } from '../delivery/message';
 import { startListener } from '../inbound/receiver';
+import { cleanUpSuppressions, notSuppressed } from '../suppression/suppression.service';
 import { createTestInboxTransport } from '../test-inbox/test-inbox.service';
-import { parseBounce } from './bounce-parser';
+import { parseReport } from './bounce-parser';
 import { bounceListener } from './bounces';
+import { CORPUS, type TExpectedOutcome } from './fixtures/reports/corpus';
 
 const DOMAIN = 'bounces.sendwell.test';
+const FEEDBACK = `fbl@${DOMAIN}`;
+const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'reports');
+const logLines: string[] = [];
 let t: TTestApp;
 let receiver: Awaited<ReturnType<typeof startListener>>;
 
 beforeAll(async () => {
-  t = await startTestApp({ BOUNCE_DOMAIN: DOMAIN, PUBLIC_URL: 'https://sendwell.test' });
+  t = await startTestApp(
+    { BOUNCE_DOMAIN: DOMAIN, PUBLIC_URL: 'https://sendwell.test', LOG_LEVEL: 'info' },
+    { log: createLogger('info', { write: (line: string) => void logLines.push(line) }) },
+  );
   receiver = await startListener(t.platform, bounceListener, { port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -23,36 +35,76 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A sent recipient of a send, as the engine leaves one; answers its token. */
-const sentRecipient = async (email: string) => {
-  const user = await seedUser(t.platform, { planId: 3 });
+type TSent = { id: number; email: string; token: string };
+
+/** A finished send whose recipients' messages were all accepted, as the engine leaves one. */
+const sentSend = async (emails: string[], userId?: number) => {
+  const owner = userId ?? (await seedUser(t.platform, { planId: 3 })).id;
   const account = await t.platform.db
     .insertInto('sending_accounts')
-    .values({ user_id: user.id, name: 'SMTP', provider: 'smtp', driver: 'smtp', username: 'news@acme.test' })
+    .values({ user_id: owner, name: 'SMTP', provider: 'smtp', driver: 'smtp', username: 'news@acme.test' })
     .returning('id')
     .executeTakeFirstOrThrow();
   const send = await t.platform.db
     .insertInto('sends')
     .values({
-      user_id: user.id,
+      user_id: owner,
       account_id: account.id,
       status: 'finished',
       from_address: 'news@acme.test',
-      subject: 'Hi',
+      subject: 'November news',
       html: '<p>Hi</p>',
       list_ids: [],
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  const token = `${Date.now().toString(16)}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32);
-  await t.platform.db
+  const recipients: TSent[] = await t.platform.db
     .insertInto('send_recipients')
-    .values({ send_id: send.id, user_id: user.id, email, token, status: 'sent' })
+    .values(
+      emails.map((email) => ({
+        send_id: send.id,
+        user_id: owner,
+        email,
+        token: sql<string>`replace(gen_random_uuid()::text, '-', '')`,
+        status: 'sent' as const,
+        sent_at: new Date(),
+      })),
+    )
+    .returning(['id', 'email', 'token'])
     .execute();
-  return { token, userId: user.id, sendId: send.id };
+  return { userId: owner, sendId: send.id, recipients };
 };
 
-const mailTo = async (to: string, raw: string) => {
+const verpOf = (recipient: TSent) => verpAddress(DOMAIN, refOf(t.platform, 'verp', recipient));
+
+/** A corpus message with the references of these recipients in place of its placeholders. */
+const fill = (raw: Buffer, recipients: TSent[]) => {
+  const byEmail = new Map(recipients.map((recipient) => [recipient.email, recipient]));
+  const of = (email: string) => {
+    const recipient = byEmail.get(email);
+    if (!recipient) throw new Error(`the corpus names ${email}, not a recipient of the send`);
+    return recipient;
+  };
+  const text = raw.toString('latin1').replace(/\{\{([a-z-]+)(?::([^}]+))?\}\}/g, (_, kind: string, email: string) => {
+    switch (kind) {
+      case 'verp':
+        return verpOf(of(email));
+      case 'message-id':
+        return messageIdOf(t.platform, { from_address: 'news@acme.test' }, of(email));
+      case 'unsubscribe-url':
+        return unsubscribeUrls(t.platform, refOf(t.platform, 'unsubscribe', of(email))).oneClick;
+      case 'unsubscribe-ref':
+        return refOf(t.platform, 'unsubscribe', of(email));
+      case 'feedback':
+        return FEEDBACK;
+      default:
+        throw new Error(`unknown placeholder ${kind}`);
+    }
+  });
+  return Buffer.from(text, 'latin1');
+};
+
+const mailTo = async (to: string, raw: Buffer | string) => {
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
     port: receiver.port,
@@ -66,113 +118,53 @@ const mailTo = async (to: string, raw: string) => {
   }
 };
 
-const dsn = (
-  recipient: string,
-  action: string,
-  status: string,
-  diagnostic: string,
-  id = `<dsn-${Math.random()}@mx.example.net>`,
-) =>
-  [
-    'From: Mail Delivery System <MAILER-DAEMON@mx.example.net>',
-    'To: bounces@sendwell.test',
-    'Subject: Undelivered Mail Returned to Sender',
-    `Message-ID: ${id}`,
-    'Auto-Submitted: auto-replied',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
-    '',
-    '--b1',
-    'Content-Type: text/plain; charset=us-ascii',
-    '',
-    'This is the mail system at host mx.example.net. Your message could not be delivered.',
-    '',
-    '--b1',
-    'Content-Type: message/delivery-status',
-    '',
-    'Reporting-MTA: dns; mx.example.net',
-    'Arrival-Date: Mon, 23 Nov 2026 10:00:00 +0000',
-    '',
-    `Final-Recipient: rfc822; ${recipient}`,
-    `Original-Recipient: rfc822;${recipient}`,
-    `Action: ${action}`,
-    `Status: ${status}`,
-    'Remote-MTA: dns; mail.example.org',
-    `Diagnostic-Code: smtp; ${diagnostic}`,
-    '',
-    '--b1',
-    'Content-Type: text/rfc822-headers',
-    '',
-    `To: ${recipient}`,
-    'Subject: Hi',
-    '',
-    '--b1--',
-    '',
-  ].join('\r\n');
-
-const QMAIL = (recipient: string) =>
-  [
-    'From: MAILER-DAEMON@mail.example.org',
-    'Subject: failure notice',
-    'Message-ID: <qmail-1@mail.example.org>',
-    '',
-    'Hi. This is the qmail-send program at mail.example.org.',
-    "I'm afraid I wasn't able to deliver your message to the following addresses.",
-    "This is a permanent error; I've given up. Sorry it didn't work out.",
-    '',
-    `<${recipient}>:`,
-    'Sorry, no mailbox here by that name. (#5.1.1)',
-    '',
-  ].join('\r\n');
-
-const EXCHANGE = (recipient: string) =>
-  [
-    'From: Microsoft Outlook <postmaster@contoso.example>',
-    `Subject: Undeliverable: Hi`,
-    'Message-ID: <ndr-1@contoso.example>',
-    '',
-    'Delivery has failed to these recipients or groups:',
-    '',
-    recipient,
-    "The email address you entered couldn't be found.",
-    '',
-    'Diagnostic information for administrators:',
-    `Remote Server returned '550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient ${recipient} not found by SMTP address lookup'`,
-    '',
-  ].join('\r\n');
-
-const OUT_OF_OFFICE = [
-  'From: Ann <ann@example.com>',
-  'Subject: Out of Office: Hi',
-  'Auto-Submitted: auto-replied',
-  'Message-ID: <ooo-1@example.com>',
-  '',
-  'I am away until Monday and will read your message when I am back.',
-  '',
-].join('\r\n');
-
-const events = (userId: number) =>
+const eventsOf = (sendId: number) =>
   t.platform.db
     .selectFrom('delivery_events')
-    .select(['type', 'severity', 'detail', 'email'])
-    .where('user_id', '=', userId)
+    .select(['type', 'severity', 'detail', 'email', 'recipient_id'])
+    .where('send_id', '=', sendId)
+    .orderBy('id')
     .execute();
-const suppressions = (userId: number) =>
+const suppressionsOf = (userId: number) =>
   t.platform.db
     .selectFrom('suppressions')
-    .select(['email', 'type', 'message', 'description'])
+    .select(['email', 'type', 'message', 'description', 'expires_at', 'send_id'])
     .where('user_id', '=', userId)
     .execute();
+const statusOf = async (recipientId: number) =>
+  (
+    await t.platform.db
+      .selectFrom('send_recipients')
+      .select('status')
+      .where('id', '=', recipientId)
+      .executeTakeFirstOrThrow()
+  ).status;
+
+/** What each expected outcome records: its event, its suppression, the recipient's state. */
+const RECORDS: Record<
+  TExpectedOutcome,
+  { events: { type: string; severity: string | null }[]; suppression: string | null; status: string }
+> = {
+  hard: { events: [{ type: 'failed', severity: 'permanent' }], suppression: 'bounce', status: 'failed' },
+  soft: { events: [{ type: 'failed', severity: 'temporary' }], suppression: null, status: 'failed' },
+  delayed: { events: [{ type: 'deferred', severity: 'temporary' }], suppression: null, status: 'sent' },
+  complaint: { events: [{ type: 'complained', severity: null }], suppression: 'complained', status: 'sent' },
+  none: { events: [], suppression: null, status: 'sent' },
+};
 
 describe('VERP addresses', () => {
   it('give each message an envelope sender that names its recipient, and read it back', async () => {
-    const token = 'a'.repeat(32);
-    expect(verpAddress(DOMAIN, token)).toBe(`bounces+${token}@${DOMAIN}`);
-    expect(tokenOfVerp(DOMAIN, `Bounces+${token.toUpperCase()}@BOUNCES.sendwell.test`)).toBe(token);
-    expect(tokenOfVerp(DOMAIN, `bounces+${token}@other.test`)).toBeNull();
-    expect(tokenOfVerp(DOMAIN, 'postmaster@bounces.sendwell.test')).toBeNull();
+    const ref = refOf(t.platform, 'verp', { id: 42, token: 'a'.repeat(32) });
+    expect(verpAddress(DOMAIN, ref)).toBe(`bounces+${ref}@${DOMAIN}`);
+    expect(refOfVerp(DOMAIN, `Bounces+${ref.toUpperCase()}@BOUNCES.sendwell.test`)).toBe(ref);
+    expect(refOfVerp(DOMAIN, `bounces+${ref}@other.test`)).toBeNull();
+    expect(refOfVerp(DOMAIN, 'postmaster@bounces.sendwell.test')).toBeNull();
+    // A message sent before references carried its token: its bounce still comes back.
+    expect(refOfVerp(DOMAIN, `bounces+${'b'.repeat(32)}@${DOMAIN}`)).toBe('b'.repeat(32));
     const send = {
       id: 7,
+      user_id: 1,
+      source: 'lists',
       from_address: 'news@acme.test',
       from_name: 'Acme',
       subject: 'Hi',
@@ -181,8 +173,14 @@ describe('VERP addresses', () => {
       track_opens: false,
       track_clicks: false,
     };
-    const message = buildMessage(t.platform, send as never, { email: 'ann@example.com', name: '', fields: {}, token });
-    expect(message.envelopeFrom).toBe(`bounces+${token}@${DOMAIN}`);
+    const message = buildMessage(t.platform, send as never, {
+      id: 42,
+      email: 'ann@example.com',
+      name: '',
+      fields: {},
+      token: 'a'.repeat(32),
+    });
+    expect(message.envelopeFrom).toBe(`bounces+${ref}@${DOMAIN}`);
   });
 
   it('is the MAIL FROM an SMTP account sends with', async () => {
@@ -206,97 +204,210 @@ describe('VERP addresses', () => {
       { host: '127.0.0.1', port, username: 'mailer', password: 'secret', encryption: 'tls' },
       { allowLoopback: true, allowSelfSigned: true, timeoutMs: 5_000 },
     );
+    const envelopeFrom = verpAddress(DOMAIN, refOf(t.platform, 'verp', { id: 5, token: 'b'.repeat(32) }));
     try {
       await transport.send([
-        {
-          from: '"Acme" <news@acme.test>',
-          to: 'ann@example.com',
-          subject: 'Hi',
-          html: '<p>Hi</p>',
-          envelopeFrom: `bounces+${'b'.repeat(32)}@${DOMAIN}`,
-        },
+        { from: '"Acme" <news@acme.test>', to: 'ann@example.com', subject: 'Hi', html: '<p>Hi</p>', envelopeFrom },
       ]);
     } finally {
       transport.close();
       await new Promise<void>((resolve) => sink.close(() => resolve()));
     }
-    expect(seen).toEqual([`bounces+${'b'.repeat(32)}@${DOMAIN}`]);
+    expect(seen).toEqual([envelopeFrom]);
   });
 });
 
-describe('the bounce receiver (a DSN corpus over SMTP)', () => {
-  it('records a hard RFC 3464 bounce once: a permanent failure event and a suppression with the server’s words', async () => {
-    const { token, userId } = await sentRecipient('gone@example.org');
-    const message = dsn(
-      'gone@example.org',
-      'failed',
-      '5.1.1',
-      '550 5.1.1 <gone@example.org>: Recipient address rejected: User unknown',
-      '<dsn-hard@mx.example.net>',
-    );
-    await mailTo(verpAddress(DOMAIN, token), message);
-    await mailTo(verpAddress(DOMAIN, token), message); // the same bounce again
-    expect(await events(userId)).toEqual([
-      {
-        type: 'failed',
-        severity: 'permanent',
-        email: 'gone@example.org',
-        detail: '550 5.1.1 <gone@example.org>: Recipient address rejected: User unknown',
-      },
-    ]);
-    expect(await suppressions(userId)).toEqual([
-      expect.objectContaining({
-        email: 'gone@example.org',
-        type: 'bounce',
-        message: expect.stringContaining('User unknown'),
-        description: expect.stringContaining('Status 5.1.1'),
-      }),
-    ]);
+describe('the report corpus over SMTP into the bounce receiver (R32)', () => {
+  it('holds at least 60 messages of its own, each with its expected outcome', () => {
+    const files = fs.readdirSync(FIXTURES).filter((file) => file.endsWith('.eml'));
+    expect(CORPUS.length).toBeGreaterThanOrEqual(60);
+    expect(CORPUS.map((entry) => entry.file).sort()).toEqual(files.sort());
   });
 
-  it('records a delay as a temporary (deferred) event without suppressing', async () => {
-    const { token, userId } = await sentRecipient('slow@example.org');
+  for (const entry of CORPUS) {
+    const expected = Object.entries(entry.expect)
+      .map(([email, outcome]) => `${email} ${outcome}`)
+      .join(', ');
+    it(`${entry.file}: ${expected}, recorded once however often it arrives`, async () => {
+      const { userId, sendId, recipients } = await sentSend(entry.recipients);
+      const raw = fill(fs.readFileSync(path.join(FIXTURES, entry.file)), recipients);
+      const to = entry.to === 'feedback' ? FEEDBACK : verpOf(recipients[0]!);
+      await mailTo(to, raw);
+      await mailTo(to, raw); // the same report again: a sender's retry
+      const events = await eventsOf(sendId);
+      const suppressions = await suppressionsOf(userId);
+      for (const recipient of recipients) {
+        const outcome = entry.expect[recipient.email] ?? 'none';
+        const record = RECORDS[outcome];
+        const own = events.filter((event) => Number(event.recipient_id) === recipient.id);
+        expect(
+          own.map(({ type, severity }) => ({ type, severity })),
+          `${recipient.email}'s events`,
+        ).toEqual(record.events);
+        const suppressed = suppressions.filter((row) => row.email === recipient.email);
+        expect(
+          suppressed.map((row) => row.type),
+          `${recipient.email}'s suppressions`,
+        ).toEqual(record.suppression ? [record.suppression] : []);
+        expect(await statusOf(recipient.id), `${recipient.email}'s state`).toBe(record.status);
+        const words = entry.words?.[recipient.email];
+        if (words) {
+          expect(own[0]?.detail, `${recipient.email}'s diagnostic`).toContain(words);
+          if (record.suppression === 'bounce') expect(suppressed[0]?.message).toContain(words);
+        }
+      }
+      // Nothing for anyone else.
+      expect(events.every((event) => recipients.some((recipient) => recipient.id === Number(event.recipient_id)))).toBe(
+        true,
+      );
+    });
+  }
+
+  it('keeps the suppression’s words decoded, and says where they came from (issue 27 §9, §10)', async () => {
+    const { userId, recipients } = await sentSend(['taro@example.jp']);
+    const raw = fill(fs.readFileSync(path.join(FIXTURES, '45-dsn-iso2022jp.eml')), recipients);
+    await mailTo(verpOf(recipients[0]!), raw);
+    const [suppression] = await suppressionsOf(userId);
+    expect(suppression).toMatchObject({ type: 'bounce', message: '550 5.1.1 <taro@example.jp>: ユーザがいません' });
+    expect(suppression!.message).not.toContain('$B');
+    expect(suppression!.message).not.toContain(String.fromCharCode(0x1b));
+    expect(suppression!.description).toContain('Status 5.1.1');
+  });
+
+  it('logs a DMARC failure report for the operator and records nothing against anyone (issue 27 §2)', async () => {
+    const { sendId, recipients } = await sentSend(['alice@example.org']);
+    const before = logLines.length;
     await mailTo(
-      verpAddress(DOMAIN, token),
-      dsn('slow@example.org', 'delayed', '4.4.1', '451 4.4.1 Connection timed out, will retry'),
+      verpOf(recipients[0]!),
+      fill(fs.readFileSync(path.join(FIXTURES, '63-dmarc-auth-failure.eml')), recipients),
     );
-    expect(await events(userId)).toEqual([expect.objectContaining({ type: 'deferred', severity: 'temporary' })]);
-    expect(await suppressions(userId)).toEqual([]);
+    expect(await eventsOf(sendId)).toEqual([]);
+    const logged = logLines.slice(before).map((line) => JSON.parse(line) as { msg: string; detail?: string });
+    expect(logged).toContainEqual(
+      expect.objectContaining({ msg: 'DMARC failure report received', detail: expect.stringContaining('acme.test') }),
+    );
   });
 
-  it('reads qmail and Exchange bounces without a report part as permanent failures', async () => {
-    const qmail = await sentRecipient('q@example.org');
-    await mailTo(verpAddress(DOMAIN, qmail.token), QMAIL('q@example.org'));
-    expect(await events(qmail.userId)).toEqual([expect.objectContaining({ type: 'failed', severity: 'permanent' })]);
-    const exchange = await sentRecipient('x@contoso.example');
-    await mailTo(verpAddress(DOMAIN, exchange.token), EXCHANGE('x@contoso.example'));
-    const [event] = await events(exchange.userId);
-    expect(event).toMatchObject({ type: 'failed', severity: 'permanent' });
-    expect(event!.detail).toContain('550 5.1.10');
+  it('ties every hard bounce and complaint to its send and recipient', async () => {
+    const { sendId, recipients } = await sentSend(['alice@example.org']);
+    await mailTo(
+      verpOf(recipients[0]!),
+      fill(fs.readFileSync(path.join(FIXTURES, '01-postfix-user-unknown.eml')), recipients),
+    );
+    const { sendId: other, recipients: theirs } = await sentSend(['alice@example.org']);
+    await mailTo(FEEDBACK, fill(fs.readFileSync(path.join(FIXTURES, '58-arf-yahoo-cfl.eml')), theirs));
+    expect(await eventsOf(sendId)).toEqual([
+      expect.objectContaining({ type: 'failed', recipient_id: recipients[0]!.id }),
+    ]);
+    expect(await eventsOf(other)).toEqual([
+      expect.objectContaining({ type: 'complained', recipient_id: theirs[0]!.id }),
+    ]);
   });
 
-  it('takes an out-of-office reply (250) and records nothing; refuses addresses that are not VERP (550)', async () => {
-    const { token, userId } = await sentRecipient('ann@example.com');
-    await mailTo(verpAddress(DOMAIN, token), OUT_OF_OFFICE);
-    expect(await events(userId)).toEqual([]);
-    expect(await suppressions(userId)).toEqual([]);
-    await expect(mailTo(`postmaster@${DOMAIN}`, OUT_OF_OFFICE)).rejects.toMatchObject({ responseCode: 550 });
+  it('takes mail only for VERP addresses and the feedback address (550 otherwise); nothing for a reference of another purpose', async () => {
+    const { sendId, recipients } = await sentSend(['alice@example.org']);
+    const raw = fill(fs.readFileSync(path.join(FIXTURES, '01-postfix-user-unknown.eml')), recipients);
+    await expect(mailTo(`postmaster@${DOMAIN}`, raw)).rejects.toMatchObject({ responseCode: 550 });
+    expect(await eventsOf(sendId)).toEqual([]);
+    // A Message-ID reference in a VERP address opens nothing (R34): a report that quotes
+    // nothing of the original is then tied to no message.
+    const bare = [
+      'From: MAILER-DAEMON@mx.example.net',
+      'Subject: failure notice',
+      'Message-ID: <bare-1@mx.example.net>',
+      '',
+      'Hi. This is the qmail-send program at mx.example.net.',
+      '',
+      '<alice@example.org>:',
+      'Sorry, no mailbox here by that name. (#5.1.1)',
+      '',
+    ].join('\r\n');
+    await mailTo(verpAddress(DOMAIN, refOf(t.platform, 'message-id', recipients[0]!)), bare);
+    await mailTo(verpAddress(DOMAIN, refOf(t.platform, 'unsubscribe', recipients[0]!)), bare);
+    expect(await eventsOf(sendId)).toEqual([]);
+    await mailTo(verpOf(recipients[0]!), bare);
+    expect(await eventsOf(sendId)).toEqual([expect.objectContaining({ type: 'failed', severity: 'permanent' })]);
   });
 
-  it('parses the corpus as a receiver would', async () => {
-    expect(await parseBounce(dsn('a@b.example', 'failed', '5.2.2', '552 5.2.2 Mailbox full'))).toMatchObject({
-      kind: 'permanent',
-      status: '5.2.2',
-      recipient: 'a@b.example',
-    });
-    expect(await parseBounce(dsn('a@b.example', 'delivered', '2.0.0', '250 ok'))).toMatchObject({
-      kind: 'not-a-bounce',
-    });
-    expect(await parseBounce(OUT_OF_OFFICE)).toMatchObject({ kind: 'not-a-bounce' });
-    expect(await parseBounce(QMAIL('c@d.example'))).toMatchObject({ kind: 'permanent', recipient: 'c@d.example' });
-    expect(await parseBounce('From: a@b.example\r\nSubject: Hello\r\n\r\nJust a note.\r\n')).toMatchObject({
-      kind: 'not-a-bounce',
-    });
+  it('still reads the bounce of a message sent before references (its token in the VERP address)', async () => {
+    const { sendId, recipients } = await sentSend(['alice@example.org']);
+    const raw = fill(fs.readFileSync(path.join(FIXTURES, '09-exim-classic.eml')), recipients);
+    await mailTo(verpAddress(DOMAIN, recipients[0]!.token), raw);
+    expect(await eventsOf(sendId)).toEqual([expect.objectContaining({ type: 'failed', severity: 'permanent' })]);
+  });
+
+  it('parses what is not a report as nothing', () => {
+    expect(parseReport('From: a@b.example\r\nSubject: Hello\r\n\r\nJust a note.\r\n')).toMatchObject({ kind: 'none' });
+  });
+});
+
+describe('the temporary suppression rule (issue 27 §7)', () => {
+  it('suppresses an address as temporary after three soft bounces within 15 days, for 30 days, then lifts it', async () => {
+    const user = await seedUser(t.platform, { planId: 3 });
+    const email = 'full@example.org';
+    const softBounce = async () => {
+      const { recipients } = await sentSend([email], user.id);
+      const raw = fill(
+        Buffer.from(
+          fs
+            .readFileSync(path.join(FIXTURES, '02-postfix-mailbox-full.eml'))
+            .toString('latin1')
+            .replaceAll('alice@example.org', email),
+          'latin1',
+        ),
+        recipients,
+      );
+      await mailTo(verpOf(recipients[0]!), raw);
+    };
+    const isSendable = async () =>
+      (await sql<{ ok: boolean }>`select ${notSuppressed(user.id, sql`${email}::text`)} as ok`.execute(t.platform.db))
+        .rows[0]!.ok;
+    await softBounce();
+    await softBounce();
+    expect(await suppressionsOf(user.id)).toEqual([]);
+    expect(await isSendable()).toBe(true);
+    await softBounce();
+    const [held] = await suppressionsOf(user.id);
+    expect(held).toMatchObject({ email, type: 'temporary', message: expect.stringContaining('Mailbox full') });
+    const days = (held!.expires_at!.getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+    expect(await isSendable()).toBe(false);
+    // Thirty days on: it lifts, and the hourly cleanup takes it away.
+    await t.platform.db
+      .updateTable('suppressions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('user_id', '=', user.id)
+      .execute();
+    expect(await isSendable()).toBe(true);
+    const cleaned = await cleanUpSuppressions(t.platform);
+    expect(cleaned.liftedSuppressions).toBeGreaterThanOrEqual(1);
+    expect(await suppressionsOf(user.id)).toEqual([]);
+  });
+
+  it('does not count soft bounces older than 15 days', async () => {
+    const user = await seedUser(t.platform, { planId: 3 });
+    const email = 'old@example.org';
+    await t.platform.db
+      .insertInto('soft_bounces')
+      .values([
+        { user_id: user.id, email, bounced_at: new Date(Date.now() - 20 * 86_400_000) },
+        { user_id: user.id, email, bounced_at: new Date(Date.now() - 16 * 86_400_000) },
+      ])
+      .execute();
+    const { recipients } = await sentSend([email], user.id);
+    const raw = fill(
+      Buffer.from(
+        fs
+          .readFileSync(path.join(FIXTURES, '24-office365-mailbox-full.eml'))
+          .toString('latin1')
+          .replaceAll('alice@example.org', email),
+        'latin1',
+      ),
+      recipients,
+    );
+    await mailTo(verpOf(recipients[0]!), raw);
+    expect(await suppressionsOf(user.id)).toEqual([]);
   });
 });
 
@@ -304,20 +415,22 @@ describe('a late bounce on a local run (the test inbox)', () => {
   it('accepts a message to bounce-later.test, then bounces it through the same reader: a failed event and a suppression', async () => {
     for (const how of ['VERP envelope', 'Message-ID'] as const) {
       const email = `later-${how === 'VERP envelope' ? 'a' : 'b'}@bounce-later.test`;
-      const { token, userId, sendId } = await sentRecipient(email);
+      const { userId, sendId, recipients } = await sentSend([email]);
       const results = await createTestInboxTransport(t.platform, userId).send([
         {
           from: 'news@acme.test',
           to: email,
           subject: 'Hi',
           html: '<p>Hi</p>',
-          headers: { 'Message-ID': `<${token}.${sendId}@acme.test>` },
-          ...(how === 'VERP envelope' ? { envelopeFrom: verpAddress(DOMAIN, token) } : {}),
+          headers: { 'Message-ID': messageIdOf(t.platform, { from_address: 'news@acme.test' }, recipients[0]!) },
+          ...(how === 'VERP envelope' ? { envelopeFrom: verpOf(recipients[0]!) } : {}),
         },
       ]);
       expect(results[0]).toMatchObject({ accepted: true });
-      await waitFor(async () => (await suppressions(userId)).length === 1, 5_000, `the late bounce (${how})`);
-      expect(await events(userId)).toEqual([expect.objectContaining({ type: 'failed', severity: 'permanent', email })]);
+      await waitFor(async () => (await suppressionsOf(userId)).length === 1, 5_000, `the late bounce (${how})`);
+      expect(await eventsOf(sendId)).toEqual([
+        expect.objectContaining({ type: 'failed', severity: 'permanent', email }),
+      ]);
     }
   });
 });

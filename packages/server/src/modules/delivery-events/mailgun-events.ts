@@ -1,6 +1,6 @@
 import type { TPlatform } from '../../platform/context';
 import { findAccountOwners } from '../accounts/accounts.service';
-import { findRecipientsByTokens, RECIPIENT_VARIABLE, type TEventRecipient } from '../delivery/delivery.service';
+import { findRecipientsByRefs, RECIPIENT_VARIABLE, type TEventRecipient } from '../delivery/delivery.service';
 import { findPendingEvents, markApplied } from './delivery-events.repository';
 import { recordDeliveryEvents, type TIntakeEvent } from './delivery-events.service';
 import type { TMailgunEvent as TEvent } from './mailgun-webhooks';
@@ -9,6 +9,9 @@ import type { TMailgunEvent as TEvent } from './mailgun-webhooks';
  * Mailgun's events, once stored by the webhook (`mailgun-webhooks.ts`), applied in batches
  * through the one entry point every intake uses.
  */
+
+/** Mailgun's reasons for a permanent failure that leave the address fine. */
+const SOFT_MAILGUN_REASONS = new Set(['old', 'espblock']);
 
 /** Events applied per transaction. */
 const APPLY_BATCH = 1000;
@@ -34,8 +37,10 @@ export const applyPendingEvents = async (platform: TPlatform) => {
         return userId === undefined ? [] : [{ ...row, account_id: row.account_id!, user_id: userId }];
       });
       const events = pending.map((row) => row.payload as TEvent);
-      const recipients = await findRecipientsByTokens(
+      const recipients = await findRecipientsByRefs(
+        platform,
         trx,
+        'provider',
         events.map((event) => {
           const token = event['user-variables']?.[RECIPIENT_VARIABLE];
           return typeof token === 'string' ? token : null;
@@ -92,15 +97,18 @@ const intakeEventOf = (
     case 'complained':
       return { ...base, type: 'complained', suppression: { reason: event.event } };
     case 'failed':
-      return event.severity === 'permanent'
-        ? {
-            ...base,
-            type: 'failed',
-            severity: 'permanent',
-            detail,
-            suppression: { reason: event.event, message: status?.message, description: status?.description },
-          }
-        : { ...base, type: 'deferred', severity: 'temporary', detail };
+      if (event.severity !== 'permanent') return { ...base, type: 'deferred', severity: 'temporary', detail };
+      // Mailgun gives up with a "permanent" failure whose reason says the address is not at
+      // fault: `old` (temporary failures past its retry time), `espblock` (the receiving
+      // provider blocked the sender). Those are soft bounces (GLOSSARY.md), as Mailgun itself
+      // does not put them on its bounce list.
+      return {
+        ...base,
+        type: 'failed',
+        severity: SOFT_MAILGUN_REASONS.has(event.reason ?? '') ? 'temporary' : 'permanent',
+        detail,
+        suppression: { reason: event.event, message: status?.message, description: status?.description },
+      };
     default:
       return null;
   }

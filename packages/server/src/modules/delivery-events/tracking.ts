@@ -1,6 +1,6 @@
 import type { TPlatform } from '../../platform/context';
 import {
-  findRecipientsByTokens,
+  findRecipientsByRefs,
   findSendLink,
   isTrackingSignature,
   type TEventRecipient,
@@ -24,14 +24,17 @@ const tracked = (recipient: TEventRecipient, type: 'opened' | 'clicked', linkId:
     linkId,
   }) as const;
 
-const recipientOf = async (platform: TPlatform, token: string) =>
-  (await findRecipientsByTokens(platform.db, [token]))[0];
+/**
+ * The recipient a tracking address names, with its token (for the link's signature): the
+ * tracking reference, or an older message's token (R34).
+ */
+const recipientOf = async (platform: TPlatform, trackingRef: string) =>
+  (await findRecipientsByRefs(platform, platform.db, 'tracking', [trackingRef]))[0];
 
 /** Records an open: every one as an event, the recipient once in the send's count. */
-export const recordOpen = async (platform: TPlatform, token: string, sig: string) => {
-  if (!isTrackingSignature(platform, token, 'open', sig)) return;
-  const recipient = await recipientOf(platform, token);
-  if (!recipient) return;
+export const recordOpen = async (platform: TPlatform, trackingRef: string, sig: string) => {
+  const recipient = await recipientOf(platform, trackingRef);
+  if (!recipient || !isTrackingSignature(platform, recipient.token, 'open', sig)) return;
   await platform.db.transaction().execute((trx) => recordDeliveryEvents(trx, [tracked(recipient, 'opened')]));
 };
 
@@ -39,10 +42,9 @@ export const recordOpen = async (platform: TPlatform, token: string, sig: string
  * A click: redirects only to a target stored for the recipient's own send, and only when
  * the signature matches (R16); anything else gets nothing to follow.
  */
-export const recordClick = async (platform: TPlatform, token: string, linkId: number, sig: string) => {
-  if (!isTrackingSignature(platform, token, linkId, sig)) return null;
-  const recipient = await recipientOf(platform, token);
-  if (!recipient) return null;
+export const recordClick = async (platform: TPlatform, trackingRef: string, linkId: number, sig: string) => {
+  const recipient = await recipientOf(platform, trackingRef);
+  if (!recipient || !isTrackingSignature(platform, recipient.token, linkId, sig)) return null;
   const link = await findSendLink(platform.db, recipient.send_id, linkId);
   if (!link || !/^https?:\/\//i.test(link.url)) return null;
   await platform.db.transaction().execute((trx) => recordDeliveryEvents(trx, [tracked(recipient, 'clicked', link.id)]));

@@ -1,5 +1,5 @@
 import type { TPlatform } from '../../platform/context';
-import { findRecipientForPage } from '../delivery/delivery.service';
+import { findRecipientByUnsubscribeRef, isRefForm } from '../delivery/delivery.service';
 import { unsubscribeEverywhere } from '../suppression/suppression.service';
 import { recordDeliveryEvents } from './delivery-events.service';
 
@@ -9,10 +9,11 @@ import { recordDeliveryEvents } from './delivery-events.service';
  * list of the account the email came from, counted once on the send however often it comes.
  */
 
-/** A recipient's unsubscribe token, as in the link and the List-Unsubscribe header. */
-export const isToken = (token: string) => /^[0-9a-f]{32}$/.test(token);
+/** Whether a value has the form of an unsubscribe reference (the link's and List-Unsubscribe's; R34). */
+export const isToken = (ref: string) => isRefForm(ref);
 
-export const findByToken = (platform: TPlatform, token: string) => findRecipientForPage(platform.db, token);
+/** The recipient an unsubscribe reference names (an older message's token too); undefined for anything else. */
+export const findByToken = (platform: TPlatform, ref: string) => findRecipientByUnsubscribeRef(platform, ref);
 
 /**
  * Unsubscribes a recipient from every list of the account the email came from: one event

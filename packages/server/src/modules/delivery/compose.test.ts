@@ -1,7 +1,14 @@
 import { renderMergeFields, ZSendEmailRequest } from '@sendwell/contracts';
 import { describe, expect, it } from 'vitest';
 import type { TPlatform } from '../../platform/context';
-import { buildBatchMessage, buildMessage, MAX_MESSAGE_CHARS, MessageComposeError, prepareMessage } from './message';
+import {
+  buildBatchMessage,
+  buildMessage,
+  MAX_MESSAGE_CHARS,
+  MessageComposeError,
+  prepareMessage,
+  refOf,
+} from './message';
 import { linksOf, trackHtml } from './tracking-links';
 
 /** What composing reads of the platform: its public address and signing key. */
@@ -13,6 +20,8 @@ const platform = {
 const sendOf = (html: string, changes: object = {}) =>
   ({
     id: 9,
+    user_id: 3,
+    source: 'lists',
     from_name: 'Acme',
     from_address: 'news@acme.test',
     subject: 'Hello {{name::friend}}',
@@ -23,7 +32,7 @@ const sendOf = (html: string, changes: object = {}) =>
     ...changes,
   }) as never;
 
-const recipient = { email: 'ann@example.com', name: 'Ann', fields: { city: 'Oslo' }, token: 'c'.repeat(32) };
+const recipient = { id: 7, email: 'ann@example.com', name: 'Ann', fields: { city: 'Oslo' }, token: 'c'.repeat(32) };
 
 // The link pattern the tokenizer replaces, kept as the reference for ordinary HTML.
 const OLD_ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
@@ -91,12 +100,15 @@ describe('link tracking', () => {
     const html = ORDINARY_HTML[1]!;
     const links = new Map(linksOf(html).map((url, index) => [url, index + 1]));
     const message = buildMessage(platform, sendOf(html), recipient, links);
-    expect(message.html).toContain("href='https://sendwell.test/api/t/c/cccccccccccccccccccccccccccccccc/1/");
+    expect(message.html).toContain(`href='https://sendwell.test/api/t/c/${refOf(platform, 'tracking', recipient)}/1/`);
     expect(message.html).not.toMatch(/href\s*=\s*["']https?:\/\/acme\.test\/(offer|UPPER)/i);
     // A target holding a merge field differs per recipient: it is no stored link, and stays.
     expect(message.html).toContain('href="https://acme.test/multi-line?x=Oslo&amp;y=2"');
     expect(message.html).toContain('href="#top"');
-    expect(message.html).toMatch(/<img src="https:\/\/sendwell\.test\/api\/t\/o\/c{32}\/[^"]+\.gif"[^>]*><p style/);
+    expect(message.html).toContain(
+      `<img src="https://sendwell.test/api/t/o/${refOf(platform, 'tracking', recipient)}/`,
+    );
+    expect(message.html).toMatch(/<img src="https:\/\/sendwell\.test\/api\/t\/o\/[^"]+\.gif"[^>]*><p style/);
   });
 });
 
@@ -150,6 +162,7 @@ describe('composing a message', () => {
       email: 'bob@example.com',
       name: '\uE000abc.0\uE001 %recipient.token%',
       fields: {},
+      id: 8,
       token: 'd'.repeat(32),
       headers: { 'In-Reply-To': '<x@acme.test>' },
     };
@@ -159,14 +172,15 @@ describe('composing a message', () => {
     expect(ann.html).toContain('Hi Ann from Oslo');
     expect(other.html).toContain('Hi \uE000abc.0\uE001 %recipient.token% from nowhere');
     expect(other.subject).toBe('For \uE000abc.0\uE001 %recipient.token% !');
-    expect(ann.html).toContain(`/api/t/c/${'c'.repeat(32)}/4/`);
-    expect(other.html).toContain(`/api/t/c/${'d'.repeat(32)}/4/`);
-    expect(other.html).not.toContain('c'.repeat(32));
-    expect(other.text).toContain(`/unsubscribe/${'d'.repeat(32)}`);
+    expect(ann.html).toContain(`/api/t/c/${refOf(platform, 'tracking', recipient)}/4/`);
+    expect(other.html).toContain(`/api/t/c/${refOf(platform, 'tracking', bob)}/4/`);
+    expect(other.html).not.toContain(refOf(platform, 'tracking', recipient));
+    expect(other.text).toContain(`/unsubscribe/${refOf(platform, 'unsubscribe', bob)}`);
     expect(other.headers).toMatchObject({
-      'List-Unsubscribe': expect.stringContaining(`/api/unsubscribe/${'d'.repeat(32)}>`),
+      'List-Unsubscribe': expect.stringContaining(`/api/unsubscribe/${refOf(platform, 'unsubscribe', bob)}>`),
       'In-Reply-To': '<x@acme.test>',
-      'Message-ID': `<${'d'.repeat(32)}.9@acme.test>`,
+      'Message-ID': `<${refOf(platform, 'message-id', bob)}@acme.test>`,
+      'Feedback-ID': '9:3:lists:sendwell',
     });
     expect(ann.headers).not.toHaveProperty('In-Reply-To');
   });
@@ -182,6 +196,38 @@ describe('composing a message', () => {
     // The text part fills fields unescaped, as the subject does: it shares the subject's variable.
     expect(template.text).toContain('%recipient.m2% %recipient.m2% %recipient.m3% %recipient.m2%');
     expect(Object.keys(variablesOf(recipient)).filter((key) => /^m\d+$/.test(key))).toEqual(['m0', 'm1', 'm2', 'm3']);
+  });
+});
+
+describe('one reference per purpose (R34)', () => {
+  const html = '<p>Hi</p><a href="https://acme.test/a">a</a>';
+  const links = new Map([['https://acme.test/a', 4]]);
+  const withBounces = {
+    ...platform,
+    config: { ...platform.config, bounces: { domain: 'b.sendwell.test' } },
+  } as TPlatform;
+  const message = buildMessage(withBounces, sendOf(html), recipient, links);
+  const refs = {
+    verp: /^bounces\+([^@]+)@/.exec(message.envelopeFrom ?? '')?.[1],
+    messageId: /^<([^@]+)@/.exec(message.headers?.['Message-ID'] ?? '')?.[1],
+    unsubscribe: /\/unsubscribe\/([^>/\s]+)>/.exec(message.headers?.['List-Unsubscribe'] ?? '')?.[1],
+    tracking: /\/api\/t\/c\/([^/]+)\//.exec(message.html ?? '')?.[1],
+    provider: message.variables?.['sendwell-recipient'],
+  };
+
+  it('gives the VERP address, Message-ID, unsubscribe link, tracking links and provider variable each its own value', () => {
+    const values = Object.values(refs);
+    expect(values.every((value) => typeof value === 'string' && value.length > 10)).toBe(true);
+    expect(new Set(values).size).toBe(values.length);
+  });
+
+  it('never shows the recipient’s token, and no value contains another’s secret part', () => {
+    const whole = JSON.stringify(message);
+    expect(whole).not.toContain(recipient.token);
+    const macs = Object.values(refs).map((value) => value!.split('-')[1]!);
+    for (const mac of macs) expect(macs.filter((other) => other === mac)).toHaveLength(1);
+    // The unsubscribe link's capability is nowhere but in the unsubscribe addresses.
+    expect(whole.split(refs.unsubscribe!).length - 1).toBe(4); // List-Unsubscribe (https, mailto), HTML footer, text footer
   });
 });
 

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../../platform/db';
 import { liveKeys } from '../../platform/presence';
 import type { TSendResult } from '../../providers/mail';
 import { subscribedMembersOf } from '../lists/lists.service';
-import { notSuppressed, suppress } from '../suppression/suppression.service';
+import { notSuppressed, recordSoftBounces, suppress } from '../suppression/suppression.service';
 import { eventsOfSettled } from './event-record';
 
 /**
@@ -198,6 +198,20 @@ export const settle = async (
           severity: result.kind,
           detail: result.error,
         });
+  if (outcome === 'failed' && result.kind === 'temporary') {
+    // A temporary failure given up is a soft bounce: it counts toward the temporary suppression rule.
+    await recordSoftBounces(checkpoints, [
+      {
+        userId,
+        email: recipient.email,
+        reason: 'temporary failure given up',
+        message: result.error,
+        source,
+        sendId,
+        accountId,
+      },
+    ]);
+  }
   if (outcome && result.kind === 'permanent') {
     // A hard refusal: the address is never sent to again.
     await suppress(checkpoints, [
@@ -292,14 +306,28 @@ const recordBatchAnswer = async (
     return updated.rows.map((row) => row.status);
   }
   if (result.kind === 'temporary') {
-    const updated = await sql<{ status: TOutcome }>`
+    const updated = await sql<{ status: TOutcome; email: string }>`
       with settled as (
         update send_recipients
            set status = case when attempts < ${MAX_ATTEMPTS} then 'deferred' else 'failed' end,
                next_attempt_at = now() + least(${BACKOFF_CAP_MS}, ${BACKOFF_BASE_MS} * power(2, attempts - 1)) * interval '1 millisecond',
                error = ${result.error}, ${released} ${mine} ${SETTLED})
       ${eventsOfSettled({ accountId, source, type: sql`settled.status`, severity: 'temporary', detail: result.error })}
-      returning type as status`.execute(checkpoints);
+      returning type as status, email`.execute(checkpoints);
+    await recordSoftBounces(
+      checkpoints,
+      updated.rows
+        .filter((row) => row.status === 'failed')
+        .map((row) => ({
+          userId,
+          email: row.email,
+          reason: 'temporary failure given up',
+          message: result.error,
+          source,
+          sendId,
+          accountId,
+        })),
+    );
     return updated.rows.map((row) => (row.status === ('deferred' as TOutcome) ? 'deferred' : 'failed'));
   }
   const status = result.kind === 'unknown' ? 'unknown' : 'failed';
@@ -348,7 +376,8 @@ export const addCounts = (db: Executor, sendId: number, outcomes: (TOutcome | nu
 export const refreshCounts = (db: Executor, sendId: number) =>
   sql`
     update sends s set sent_count = c.sent, failed_count = c.failed, unknown_count = c.unknown, updated_at = now()
-      from (select count(*) filter (where status = 'sent')::int as sent,
+      -- Sent is what the provider accepted (GLOSSARY.md): a bounce after acceptance stays in it.
+      from (select count(*) filter (where sent_at is not null)::int as sent,
                    count(*) filter (where status = 'failed')::int as failed,
                    count(*) filter (where status = 'unknown')::int as unknown
               from send_recipients where send_id = ${sendId}) c
@@ -442,6 +471,7 @@ export const findRecipientOutcomes = (db: Executor, userId: number, sendId: numb
     .selectFrom('send_recipients')
     .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
     .select([
+      'send_recipients.id',
       'send_recipients.email',
       'send_recipients.token',
       'send_recipients.status',
@@ -583,27 +613,61 @@ export type TEventRecipient = {
 };
 
 /**
- * The recipient rows of these tokens (the token each message carries: the Mailgun variable,
- * tracking and unsubscribe addresses, VERP), in the order given; undefined where none. With
- * `accountIds`, only a send of that account counts for each token (a token is not an
- * authority across accounts: a webhook names its account).
+ * The recipient rows these references may name, by position (`recipient-refs.ts`): a row
+ * id (new messages) or a token (messages sent before references), each found by its
+ * unique index; the caller checks each reference's MAC against the row's token. With
+ * `accountIds`, only a send of that account counts for each reference (a reference is not
+ * an authority across accounts: a webhook names its account).
  */
-export const findRecipientsByTokens = async (
+export const findRecipientsByIdsOrTokens = async (
   db: Executor,
-  tokens: (string | null)[],
-  accountIds?: number[],
-): Promise<(TEventRecipient | undefined)[]> => {
-  if (tokens.length === 0) return [];
-  const found = await sql<TEventRecipient & { position: number }>`
-    select given.position, r.id, r.send_id, r.email, r.user_id, s.account_id
-      from unnest(${tokens}::text[], ${accountIds ?? tokens.map(() => null)}::bigint[])
-           with ordinality as given (token, account_id, position)
-      join send_recipients r on r.token = given.token
+  given: { id: number | null; token: string | null; accountId: number | null }[],
+): Promise<(TEventRecipient & { position: number; token: string })[]> => {
+  if (given.length === 0) return [];
+  const found = await sql<TEventRecipient & { position: number; token: string }>`
+    with given as (
+      select * from unnest(${given.map((item) => item.id)}::bigint[], ${given.map((item) => item.token)}::text[],
+                           ${given.map((item) => item.accountId)}::bigint[])
+             with ordinality as given (id, token, account_id, position))
+    select given.position, r.id, r.send_id, r.email, r.user_id, s.account_id, r.token
+      from given join send_recipients r on r.id = given.id
+      join sends s on s.id = r.send_id and (given.account_id is null or s.account_id = given.account_id)
+    union all
+    select given.position, r.id, r.send_id, r.email, r.user_id, s.account_id, r.token
+      from given join send_recipients r on r.token = given.token
       join sends s on s.id = r.send_id and (given.account_id is null or s.account_id = given.account_id)`.execute(db);
-  const byPosition: (TEventRecipient | undefined)[] = new Array(tokens.length);
-  for (const { position, ...recipient } of found.rows) byPosition[Number(position) - 1] = recipient;
-  return byPosition;
+  return found.rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    send_id: Number(row.send_id),
+    user_id: Number(row.user_id),
+    account_id: row.account_id === null ? null : Number(row.account_id),
+    position: Number(row.position),
+  }));
 };
+
+/** The recipients of one send with these addresses (any case): a report that names several. */
+export const findSendRecipientsByEmails = async (
+  db: Executor,
+  sendId: number,
+  emails: string[],
+): Promise<TEventRecipient[]> =>
+  emails.length === 0
+    ? []
+    : (
+        await sql<TEventRecipient>`
+          select r.id, r.send_id, r.email, r.user_id, s.account_id
+            from send_recipients r join sends s on s.id = r.send_id
+           where r.send_id = ${sendId} and lower(r.email) = any(${emails.map((email) => email.toLowerCase())}::text[])`.execute(
+          db,
+        )
+      ).rows.map((row) => ({
+        ...row,
+        id: Number(row.id),
+        send_id: Number(row.send_id),
+        user_id: Number(row.user_id),
+        account_id: row.account_id === null ? null : Number(row.account_id),
+      }));
 
 /** The recipient column an outside event sets the first time, and the send counter it moves then. */
 export const FIRST_TIME = {
@@ -617,17 +681,17 @@ export type TFirstTimeKind = keyof typeof FIRST_TIME;
 export type TSendCounter = (typeof FIRST_TIME)[TFirstTimeKind]['counter'] | 'failed_count';
 
 /**
- * Sets a first-time column on the recipients that do not have it yet; answers the send of
- * each recipient it set, so a repeated event, or two in one batch, counts nothing twice.
+ * Sets a first-time column on the recipients that do not have it yet; answers each recipient
+ * it set with its send, so a repeated event, or two in one batch, counts nothing twice.
  */
 export const setFirstTimes = async (db: Executor, kind: TFirstTimeKind, recipientIds: number[]) => {
   if (recipientIds.length === 0) return [];
   const { column } = FIRST_TIME[kind];
-  const updated = await sql<{ send_id: number }>`
+  const updated = await sql<{ id: number; send_id: number }>`
     update send_recipients set ${sql.ref(column)} = now(), updated_at = now()
      where id = any(${recipientIds}::bigint[]) and ${sql.ref(column)} is null
-    returning send_id`.execute(db);
-  return updated.rows.map((row) => Number(row.send_id));
+    returning id, send_id`.execute(db);
+  return updated.rows.map((row) => ({ recipientId: Number(row.id), sendId: Number(row.send_id) }));
 };
 
 /**
@@ -658,13 +722,14 @@ export const addToSendCounters = async (db: Executor, counters: Map<number, Map<
   }
 };
 
-/** A recipient an unsubscribe link names, with its send's sender for the page. */
-export const findRecipientForPage = (db: Executor, token: string) =>
+/** A recipient an unsubscribe link names (by row id or, for older messages, token), with its send's sender for the page. */
+export const findRecipientForPage = (db: Executor, by: { id: number } | { token: string }) =>
   db
     .selectFrom('send_recipients')
     .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
     .select([
       'send_recipients.id',
+      'send_recipients.token',
       'send_recipients.email',
       'send_recipients.unsubscribed_at',
       'send_recipients.user_id',
@@ -673,7 +738,7 @@ export const findRecipientForPage = (db: Executor, token: string) =>
       'sends.from_name',
       'sends.from_address',
     ])
-    .where('send_recipients.token', '=', token)
+    .where((eb) => ('id' in by ? eb('send_recipients.id', '=', by.id) : eb('send_recipients.token', '=', by.token)))
     .executeTakeFirst();
 
 /** A stored link target of a send (a click may only ever go there, R16). */
@@ -741,6 +806,7 @@ export const selectSendEvents = (db: Executor, sendId: number) =>
       sql<string>`case when type = 'accepted' then 'sent' else type end`.as('event_type'),
       'detail',
       'occurred_at as created_at',
+      'is_first',
     ])
     .where('send_id', '=', sendId);
 
@@ -802,7 +868,9 @@ export const deleteUserSend = async (db: Executor, userId: number, id: number) =
 /**
  * A user's delivery events of a kind and within the spec's date filters (`first_date`,
  * `last_date`, read in `timeZone`), newest first by the caller's order (the dashboard's table
- * and export).
+ * and export): the events of the user's messages, as the dashboard's counters count them
+ * (R33): none of a spam test (not a send), none a provider reports about an address Sendwell
+ * sent nothing to.
  */
 export const selectUserEvents = (
   db: Executor,
@@ -812,9 +880,34 @@ export const selectUserEvents = (
 ) => {
   let rows = db
     .selectFrom('delivery_events')
-    .select(['id', 'email as recipient', 'type as event_type', 'severity', 'occurred_at as created_at', 'detail'])
-    .where('user_id', '=', userId);
-  if (filters.type) rows = rows.where('type', '=', filters.type as never);
-  for (const bound of dateBounds('occurred_at', filters, timeZone)) rows = rows.where(bound);
+    .leftJoin('sends', 'sends.id', 'delivery_events.send_id')
+    .select([
+      'delivery_events.id',
+      'delivery_events.email as recipient',
+      'delivery_events.type as event_type',
+      'delivery_events.severity',
+      'delivery_events.occurred_at as created_at',
+      'delivery_events.detail',
+      'delivery_events.is_first',
+    ])
+    .where('delivery_events.user_id', '=', userId)
+    .where('delivery_events.recipient_id', 'is not', null)
+    .where((eb) => eb.or([eb('sends.source', 'is', null), eb('sends.source', '<>', 'spam-test')]));
+  if (filters.type) rows = rows.where('delivery_events.type', '=', filters.type as never);
+  for (const bound of dateBounds('delivery_events.occurred_at', filters, timeZone)) rows = rows.where(bound);
   return rows;
+};
+
+/**
+ * How a send's failed recipients split into hard and soft bounces (its failed events'
+ * severities; one failed event per recipient). History's counts and details read it.
+ */
+export const findBounceSplit = async (db: Executor, sendId: number) => {
+  const row = (
+    await sql<{ hard: number; soft: number }>`
+      select count(*) filter (where severity = 'permanent')::int as hard,
+             count(*) filter (where severity is distinct from 'permanent')::int as soft
+        from delivery_events where send_id = ${sendId} and type = 'failed'`.execute(db)
+  ).rows[0];
+  return { hard: row?.hard ?? 0, soft: row?.soft ?? 0 };
 };

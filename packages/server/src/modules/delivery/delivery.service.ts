@@ -7,9 +7,16 @@ import { HttpError, notFound } from '../../platform/errors';
 import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
 import { findListsByIds, type TListUsageCheck } from '../lists/lists.service';
 import { dispatchSendJob, snapshotSendJob } from './delivery.jobs';
-import { findRecipientOutcomes, insertGivenRecipients } from './delivery.repository';
+import {
+  findRecipientForPage,
+  findRecipientOutcomes,
+  findRecipientsByIdsOrTokens,
+  insertGivenRecipients,
+  type TEventRecipient,
+} from './delivery.repository';
 import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
 import { messageIdOf } from './message';
+import { isRefOf, parseRef, type TRefPurpose } from './recipient-refs';
 
 export type TNewSend = {
   accountId: number;
@@ -186,11 +193,11 @@ export const createSourcedSend = async (
  * clicked, and the Message-ID its message carried (a follow-up's In-Reply-To). Only the
  * user's own sends; an empty list for any other.
  */
-export const sourcedSendOutcomes = async (db: Executor, userId: number, sendId: number) =>
+export const sourcedSendOutcomes = async (platform: TPlatform, db: Executor, userId: number, sendId: number) =>
   (await findRecipientOutcomes(db, userId, sendId)).map((row) => ({
     email: row.email,
     status: row.status,
-    messageId: messageIdOf({ id: row.send_id, from_address: row.from_address }, row.token),
+    messageId: messageIdOf(platform, row, { id: Number(row.id), token: row.token }),
     sentAt: row.sent_at,
     error: row.error,
     openedAt: row.opened_at,
@@ -362,6 +369,50 @@ export const sendProgress = async (platform: TPlatform, userId: number, sendId: 
   };
 };
 
+/**
+ * The recipients these references name, in the order given (undefined where none, or where
+ * the reference is not this purpose's: a Message-ID reference opens no unsubscribe). Each is
+ * one index read: a row id and a MAC checked here, or an older message's token (R34,
+ * `recipient-refs.ts`). With `accountIds`, only a send of that account counts for each.
+ * The row's secret token comes with it, for signatures bound to it (a tracked link's).
+ */
+export const findRecipientsByRefs = async (
+  platform: TPlatform,
+  db: Executor,
+  purpose: TRefPurpose,
+  refs: (string | null)[],
+  accountIds?: number[],
+): Promise<((TEventRecipient & { token: string }) | undefined)[]> => {
+  const parsed = refs.map((ref) => (ref ? parseRef(ref) : null));
+  const rows = await findRecipientsByIdsOrTokens(
+    db,
+    parsed.map((ref, index) => ({
+      id: ref?.kind === 'id' ? ref.id : null,
+      token: ref?.kind === 'token' ? ref.token : null,
+      accountId: accountIds?.[index] ?? null,
+    })),
+  );
+  const found: ((TEventRecipient & { token: string }) | undefined)[] = refs.map(() => undefined);
+  for (const { position, ...recipient } of rows) {
+    const ref = parsed[position - 1];
+    if (ref && isRefOf(platform.secrets.signingKey, purpose, ref, recipient.token)) found[position - 1] = recipient;
+  }
+  return found;
+};
+
+/** The recipient an unsubscribe reference names, with its send's sender for the page; undefined for any other. */
+export const findRecipientByUnsubscribeRef = async (platform: TPlatform, ref: string) => {
+  const parsed = parseRef(ref);
+  if (!parsed) return undefined;
+  const row = await findRecipientForPage(
+    platform.db,
+    parsed.kind === 'id' ? { id: parsed.id } : { token: parsed.token },
+  );
+  if (!row || !isRefOf(platform.secrets.signingKey, 'unsubscribe', parsed, row.token)) return undefined;
+  const { token: _token, ...recipient } = row;
+  return recipient;
+};
+
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
 export { dailyCapOf, sentToday } from './daily-cap';
 /** The recipient state outside events change (delivery-events applies them). */
@@ -371,9 +422,9 @@ export {
   deleteUserSend,
   FIRST_TIME,
   failRecipient,
-  findRecipientForPage,
-  findRecipientsByTokens,
+  findBounceSplit,
   findSendLink,
+  findSendRecipientsByEmails,
   findUserSend,
   selectSendEvents,
   selectUserEvents,
@@ -389,7 +440,8 @@ export {
 /** Said when a plan without sending accounts meets a send through one; editing a scheduled send says it too. */
 export { PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 /** The one record of what happened to each message, for the delivery-events module to add to. */
-export { insertDeliveryEvents, type TNewDeliveryEvent } from './event-record';
-export { fromHeader, messageIdOf, RECIPIENT_VARIABLE, tokenOfVerp } from './message';
+export { findRecordedProviderIds, insertDeliveryEvents, type TNewDeliveryEvent } from './event-record';
+export { fromHeader, messageIdOf, RECIPIENT_VARIABLE, refOfMessageId, refOfVerp } from './message';
+export { isRefForm, type TRefPurpose } from './recipient-refs';
 /** Composition pieces the intake checks against: tracking signatures, the VERP form, Message-IDs. */
 export { isTrackingSignature } from './tracking-links';

@@ -26,6 +26,8 @@ export type TNewDeliveryEvent = {
   detail?: string | null;
   linkId?: number | null;
   occurredAt?: Date;
+  /** The recipient's first event of its kind (default): a repeated open or click is not, and moves no figure. */
+  isFirst?: boolean;
 };
 
 /** Provider text kept per event (an SMTP answer or DSN can run to kilobytes; R30). */
@@ -56,7 +58,7 @@ export const insertDeliveryEvents = async (executor: Executor, events: TNewDeliv
   const column = <T>(pick: (event: TNewDeliveryEvent) => T) => given.map(pick);
   const inserted = await sql<{ source: string; provider_event_id: string | null }>`
     insert into delivery_events (user_id, account_id, send_id, recipient_id, email, type, severity, source,
-                                 provider_event_id, detail, link_id, occurred_at)
+                                 provider_event_id, detail, link_id, occurred_at, is_first)
     select * from unnest(
       ${column((event) => event.userId)}::bigint[], ${column((event) => event.accountId)}::bigint[],
       ${column((event) => event.sendId)}::bigint[], ${column((event) => event.recipientId)}::bigint[],
@@ -64,7 +66,8 @@ export const insertDeliveryEvents = async (executor: Executor, events: TNewDeliv
       ${column((event) => event.severity ?? null)}::text[], ${column((event) => event.source)}::text[],
       ${column((event) => event.providerEventId ?? null)}::text[], ${column((event) => clipDetail(event.detail))}::text[],
       ${column((event) => event.linkId ?? null)}::bigint[],
-      ${column((event) => (event.occurredAt ?? new Date()).toISOString())}::timestamptz[])
+      ${column((event) => (event.occurredAt ?? new Date()).toISOString())}::timestamptz[],
+      ${column((event) => event.isFirst ?? true)}::boolean[])
     on conflict (source, provider_event_id) where provider_event_id is not null do nothing
     returning source, provider_event_id`.execute(executor);
   const recorded = new Set(
@@ -75,6 +78,26 @@ export const insertDeliveryEvents = async (executor: Executor, events: TNewDeliv
     const key = keyOf(event);
     return key === null || recorded.has(key);
   });
+};
+
+/**
+ * Which of these provider event ids are recorded already (per source): the intake applies
+ * an event's meaning only for one not seen before (R10). A concurrent first copy is caught
+ * again by the insert's conflict; the state changes are idempotent per recipient anyway.
+ */
+export const findRecordedProviderIds = async (
+  executor: Executor,
+  keys: { source: string; providerEventId: string }[],
+): Promise<Set<string>> => {
+  if (keys.length === 0) return new Set();
+  const rows = await sql<{ source: string; provider_event_id: string }>`
+    select e.source, e.provider_event_id
+      from unnest(${keys.map((key) => key.source)}::text[], ${keys.map((key) => key.providerEventId)}::text[])
+           as given (source, provider_event_id)
+      join delivery_events e on e.source = given.source and e.provider_event_id = given.provider_event_id`.execute(
+    executor,
+  );
+  return new Set(rows.rows.map((row) => `${row.source}\u0000${row.provider_event_id}`));
 };
 
 /**

@@ -4,6 +4,7 @@ import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../tes
 import { startMailgunFake } from '../../../test/mailgun-fake';
 import { dispatch, snapshotSend } from './delivery.jobs';
 import { createSend, createSourcedSend } from './delivery.service';
+import { refOf } from './message';
 
 const MAILGUN_KEY = 'key-batch-0123456789abcdef0123456789';
 let t: TTestApp;
@@ -92,16 +93,17 @@ describe('Mailgun batch sending', () => {
     const html = first.fields.html![0]!;
     expect(first.fields.subject![0]).toBe('Hello %recipient.m2%');
     expect(html).toContain('Hi %recipient.m0% from %recipient.m1%.');
-    expect(html).toContain('href="https://sendwell.test/api/t/c/%recipient.token%/');
-    expect(html).toContain('/api/t/o/%recipient.token%/%recipient.o%.gif');
-    expect(first.fields['v:sendwell-recipient']).toEqual(['%recipient.token%']);
-    expect(first.fields['h:List-Unsubscribe']![0]).toContain('https://sendwell.test/api/unsubscribe/%recipient.token%');
+    // One reference per purpose (R34): tracking, the provider's variable and unsubscribe differ.
+    expect(html).toContain('href="https://sendwell.test/api/t/c/%recipient.t%/');
+    expect(html).toContain('/api/t/o/%recipient.t%/%recipient.o%.gif');
+    expect(first.fields['v:sendwell-recipient']).toEqual(['%recipient.r%']);
+    expect(first.fields['h:List-Unsubscribe']![0]).toContain('https://sendwell.test/api/unsubscribe/%recipient.u%');
 
     const variables = JSON.parse(first.fields['recipient-variables']![0]!) as Record<string, Record<string, string>>;
-    const token = (email: string) =>
+    const row = (email: string) =>
       t.platform.db
         .selectFrom('send_recipients')
-        .select('token')
+        .select(['id', 'token'])
         .where('send_id', '=', sendId)
         .where('email', '=', email)
         .executeTakeFirstOrThrow();
@@ -111,8 +113,11 @@ describe('Mailgun batch sending', () => {
     const even = variables[evenEmail]!;
     const odd = variables[oddEmail]!;
     const n = numberOf(evenEmail);
+    const evenRow = await row(evenEmail);
     expect(even).toMatchObject({
-      token: (await token(evenEmail)).token,
+      r: refOf(t.platform, 'provider', evenRow),
+      u: refOf(t.platform, 'unsubscribe', evenRow),
+      t: refOf(t.platform, 'tracking', evenRow),
       m0: `Reader ${n}`,
       m1: `City ${n}`,
       m2: `Reader ${n}`,
@@ -121,8 +126,9 @@ describe('Mailgun batch sending', () => {
     expect(odd).toMatchObject({ m0: 'friend', m1: `City ${numberOf(oddEmail)}`, m2: 'reader' });
 
     // The filled-in click address is the one the tracker accepts.
-    const linkId = html.match(/\/api\/t\/c\/%recipient\.token%\/(\d+)\//)![1]!;
-    const click = await t.app.inject({ url: `/api/t/c/${even.token}/${linkId}/${even[`c${linkId}`]}` });
+    expect(JSON.stringify(variables)).not.toContain(evenRow.token);
+    const linkId = html.match(/\/api\/t\/c\/%recipient\.t%\/(\d+)\//)![1]!;
+    const click = await t.app.inject({ url: `/api/t/c/${even.t}/${linkId}/${even[`c${linkId}`]}` });
     expect(click.statusCode).toBe(302);
     expect(click.headers.location).toBe('https://example.com/offer');
   });

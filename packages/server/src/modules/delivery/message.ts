@@ -6,12 +6,15 @@ import type { TPlatform } from '../../platform/context';
 import type { SendsTable } from '../../platform/db-schema';
 import { publicUrl } from '../../platform/public-url';
 import type { TOutgoingMessage } from '../../providers/mail';
+import { recipientRef, type TRefPurpose } from './recipient-refs';
 import { clickUrl, openUrl, type TTrackingUrls, trackHtml, trackingSignatures } from './tracking-links';
 
 /** The custom variable each provider-batch message carries, naming its recipient row (Mailgun's webhooks give it back). */
 export const RECIPIENT_VARIABLE = 'sendwell-recipient';
 
 type TRecipient = {
+  /** The recipient's row: its id and secret token make the message's references (`recipient-refs.ts`). */
+  id: number;
   email: string;
   name: string;
   fields: Record<string, string>;
@@ -61,11 +64,15 @@ export const fromHeader = (name: string, address: string) => {
   return clean ? `"${clean.replace(/["\\]/g, (character) => `\\${character}`)}" <${address}>` : address;
 };
 
-/** The page and the one-click (RFC 8058) address that unsubscribe this recipient. */
-export const unsubscribeUrls = (platform: TPlatform, token: string) => ({
-  page: `${publicUrl(platform)}/unsubscribe/${token}`,
-  oneClick: `${publicUrl(platform)}/api/unsubscribe/${token}`,
+/** The page and the one-click (RFC 8058) address that unsubscribe this recipient, by its unsubscribe reference. */
+export const unsubscribeUrls = (platform: TPlatform, unsubscribeRef: string) => ({
+  page: `${publicUrl(platform)}/unsubscribe/${unsubscribeRef}`,
+  oneClick: `${publicUrl(platform)}/api/unsubscribe/${unsubscribeRef}`,
 });
+
+/** A recipient's reference for one purpose, under the platform's signing key. */
+export const refOf = (platform: TPlatform, purpose: TRefPurpose, recipient: { id: number; token: string }) =>
+  recipientRef(platform.secrets.signingKey, purpose, recipient);
 
 /**
  * The plain-text alternative of a send's HTML, merge fields left as they are (they are
@@ -101,7 +108,10 @@ type TParts = {
   tracking: TTrackingUrls;
   unsubscribePage: string;
   unsubscribeOneClick: string;
-  token: string;
+  /** The unsubscribe reference (the List-Unsubscribe mailto names it too). */
+  unsubscribeRef: string;
+  /** The reference a provider gives back with its events (Mailgun's custom variable). */
+  providerRef: string;
 };
 
 /** The message as every recipient gets it, with `parts` filling in what is theirs. */
@@ -127,10 +137,13 @@ const compose = (
     html: body,
     text,
     ...(send.reply_to ? { replyTo: oneLine(send.reply_to) } : {}),
-    variables: { [RECIPIENT_VARIABLE]: parts.token },
+    variables: { [RECIPIENT_VARIABLE]: parts.providerRef },
     headers: {
-      'List-Unsubscribe': `<${parts.unsubscribeOneClick}>, <mailto:${send.from_address}?subject=unsubscribe%20${parts.token}>`,
+      'List-Unsubscribe': `<${parts.unsubscribeOneClick}>, <mailto:${send.from_address}?subject=unsubscribe%20${parts.unsubscribeRef}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      // Gmail's feedback loop reports complaint rates by these identifiers (Postmaster Tools):
+      // the send, the user and the kind of send, then the sender's fixed id.
+      'Feedback-ID': `${send.id}:${send.user_id}:${send.source}:sendwell`,
     },
   };
 };
@@ -149,10 +162,12 @@ export const prepareMessage = (
 ): ((recipient: TRecipient) => TOutgoingMessage) => {
   // Markers carry a random nonce in private-use characters: no template or field holds one.
   const nonce = randomBytes(6).toString('hex');
-  const slots: ((recipient: TRecipient) => string)[] = [];
+  /** A slot's value from the recipient; `value(n)` is another slot's value for the same recipient. */
+  type TFill = (recipient: TRecipient, value: (slot: number) => string) => string;
+  const slots: TFill[] = [];
   const slotIds = new Map<string, string>();
   /** The marker of a value, one per distinct value however often the message uses it. */
-  const slot = (id: string, fill: (recipient: TRecipient) => string) => {
+  const slot = (id: string, fill: TFill) => {
     let marker = slotIds.get(id);
     if (marker === undefined) {
       marker = `\uE000${nonce}.${slots.push(fill) - 1}\uE001`;
@@ -160,8 +175,11 @@ export const prepareMessage = (
     }
     return marker;
   };
-  const token = slot('token', (recipient) => recipient.token);
-  const unsubscribeUrl = unsubscribeUrls(platform, token);
+  const unsubscribeRef = slot('unsubscribe', (recipient) => refOf(platform, 'unsubscribe', recipient));
+  // The tracking reference is one slot, computed once per recipient however many links use it.
+  slot('tracking', (recipient) => refOf(platform, 'tracking', recipient));
+  const trackingSlot = slots.length - 1;
+  const unsubscribeUrl = unsubscribeUrls(platform, unsubscribeRef);
   const message = compose(send, links, {
     resolve: (key, fallback, isHtml) =>
       slot(JSON.stringify(['field', key, fallback ?? null, isHtml]), (recipient) => {
@@ -169,12 +187,14 @@ export const prepareMessage = (
         return isHtml ? escapeHtml(value) : value;
       }),
     tracking: {
-      click: (linkId) => slot(`click ${linkId}`, (recipient) => clickUrl(platform, recipient.token, linkId)),
-      open: () => slot('open', (recipient) => openUrl(platform, recipient.token)),
+      click: (linkId) =>
+        slot(`click ${linkId}`, (recipient, value) => clickUrl(platform, value(trackingSlot), recipient.token, linkId)),
+      open: () => slot('open', (recipient, value) => openUrl(platform, value(trackingSlot), recipient.token)),
     },
     unsubscribePage: unsubscribeUrl.page,
     unsubscribeOneClick: unsubscribeUrl.oneClick,
-    token,
+    unsubscribeRef,
+    providerRef: '',
   });
   const markers = new RegExp(`\uE000${nonce}\\.(\\d+)\uE001`);
   /** A template as its fixed pieces (even indexes) and slot numbers (odd ones). */
@@ -188,6 +208,7 @@ export const prepareMessage = (
 
   return (recipient) => {
     const values: (string | undefined)[] = new Array(slots.length);
+    const value = (index: number): string => (values[index] ??= slots[index]!(recipient, value));
     /** A template with the recipient's values, refused once it grows past the limit. */
     const fill = (pieces: (string | number)[]) => {
       if (pieces.length === 1) return pieces[0] as string;
@@ -195,12 +216,10 @@ export const prepareMessage = (
       const filled: string[] = new Array(pieces.length);
       for (let index = 0; index < pieces.length; index++) {
         const piece = pieces[index]!;
-        let value: string;
-        if (typeof piece === 'string') value = piece;
-        else value = values[piece] ??= slots[piece]!(recipient);
-        length += value.length;
+        const filledPiece = typeof piece === 'string' ? piece : value(piece);
+        length += filledPiece.length;
         if (length > MAX_MESSAGE_CHARS) throw tooLarge();
-        filled[index] = value;
+        filled[index] = filledPiece;
       }
       return filled.join('');
     };
@@ -211,12 +230,12 @@ export const prepareMessage = (
       html: fill(html),
       text: fill(text),
       ...(message.replyTo ? { replyTo: message.replyTo } : {}),
-      variables: { [RECIPIENT_VARIABLE]: recipient.token },
-      ...(bounces ? { envelopeFrom: verpAddress(bounces.domain, recipient.token) } : {}),
+      variables: { [RECIPIENT_VARIABLE]: refOf(platform, 'provider', recipient) },
+      ...(bounces ? { envelopeFrom: verpAddress(bounces.domain, refOf(platform, 'verp', recipient)) } : {}),
       headers: {
         ...Object.fromEntries(headers.map(([name, pieces]) => [name, fill(pieces)])),
         ...recipient.headers,
-        'Message-ID': messageIdOf(send, recipient.token),
+        'Message-ID': messageIdOf(platform, send, recipient),
       },
     };
   };
@@ -234,9 +253,23 @@ export const buildMessage = (
   links: Map<string, number> = new Map(),
 ): TOutgoingMessage => prepareMessage(platform, send, links)(recipient);
 
-/** The Message-ID of a recipient's message: a follow-up names it in In-Reply-To. */
-export const messageIdOf = (send: { id: number; from_address: string }, token: string) =>
-  `<${token}.${send.id}@${send.from_address.split('@').pop() || 'sendwell.local'}>`;
+/**
+ * The Message-ID of a recipient's message: its Message-ID reference at the sender's domain.
+ * A follow-up names it in In-Reply-To; a report or complaint that quotes the original is
+ * tied to its recipient by it (`refsOfMessageId`). Messages sent before references carried
+ * `<token.sendId@domain>`.
+ */
+export const messageIdOf = (
+  platform: TPlatform,
+  send: { from_address: string },
+  recipient: { id: number; token: string },
+) => `<${refOf(platform, 'message-id', recipient)}@${send.from_address.split('@').pop() || 'sendwell.local'}>`;
+
+/** The reference a Message-ID may carry (this form, or an older message's token), else null. */
+export const refOfMessageId = (messageId: string) => {
+  const match = /^<?([0-9a-z]{1,13}-[0-9a-f]{20}|[0-9a-f]{32})(?:\.\d+)?@[^>\s]+>?$/i.exec(messageId.trim());
+  return match ? match[1]!.toLowerCase() : null;
+};
 
 /**
  * The message of a provider batch (Mailgun, up to 1,000 recipients a call): what differs
@@ -260,18 +293,22 @@ export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTab
       return `%recipient.m${index}%`;
     },
     tracking: {
-      click: (linkId) => `${base}/api/t/c/%recipient.token%/${linkId}/%recipient.c${linkId}%`,
-      open: () => `${base}/api/t/o/%recipient.token%/%recipient.o%.gif`,
+      click: (linkId) => `${base}/api/t/c/%recipient.t%/${linkId}/%recipient.c${linkId}%`,
+      open: () => `${base}/api/t/o/%recipient.t%/%recipient.o%.gif`,
     },
-    unsubscribePage: `${base}/unsubscribe/%recipient.token%`,
-    unsubscribeOneClick: `${base}/api/unsubscribe/%recipient.token%`,
-    token: '%recipient.token%',
+    unsubscribePage: `${base}/unsubscribe/%recipient.u%`,
+    unsubscribeOneClick: `${base}/api/unsubscribe/%recipient.u%`,
+    unsubscribeRef: '%recipient.u%',
+    providerRef: '%recipient.r%',
   });
   const variablesOf = (recipient: TRecipient): Record<string, string> => {
     const signatures = trackingSignatures(platform, recipient.token, links);
     let length = 0;
     return {
-      token: recipient.token,
+      // One reference per purpose (R34): the provider's, the unsubscribe link's, the tracking addresses'.
+      r: refOf(platform, 'provider', recipient),
+      u: refOf(platform, 'unsubscribe', recipient),
+      t: refOf(platform, 'tracking', recipient),
       o: signatures.open,
       ...Object.fromEntries(Object.entries(signatures.clicks).map(([linkId, value]) => [`c${linkId}`, value])),
       ...Object.fromEntries(
@@ -289,12 +326,12 @@ export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTab
 
 /**
  * The envelope sender that brings a message's bounce back to Sendwell with its recipient
- * (VERP): `bounces+<recipient token>@<bounce domain>`.
+ * (VERP): `bounces+<recipient's VERP reference>@<bounce domain>`.
  */
-export const verpAddress = (domain: string, token: string) => `bounces+${token}@${domain}`;
+export const verpAddress = (domain: string, verpRef: string) => `bounces+${verpRef}@${domain}`;
 
-/** The recipient token of a VERP bounce address on this domain, or null. */
-export const tokenOfVerp = (domain: string, address: string) => {
-  const match = /^bounces\+([a-f0-9]{16,64})@(.+)$/i.exec(address.trim());
+/** The reference of a VERP bounce address on this domain (or an older message's token), or null. */
+export const refOfVerp = (domain: string, address: string) => {
+  const match = /^bounces\+([0-9a-z]{1,13}-[0-9a-f]{20}|[a-f0-9]{32})@(.+)$/i.exec(address.trim());
   return match && match[2]!.toLowerCase() === domain.toLowerCase() ? match[1]!.toLowerCase() : null;
 };

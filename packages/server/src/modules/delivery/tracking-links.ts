@@ -1,3 +1,4 @@
+import { OPEN_PIXEL_PATH } from '@sendwell/contracts';
 import { QuoteType, Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
@@ -126,15 +127,19 @@ export const linksOfSend = async (executor: Executor, sendId: number) =>
     ),
   );
 
-/** A short signature binding a recipient's token to a link (or to the open pixel). */
+/**
+ * A short signature binding a recipient's secret token to a link (or to the open pixel):
+ * the tracking reference names the recipient, the signature which of its links.
+ */
 const signature = (platform: TPlatform, token: string, what: string) =>
   hmac(platform.secrets.signingKey, `track:${token}:${what}`).slice(0, 16);
 
-export const clickUrl = (platform: TPlatform, token: string, linkId: number) =>
-  `${publicUrl(platform)}/api/t/c/${token}/${linkId}/${signature(platform, token, String(linkId))}`;
+/** A tracked link's address: the recipient's tracking reference, the link, the signature. */
+export const clickUrl = (platform: TPlatform, trackingRef: string, token: string, linkId: number) =>
+  `${publicUrl(platform)}/api/t/c/${trackingRef}/${linkId}/${signature(platform, token, String(linkId))}`;
 
-export const openUrl = (platform: TPlatform, token: string) =>
-  `${publicUrl(platform)}/api/t/o/${token}/${signature(platform, token, 'open')}.gif`;
+export const openUrl = (platform: TPlatform, trackingRef: string, token: string) =>
+  `${publicUrl(platform)}${OPEN_PIXEL_PATH}${trackingRef}/${signature(platform, token, 'open')}.gif`;
 
 /** How one message (or a batch template) names its tracking addresses. */
 export type TTrackingUrls = { click: (linkId: number) => string; open: () => string };
@@ -181,6 +186,9 @@ export const trackingSignatures = (platform: TPlatform, token: string, links: Ma
   clicks: Object.fromEntries([...links.values()].map((linkId) => [linkId, signature(platform, token, String(linkId))])),
 });
 
-/** Whether a tracking address's signature is the one Sendwell gave this recipient's link (or open pixel). */
+/**
+ * Whether a tracking address's signature is the one Sendwell gave this recipient's link (or
+ * open pixel); `token` is the recipient row's, found by the address's tracking reference.
+ */
 export const isTrackingSignature = (platform: TPlatform, token: string, what: 'open' | number, sig: string) =>
-  /^[0-9a-f]{32}$/.test(token) && safeEqual(sig, signature(platform, token, String(what)));
+  safeEqual(sig, signature(platform, token, String(what)));

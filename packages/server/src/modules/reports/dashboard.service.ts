@@ -1,4 +1,13 @@
-import { DELIVERY_EVENT_TYPES, safeCell, type TDashboard, type ZDeliveryEventQuery } from '@sendwell/contracts';
+import {
+  addFigures,
+  bouncedOf,
+  emptyFigures,
+  ratesOf,
+  safeCell,
+  type TDashboard,
+  type TFigures,
+  type ZDeliveryEventQuery,
+} from '@sendwell/contracts';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'kysely';
 import type { z } from 'zod';
@@ -18,20 +27,10 @@ import { selectUserEvents } from '../delivery/delivery.service';
 
 const DAYS = 30;
 
-type TDay = {
-  day: string;
-  accepted: number;
-  delivered: number;
-  deferred: number;
-  failed: number;
-  unknown: number;
-  opened: number;
-  clicked: number;
-  complained: number;
-  unsubscribed: number;
-};
+/** One day's figures (contracts `figures.ts`), as the trigger on delivery_events keeps them. */
+type TDay = TFigures & { day: string };
 
-const dailyTotals = async (db: Executor, userId: number) =>
+const dailyFigures = async (db: Executor, userId: number): Promise<TDay[]> =>
   (
     await sql<TDay>`
       -- The counters' days are the user's (the trigger dates events in their time zone).
@@ -41,31 +40,27 @@ const dailyTotals = async (db: Executor, userId: number) =>
         select (today.day - offs)::date as day from today, generate_series(0, ${DAYS - 1}) as offs
       )
       select to_char(days.day, 'YYYY-MM-DD') as day,
-             coalesce(sum(s.accepted), 0)::int as accepted, coalesce(sum(s.delivered), 0)::int as delivered,
-             coalesce(sum(s.deferred), 0)::int as deferred, coalesce(sum(s.failed), 0)::int as failed,
-             coalesce(sum(s.unknown), 0)::int as unknown, coalesce(sum(s.opened), 0)::int as opened,
-             coalesce(sum(s.clicked), 0)::int as clicked, coalesce(sum(s.complained), 0)::int as complained,
-             coalesce(sum(s.unsubscribed), 0)::int as unsubscribed
+             coalesce(sum(s.recipients), 0)::int as recipients, coalesce(sum(s.accepted), 0)::int as accepted,
+             coalesce(sum(s.delivered), 0)::int as delivered, coalesce(sum(s.deferred), 0)::int as deferred,
+             coalesce(sum(s.bounced_hard), 0)::int as "bouncedHard", coalesce(sum(s.bounced_soft), 0)::int as "bouncedSoft",
+             coalesce(sum(s.complained), 0)::int as complained, coalesce(sum(s.unsubscribed), 0)::int as unsubscribed,
+             coalesce(sum(s.opened), 0)::int as opened, coalesce(sum(s.clicked), 0)::int as clicked,
+             coalesce(sum(s.unknown), 0)::int as unknown
         from days
         left join account_daily_stats s on s.user_id = ${userId} and s.day = days.day
        group by days.day
        order by days.day`.execute(db)
   ).rows;
 
-const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10);
-
+/**
+ * The dashboard's figures, read as every screen reads them (R33, contracts `figures.ts`):
+ * recipients each once, a bounce after acceptance not a second recipient, opens and clicks
+ * each recipient's first, a spam test no send; every share is of the recipients.
+ */
 export const dashboardContent = async (platform: TPlatform, userId: number): Promise<TDashboard> => {
-  const [days, kinds] = await Promise.all([dailyTotals(platform.db, userId), findAccountKinds(platform.db, userId)]);
-  const sum = (key: keyof Omit<TDay, 'day'>) => days.reduce((total, day) => total + day[key], 0);
-  const sent = sum('accepted');
-  const tracking = {
-    sent,
-    delivered: sum('delivered'),
-    opened: sum('opened'),
-    clicked: sum('clicked'),
-    bounced: sum('failed'),
-    unsubscribed: sum('unsubscribed'),
-  };
+  const [days, kinds] = await Promise.all([dailyFigures(platform.db, userId), findAccountKinds(platform.db, userId)]);
+  const total = days.reduce<TFigures>((sum, day) => addFigures(sum, day), emptyFigures());
+  const rates = ratesOf(total);
   return {
     status: true,
     smtp: kinds.hasSmtp,
@@ -75,27 +70,32 @@ export const dashboardContent = async (platform: TPlatform, userId: number): Pro
       chart: days.map((day) => ({
         time: day.day,
         delivered: { total: day.delivered },
-        failed: { temporary: { total: day.deferred }, permanent: { total: day.failed } },
-        total: day.accepted + day.failed + day.unknown,
+        failed: { temporary: { total: day.deferred }, permanent: { total: bouncedOf(day) } },
+        total: day.recipients,
       })),
       table: days.slice(-7).map((day) => ({
         time: day.day,
         accepted: { total: day.accepted },
         delivered: { total: day.delivered },
-        failed: { permanent: { total: day.failed }, temporary: { total: day.deferred } },
+        failed: { permanent: { total: bouncedOf(day) }, temporary: { total: day.deferred } },
         complained: { total: day.complained },
-        total: day.accepted + day.failed + day.unknown,
+        total: day.recipients,
       })),
-      tracking,
-      percentage: {
-        sent: percent(sent, sent + tracking.bounced + sum('unknown')),
-        delivered: percent(tracking.delivered, sent),
-        opened: percent(tracking.opened, sent),
-        clicked: percent(tracking.clicked, sent),
-        bounced: percent(tracking.bounced, sent + tracking.bounced),
-        unsubscribed: percent(tracking.unsubscribed, sent),
+      tracking: {
+        sent: total.accepted,
+        delivered: total.delivered,
+        opened: total.opened,
+        clicked: total.clicked,
+        bounced: bouncedOf(total),
+        unsubscribed: total.unsubscribed,
+        complained: total.complained,
+        bounced_hard: total.bouncedHard,
+        bounced_soft: total.bouncedSoft,
+        deferred: total.deferred,
+        unknown: total.unknown,
       },
-      general: { recipients: sent + tracking.bounced + sum('unknown') },
+      percentage: rates,
+      general: { recipients: total.recipients },
     },
   };
 };
@@ -119,7 +119,21 @@ const toEvent = (row: Awaited<ReturnType<ReturnType<typeof selectEvents>['execut
   created_at: row.created_at.toISOString(),
   delivery_message: row.detail,
   delivery_description: null,
+  is_first: row.is_first,
 });
+
+/** The counter of each event type's rows (every open and click, not only the first). */
+const EVENT_COUNTERS = {
+  accepted: 'accepted',
+  delivered: 'delivered',
+  deferred: 'deferred',
+  failed: 'failed',
+  unknown: 'unknown',
+  opened: 'opened_events',
+  clicked: 'clicked_events',
+  complained: 'complained',
+  unsubscribed: 'unsubscribed',
+} as const;
 
 const isWholeDay = (value: string | undefined) => value === undefined || value.length === 10;
 
@@ -127,23 +141,30 @@ const isWholeDay = (value: string | undefined) => value === undefined || value.l
  * The number of events asked for, from the daily counters (the events of each kind, summed,
  * over the days asked for) rather than a count of millions of rows. A bound with a time of
  * day cuts a day the counters keep whole: then the matches are counted (none of the
- * dashboard's own filters sends one).
+ * dashboard's own filters sends one), as is a search.
  */
 const countedTotal = (userId: number, query: TEventQuery) => {
   if (!isWholeDay(query.first_date) || !isWholeDay(query.last_date)) return undefined;
-  const counted = query.event_type ? sql.ref(query.event_type) : sql.raw(DELIVERY_EVENT_TYPES.join(' + '));
-  return sql<number>`(select coalesce(sum(${counted}), 0)::int from account_daily_stats
+  const counters = query.event_type ? [EVENT_COUNTERS[query.event_type]] : Object.values(EVENT_COUNTERS);
+  return sql<number>`(select coalesce(sum(${sql.join(
+    counters.map((counter) => sql.ref(counter)),
+    sql` + `,
+  )}), 0)::int from account_daily_stats
                        where user_id = ${userId}
                          and day >= coalesce(${query.first_date ?? null}::date, '-infinity')
                          and day <= coalesce(${query.last_date ?? null}::date, 'infinity'))`;
 };
 
+/**
+ * The events of the user's messages, as the counters count them: a spam test's are not a
+ * send's; an event a provider reports about an address Sendwell sent nothing to is not one.
+ */
 export const listDeliveryEvents = async (platform: TPlatform, userId: number, query: TEventQuery) => {
   const timeZone = await timeZoneOf(platform.db, userId);
   const page = await paginate(selectEvents(platform.db, userId, query, timeZone), query, {
-    sortColumns: { created_at: 'occurred_at' },
-    searchColumns: ['email'],
-    tieBreaker: 'id',
+    sortColumns: { created_at: 'delivery_events.occurred_at' },
+    searchColumns: ['delivery_events.email'],
+    tieBreaker: 'delivery_events.id',
     knownTotal: countedTotal(userId, query),
   });
   return { data: page.data.map(toEvent), meta: page.meta };
@@ -154,13 +175,13 @@ const EXPORT_SLICE = 5_000;
 /** The delivery events as CSV, newest first, slice by slice; every cell through `safeCell` (R17). */
 export async function* exportDeliveryEvents(platform: TPlatform, userId: number, query: TEventQuery) {
   const timeZone = await timeZoneOf(platform.db, userId);
-  yield `\uFEFF${stringify([['Recipient', 'Event', 'Severity', 'Date', 'Message']])}`;
+  yield `\uFEFF${stringify([['Recipient', 'Event', 'Severity', 'Date', 'Message', 'Counted']])}`;
   let before = Number.MAX_SAFE_INTEGER;
   const search = query.search?.trim().toLowerCase();
   for (;;) {
     const rows = await selectEvents(platform.db, userId, query, timeZone)
-      .where('id', '<', before)
-      .orderBy('id', 'desc')
+      .where('delivery_events.id', '<', before)
+      .orderBy('delivery_events.id', 'desc')
       .limit(EXPORT_SLICE)
       .execute();
     if (rows.length === 0) return;
@@ -168,9 +189,15 @@ export async function* exportDeliveryEvents(platform: TPlatform, userId: number,
     const kept = search ? rows.filter((row) => row.recipient.toLowerCase().includes(search)) : rows;
     yield stringify(
       kept.map((row) =>
-        [row.recipient, row.event_type, row.severity ?? '', row.created_at.toISOString(), row.detail ?? ''].map(
-          safeCell,
-        ),
+        [
+          row.recipient,
+          row.event_type,
+          row.severity ?? '',
+          row.created_at.toISOString(),
+          row.detail ?? '',
+          // Whether the event moves a figure: the rows counted here are the dashboard's figures.
+          row.is_first ? 'yes' : 'no',
+        ].map(safeCell),
       ),
     );
   }

@@ -1,7 +1,9 @@
 import {
+  figuresOfSend,
   safeCell,
   type THistoryCounts,
   type THistoryRecord,
+  type TSendCounts,
   type ZHistoryDetailQuery,
   type ZHistoryQuery,
 } from '@sendwell/contracts';
@@ -14,6 +16,7 @@ import { paginate } from '../../platform/paging';
 import { findAccountRow, listAccountRows } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
+  findBounceSplit,
   findUserSend,
   fromHeader,
   selectSendEvents,
@@ -81,21 +84,33 @@ export const listHistory = async (platform: TPlatform, userId: number, query: z.
   };
 };
 
+/**
+ * A send's figures as every screen counts them (R33, contracts `figures.ts`): its counters,
+ * and its bounces split into hard and soft.
+ */
+const sendCountsOf = async (platform: TPlatform, row: TSendRow): Promise<TSendCounts> => {
+  const figures = figuresOfSend(row, await findBounceSplit(platform.db, row.id));
+  return {
+    recipients_count: figures.recipients,
+    sent_count: figures.accepted,
+    delivered_count: figures.delivered,
+    failed_count: row.failed_count,
+    bounced_hard_count: figures.bouncedHard,
+    bounced_soft_count: figures.bouncedSoft,
+    complained_count: figures.complained,
+    unsubscribed_count: figures.unsubscribed,
+    clicked_count: figures.clicked,
+    opened_count: figures.opened,
+    unknown_count: figures.unknown,
+  };
+};
+
 export const historyCounts = async (platform: TPlatform, userId: number, id: number): Promise<THistoryCounts> => {
   const row = await requireSend(platform, userId, id);
   const account = await accountOf(platform, userId, row.account_id);
   return {
     status: true,
-    counts: {
-      sent_count: row.sent_count,
-      delivered_count: row.delivered_count,
-      failed_count: row.failed_count,
-      complained_count: row.complained_count,
-      unsubscribed_count: row.unsubscribed_count,
-      clicked_count: row.clicked_count,
-      opened_count: row.opened_count,
-      unknown_count: row.unknown_count,
-    },
+    counts: await sendCountsOf(platform, row),
     isSmtp: account?.provider === 'smtp' && !isGmail(account),
     isGmail: isGmail(account),
   };
@@ -128,6 +143,7 @@ export const historyDetails = async (
     data: page.data.map((row) => ({ ...row, created_at: row.created_at.toISOString() })),
     meta: page.meta,
     send: toHistoryRecord(send, await accountOf(platform, userId, send.account_id)),
+    counts: await sendCountsOf(platform, send),
   };
 };
 
@@ -147,7 +163,7 @@ export async function* historyExport(
 ) {
   await requireSend(platform, userId, id, accountId);
   const search = query.search?.trim().toLowerCase();
-  yield `\uFEFF${stringify([['Recipient', 'Event', 'Date', 'Detail']])}`;
+  yield `\uFEFF${stringify([['Recipient', 'Event', 'Date', 'Detail', 'Counted']])}`;
   let after = 0;
   for (;;) {
     const rows = await eventsQuery(platform, id, query)
@@ -161,7 +177,16 @@ export async function* historyExport(
       ? rows.filter((row) => row.recipient.toLowerCase().includes(search) || row.detail?.toLowerCase().includes(search))
       : rows;
     yield stringify(
-      kept.map((row) => [row.recipient, row.event_type, row.created_at.toISOString(), row.detail ?? ''].map(safeCell)),
+      kept.map((row) =>
+        // Counted: whether the event moves a figure (a repeated open or click does not).
+        [
+          row.recipient,
+          row.event_type,
+          row.created_at.toISOString(),
+          row.detail ?? '',
+          row.is_first ? 'yes' : 'no',
+        ].map(safeCell),
+      ),
     );
   }
 }

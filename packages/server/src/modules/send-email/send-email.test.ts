@@ -177,7 +177,7 @@ describe('sending', () => {
         track_opens: false,
         track_clicks: false,
       } as never,
-      { email: 'ann@example.com', name: 'Ann', fields: {}, token: 'a'.repeat(32) },
+      { id: 1, email: 'ann@example.com', name: 'Ann', fields: {}, token: 'a'.repeat(32) },
     );
     for (const value of [message.from, message.subject, message.replyTo ?? '']) expect(value).not.toMatch(/[\r\n]/);
   });
@@ -340,7 +340,7 @@ describe('sending', () => {
         track_opens: false,
         track_clicks: false,
       } as never,
-      { email: 'ann@example.com', name: '', fields: { city: 'Oslo' }, token: 'b'.repeat(32) },
+      { id: 2, email: 'ann@example.com', name: '', fields: { city: 'Oslo' }, token: 'b'.repeat(32) },
     );
     expect(message.subject).toBe('Hi friend');
     const parsed = await simpleParser(`Content-Type: text/html\r\n\r\n${message.html}`);

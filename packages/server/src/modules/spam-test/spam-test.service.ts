@@ -11,7 +11,6 @@ import {
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import type { Executor } from '../../platform/db';
 import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { publicUrl } from '../../platform/public-url';
@@ -345,9 +344,9 @@ const failSpamTest = async (platform: TPlatform, testId: number, error: string) 
   });
 
 /** Why the engine gave up on the test's message, if it did. */
-const engineFailure = async (db: Executor, userId: number, sendId: number | null) => {
+const engineFailure = async (platform: TPlatform, userId: number, sendId: number | null) => {
   if (sendId === null) return null;
-  const [outcome] = await sourcedSendOutcomes(db, userId, sendId);
+  const [outcome] = await sourcedSendOutcomes(platform, platform.db, userId, sendId);
   if (!outcome) return null;
   if (outcome.status === 'failed') {
     return `Your sending account could not deliver the test email: ${outcome.error ?? outcome.status}.`;
@@ -388,7 +387,7 @@ export const expireSpamTest = async (platform: TPlatform, testId: number) => {
   if (!test) return;
   if (test.status === 'received') return scoreSpamTest(platform, testId);
   if (test.status !== 'waiting') return;
-  const failure = await engineFailure(platform.db, test.user_id, test.send_id);
+  const failure = await engineFailure(platform, test.user_id, test.send_id);
   const minutes = Math.round(platform.config.spamTest.timeoutMs / 6_000) / 10;
   await failSpamTest(
     platform,
@@ -475,7 +474,7 @@ export const getSpamTest = async (platform: TPlatform, userId: number, id: numbe
   let row = await find();
   if (!row) throw notFound('This spam test does not exist.');
   if (row.status === 'waiting') {
-    const failure = await engineFailure(platform.db, userId, row.send_id);
+    const failure = await engineFailure(platform, userId, row.send_id);
     if (failure) await failSpamTest(platform, id, failure);
     else await expireOverdueSpamTests(platform, userId, id);
     row = (await find())!;

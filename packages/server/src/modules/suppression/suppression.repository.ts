@@ -1,3 +1,4 @@
+import { TEMPORARY_SUPPRESSION } from '@sendwell/contracts';
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../platform/db';
 
@@ -5,7 +6,7 @@ import type { Executor } from '../../platform/db';
 export type TSuppressionEntry = {
   userId: number;
   email: string;
-  type: 'bounce' | 'complained';
+  type: 'bounce' | 'complained' | 'temporary';
   /** What happened, in a word or two ('permanent failure', 'failed', 'complained'). */
   reason: string;
   /** The provider's or the receiving server's own words (an SMTP answer, a DSN line). */
@@ -16,6 +17,8 @@ export type TSuppressionEntry = {
   sendId?: number | null;
   /** The sending account it came through (whose provider list may hold the address too). */
   accountId?: number | null;
+  /** When it lifts (temporary suppressions only). */
+  expiresAt?: Date | null;
 };
 
 /** Provider text kept per field: an SMTP answer or DSN can run to kilobytes (R30). */
@@ -37,19 +40,25 @@ export const upsertSuppressions = async (executor: Executor, entries: TSuppressi
   if (rows.length === 0) return;
   const clip = (text: string | null | undefined) => (text ? text.slice(0, TEXT_LIMIT) : null);
   await sql`
-    insert into suppressions (user_id, email, type, quantity, reason, message, description, source, send_id, account_id)
+    insert into suppressions (user_id, email, type, quantity, reason, message, description, source, send_id, account_id,
+                              expires_at)
     select * from unnest(
       ${rows.map((row) => row.userId)}::bigint[], ${rows.map((row) => row.email)}::text[],
       ${rows.map((row) => row.type)}::text[], ${rows.map((row) => row.quantity)}::int[],
       ${rows.map((row) => clip(row.reason))}::text[], ${rows.map((row) => clip(row.message))}::text[],
       ${rows.map((row) => clip(row.description))}::text[], ${rows.map((row) => row.source)}::text[],
-      ${rows.map((row) => row.sendId ?? null)}::bigint[], ${rows.map((row) => row.accountId ?? null)}::bigint[])
+      ${rows.map((row) => row.sendId ?? null)}::bigint[], ${rows.map((row) => row.accountId ?? null)}::bigint[],
+      ${rows.map((row) => row.expiresAt?.toISOString() ?? null)}::timestamptz[])
     on conflict (user_id, lower(email), type) do update
-       set quantity = suppressions.quantity + excluded.quantity,
-           message = coalesce(excluded.message, suppressions.message),
+       set message = coalesce(excluded.message, suppressions.message),
            description = coalesce(excluded.description, suppressions.description),
            source = excluded.source, send_id = coalesce(excluded.send_id, suppressions.send_id),
            account_id = coalesce(excluded.account_id, suppressions.account_id),
+           -- A temporary suppression held again runs from now; a lifted one (not yet
+           -- cleaned up) starts over.
+           expires_at = excluded.expires_at,
+           quantity = case when suppressions.expires_at is not null and suppressions.expires_at <= now()
+                           then excluded.quantity else suppressions.quantity + excluded.quantity end,
            updated_at = now()`.execute(executor);
 };
 
@@ -59,7 +68,42 @@ export const upsertSuppressions = async (executor: Executor, entries: TSuppressi
  */
 export const notSuppressed = (userId: RawBuilder<unknown> | number, email: RawBuilder<unknown>) =>
   sql<boolean>`not exists (
-    select 1 from suppressions s where s.user_id = ${userId} and lower(s.email) = lower(${email}))`;
+    select 1 from suppressions s where s.user_id = ${userId} and lower(s.email) = lower(${email})
+       and (s.expires_at is null or s.expires_at > now()))`;
+
+/** A suppression that holds now: a temporary one only until it lifts. */
+export const isInForce = sql<boolean>`(suppressions.expires_at is null or suppressions.expires_at > now())`;
+
+/** Records soft bounces; answers, per address given, the times of its soft bounces since `since`. */
+export const insertSoftBounces = async (
+  executor: Executor,
+  entries: { userId: number; email: string; sendId: number | null }[],
+  since: Date,
+) => {
+  if (entries.length === 0) return [];
+  await sql`
+    insert into soft_bounces (user_id, email, send_id)
+    select * from unnest(${entries.map((entry) => entry.userId)}::bigint[], ${entries.map((entry) => entry.email)}::text[],
+                         ${entries.map((entry) => entry.sendId)}::bigint[])`.execute(executor);
+  const rows = await sql<{ position: number; bounced_at: Date }>`
+    select given.position, b.bounced_at
+      from unnest(${entries.map((entry) => entry.userId)}::bigint[], ${entries.map((entry) => entry.email.toLowerCase())}::text[])
+           with ordinality as given (user_id, email, position)
+      join soft_bounces b on b.user_id = given.user_id and lower(b.email) = given.email and b.bounced_at > ${since}`.execute(
+    executor,
+  );
+  return entries.map((_, index) =>
+    rows.rows.filter((row) => Number(row.position) === index + 1).map((row) => row.bounced_at),
+  );
+};
+
+/** Deletes soft bounces older than `before`, and temporary suppressions that have lifted; answers how many of each. */
+export const pruneSoftBounces = async (executor: Executor, before: Date) => {
+  const bounces = await sql`delete from soft_bounces where id in (
+      select id from soft_bounces where bounced_at < ${before} limit 10000)`.execute(executor);
+  const lifted = await sql`delete from suppressions where type = 'temporary' and expires_at <= now()`.execute(executor);
+  return { softBounces: Number(bounces.numAffectedRows ?? 0), liftedSuppressions: Number(lifted.numAffectedRows ?? 0) };
+};
 
 /** A user's suppressions, for the suppression table. */
 export const selectSuppressions = (db: Executor, userId: number) =>
@@ -74,10 +118,12 @@ export const selectSuppressions = (db: Executor, userId: number) =>
       'message',
       'description',
       'source',
+      'expires_at',
       'created_at',
       'updated_at',
     ])
-    .where('user_id', '=', userId);
+    .where('user_id', '=', userId)
+    .where(isInForce);
 
 export const findSuppressionEmails = async (db: Executor, userId: number, ids: number[]) =>
   (
@@ -103,10 +149,17 @@ export const setSuppressionType = async (db: Executor, userId: number, id: numbe
   (
     await db
       .updateTable('suppressions')
-      .set({ type, updated_at: new Date() })
+      .set({
+        type,
+        // Reviewed as temporary: it lifts after the rule's time, as one the rule made.
+        expires_at: type === 'temporary' ? temporaryUntil(new Date()) : null,
+        updated_at: new Date(),
+      })
       .where('user_id', '=', userId)
       .where('id', '=', id)
       .executeTakeFirst()
   ).numUpdatedRows > 0n;
+
+const temporaryUntil = (now: Date) => new Date(now.getTime() + TEMPORARY_SUPPRESSION.liftedAfterDays * 86_400_000);
 
 export type TSuppressionType = 'bounce' | 'suppress-bounce' | 'complained' | 'unsubscribed' | 'temporary' | 'generic';

@@ -1,4 +1,10 @@
-import { safeCell, type TSuppression, type ZSuppressionQuery } from '@sendwell/contracts';
+import {
+  safeCell,
+  softBounceWindowStart,
+  type TSuppression,
+  temporarySuppressionOf,
+  type ZSuppressionQuery,
+} from '@sendwell/contracts';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'kysely';
 import type { z } from 'zod';
@@ -20,6 +26,8 @@ import {
   deleteSuppression,
   findSuppression,
   findSuppressionEmails,
+  insertSoftBounces,
+  pruneSoftBounces,
   selectSuppressions,
   setSuppressionType,
   type TSuppressionEntry,
@@ -35,6 +43,34 @@ export { notSuppressed, type TSuppressionEntry } from './suppression.repository'
  * in the transaction that records what happened.
  */
 export const suppress = (executor: Executor, entries: TSuppressionEntry[]) => upsertSuppressions(executor, entries);
+
+/** A soft bounce: the address may be fine; the message failed for good. */
+export type TSoftBounce = Omit<TSuppressionEntry, 'type' | 'expiresAt'>;
+
+/**
+ * Records soft bounces (a full mailbox, a refusal of the message, a temporary failure given
+ * up) and applies the temporary suppression rule (contracts `TEMPORARY_SUPPRESSION`): an
+ * address with enough of them within the window is suppressed as `temporary` until it
+ * lifts. Call it in the transaction that records the bounces.
+ */
+export const recordSoftBounces = async (executor: Executor, bounces: TSoftBounce[]) => {
+  const now = new Date();
+  const times = await insertSoftBounces(
+    executor,
+    bounces.map((bounce) => ({ userId: bounce.userId, email: bounce.email, sendId: bounce.sendId ?? null })),
+    softBounceWindowStart(now),
+  );
+  const held = bounces.flatMap((bounce, index) => {
+    const temporary = temporarySuppressionOf(times[index] ?? [], now);
+    return temporary ? [{ ...bounce, type: 'temporary' as const, expiresAt: temporary.until }] : [];
+  });
+  await upsertSuppressions(executor, held);
+  return held.length;
+};
+
+/** The suppression module's part of the hourly cleanup (R30): soft bounces past the rule's window, lifted suppressions. */
+export const cleanUpSuppressions = async (platform: TPlatform) =>
+  pruneSoftBounces(platform.db, softBounceWindowStart(new Date()));
 
 /**
  * A recipient who unsubscribes (the link, the one-click POST, Mailgun's unsubscribe event)
@@ -75,6 +111,7 @@ const withLists = async (platform: TPlatform, userId: number, rows: TSuppression
       status: lists.length === 0 ? null : lists.some((list) => list.subscribed) ? 'On List' : 'Cleaned',
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
+      expires_at: row.expires_at?.toISOString() ?? null,
       lists: lists.map((list) => ({
         mailing_list: list.address,
         id: list.list_id,
@@ -160,7 +197,7 @@ export async function* exportSuppressions(
   userId: number,
   query: z.output<typeof ZSuppressionQuery>,
 ) {
-  yield `\uFEFF${stringify([['Email', 'Type', 'Quantity', 'Status', 'Lists', 'Reason', 'Message', 'Created']])}`;
+  yield `\uFEFF${stringify([['Email', 'Type', 'Quantity', 'Status', 'Lists', 'Reason', 'Message', 'Created', 'Lifts']])}`;
   let after = 0;
   for (;;) {
     const rows = await (await filtered(platform, userId, query))
@@ -183,6 +220,7 @@ export async function* exportSuppressions(
           row.reason ?? '',
           row.message ?? '',
           row.created_at,
+          row.expires_at ?? '',
         ].map(safeCell),
       ),
     );

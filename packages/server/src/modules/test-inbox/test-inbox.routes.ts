@@ -1,4 +1,4 @@
-import { testInboxApi } from '@sendwell/contracts';
+import { testInboxApi, withoutOpenPixel } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
@@ -9,8 +9,9 @@ import { clearInbox, findMessage, findRaw, selectMessages } from './test-inbox.s
 
 /**
  * A received message is shown like a mail client shows it, only inside a sandboxed frame:
- * no script, no form, no same-origin; images from the web and from Sendwell itself (so
- * opening it fires the open pixel, also on a plain-HTTP local run).
+ * no script, no form, no same-origin; images from the web and from Sendwell itself. Its open
+ * pixel is taken out first (`withoutOpenPixel`): the user looking at what they sent is not
+ * its recipient opening it, and must not count as an open (R33).
  */
 const messageHtmlPolicy = (ownOrigin: string) =>
   `sandbox; default-src 'none'; img-src data: https: ${ownOrigin}; style-src 'unsafe-inline'; font-src data:`;
@@ -50,7 +51,7 @@ export const testInboxRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
       .header('content-type', 'text/html; charset=utf-8')
       .header('content-security-policy', messageHtmlPolicy(new URL(publicUrl(platform)).origin))
       .header('x-frame-options', 'SAMEORIGIN');
-    return message.html_body ?? '';
+    return withoutOpenPixel(message.html_body ?? '');
   });
 
   serve(testInboxApi.raw, async (request, reply) => {

@@ -1,5 +1,11 @@
 import { Anchor, Badge, Button, Group, NativeSelect, Paper, Text } from '@mantine/core';
-import { HISTORY_EVENT_TYPES, historyApi, type THistoryDetail, type THistoryRecord } from '@sendwell/contracts';
+import {
+  HISTORY_EVENT_TYPES,
+  historyApi,
+  type THistoryDetail,
+  type THistoryRecord,
+  type TSendCounts,
+} from '@sendwell/contracts';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -8,6 +14,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
 import { exportUrl, historyKeys, useLiveHistory } from './history.queries';
+import { SendFigures } from './SendFigures';
 
 const EVENT_COLORS: Record<string, string> = {
   sent: 'blue',
@@ -28,6 +35,7 @@ export const HistoryDetailsPage = () => {
   const id = Number(params.id);
   const [eventType, setEventType] = useState('');
   const [send, setSend] = useState<THistoryRecord | null>(null);
+  const [counts, setCounts] = useState<TSendCounts | undefined>(undefined);
   const columns: TDataTableColumn<THistoryDetail>[] = [
     { key: 'recipient', title: 'Recipient', sortable: true },
     {
@@ -35,9 +43,16 @@ export const HistoryDetailsPage = () => {
       title: 'Event',
       sortable: true,
       render: (row) => (
-        <Badge variant="light" color={EVENT_COLORS[row.event_type] ?? 'gray'}>
-          {row.event_type}
-        </Badge>
+        <Group gap={4} wrap="nowrap">
+          <Badge variant="light" color={EVENT_COLORS[row.event_type] ?? 'gray'}>
+            {row.event_type}
+          </Badge>
+          {!row.is_first && (
+            <Badge variant="outline" color="gray" title="A repeat: the recipient is counted once">
+              again
+            </Badge>
+          )}
+        </Group>
       ),
     },
     {
@@ -72,6 +87,12 @@ export const HistoryDetailsPage = () => {
           </Group>
         }
       />
+      <Paper withBorder p="md" mb="md">
+        <SendFigures counts={counts} reportsDelivery={send?.provider === 'mailgun'} />
+        <Text size="xs" c="dark.4" mt="xs">
+          Each figure counts a recipient once. Every open and click is listed below; only a recipient’s first counts.
+        </Text>
+      </Paper>
       <Paper withBorder p="md">
         <DataTable<THistoryDetail>
           label="Delivery events"
@@ -83,6 +104,7 @@ export const HistoryDetailsPage = () => {
               signal,
             });
             setSend(page.send);
+            setCounts(page.counts);
             return page;
           }}
           columns={columns}

@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Modal, NativeSelect, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Group, Modal, NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { THistoryRecord } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
@@ -9,44 +9,19 @@ import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 import { HISTORY_URL, historyKeys, useHistoryCounts, useLiveHistory, useResend } from './history.queries';
-
-const STATS = [
-  ['sent_count', 'Sent'],
-  ['delivered_count', 'Delivered'],
-  ['failed_count', 'Failed'],
-  ['opened_count', 'Opened'],
-  ['clicked_count', 'Clicked'],
-  ['complained_count', 'Complained'],
-  ['unsubscribed_count', 'Unsubscribed'],
-  ['unknown_count', 'Unknown'],
-] as const;
+import { SendFigures } from './SendFigures';
 
 /** The expanded row: lists, statistics (Mailgun reports deliveries; SMTP and Gmail what they accepted) and times. */
 const SendStatistics = ({ send }: { send: THistoryRecord }) => {
   const formatDateTime = useFormatDateTime();
   const counts = useHistoryCounts(send.id);
-  const shown = STATS.filter(([key]) =>
-    counts.data && (counts.data.isSmtp || counts.data.isGmail)
-      ? ['sent_count', 'failed_count', 'unknown_count', 'opened_count', 'clicked_count', 'unsubscribed_count'].includes(
-          key,
-        )
-      : true,
-  );
+  const reportsDelivery = !(counts.data && (counts.data.isSmtp || counts.data.isGmail));
   return (
     <Stack gap="xs" p="sm">
       <Text size="sm">
         <b>Lists:</b> {send.to || '—'}
       </Text>
-      <SimpleGrid cols={{ base: 2, sm: 4, md: 8 }} spacing="xs" aria-label="Statistics">
-        {shown.map(([key, label]) => (
-          <Paper key={key} withBorder p="xs">
-            <Text size="xs" c="dimmed">
-              {label}
-            </Text>
-            <Text fw={700}>{counts.data ? counts.data.counts[key].toLocaleString('en-US') : '…'}</Text>
-          </Paper>
-        ))}
-      </SimpleGrid>
+      <SendFigures counts={counts.data?.counts} reportsDelivery={reportsDelivery} />
       <Text size="sm" c="dimmed">
         {send.deliver_at ? `Delivery time ${formatDateTime(send.deliver_at)}. ` : ''}
         {send.finished_at ? `Finished ${formatDateTime(send.finished_at)}.` : `State: ${send.state}.`}

@@ -41,7 +41,8 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
         ? row.total
         : key === 'delivered'
           ? row.delivered.total
-          : row.failed.permanent.total + row.failed.temporary.total,
+          : // Failed is what was given up (hard and soft bounces); a deferral is still being retried.
+            row.failed.permanent.total,
     );
   const { top: max, ticks } = axisTicks(Math.max(1, ...values('total'), ...values('delivered'), ...values('failed')));
   const x = (index: number) => pad.left + (index * (width - pad.left - pad.right)) / Math.max(1, chart.length - 1);
@@ -61,7 +62,7 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
       </Group>
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-labelledby="last-30-days-summary">
         <title id="last-30-days-summary">
-          {`Messages per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
+          {`Recipients per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
         </title>
         {ticks.map((tick) => (
           <g key={tick}>
@@ -124,9 +125,7 @@ const LastSevenDays = ({ table }: { table: TDashboard['stats']['table'] }) => (
               <Table.Td>{shortDay(row.time)}</Table.Td>
               <Table.Td ta="right">{row.accepted.total.toLocaleString('en-US')}</Table.Td>
               <Table.Td ta="right">{row.delivered.total.toLocaleString('en-US')}</Table.Td>
-              <Table.Td ta="right">
-                {(row.failed.permanent.total + row.failed.temporary.total).toLocaleString('en-US')}
-              </Table.Td>
+              <Table.Td ta="right">{row.failed.permanent.total.toLocaleString('en-US')}</Table.Td>
               <Table.Td ta="right">{row.complained.total.toLocaleString('en-US')}</Table.Td>
               <Table.Td ta="right">{row.total.toLocaleString('en-US')}</Table.Td>
             </Table.Tr>
@@ -200,7 +199,12 @@ export const DeliveryDashboard = () => {
           <Badge variant="light">{event.event_type}</Badge>
           {event.severity && (
             <Badge variant="outline" color={event.severity === 'permanent' ? 'red' : 'yellow'}>
-              {event.severity}
+              {event.event_type === 'failed' ? (event.severity === 'permanent' ? 'hard' : 'soft') : event.severity}
+            </Badge>
+          )}
+          {!event.is_first && (
+            <Badge variant="outline" color="gray" title="A repeat: the recipient is counted once">
+              again
             </Badge>
           )}
         </Group>
@@ -257,10 +261,18 @@ export const DeliveryDashboard = () => {
           color="var(--mantine-color-gray-7)"
         />
       </SimpleGrid>
+      <Text size="sm" c="dark.4" data-testid="dashboard-figures">
+        Last 30 days: {stats.general.recipients.toLocaleString('en-US')} recipients, each counted once;{' '}
+        {stats.tracking.bounced_hard.toLocaleString('en-US')} hard and{' '}
+        {stats.tracking.bounced_soft.toLocaleString('en-US')} soft bounces,{' '}
+        {stats.tracking.complained.toLocaleString('en-US')} complaints,{' '}
+        {stats.tracking.deferred.toLocaleString('en-US')} deferred attempts. Shares are of the recipients.
+      </Text>
       {(dashboard.data.smtp || dashboard.data.google) && (
         <Text size="sm" c="dark.4">
-          SMTP and Gmail accounts report what the receiving server accepted; deliveries, complaints and bounces after
-          that come from Mailgun accounts (and bounce messages).
+          SMTP and Gmail accounts report what the receiving server accepted; deliveries come from Mailgun accounts,
+          bounces and complaints after acceptance from Mailgun and from the bounce receiver (bounce messages and
+          feedback loops).
         </Text>
       )}
       <SimpleGrid cols={{ base: 1, lg: 2 }}>

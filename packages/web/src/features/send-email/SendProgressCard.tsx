@@ -14,7 +14,7 @@ import {
   Text,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import type { TSendProgress } from '@sendwell/contracts';
+import { progressOf, type TSendProgress } from '@sendwell/contracts';
 import { IconInfoCircle, IconPlayerPause, IconPlayerPlay, IconQuestionMark, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
@@ -117,8 +117,9 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
   const action = useSendAction(send.id);
   const [isCancelling, setIsCancelling] = useState(false);
   const [isResending, setIsResending] = useState(false);
-  const handled = send.sent_count + send.failed_count + send.unknown_count;
-  const percent = send.recipients_count > 0 ? Math.min(100, (handled / send.recipients_count) * 100) : 0;
+  // Settled recipients, each once: a bounce after acceptance is in Sent and Failed both (R33).
+  const { handled, percent } = progressOf({ recipients: send.recipients_count, waiting: send.waiting_count });
+  const stillSent = Math.max(0, handled - send.failed_count - send.unknown_count);
   const isRunning = send.status === 'sending' || send.status === 'snapshotting' || send.status === 'queued';
 
   const run = (name: TSendAction) =>
@@ -149,7 +150,7 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
       <Progress.Root size="lg" role="group" aria-label={`Progress of “${send.subject}”`}>
         <Progress.Section
           aria-label="Sent"
-          value={send.recipients_count > 0 ? (send.sent_count / send.recipients_count) * 100 : 0}
+          value={send.recipients_count > 0 ? (stillSent / send.recipients_count) * 100 : 0}
           color="green"
           animated={isRunning}
           striped={isRunning}

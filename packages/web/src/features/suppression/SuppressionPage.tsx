@@ -1,6 +1,12 @@
 import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Switch, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { routeUrl, SUPPRESSION_TYPES, suppressionApi, type TSuppression } from '@sendwell/contracts';
+import {
+  routeUrl,
+  SUPPRESSION_TYPES,
+  suppressionApi,
+  TEMPORARY_SUPPRESSION_RULE,
+  type TSuppression,
+} from '@sendwell/contracts';
 import { IconDownload } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -133,7 +139,21 @@ export const SuppressionPage = () => {
 
   const columns: TDataTableColumn<TSuppression>[] = [
     { key: 'email', title: 'Email', sortable: true },
-    { key: 'type', title: 'Type', sortable: true, render: (row) => <Badge variant="light">{row.type}</Badge> },
+    {
+      key: 'type',
+      title: 'Type',
+      sortable: true,
+      render: (row) => (
+        <Stack gap={2} align="flex-start">
+          <Badge variant="light">{row.type}</Badge>
+          {row.expires_at && (
+            <Text size="xs" c="dark.4">
+              until {formatDateTime(row.expires_at)}
+            </Text>
+          )}
+        </Stack>
+      ),
+    },
     { key: 'quantity', title: 'Times', sortable: true, align: 'right' },
     {
       key: 'status',
@@ -185,6 +205,9 @@ export const SuppressionPage = () => {
           </Button>
         }
       />
+      <Text size="sm" c="dark.4" mb="sm" data-testid="temporary-rule">
+        <b>Temporary suppressions:</b> {TEMPORARY_SUPPRESSION_RULE}
+      </Text>
       <Paper withBorder p="md">
         <DataTable<TSuppression>
           label="Suppressions"
