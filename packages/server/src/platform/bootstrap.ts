@@ -16,7 +16,16 @@ export type TOpenPlatform = {
   platform: TPlatform;
   database: TDatabase;
   embedded: TEmbeddedPostgres | undefined;
-  /** Stops the queue, closes the pool and, if this process started it, PostgreSQL. */
+  /**
+   * The first step of a stop: `platform.stopping` is aborted and the queue fetches no new
+   * job, while the jobs running wind down (a dispatch run settles what it has in hand and
+   * hands the rest on). Idempotent; `close` calls it too.
+   */
+  beginStop: () => void;
+  /**
+   * Waits for the running jobs (at most 10 s), stops the queue, closes the pools and, if
+   * this process started it, PostgreSQL.
+   */
   close: () => Promise<void>;
 };
 
@@ -60,9 +69,11 @@ export const openPlatform = async (
           ? log.info('database is shutting down; job queue connection closed')
           : log.error({ err: error }, 'job queue error'),
     });
+    const stopping = new AbortController();
     const platform: TPlatform = {
       config,
       db: database.db,
+      checkpointDb: database.checkpointDb,
       pool: database.pool,
       queue,
       secrets: loadSecrets(config.secretKey, config.dataDir),
@@ -74,15 +85,26 @@ export const openPlatform = async (
       presence: createPresence(url, (error) =>
         isDatabaseShutdown(error)
           ? log.info('database is shutting down; presence connection closed')
-          : log.warn({ err: error }, 'presence connection lost; claims go on under a new key'),
+          : log.warn({ err: error }, 'presence connection lost; taking the same key again'),
       ),
+      stopping: stopping.signal,
+    };
+    let queueStopped: Promise<void> | undefined;
+    const beginStop = () => {
+      if (queueStopped) return;
+      stopping.abort();
+      // Graceful: no new job is fetched from now on; the running ones are awaited (those that
+      // watch `stopping` end within the time of what they hold in hand), then the queue closes.
+      queueStopped = queue.stop().catch((error) => log.warn({ err: error }, 'queue stop failed'));
     };
     return {
       platform,
       database,
       embedded,
+      beginStop,
       close: async () => {
-        await queue.stop().catch((error) => log.warn({ err: error }, 'queue stop failed'));
+        beginStop();
+        await queueStopped;
         await platform.presence.close();
         await database.close();
         await embedded?.stop();

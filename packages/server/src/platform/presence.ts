@@ -10,52 +10,121 @@ import type { Executor } from './db';
  * session and the lock is gone at once: other processes take the work over in seconds,
  * not after a lease of minutes. The lease stays as the fallback for a connection that
  * PostgreSQL has not yet seen die (a network partition).
+ *
+ * A living process can lose the connection too (PostgreSQL restarted, the session
+ * terminated): the lock goes with it. The process connects again at once, with backoff
+ * while PostgreSQL is away, and takes the same key again, so the claims it holds stay its
+ * own (R38); reapers give claims made before a restart a grace to let that happen
+ * (`delivery.repository.ts`). Only if its old session still holds the key (PostgreSQL has
+ * not seen that connection die) does it go on under a new one.
  */
 export type TPresence = {
   /** This process's key, connecting and taking the lock on first use (or after the connection was lost). */
   key: () => Promise<number>;
+  /**
+   * Every key this process has held: its claims under any of them are its own, never
+   * abandoned in its own eyes, even while its connection is being restored.
+   */
+  ownKeys: () => number[];
   close: () => Promise<void>;
 };
 
 /** Keys stay below 2^53: the driver reads bigint as a JavaScript number. */
 const newKey = () => randomInt(1, 2 ** 47) * 64 + randomInt(0, 64);
 
+/** Waits between attempts to take the lock again while PostgreSQL is away: 100 ms, doubling, at most 1 s. */
+const RECONNECT_FIRST_MS = 100;
+const RECONNECT_MAX_MS = 1_000;
+
 export const createPresence = (connectionString: string, onError: (error: Error) => void = () => {}): TPresence => {
-  let held: Promise<{ client: pg.Client; key: number }> | null = null;
+  let key = newKey();
+  const ownKeys = [key];
+  /** The session holding the lock, once taken; null while (re)connecting or lost. */
+  let held: Promise<pg.Client> | null = null;
+  let current: pg.Client | null = null;
   let isClosed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryMs = RECONNECT_FIRST_MS;
 
   const take = async () => {
     const client = new pg.Client({ connectionString, application_name: 'sendwell-presence' });
     client.on('error', (error) => {
-      // The lock went with the connection: the next claim takes a new one.
-      held = null;
       onError(error);
+      lost(client);
     });
-    client.on('end', () => {
-      held = null;
-    });
-    await client.connect();
-    for (;;) {
-      const key = newKey();
-      const result = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1::bigint) as taken', [key]);
-      if (result.rows[0]?.taken) return { client, key };
+    client.on('end', () => lost(client));
+    try {
+      await client.connect();
+      for (;;) {
+        const result = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1::bigint) as taken', [
+          key,
+        ]);
+        if (result.rows[0]?.taken) break;
+        // Held by our own earlier session that PostgreSQL still thinks alive: a new key for
+        // what comes next; the claims under the old one keep that session's proof of life.
+        key = newKey();
+        ownKeys.push(key);
+      }
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
     }
+    if (isClosed) {
+      await client.end().catch(() => {});
+      throw new Error('This process is stopping.');
+    }
+    current = client;
+    return client;
+  };
+
+  /** Takes the lock, once: concurrent callers share the attempt. */
+  const ensure = () => {
+    held ??= take().catch((error: unknown) => {
+      held = null;
+      scheduleRetry();
+      throw error;
+    });
+    return held;
+  };
+
+  const scheduleRetry = () => {
+    if (isClosed || retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      ensure().then(
+        () => {
+          retryMs = RECONNECT_FIRST_MS;
+        },
+        () => {
+          retryMs = Math.min(RECONNECT_MAX_MS, retryMs * 2);
+        },
+      );
+    }, retryMs);
+    retryTimer.unref();
+  };
+
+  /** The session went away, and the lock with it: take it again at once, not at the next claim. */
+  const lost = (client: pg.Client) => {
+    if (client !== current) return;
+    current = null;
+    held = null;
+    scheduleRetry();
   };
 
   return {
     key: async () => {
       if (isClosed) throw new Error('This process is stopping.');
-      held ??= take().catch((error: unknown) => {
-        held = null;
-        throw error;
-      });
-      return (await held).key;
+      await ensure();
+      return key;
     },
+    ownKeys: () => [...ownKeys],
     close: async () => {
       isClosed = true;
-      const current = held;
+      clearTimeout(retryTimer);
+      const session = held;
       held = null;
-      if (current) await (await current.catch(() => null))?.client.end().catch(() => {});
+      current = null;
+      if (session) await (await session.catch(() => null))?.end().catch(() => {});
     },
   };
 };

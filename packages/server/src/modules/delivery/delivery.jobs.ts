@@ -92,7 +92,7 @@ export const startDueSends = (platform: TPlatform) =>
  * query, nothing more.
  */
 export const resumeStalledSends = async (platform: TPlatform) => {
-  const stalled = await findStalledSendIds(platform.db);
+  const stalled = await findStalledSendIds(platform.db, platform.presence.ownKeys());
   for (const id of stalled) {
     await platform.queue.enqueue(dispatchSendJob, { sendId: id }, { singletonKey: `watch-${id}` });
   }
@@ -115,9 +115,15 @@ const ABANDONED_WATCH_MS = 3000;
  * One cheap query when nothing died: claims in flight are a few hundred rows at most.
  */
 export const recoverAbandonedClaims = async (platform: TPlatform) => {
-  const abandoned = await findSendsWithAbandonedClaims(platform.db);
+  const ownKeys = platform.presence.ownKeys();
+  const abandoned = await findSendsWithAbandonedClaims(platform.db, ownKeys);
   for (const sendId of abandoned) {
-    const { pending } = await reapAbandonedClaims(platform.db, sendId, await eventSourceOfSend(platform, sendId));
+    const { pending } = await reapAbandonedClaims(
+      platform.db,
+      sendId,
+      await eventSourceOfSend(platform, sendId),
+      ownKeys,
+    );
     if (pending > 0) await platform.queue.enqueue(dispatchSendJob, { sendId }, { singletonKey: `recover-${sendId}` });
     await publishProgress(platform, sendId, { force: true });
   }
