@@ -1,4 +1,12 @@
 /**
+ * How long a test waits for another process to do something (start, print a line, finish
+ * a send, stop). The headroom of a loaded machine: with other test runs beside it, the
+ * load average on these 2 cores reaches 15–20 and a server that starts in 2 s alone takes
+ * 30 or more. Never a measure of speed; speed is measured in bench/.
+ */
+export const PROCESS_PATIENCE_MS = 240_000;
+
+/**
  * Waits until `condition` holds, looking every `intervalMs`; fails after `timeoutMs`
  * naming `what` it waited for. For tests and benches that watch other processes.
  */

@@ -82,11 +82,14 @@ export const openPlatform = async (
       stripe: config.stripe ? createStripe(config.stripe) : null,
       log,
       hooks: moduleHooks,
-      presence: createPresence(url, (error) =>
-        isDatabaseShutdown(error)
-          ? log.info('database is shutting down; presence connection closed')
-          : log.warn({ err: error }, 'presence connection lost; taking the same key again'),
-      ),
+      presence: createPresence(url, {
+        onError: (error) =>
+          isDatabaseShutdown(error)
+            ? log.info('database is shutting down; presence connection closed')
+            : log.warn({ err: error }, 'presence connection lost; taking the same key again'),
+        // Which process holds which claims (send_recipients.worker_key), for whoever reads the logs.
+        onTaken: (key) => log.info({ presenceKey: key }, 'presence lock taken'),
+      }),
       stopping: stopping.signal,
     };
     let queueStopped: Promise<void> | undefined;

@@ -32,11 +32,23 @@ export type TPresence = {
 /** Keys stay below 2^53: the driver reads bigint as a JavaScript number. */
 const newKey = () => randomInt(1, 2 ** 47) * 64 + randomInt(0, 64);
 
-/** Waits between attempts to take the lock again while PostgreSQL is away: 100 ms, doubling, at most 1 s. */
-const RECONNECT_FIRST_MS = 100;
+/**
+ * Waits between attempts to take the lock again: the first at once (a terminated session's
+ * process is back within milliseconds), then 100 ms doubling up to 1 s while PostgreSQL is away.
+ */
+const RECONNECT_FIRST_MS = 0;
 const RECONNECT_MAX_MS = 1_000;
 
-export const createPresence = (connectionString: string, onError: (error: Error) => void = () => {}): TPresence => {
+type TPresenceOptions = {
+  onError?: (error: Error) => void;
+  /** The lock is held (first taken, or taken again after a lost connection), under `key`. */
+  onTaken?: (key: number) => void;
+};
+
+export const createPresence = (
+  connectionString: string,
+  { onError = () => {}, onTaken = () => {} }: TPresenceOptions = {},
+): TPresence => {
   let key = newKey();
   const ownKeys = [key];
   /** The session holding the lock, once taken; null while (re)connecting or lost. */
@@ -74,6 +86,7 @@ export const createPresence = (connectionString: string, onError: (error: Error)
       throw new Error('This process is stopping.');
     }
     current = client;
+    onTaken(key);
     return client;
   };
 
@@ -96,7 +109,7 @@ export const createPresence = (connectionString: string, onError: (error: Error)
           retryMs = RECONNECT_FIRST_MS;
         },
         () => {
-          retryMs = Math.min(RECONNECT_MAX_MS, retryMs * 2);
+          retryMs = Math.min(RECONNECT_MAX_MS, Math.max(100, retryMs * 2));
         },
       );
     }, retryMs);

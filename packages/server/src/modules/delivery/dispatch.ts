@@ -234,7 +234,10 @@ const dispatchRun = async (
       if (await hasRecipientsLeft(platform.db, sendId)) return await holdUntilTomorrow(platform, send, cap!);
       return await afterDrain(platform, sendId);
     }
-    if (outcome === 'handed-on') return { startAfter: new Date() };
+    if (outcome === 'handed-on') {
+      platform.log.info({ sendId }, 'stopping: the send goes on in another worker');
+      return { startAfter: new Date() };
+    }
     return null;
   } finally {
     if (!options.transport) transport.close();
