@@ -14,6 +14,8 @@ export type TCountingSink = {
   count: () => number;
   /** Recipients who got more than one message. */
   twice: () => string[];
+  /** Messages received whole and not answered yet: in flight at this moment. */
+  inFlight: () => number;
   close: () => Promise<void>;
 };
 
@@ -26,6 +28,7 @@ export type TCountingSink = {
 export const startCountingSink = async ({ answerDelayMs = 0 }: { answerDelayMs?: number } = {}) => {
   const received = new Map<string, string[]>();
   let count = 0;
+  let inFlight = 0;
   const sink = new SMTPServer({
     logger: false,
     onAuth: (auth, _session, callback) => callback(null, { user: auth.username }),
@@ -39,8 +42,12 @@ export const startCountingSink = async ({ answerDelayMs = 0 }: { answerDelayMs?:
         const messageId = head.match(/^Message-ID:\s*(\S+)/im)?.[1] ?? '';
         received.set(to, [...(received.get(to) ?? []), messageId]);
         count += 1;
-        if (answerDelayMs > 0) setTimeout(callback, answerDelayMs);
-        else callback();
+        if (answerDelayMs === 0) return callback();
+        inFlight += 1;
+        setTimeout(() => {
+          inFlight -= 1;
+          callback();
+        }, answerDelayMs);
       });
     },
   });
@@ -53,6 +60,7 @@ export const startCountingSink = async ({ answerDelayMs = 0 }: { answerDelayMs?:
     received,
     count: () => count,
     twice: () => [...received].filter(([, ids]) => ids.length > 1).map(([to]) => to),
+    inFlight: () => inFlight,
     close: () => new Promise<void>((resolve) => sink.close(() => resolve())),
   } satisfies TCountingSink;
 };
