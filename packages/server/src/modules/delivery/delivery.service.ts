@@ -363,7 +363,7 @@ export const sendProgress = async (platform: TPlatform, userId: number, sendId: 
 };
 
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
-export { dailyCapOf, sentToday } from './daily-cap';
+export { dailyCapOf, isDailyCapped, sentToday } from './daily-cap';
 /** The recipient state outside events change (delivery-events applies them). */
 /** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
 export {

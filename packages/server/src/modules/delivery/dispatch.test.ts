@@ -570,6 +570,21 @@ describe('a send through an SMTP account', () => {
     expect(done.note).toContain('more than one day');
   });
 
+  it('holds an SMTP account to the daily cap an operator set, which replaces its own Maximum Email per Day', async () => {
+    const members = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({ email: `${name}@operator-cap.test` }));
+    const audience = await seedAudience([members], { mailPerDay: 2 });
+    await t.platform.db
+      .updateTable('sending_accounts')
+      .set({ operator_mail_per_day: 4 })
+      .where('id', '=', audience.accountId)
+      .execute();
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received).toHaveLength(4);
+    expect((await sendRow(sendId)).note).toContain('at most 4 emails a day');
+  });
+
   it('sends CC and BCC addresses one copy each, as recipients of their own', async () => {
     const audience = await seedAudience([[{ email: 'member@example.com' }]]);
     const sendId = await createSend(t.platform, audience.user.id, {
