@@ -3,7 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
-import { waitFor } from '../../../test/wait';
+import { PATIENCE_MS, waitFor } from '../../../test/wait';
 import { buildMessage, tokenOfVerp, verpAddress } from '../delivery/message';
 import { startListener } from '../inbound/receiver';
 import { createTestInboxTransport } from '../test-inbox/test-inbox.service';
@@ -316,7 +316,7 @@ describe('a late bounce on a local run (the test inbox)', () => {
         },
       ]);
       expect(results[0]).toMatchObject({ accepted: true });
-      await waitFor(async () => (await suppressions(userId)).length === 1, 5_000, `the late bounce (${how})`);
+      await waitFor(async () => (await suppressions(userId)).length === 1, PATIENCE_MS, `the late bounce (${how})`);
       expect(await events(userId)).toEqual([expect.objectContaining({ type: 'failed', severity: 'permanent', email })]);
     }
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startDnsZone } from '../../../test/dns-zone';
 import { startSpamEngines } from '../../../test/spam-engines';
+import { PATIENCE_MS } from '../../../test/wait';
 import { sealSecret } from '../accounts/secrets';
 import { changeCredits } from '../credits/credits.service';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
@@ -121,7 +122,7 @@ const result = async (agent: ReturnType<typeof createAgent>, id: number) => {
 };
 
 const scored = async (agent: ReturnType<typeof createAgent>, id: number) => {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
     const test = await result(agent, id);
     if (test.status === 'scored' || test.status === 'failed') return test;
