@@ -17,6 +17,7 @@ import { runB9 } from './b9-worker-rss';
 import { runB10 } from './b10-spam-test';
 import { runB11 } from './b11-dashboard';
 import { runB12 } from './b12-crash-recovery';
+import { runB13 } from './b13-rolling-restart';
 import type { TFigure } from './figures';
 
 const benchmarks: Record<string, () => Promise<TFigure>> = {
@@ -32,6 +33,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B10: runB10,
   B11: runB11,
   B12: runB12,
+  B13: runB13,
 };
 
 const wanted = process.argv.slice(2).map((id) => id.toUpperCase());
