@@ -17,8 +17,8 @@ export default defineConfig({
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   // The headroom of a loaded machine (another test run beside this one): these bound a hang.
-  timeout: 180_000,
-  expect: { timeout: 20_000 },
+  timeout: 300_000,
+  expect: { timeout: 30_000 },
   projects: [
     { name: 'journeys', testIgnore: ['**/announcements.spec.ts'] },
     { name: 'after the others', testMatch: ['**/announcements.spec.ts'], dependencies: ['journeys'] },

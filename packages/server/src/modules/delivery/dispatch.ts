@@ -46,7 +46,8 @@ import { linksOfSend } from './tracking-links';
 export const PLAN_WITHOUT_ACCOUNTS =
   'Your plan includes no sending account but the test inbox. Upgrade your plan to send with this account.';
 
-const lastProgress = new Map<number, number>();
+/** When each send's progress was last told, per process (a platform stands for one). */
+const progressTold = new WeakMap<TPlatform, Map<number, number>>();
 
 /**
  * Tells the send's user how it is going (`SendProgressEvent`): at most once a second
@@ -54,6 +55,8 @@ const lastProgress = new Map<number, number>();
  */
 export const publishProgress = async (platform: TPlatform, sendId: number, { force = false } = {}) => {
   const now = Date.now();
+  const lastProgress = progressTold.get(platform) ?? new Map<number, number>();
+  progressTold.set(platform, lastProgress);
   if (!force && now - (lastProgress.get(sendId) ?? 0) < 1000) return;
   lastProgress.set(sendId, now);
   const send = await findProgressOf(platform.db, sendId);
