@@ -25,7 +25,8 @@ import { seedAccount, seedList } from './seed';
 const RECIPIENTS = Number(process.env.BENCH_B12_RECIPIENTS ?? 6_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const KILLS_PER_RUN = 3;
-const GOAL_SECONDS = 10;
+/** The goal now; the first was 10 s, met at 4.3. */
+const GOAL_SECONDS = 5;
 
 /** Kills the embedded PostgreSQL and every backend of it: its process group (it runs detached). */
 const killPostgres = (dataDir: string) => {

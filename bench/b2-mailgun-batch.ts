@@ -75,6 +75,7 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
               leaseToken,
               leaseMs: platform.config.sendLeaseMs,
               workerKey,
+              ownKeys: [workerKey],
               limit: MAILGUN_BATCH_SIZE,
               handOver: true,
               source: 'mailgun',

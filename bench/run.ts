@@ -17,6 +17,7 @@ import { runB9 } from './b9-worker-rss';
 import { runB10 } from './b10-spam-test';
 import { runB11 } from './b11-dashboard';
 import { runB12 } from './b12-crash-recovery';
+import { runB13 } from './b13-rolling-restart';
 import { runB15 } from './b15-delayed-jobs';
 import type { TFigure } from './figures';
 
@@ -33,6 +34,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B10: runB10,
   B11: runB11,
   B12: runB12,
+  B13: runB13,
   B15: runB15,
 };
 

@@ -12,7 +12,7 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['./src/test/setup.ts'],
     // Page tests drive a whole form through happy-dom; on two cores shared with the server
-    // tests a long one can pass 5 s without anything being wrong.
-    testTimeout: 20_000,
+    // tests (and another test run beside them) a long one can take a while with nothing wrong.
+    testTimeout: 60_000,
   },
 });

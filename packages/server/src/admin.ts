@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { usableCredit } from '@sendwell/contracts';
 import { pino } from 'pino';
@@ -6,6 +7,7 @@ import { findUserByEmail, updatePasswordHash } from './modules/auth/auth.reposit
 import { createUser, setRole } from './modules/auth/auth.service';
 import { changeCredits, removeCredits } from './modules/credits/credits.service';
 import { notifyUser } from './modules/notifications/notifications.service';
+import { listUserAccounts, setAccountDailyCap } from './modules/operator/operator.service';
 import { findPlan, insertPlan, listPlans, setUserPlan, updatePlan } from './modules/plans/plans.repository';
 import { openPlatform } from './platform/bootstrap';
 import { loadConfig } from './platform/config';
@@ -205,6 +207,42 @@ const commands: Record<string, TCommand> = {
       console.log(`${email} is no longer an operator.`);
     },
   },
+  'list-accounts': {
+    usage: 'list-accounts EMAIL   (the user’s sending accounts and their daily caps)',
+    run: async (platform, [email]) => {
+      const userId = await findUserId(platform, email ?? '');
+      const accounts = await listUserAccounts(platform, userId);
+      if (accounts.length === 0) console.log(`${email} has no sending account.`);
+      console.log('id\tname\tkind\tdaily cap\tsent today');
+      for (const account of accounts) {
+        const cap =
+          account.daily_cap === null
+            ? 'not capped'
+            : `${account.daily_cap} (${account.operator_mail_per_day === null ? 'the user’s setting' : 'set by an operator'})`;
+        console.log([account.id, account.name, account.driver ?? account.provider, cap, account.sent_today].join('\t'));
+      }
+    },
+  },
+  'set-daily-cap': {
+    usage:
+      'set-daily-cap ACCOUNT_ID N|default --reason TEXT   (an SMTP or Gmail account’s emails a day, past the form’s 1,000; default: the user’s own setting again; audited)',
+    run: async (platform, [id, cap], flags) => {
+      const reason = (flags.reason ?? '').trim();
+      if (reason.length < 3)
+        throw new Error('Say why with --reason (at least 3 characters): it goes in the audit log.');
+      const dailyCap = cap === 'default' ? null : wholeNumber(cap, 'N', { min: 1 });
+      const account = await setAccountDailyCap(
+        platform,
+        // The audit log names whoever ran the command on the server.
+        { id: null, email: `admin CLI (${os.userInfo().username}@${os.hostname()})` },
+        wholeNumber(id, 'ACCOUNT_ID', { min: 1 }),
+        { dailyCap, reason },
+      );
+      console.log(
+        `Account ${account.id} (${account.name}) may send ${account.daily_cap} emails a day${dailyCap === null ? ', its user’s own setting' : ''}.`,
+      );
+    },
+  },
   notify: {
     usage: 'notify EMAIL TITLE [--body TEXT] [--link URL]   (delivered live by a worker)',
     run: async (platform, [email, title], flags) => {
@@ -232,6 +270,7 @@ const parseCommandLine = () => {
         body: { type: 'string' },
         link: { type: 'string' },
         reference: { type: 'string' },
+        reason: { type: 'string' },
         'plan-name': { type: 'string' },
         price: { type: 'string' },
         'monthly-credits': { type: 'string' },

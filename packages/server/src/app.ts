@@ -153,6 +153,17 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     }
   });
   app.decorate('routeInventory', routes);
+  // A JSON content type with no body at all, as clients send a bodiless POST (pause,
+  // resume, resend to unknown: issue 30), is a request without a body, not a malformed one:
+  // it parses as nothing, so a route that needs a body still answers 422 saying so instead of
+  // Fastify's 400. Any other body goes through Fastify's own parser (secure-json-parse,
+  // prototype and constructor poisoning refused, as by default).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(zodResponseSerializer);
   app.setErrorHandler(handleError);

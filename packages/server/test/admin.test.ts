@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../src/modules/credits/credits.service';
 import { seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from './app';
 import { nodeArgsFor, serverEntry } from './processes';
+import { PROCESS_PATIENCE_MS } from './wait';
 
 let t: TTestApp;
 beforeAll(async () => {
@@ -19,7 +20,8 @@ const admin = (...args: string[]) =>
     encoding: 'utf8',
   });
 
-describe('admin CLI', () => {
+// Each command is a process of its own: on a loaded machine one takes several seconds to start.
+describe('admin CLI', { timeout: PROCESS_PATIENCE_MS }, () => {
   it('grants and removes credits as ledger entries', async () => {
     const user = await seedUser(t.platform);
     expect(admin('grant-credits', user.email, '200', '--reference', 'support ticket 12').stdout).toContain(
@@ -38,6 +40,61 @@ describe('admin CLI', () => {
       { type: 'mon-balance-remove', quantity: -500, reference: 'operator' },
     ]);
     expect(await getBalance(t.platform.db, user.id)).toEqual({ totalCredit: 0, usedCredit: 0 });
+  });
+
+  it('sets an SMTP account’s daily cap past the form’s 1,000 and back, audited as the CLI; an account without a cap is refused', async () => {
+    const user = await seedUser(t.platform, { planId: 3 });
+    const { id: smtpId } = await t.platform.db
+      .insertInto('sending_accounts')
+      .values({
+        user_id: user.id,
+        name: 'Relay',
+        provider: 'smtp',
+        driver: 'smtp',
+        host: 'relay.example.com',
+        port: 587,
+        encryption: 'tls',
+        mail_per_day: 1000,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const { id: mailgunId } = await t.platform.db
+      .insertInto('sending_accounts')
+      .values({ user_id: user.id, name: 'Mailgun', provider: 'mailgun', domain: 'mg.example.com', region: 'us' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const listed = admin('list-accounts', user.email);
+    expect(listed.stdout).toContain(`${smtpId}\tRelay\tsmtp\t1000 (the user’s setting)\t0`);
+    expect(listed.stdout).toContain(`${mailgunId}\tMailgun\tmailgun\tnot capped`);
+
+    const raised = admin('set-daily-cap', String(smtpId), '50000', '--reason', 'Their own relay');
+    expect(raised.status, raised.stderr).toBe(0);
+    expect(raised.stdout).toContain(`Account ${smtpId} (Relay) may send 50000 emails a day.`);
+    const refused = admin('set-daily-cap', String(mailgunId), '5000', '--reason', 'Raise it');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('Only SMTP and Gmail accounts have a daily cap');
+    expect(admin('set-daily-cap', String(smtpId), 'default', '--reason', 'Relay gone').status).toBe(0);
+
+    const audit = await t.platform.db
+      .selectFrom('audit_log')
+      .select(['operator_id', 'operator_email', 'action', 'details'])
+      .where('target_type', '=', 'account')
+      .where('target_id', '=', String(smtpId))
+      .orderBy('id')
+      .execute();
+    expect(audit).toEqual([
+      expect.objectContaining({
+        operator_id: null,
+        action: 'account.daily-cap',
+        details: expect.objectContaining({ from: null, to: 50000 }),
+      }),
+      expect.objectContaining({
+        operator_id: null,
+        action: 'account.daily-cap',
+        details: expect.objectContaining({ from: 50000, to: null }),
+      }),
+    ]);
+    expect(audit[0]!.operator_email).toMatch(/^admin CLI \(/);
   });
 
   it('refuses a quantity that is not a positive whole number, changing nothing', async () => {

@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { PROCESS_PATIENCE_MS } from './wait';
 
 const SERVER_ROOT = path.resolve(import.meta.dirname, '..');
 
 export type TServerProcess = {
   child: ChildProcess;
   output: () => string;
-  /** Resolves when the output contains `text`. */
+  /** Resolves when the output contains `text` (by default within the patience of a loaded machine). */
   waitForOutput: (text: string | RegExp, timeoutMs?: number) => Promise<void>;
   /** Sends SIGINT (or `signal`) and resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
@@ -72,7 +73,7 @@ export const startServerProcess = (
   return {
     child,
     output: () => output,
-    waitForOutput: (text, timeoutMs = 30_000) =>
+    waitForOutput: (text, timeoutMs = PROCESS_PATIENCE_MS) =>
       new Promise<void>((resolve, reject) => {
         const matches = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
         if (matches()) return resolve();

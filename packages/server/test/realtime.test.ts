@@ -7,6 +7,7 @@ import { SESSION_COOKIE } from '../src/platform/http-security';
 import { publishToUser } from '../src/platform/realtime';
 import { createAgent, seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from './app';
 import { startServerProcess } from './processes';
+import { PATIENCE_MS } from './wait';
 
 let t: TTestApp;
 let baseUrl: string;
@@ -43,7 +44,7 @@ const signedInCookie = async () => {
   return { user, agent, cookie: `${SESSION_COOKIE}=${agent.cookies.get(SESSION_COOKIE)}` };
 };
 
-const waitFor = async (condition: () => boolean, timeoutMs = 10_000) => {
+const waitFor = async (condition: () => boolean, timeoutMs = PATIENCE_MS) => {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -122,7 +123,7 @@ describe('events from a worker process', () => {
     try {
       await worker.waitForOutput('worker started');
       const id = await notifyUser(t.platform, { userId: alice.user.id, title: 'Import finished', body: '1,000 rows' });
-      await waitFor(() => tab.messages.length === 1, 15_000);
+      await waitFor(() => tab.messages.length === 1);
       expect(tab.messages[0]).toEqual({
         event: 'NotificationEvent',
         payload: { id, title: 'Import finished', body: '1,000 rows', link: null, unread: 1 },

@@ -3,6 +3,7 @@ import { resetPassword } from '../src/modules/auth/auth.service';
 import { SESSION_COOKIE } from '../src/platform/http-security';
 import { hashToken, randomToken } from '../src/platform/tokens';
 import { createAgent, seedUser, startTestApp, type TTestApp } from './app';
+import { PATIENCE_MS } from './wait';
 
 /** Two web processes on one database, `a` and `b`; each caches the sessions it has seen. */
 let a: TTestApp;
@@ -20,7 +21,7 @@ const statusOn = async (app: TTestApp, sessionCookie: string) =>
   (await app.app.inject({ url: '/api/user-information', headers: { cookie: `${SESSION_COOKIE}=${sessionCookie}` } }))
     .statusCode;
 
-const eventually = async (check: () => Promise<boolean>, timeoutMs = 3_000) => {
+const eventually = async (check: () => Promise<boolean>, timeoutMs = PATIENCE_MS) => {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) return false;

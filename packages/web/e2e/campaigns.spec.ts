@@ -25,7 +25,7 @@ const noonZone = () => {
 test('builds a 3-step campaign from a CSV, previews it, starts it, and the first email arrives; a recipient is paused and the running sequence edited', async ({
   page,
 }) => {
-  test.setTimeout(150_000);
+  test.slow();
   admin('create-user', user.email, '--name', user.name, '--password', user.password);
   await withDatabase((client) =>
     client.query('update users set time_zone = $1 where email = $2', [noonZone(), user.email]),

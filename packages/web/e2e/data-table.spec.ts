@@ -1,11 +1,16 @@
 import { expect, type Page, test } from '@playwright/test';
-import { baseUrl, E2E_USER, expectAccessible, signIn, tabTo, withDatabase } from './support';
+import { baseUrl, expectAccessible, journeyUser, signInOnce, stateFile, tabTo, withDatabase } from './support';
 
 const TOTAL = 57;
 
+/** This file's own user (the other journeys, running beside it, leave its notifications alone), signed in once. */
+const STATE = stateFile('data-table');
+test.use({ storageState: STATE });
+
 test.beforeAll(async () => {
+  const user = journeyUser('Tabitha Tables');
   await withDatabase(async (client) => {
-    const { rows } = await client.query<{ id: string }>('select id from users where email = $1', [E2E_USER.email]);
+    const { rows } = await client.query<{ id: string }>('select id from users where email = $1', [user.email]);
     const userId = rows[0]!.id;
     await client.query('delete from notifications where user_id = $1', [userId]);
     await client.query(
@@ -16,14 +21,14 @@ test.beforeAll(async () => {
       [userId],
     );
   });
+  await signInOnce(user, STATE);
 });
 
 const table = (page: Page) => page.getByTestId('data-table');
 const summary = (page: Page) => page.getByText(/^Displaying \d+ of \d+ entries\.$/);
 
 test.beforeEach(async ({ page }) => {
-  await signIn(page);
-  await page.evaluate(() => localStorage.removeItem('per_page'));
+  // Each test starts from the signed-in state alone: no page size stored yet.
   await page.goto(`${baseUrl()}/notifications`);
   await expect(summary(page)).toHaveText(`Displaying 20 of ${TOTAL} entries.`);
 });

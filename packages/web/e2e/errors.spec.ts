@@ -1,14 +1,22 @@
 import { expect, type Page, test } from '@playwright/test';
-import { baseUrl, E2E_USER, expectAccessible, signIn, withDatabase } from './support';
+import { baseUrl, expectAccessible, journeyUser, signInOnce, stateFile, withDatabase } from './support';
 
-/** The spec's error catalogue, on a real mutation: 'Mark all as read'. */
+/**
+ * The spec's error catalogue, on a real mutation: 'Mark all as read'. This file's own user
+ * (the other journeys, running beside it, leave its notifications alone), signed in once.
+ */
+const STATE = stateFile('errors');
+test.use({ storageState: STATE });
+
 test.beforeAll(async () => {
+  const user = journeyUser('Eric Errors');
   await withDatabase(async (client) => {
     await client.query(
       `insert into notifications (user_id, title, body) select id, 'Unread for the error journey', '' from users where email = $1`,
-      [E2E_USER.email],
+      [user.email],
     );
   });
+  await signInOnce(user, STATE);
 });
 
 const markAllAnswering = async (page: Page, status: number, body: unknown) => {
@@ -19,7 +27,6 @@ const markAllAnswering = async (page: Page, status: number, body: unknown) => {
 };
 
 test.beforeEach(async ({ page }) => {
-  await signIn(page);
   await page.goto(`${baseUrl()}/notifications`);
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toBeEnabled();
 });

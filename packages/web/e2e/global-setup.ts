@@ -66,10 +66,10 @@ export default async function globalSetup() {
   const processes: TServerProcess[] = [];
   const web = startServerProcess({ ...env, SENDWELL_ROLE: 'web' }, [], SERVER_MAIN);
   processes.push(web);
-  await web.waitForOutput('Sendwell is running at', 60_000);
+  await web.waitForOutput('Sendwell is running at');
   const worker = startServerProcess({ ...env, SENDWELL_ROLE: 'worker', LOG_LEVEL: 'info' }, [], SERVER_MAIN);
   processes.push(worker);
-  await worker.waitForOutput('worker started', 60_000);
+  await worker.waitForOutput('worker started');
 
   const created = spawnSync(
     process.execPath,

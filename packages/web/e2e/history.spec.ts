@@ -40,7 +40,6 @@ const connectTestInbox = async (page: Page) => {
 test('a send shows on the dashboard and in History with its counts and events, exports as CSV, and starts a new send', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
   await connectTestInbox(page);

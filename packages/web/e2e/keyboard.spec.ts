@@ -10,7 +10,7 @@ const CSV = ['Name,Email', 'Ann Archer,ann@example.com', 'Bob Baker,bob@example.
  * that focus starts in and returns from where it was opened.
  */
 test('signs in, imports a list and sends to it with the keyboard alone', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.slow();
   const user = { email: `keys-${Date.now()}@example.com`, password: 'secret123', name: 'Kim Keys' };
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   const { keyboard } = page;

@@ -9,11 +9,20 @@ export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
   globalSetup: './global-setup.ts',
+  // Two files at a time, each file's tests in order: a journey mostly waits (on the server,
+  // the worker, the browser's rendering), so two fill two cores. Journeys that change what
+  // every user sees run after the others, alone (the projects below); a file whose journeys
+  // change what their user sees (notifications, credits) has a user of its own (journeyUser).
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // The headroom of a loaded machine (another test run beside this one): these bound a hang.
+  timeout: 300_000,
+  expect: { timeout: 30_000 },
+  projects: [
+    { name: 'journeys', testIgnore: ['**/announcements.spec.ts'] },
+    { name: 'after the others', testMatch: ['**/announcements.spec.ts'], dependencies: ['journeys'] },
+  ],
   // JSON too, so `npm test` can count what ran.
   reporter: [
     ['list'],

@@ -10,7 +10,6 @@ import { admin, baseUrl, expectAccessible, signIn, withDatabase } from './suppor
 test('sends to overlapping lists once each, then tracks an open, a click and a one-click unsubscribe', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
   const user = { email: `send-${Date.now()}@example.com`, password: 'secret123', name: 'Sam Sender' };
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);

@@ -20,7 +20,6 @@ const connectTestInbox = async (page: Page) => {
 test('tests an email from Testing Sending Mails with the keyboard: credits confirmed, the score live, the result and history pages', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
   // The free plan's 300 trial credits: three tests.
   admin('create-user', user.email, '--name', user.name, '--password', user.password);
   await signIn(page, user);
@@ -75,7 +74,6 @@ test('tests an email from Testing Sending Mails with the keyboard: credits confi
 });
 
 test('Test My Mail on Send Email: no lists needed, the score in a dialog, then the result page', async ({ page }) => {
-  test.setTimeout(90_000);
   await signIn(page, user);
   await page.goto(`${baseUrl()}/send-email`);
   await page.getByLabel('Sender Name').fill('Sam from Acme');

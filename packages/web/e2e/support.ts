@@ -1,11 +1,34 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, type Locator, type Page, request } from '@playwright/test';
 import axe, { type AxeResults, type RunOptions } from 'axe-core';
 import pg from 'pg';
 
 export const E2E_USER = { email: 'owner@example.com', password: 'secret123', name: 'Olivia Owner' };
+
+/**
+ * A user of one journey file's own, created with the operator CLI: journeys run side by side
+ * (two workers), so a file that changes what its user sees (notifications, credits) must not
+ * share that user with another file.
+ */
+export const journeyUser = (name: string, options: { plan?: number } = {}) => {
+  const user = {
+    email: `${name.toLowerCase().replace(/[^a-z]+/g, '-')}-${Date.now()}@example.com`,
+    password: 'secret123',
+    name,
+  };
+  admin(
+    'create-user',
+    user.email,
+    '--name',
+    user.name,
+    '--password',
+    user.password,
+    ...(options.plan ? ['--plan', String(options.plan)] : []),
+  );
+  return user;
+};
 
 export const baseUrl = () => {
   const url = process.env.E2E_BASE_URL;
@@ -23,9 +46,36 @@ export const signIn = async (page: Page, user = E2E_USER) => {
   await expect(page.getByTestId('user-name')).toHaveText(user.name, { timeout: 30_000 });
 };
 
-/** Runs `npm run admin -- …` against the e2e database, as an operator would. */
+/** Where a file keeps its signed-in browser state (`signInOnce`). */
+export const stateFile = (name: string) => path.resolve(import.meta.dirname, `../../../.tmp/e2e-state/${name}.json`);
+
+/**
+ * Signs `user` in once, through the API, and keeps the session cookie in `file`: a file whose
+ * tests start signed in (`test.use({ storageState: file })`) and are not about signing in
+ * saves the sign-in form in every test (the form has journeys of its own: auth, keyboard).
+ */
+export const signInOnce = async (user: { email: string; password: string }, file: string) => {
+  const api = await request.newContext({ baseURL: baseUrl() });
+  try {
+    const { token } = (await (await api.get('/api/csrf')).json()) as { token: string };
+    const login = await api.post('/api/login', {
+      data: { email: user.email, password: user.password },
+      headers: { 'x-csrf-token': token },
+    });
+    expect(login.status(), await login.text()).toBe(200);
+    await api.storageState({ path: file });
+  } finally {
+    await api.dispose();
+  }
+};
+
+/**
+ * Runs the operator CLI against the e2e database, as an operator would: the built
+ * `dist/admin.js` that `npm run admin` runs (the journeys need the build anyway), which
+ * starts in a fraction of the time the sources take under tsx.
+ */
 export const admin = (...args: string[]) => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/admin.ts', ...args], {
+  const result = spawnSync(process.execPath, ['--enable-source-maps', 'dist/admin.js', ...args], {
     cwd: path.resolve(import.meta.dirname, '../../server'),
     env: { ...process.env, ...JSON.parse(process.env.E2E_ENV ?? '{}') },
     encoding: 'utf8',

@@ -6,7 +6,6 @@ const user = { email: `bounces-${Date.now()}@example.com`, password: 'secret123'
 test('a bounce from a send shows on the suppression screen with the server’s words; unsubscribed from the list, then removed', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
   await page.goto(`${baseUrl()}/settings/accounts`);

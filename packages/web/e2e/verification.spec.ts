@@ -4,7 +4,6 @@ import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from '.
 test('verifies pasted addresses: the credits confirmed, the job queued, results live, filtered and downloadable', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
   const user = { email: `verify-${Date.now()}@example.com`, password: 'secret123', name: 'Vera Verify' };
   admin('create-user', user.email, '--name', user.name, '--password', user.password);
   await signIn(page, user);
@@ -109,7 +108,6 @@ test('verifies a CSV file by the column chosen for the email, with the keyboard:
 test('verifies a mailing list from its menu: the cost, Processing..., then Verified with the members marked', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
   const user = { email: `verify-list-${Date.now()}@example.com`, password: 'secret123', name: 'Lena List' };
   admin('create-user', user.email, '--name', user.name, '--password', user.password);
   await withDatabase(async (client) => {

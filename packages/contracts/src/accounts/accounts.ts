@@ -237,6 +237,8 @@ export const ZSendingAccount = z.object({
   encryption: z.enum(SMTP_ENCRYPTIONS).nullable(),
   fromAddress: z.string().nullable(),
   mailPerDay: z.number().int(),
+  /** The daily cap an operator set for this account, which applies instead of `mailPerDay`; null when none. */
+  operatorMailPerDay: z.number().int().nullable(),
   hasPassword: z.boolean(),
   gmail_accounts: z.object({ email: z.string() }).nullable(),
   /** The domain of the addresses of this account's mailing lists (alias@listDomain). */

@@ -7,6 +7,8 @@ import {
   ZAuditPage,
   ZAuditQuery,
   ZCreditChange,
+  ZDailyCapChange,
+  ZOperatorAccount,
   ZOperatorPlan,
   ZOperatorTicketPage,
   ZOperatorTicketQuery,
@@ -49,6 +51,21 @@ export const operatorApi = {
     params: ZIdParams,
     body: ZUserDisable,
     response: done(ZOperatorUser),
+  }),
+  /** A user's sending accounts with their daily caps. */
+  userAccounts: defineRoute({
+    method: 'GET',
+    path: '/operator/users/:id/accounts',
+    params: ZIdParams,
+    response: z.object({ data: z.array(ZOperatorAccount) }),
+  }),
+  /** An SMTP or Gmail account's daily cap, past the form's 1,000 or back to the user's own (issue 30). */
+  setDailyCap: defineRoute({
+    method: 'POST',
+    path: '/operator/accounts/:id/daily-cap',
+    params: ZIdParams,
+    body: ZDailyCapChange,
+    response: done(ZOperatorAccount),
   }),
   plans: defineRoute({ method: 'GET', path: '/operator/plans', response: z.object({ data: z.array(ZOperatorPlan) }) }),
   createPlan: defineRoute({ method: 'POST', path: '/operator/plans', body: ZPlanInput, response: done(ZOperatorPlan) }),

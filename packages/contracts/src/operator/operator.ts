@@ -33,6 +33,49 @@ export type TCreditChange = z.infer<typeof ZCreditChange>;
 export const ZUserPlanChange = z.object({ planId: z.coerce.number().int().positive() });
 export const ZUserDisable = z.object({ disabled: z.boolean(), reason });
 
+/** The most an operator may allow an account a day: well past any server a self-hoster runs. */
+export const OPERATOR_DAILY_CAP_MAX = 10_000_000;
+
+export const OPERATOR_ACCOUNT_MESSAGES = {
+  dailyCapInvalid: `The daily cap must be a whole number from 1 to ${OPERATOR_DAILY_CAP_MAX.toLocaleString('en-US')}.`,
+  notCapped: 'Only SMTP and Gmail accounts have a daily cap; Mailgun and the test inbox are not capped.',
+} as const;
+
+/**
+ * A user's sending account as the operator sees it: what caps it. The user's form keeps the
+ * spec's Maximum Email per Day (1 to 1,000); the operator's cap, when set, applies instead.
+ */
+export const ZOperatorAccount = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  provider: z.enum(['mailgun', 'smtp', 'google']),
+  driver: z.string().nullable(),
+  host: z.string().nullable(),
+  /** Whether the engine caps its messages a day at all (SMTP and Gmail; not Mailgun, not the test inbox). */
+  capped: z.boolean(),
+  /** The user's own Maximum Email per Day. */
+  mail_per_day: z.number().int(),
+  /** The operator's cap, or null: the user's own setting holds. */
+  operator_mail_per_day: z.number().int().nullable(),
+  /** What the account may send a day now, or null when it is not capped. */
+  daily_cap: z.number().int().nullable(),
+  /** Messages it sent today (the user's day); 0 when not capped. */
+  sent_today: z.number().int(),
+});
+export type TOperatorAccount = z.infer<typeof ZOperatorAccount>;
+
+/** Sets an account's daily cap (`dailyCap`), or gives it back to the user's own setting (null). */
+export const ZDailyCapChange = z.object({
+  dailyCap: z.coerce
+    .number({ message: OPERATOR_ACCOUNT_MESSAGES.dailyCapInvalid })
+    .int({ message: OPERATOR_ACCOUNT_MESSAGES.dailyCapInvalid })
+    .min(1, { message: OPERATOR_ACCOUNT_MESSAGES.dailyCapInvalid })
+    .max(OPERATOR_DAILY_CAP_MAX, { message: OPERATOR_ACCOUNT_MESSAGES.dailyCapInvalid })
+    .nullable(),
+  reason,
+});
+export type TDailyCapChange = z.infer<typeof ZDailyCapChange>;
+
 /** A plan as the operator edits it (the admin commands' fields). */
 export const ZOperatorPlan = z.object({
   id: z.number().int(),

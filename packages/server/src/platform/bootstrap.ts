@@ -17,7 +17,16 @@ export type TOpenPlatform = {
   platform: TPlatform;
   database: TDatabase;
   embedded: TEmbeddedPostgres | undefined;
-  /** Stops the queue, closes the pool and, if this process started it, PostgreSQL. */
+  /**
+   * The first step of a stop: `platform.stopping` is aborted and the queue fetches no new
+   * job, while the jobs running wind down (a dispatch run settles what it has in hand and
+   * hands the rest on). Idempotent; `close` calls it too.
+   */
+  beginStop: () => void;
+  /**
+   * Waits for the running jobs (at most 10 s), stops the queue, closes the pools and, if
+   * this process started it, PostgreSQL.
+   */
   close: () => Promise<void>;
 };
 
@@ -61,9 +70,11 @@ export const openPlatform = async (
           ? log.info('database is shutting down; job queue connection closed')
           : log.error({ err: error }, 'job queue error'),
     });
+    const stopping = new AbortController();
     const platform: TPlatform = {
       config,
       db: database.db,
+      checkpointDb: database.checkpointDb,
       pool: database.pool,
       queue,
       secrets: loadSecrets(config.secretKey, config.dataDir),
@@ -72,23 +83,37 @@ export const openPlatform = async (
       stripe: config.stripe ? createStripe(config.stripe) : null,
       log,
       hooks: moduleHooks,
-      presence: createPresence(url, (error) =>
-        isDatabaseShutdown(error)
-          ? log.info('database is shutting down; presence connection closed')
-          : log.warn({ err: error }, 'presence connection lost; claims go on under a new key'),
-      ),
+      presence: createPresence(url, {
+        onError: (error) =>
+          isDatabaseShutdown(error)
+            ? log.info('database is shutting down; presence connection closed')
+            : log.warn({ err: error }, 'presence connection lost; taking the same key again'),
+        // Which process holds which claims (send_recipients.worker_key), for whoever reads the logs.
+        onTaken: (key) => log.info({ presenceKey: key }, 'presence lock taken'),
+      }),
       sharedSlots: createSharedSlots(url, (error) =>
         isDatabaseShutdown(error)
           ? log.info('database is shutting down; shared slots connection closed')
           : log.warn({ err: error }, 'shared slots connection lost; the slots it held are free again'),
       ),
+      stopping: stopping.signal,
+    };
+    let queueStopped: Promise<void> | undefined;
+    const beginStop = () => {
+      if (queueStopped) return;
+      stopping.abort();
+      // Graceful: no new job is fetched from now on; the running ones are awaited (those that
+      // watch `stopping` end within the time of what they hold in hand), then the queue closes.
+      queueStopped = queue.stop().catch((error) => log.warn({ err: error }, 'queue stop failed'));
     };
     return {
       platform,
       database,
       embedded,
+      beginStop,
       close: async () => {
-        await queue.stop().catch((error) => log.warn({ err: error }, 'queue stop failed'));
+        beginStop();
+        await queueStopped;
         await platform.presence.close();
         await platform.sharedSlots.close();
         await database.close();

@@ -18,6 +18,8 @@ import type { TSlotPool } from './shared-slots';
 export type TPlatform = {
   config: TConfig;
   db: Db;
+  /** The delivery engine's checkpoints: a small pool that commits without waiting for the disk (see TDatabase). */
+  checkpointDb: Db;
   /** The pool under `db`, for the few jobs that need a raw client (COPY for list imports). */
   pool: pg.Pool;
   queue: TQueue;
@@ -29,6 +31,12 @@ export type TPlatform = {
   log: FastifyBaseLogger;
   /** This process's proof of life for the work it claims (sending). */
   presence: TPresence;
+  /**
+   * Aborted when the process begins to stop (SIGTERM, Ctrl-C), before anything closes:
+   * long work takes nothing more, finishes and records what it holds, and hands the rest
+   * back for another process (a dispatch run, R37). The queue fetches no new job from then on.
+   */
+  stopping: AbortSignal;
   /**
    * What modules registered with each other (`modules/index.ts`): how a lower module reaches
    * work a higher one does (verification after an import, unread tickets on the user's

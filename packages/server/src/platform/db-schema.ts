@@ -234,6 +234,8 @@ export type SendingAccountsTable = {
   encryption: 'tls' | 'ssl' | null;
   from_address: string | null;
   mail_per_day: Generated<number>;
+  /** The operator's cap, replacing mail_per_day when set (1 to 10,000,000). */
+  operator_mail_per_day: number | null;
   password_encrypted: Buffer | null;
   google_email: string | null;
   oauth_refresh_token_encrypted: Buffer | null;

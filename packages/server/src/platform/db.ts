@@ -13,6 +13,15 @@ export type Executor = Kysely<Database> | Transaction<Database>;
 export type TDatabase = {
   db: Db;
   pool: pg.Pool;
+  /**
+   * A second, small pool whose sessions commit without waiting for the disk
+   * (`synchronous_commit = off`): the delivery engine's checkpoints go through it (~1.4×
+   * the messages a second). A worker that dies loses none of them, they are in PostgreSQL
+   * already; only a crash of PostgreSQL itself can lose the last fraction of a second. Being
+   * a pool, it replaces a connection PostgreSQL ended (a restart, `pg_terminate_backend`) on
+   * the next statement, so a dispatch run outlives a database blip.
+   */
+  checkpointDb: Db;
   url: string;
   close: () => Promise<void>;
 };
@@ -39,6 +48,8 @@ type TPoolOptions = {
   /** PostgreSQL ends a session left idle inside a transaction this long; 0 never. */
   idleInTransactionTimeoutMs?: number;
   onError?: (error: Error) => void;
+  /** Connections of the checkpoint pool (`checkpointDb`), opened only when used. */
+  checkpointPoolSize?: number;
 };
 
 export const createDatabase = (
@@ -48,6 +59,7 @@ export const createDatabase = (
     acquireTimeoutMs = 10_000,
     idleInTransactionTimeoutMs = 60_000,
     onError = () => {},
+    checkpointPoolSize = 2,
   }: TPoolOptions = {},
 ): TDatabase => {
   const pool = new pg.Pool({
@@ -65,17 +77,32 @@ export const createDatabase = (
   });
   pool.on('error', onError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const checkpointPool = new pg.Pool({
+    connectionString: url,
+    max: checkpointPoolSize,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: acquireTimeoutMs,
+    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+    // A session setting, not a `set local` per statement: a checkpoint stays one round trip.
+    options: '-c synchronous_commit=off',
+    Client: guardedClient(onError),
+  });
+  checkpointPool.on('error', onError);
+  const checkpointDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: checkpointPool }) });
   let closed = false;
   return {
     db,
     pool,
+    checkpointDb,
     url,
     close: async () => {
       if (closed) return;
       closed = true;
+      await checkpointDb.destroy();
       await db.destroy();
-      // Kysely ends the pool only if it ever used it; migrations may have been the only user.
+      // Kysely ends a pool only if it ever used it; migrations may have been the only user.
       if (!pool.ended) await pool.end();
+      if (!checkpointPool.ended) await checkpointPool.end();
     },
   };
 };
@@ -87,6 +114,46 @@ export const createDatabase = (
  */
 export const isDatabaseShutdown = (error: unknown): boolean =>
   ['57P01', '57P02', '57P03'].includes((error as { code?: string } | undefined)?.code ?? '');
+
+/**
+ * The connection to PostgreSQL was lost, or could not be made, rather than a statement
+ * being refused: the server restarting or shutting down (57P01–57P03), any connection
+ * exception (class 08), a socket that closed or was refused, a client the driver has
+ * given up on. The statement may or may not have committed, so only a statement that is
+ * harmless to run twice (fenced, idempotent) may simply be run again.
+ */
+export const isConnectionLost = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: string }).code ?? '';
+  if (isDatabaseShutdown(error) || code.startsWith('08')) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTCONN'].includes(code)) return true;
+  return /Connection terminated|connection error and is not queryable|Client was closed and is not queryable/i.test(
+    error.message,
+  );
+};
+
+/**
+ * Runs `work`, and again while PostgreSQL cannot be reached (a restart, terminated
+ * connections; see isConnectionLost), waiting a little longer each time (100 ms up to
+ * 2 s), until `until` (ms since the epoch): then the last error is thrown. Any other error
+ * is thrown at once. `work` must be safe to run twice: the lost attempt may have committed.
+ */
+export const retryWhileDisconnected = async <T>(
+  work: () => Promise<T>,
+  { until, onRetry }: { until: number; onRetry?: (error: unknown) => void },
+): Promise<T> => {
+  let waitMs = 100;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(isConnectionLost(error) || isPoolExhausted(error)) || Date.now() + waitMs > until) throw error;
+      onRetry?.(error);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      waitMs = Math.min(2_000, waitMs * 2);
+    }
+  }
+};
 
 /** pg-pool gave up waiting for a free connection (`connectionTimeoutMillis`). */
 export const isPoolExhausted = (error: unknown): boolean =>

@@ -10,22 +10,29 @@ import type { Executor } from './db';
  * session and the lock is gone at once: other processes take the work over in seconds,
  * not after a lease of minutes. The lease stays as the fallback for a connection that
  * PostgreSQL has not yet seen die (a network partition).
+ *
+ * A living process can lose the connection too (PostgreSQL restarted, the session
+ * terminated): the lock goes with it. The process connects again at once, with backoff
+ * while PostgreSQL is away, and takes the same key again, so the claims it holds stay its
+ * own (R38); reapers give claims made before a restart a grace to let that happen
+ * (`delivery.repository.ts`). Only if its old session still holds the key (PostgreSQL has
+ * not seen that connection die) does it go on under a new one.
  */
 export type TPresence = {
   /** This process's key, connecting and taking the lock on first use (or after the connection was lost). */
   key: () => Promise<number>;
   /**
-   * Takes the lock now and keeps it taken: after a lost connection it is taken again within
-   * seconds rather than at the next claim. A worker holds it from its start, so it counts as
-   * alive (Operator → System) before it has sent anything.
+   * Every key this process has held: its claims under any of them are its own, never
+   * abandoned in its own eyes, even while its connection is being restored.
+   */
+  ownKeys: () => number[];
+  /**
+   * Takes the lock now: a worker holds it from its start, so it counts as alive (Operator →
+   * System) before it has sent anything; a lost connection takes it again at once.
    */
   hold: () => Promise<void>;
   close: () => Promise<void>;
 };
-
-/** Retries of a held lock whose connection was lost: from 1 s, doubling, at most 30 s apart. */
-const RETAKE_FIRST_MS = 1_000;
-const RETAKE_MAX_MS = 30_000;
 
 /** How presence connections name themselves, so the processes alive can be counted apart from other locks. */
 export const PRESENCE_APPLICATION_NAME = 'sendwell-presence';
@@ -33,63 +40,115 @@ export const PRESENCE_APPLICATION_NAME = 'sendwell-presence';
 /** Keys stay below 2^53: the driver reads bigint as a JavaScript number. */
 const newKey = () => randomInt(1, 2 ** 47) * 64 + randomInt(0, 64);
 
-export const createPresence = (connectionString: string, onError: (error: Error) => void = () => {}): TPresence => {
-  let held: Promise<{ client: pg.Client; key: number }> | null = null;
-  let isClosed = false;
-  let isHolding = false;
-  let retakeTimer: NodeJS.Timeout | null = null;
+/**
+ * Waits between attempts to take the lock again: the first at once (a terminated session's
+ * process is back within milliseconds), then 100 ms doubling up to 1 s while PostgreSQL is away.
+ */
+const RECONNECT_FIRST_MS = 0;
+const RECONNECT_MAX_MS = 1_000;
 
-  const retake = (delayMs: number) => {
-    if (!isHolding || isClosed || retakeTimer) return;
-    retakeTimer = setTimeout(() => {
-      retakeTimer = null;
-      if (isClosed) return;
-      ensure().catch(() => retake(Math.min(delayMs * 2, RETAKE_MAX_MS)));
-    }, delayMs);
-    retakeTimer.unref();
-  };
+type TPresenceOptions = {
+  onError?: (error: Error) => void;
+  /** The lock is held (first taken, or taken again after a lost connection), under `key`. */
+  onTaken?: (key: number) => void;
+};
+
+export const createPresence = (
+  connectionString: string,
+  { onError = () => {}, onTaken = () => {} }: TPresenceOptions = {},
+): TPresence => {
+  let key = newKey();
+  const ownKeys = [key];
+  /** The session holding the lock, once taken; null while (re)connecting or lost. */
+  let held: Promise<pg.Client> | null = null;
+  let current: pg.Client | null = null;
+  let isClosed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryMs = RECONNECT_FIRST_MS;
 
   const take = async () => {
     const client = new pg.Client({ connectionString, application_name: PRESENCE_APPLICATION_NAME });
     client.on('error', (error) => {
-      // The lock went with the connection: the next claim takes a new one.
-      held = null;
       onError(error);
-      retake(RETAKE_FIRST_MS);
+      lost(client);
     });
-    client.on('end', () => {
-      held = null;
-      retake(RETAKE_FIRST_MS);
-    });
-    await client.connect();
-    for (;;) {
-      const key = newKey();
-      const result = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1::bigint) as taken', [key]);
-      if (result.rows[0]?.taken) return { client, key };
+    client.on('end', () => lost(client));
+    try {
+      await client.connect();
+      for (;;) {
+        const result = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1::bigint) as taken', [
+          key,
+        ]);
+        if (result.rows[0]?.taken) break;
+        // Held by our own earlier session that PostgreSQL still thinks alive: a new key for
+        // what comes next; the claims under the old one keep that session's proof of life.
+        key = newKey();
+        ownKeys.push(key);
+      }
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
     }
+    if (isClosed) {
+      await client.end().catch(() => {});
+      throw new Error('This process is stopping.');
+    }
+    current = client;
+    onTaken(key);
+    return client;
   };
 
-  const ensure = async () => {
-    if (isClosed) throw new Error('This process is stopping.');
+  /** Takes the lock, once: concurrent callers share the attempt. */
+  const ensure = () => {
     held ??= take().catch((error: unknown) => {
       held = null;
+      scheduleRetry();
       throw error;
     });
-    return (await held).key;
+    return held;
+  };
+
+  const scheduleRetry = () => {
+    if (isClosed || retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      ensure().then(
+        () => {
+          retryMs = RECONNECT_FIRST_MS;
+        },
+        () => {
+          retryMs = Math.min(RECONNECT_MAX_MS, Math.max(100, retryMs * 2));
+        },
+      );
+    }, retryMs);
+    retryTimer.unref();
+  };
+
+  /** The session went away, and the lock with it: take it again at once, not at the next claim. */
+  const lost = (client: pg.Client) => {
+    if (client !== current) return;
+    current = null;
+    held = null;
+    scheduleRetry();
   };
 
   return {
-    key: ensure,
+    key: async () => {
+      if (isClosed) throw new Error('This process is stopping.');
+      await ensure();
+      return key;
+    },
     hold: async () => {
-      isHolding = true;
       await ensure();
     },
+    ownKeys: () => [...ownKeys],
     close: async () => {
       isClosed = true;
-      if (retakeTimer) clearTimeout(retakeTimer);
-      const current = held;
+      clearTimeout(retryTimer);
+      const session = held;
       held = null;
-      if (current) await (await current.catch(() => null))?.client.end().catch(() => {});
+      current = null;
+      if (session) await (await session.catch(() => null))?.end().catch(() => {});
     },
   };
 };

@@ -91,12 +91,11 @@ describe('the SMTP transport', () => {
 
   it('gives up on a server that never answers, with a clear message', async () => {
     const transport = await createSmtpTransport(settings({ port: hangPort }), options);
-    const started = Date.now();
+    // The configured 1 s timeout ended the wait (the message says so); the test's own timeout bounds a hang.
     await expect(transport.verify()).rejects.toMatchObject({
       code: 'TIMEOUT',
       message: `The SMTP server at 127.0.0.1:${hangPort} did not answer within 1 second.`,
     });
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('refuses loopback unless the operator allows it, the same whether the port is open or closed (R14)', async () => {

@@ -33,6 +33,7 @@ export const buildAccount = (overrides: Partial<TSendingAccount> = {}): TSending
   encryption: null,
   fromAddress: null,
   mailPerDay: 0,
+  operatorMailPerDay: null,
   hasPassword: false,
   gmail_accounts: null,
   listDomain: 'mg.example.com',

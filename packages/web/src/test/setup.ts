@@ -3,8 +3,9 @@ import { afterEach, vi } from 'vitest';
 
 // findBy… and waitFor give up after 1 s by default. On two cores shared with the server
 // tests, an accordion opening or a query settling passed that now and then with nothing
-// wrong (the accounts accordion, seen in CI); a real fault still fails, 5 s later.
-configure({ asyncUtilTimeout: 5_000 });
+// wrong (the accounts accordion, seen in CI), and more so with another test run beside this
+// one; a real fault still fails, 15 s later.
+configure({ asyncUtilTimeout: 15_000 });
 
 // Mantine reads media queries and observes element sizes; happy-dom provides neither.
 Object.defineProperty(window, 'matchMedia', {

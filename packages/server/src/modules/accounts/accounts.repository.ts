@@ -11,6 +11,18 @@ export const findAccountRow = (db: Executor, userId: number, id: number) =>
 
 export type TAccountRow = NonNullable<Awaited<ReturnType<typeof findAccountRow>>>;
 
+/** Any user's account by id: for the operator, who acts on every user's accounts. */
+export const findAnyAccountRow = (db: Executor, id: number) =>
+  db.selectFrom('sending_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** The operator's daily cap of an account (null: the user's own Maximum Email per Day holds). */
+export const setOperatorMailPerDay = (db: Executor, id: number, cap: number | null) =>
+  db
+    .updateTable('sending_accounts')
+    .set({ operator_mail_per_day: cap, updated_at: new Date() })
+    .where('id', '=', id)
+    .executeTakeFirst();
+
 export const insertAccountRow = (db: Executor, row: Insertable<SendingAccountsTable>) =>
   db.insertInto('sending_accounts').values(row).returning('id').executeTakeFirstOrThrow();
 

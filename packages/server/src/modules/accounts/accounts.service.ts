@@ -49,6 +49,7 @@ const toAccount = (platform: TPlatform, row: repository.TAccountRow, userEmail: 
   encryption: row.encryption,
   fromAddress: row.from_address,
   mailPerDay: row.mail_per_day,
+  operatorMailPerDay: row.operator_mail_per_day,
   hasPassword: row.password_encrypted !== null || row.oauth_refresh_token_encrypted !== null,
   gmail_accounts: row.provider === 'google' && row.google_email ? { email: row.google_email } : null,
   listDomain: accountDomain(row, userEmail),
@@ -72,6 +73,20 @@ const canCreateAccounts = async (db: Executor, userId: number) => (await findPla
  * A plan without sending accounts has the test inbox only (R23): adding, changing or
  * connecting any other account is refused, whatever the path (create, update, Google).
  */
+/** A user's sending accounts as stored, for the operator area. */
+export const accountRowsOfUser = (db: Executor, userId: number) => repository.listAccountRows(db, userId);
+
+/** Any user's account by id, for the operator area (and the admin CLI). */
+export const findAccountForOperator = (db: Executor, id: number) => repository.findAnyAccountRow(db, id);
+
+/**
+ * Sets the daily cap an operator allows an account, past the form's 1,000 (or below it);
+ * null gives it back to the user's own Maximum Email per Day. The caller checks it is a
+ * capped kind and audits it (the operator module).
+ */
+export const setOperatorDailyCap = (db: Executor, id: number, cap: number | null) =>
+  repository.setOperatorMailPerDay(db, id, cap);
+
 export const requireAccountsAllowed = async (db: Executor, userId: number, driver: string | null) => {
   if (isTestInbox(driver) || (await canCreateAccounts(db, userId))) return;
   throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');

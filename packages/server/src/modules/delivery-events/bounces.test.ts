@@ -6,7 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
-import { waitFor } from '../../../test/wait';
+import { PATIENCE_MS, waitFor } from '../../../test/wait';
 import { createLogger } from '../../platform/logging';
 import { buildMessage, messageIdOf, refOf, refOfVerp, unsubscribeUrls, verpAddress } from '../delivery/message';
 import { startListener } from '../inbound/receiver';
@@ -427,7 +427,7 @@ describe('a late bounce on a local run (the test inbox)', () => {
         },
       ]);
       expect(results[0]).toMatchObject({ accepted: true });
-      await waitFor(async () => (await suppressionsOf(userId)).length === 1, 5_000, `the late bounce (${how})`);
+      await waitFor(async () => (await suppressionsOf(userId)).length === 1, PATIENCE_MS, `the late bounce (${how})`);
       expect(await eventsOf(sendId)).toEqual([
         expect.objectContaining({ type: 'failed', severity: 'permanent', email }),
       ]);

@@ -307,10 +307,10 @@ const webhookKeyOf = async (
  * Queues the apply run at most twice a second per process (it takes every event stored
  * until it runs); the minute's tick catches anything a crash left behind.
  */
-let lastScheduled = 0;
+const lastScheduled = new WeakMap<TPlatform, number>();
 const scheduleApply = async (platform: TPlatform) => {
-  if (Date.now() - lastScheduled < 500) return;
-  lastScheduled = Date.now();
+  if (Date.now() - (lastScheduled.get(platform) ?? 0) < 500) return;
+  lastScheduled.set(platform, Date.now());
   await platform.queue.enqueue(
     applyEventsJob,
     {},

@@ -4,17 +4,26 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { SendingAccountsTable } from '../../platform/db-schema';
 
-type TCapped = { provider: SendingAccountsTable['provider']; driver: string | null; mail_per_day: number };
+type TCapped = {
+  provider: SendingAccountsTable['provider'];
+  driver: string | null;
+  mail_per_day: number;
+  operator_mail_per_day: number | null;
+};
+
+/** Whether an account's messages a day are capped: SMTP and Gmail accounts, not Mailgun nor the local test inbox. */
+export const isDailyCapped = (account: Pick<TCapped, 'provider' | 'driver'>) =>
+  account.provider !== 'mailgun' && account.driver !== TEST_INBOX_DRIVER;
 
 /**
- * An account's cap on messages a day, or null when it has none: Mailgun accounts and the
- * local test inbox are not capped; SMTP and Gmail accounts send at most their Maximum
- * Email per Day (500 when none is set).
+ * An account's cap on messages a day, or null when it has none (`isDailyCapped`): the cap an
+ * operator set for it, else its Maximum Email per Day (the form's 1 to 1,000; 500 when none
+ * is set).
  */
 export const dailyCapOf = (account: TCapped) =>
-  account.provider === 'mailgun' || account.driver === TEST_INBOX_DRIVER
-    ? null
-    : Number(account.mail_per_day) || DEFAULT_MAIL_PER_DAY;
+  isDailyCapped(account)
+    ? (account.operator_mail_per_day ?? (Number(account.mail_per_day) || DEFAULT_MAIL_PER_DAY))
+    : null;
 
 /** Today's date in the account's user's time zone (the caller reads it once: `timeZoneOf`). */
 const todayIn = (timeZone: string) => sql<string>`(now() at time zone ${timeZone})::date`;

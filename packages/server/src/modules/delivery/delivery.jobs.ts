@@ -92,7 +92,7 @@ export const startDueSends = (platform: TPlatform) =>
  * query, nothing more.
  */
 export const resumeStalledSends = async (platform: TPlatform) => {
-  const stalled = await findStalledSendIds(platform.db);
+  const stalled = await findStalledSendIds(platform.db, platform.presence.ownKeys());
   for (const id of stalled) {
     await platform.queue.enqueue(dispatchSendJob, { sendId: id }, { singletonKey: `watch-${id}` });
   }
@@ -108,20 +108,42 @@ const eventSourceOfSend = async (platform: TPlatform, sendId: number): Promise<'
 
 /** How often a worker looks for claims of processes that died (R28: back within seconds). */
 const ABANDONED_WATCH_MS = 3000;
+/**
+ * How long claims that look abandoned by presence must stay so before they are taken back:
+ * a living process whose session was terminated takes its lock again within moments
+ * (`presence.ts`), and its claims, with the answers it holds, stay its own (R38).
+ */
+const PRESENCE_CONFIRM_MS = 2000;
 
 /**
  * Claims of a process that is gone, taken over within seconds: the sends holding them are
  * reaped (unstarted recipients back to pending, started ones `unknown`) and dispatched.
  * One cheap query when nothing died: claims in flight are a few hundred rows at most.
+ * Answers how many sends had claims taken back.
  */
-export const recoverAbandonedClaims = async (platform: TPlatform) => {
-  const abandoned = await findSendsWithAbandonedClaims(platform.db);
+export const recoverAbandonedClaims = async (
+  platform: TPlatform,
+  { confirmMs = PRESENCE_CONFIRM_MS }: { confirmMs?: number } = {},
+) => {
+  const ownKeys = platform.presence.ownKeys();
+  const abandoned = await findSendsWithAbandonedClaims(platform.db, ownKeys);
+  if (abandoned.length === 0) return 0;
+  // Looked at again after the wait, in the reaper's own statement: only what is still abandoned goes.
+  await new Promise((resolve) => setTimeout(resolve, confirmMs));
+  let recovered = 0;
   for (const sendId of abandoned) {
-    const { pending } = await reapAbandonedClaims(platform.db, sendId, await eventSourceOfSend(platform, sendId));
+    const { pending, unknown } = await reapAbandonedClaims(
+      platform.db,
+      sendId,
+      await eventSourceOfSend(platform, sendId),
+      ownKeys,
+    );
+    if (pending + unknown === 0) continue;
+    recovered += 1;
     if (pending > 0) await platform.queue.enqueue(dispatchSendJob, { sendId }, { singletonKey: `recover-${sendId}` });
     await publishProgress(platform, sendId, { force: true });
   }
-  return abandoned.length;
+  return recovered;
 };
 
 /**
@@ -130,17 +152,21 @@ export const recoverAbandonedClaims = async (platform: TPlatform) => {
  * then abandoned claims are looked for every few seconds. The minute's tick does the rest.
  */
 export const watchSending = (platform: TPlatform) => {
+  // Sends with recipients to claim first: the dead process's claims wait for their confirmation.
   const look = () =>
-    recoverAbandonedClaims(platform)
-      .then(() => resumeStalledSends(platform))
+    resumeStalledSends(platform)
+      .then(() => recoverAbandonedClaims(platform))
       .catch((error: unknown) => platform.log.warn({ err: error }, 'looking for abandoned sends failed'));
   void look();
   let isLooking = false;
   const timer = setInterval(() => {
-    if (isLooking) return;
+    if (isLooking || platform.stopping.aborted) return;
     isLooking = true;
     recoverAbandonedClaims(platform)
-      .catch((error: unknown) => platform.log.warn({ err: error }, 'looking for abandoned claims failed'))
+      .catch((error: unknown) => {
+        // A look cut short by this process's own stop (its pool closing) is no news.
+        if (!platform.stopping.aborted) platform.log.warn({ err: error }, 'looking for abandoned claims failed');
+      })
       .finally(() => {
         isLooking = false;
       });

@@ -39,11 +39,26 @@ export const ABANDONED_HANDOVER_ERROR =
   'Sendwell stopped while handing this message over, before the answer was recorded: it may have been delivered, so it is not sent again on its own.';
 
 /**
- * A claimed recipient (`r`) whose claim is abandoned: its process is gone (its presence
- * lock is released, or it never had one) or its lease ran out. One condition for the
- * reaper and both watchdog questions.
+ * How long after PostgreSQL starts a claim made before the start waits for its process to
+ * take its presence lock again (R38): a restart ends every session, so every living
+ * worker's lock is gone for the moment its connection needs to come back (`presence.ts`
+ * reconnects at once, then at most a second apart). A process that died with the database
+ * (B12's kill of everything) has its claims taken over this much later; those made after the
+ * start are judged at once.
  */
-const isAbandoned = sql<boolean>`(r.lease_until < now() or r.worker_key is null or r.worker_key not in (${liveKeys}))`;
+const RESTART_GRACE = sql`interval '10 seconds'`;
+
+/**
+ * A claimed recipient (`r`) whose claim is abandoned: its lease ran out, or its process is
+ * gone (its presence lock is released, or it never had one). Never by presence a claim of
+ * the asking process itself (`ownKeys`: it is alive, if only reconnecting), nor one made
+ * before PostgreSQL restarted while its process still has the grace to take its lock again.
+ * One condition for the reaper and both watchdog questions.
+ */
+const isAbandoned = (ownKeys: number[]) => sql<boolean>`
+  (r.lease_until < now()
+   or ((r.worker_key is null or (r.worker_key not in (${liveKeys}) and r.worker_key <> all(${ownKeys}::bigint[])))
+       and not (r.updated_at < pg_postmaster_start_time() and now() < pg_postmaster_start_time() + ${RESTART_GRACE})))`;
 
 /**
  * Takes back the claims of processes that are gone (their presence lock is released) or
@@ -52,7 +67,12 @@ const isAbandoned = sql<boolean>`(r.lease_until < now() or r.worker_key is null 
  * `unknown`: the provider may have accepted it, and exactly once means never sending it
  * blindly again (R1, R3). Answers how many went back to pending.
  */
-export const reapAbandonedClaims = async (executor: Executor, sendId: number, source: 'smtp' | 'mailgun') => {
+export const reapAbandonedClaims = async (
+  executor: Executor,
+  sendId: number,
+  source: 'smtp' | 'mailgun',
+  ownKeys: number[],
+) => {
   const reaped = await sql<{ pending: number; unknown: number }>`
     with reaped as (
       update send_recipients r
@@ -61,7 +81,7 @@ export const reapAbandonedClaims = async (executor: Executor, sendId: number, so
              error = case when r.started_at is null then r.error else ${ABANDONED_HANDOVER_ERROR} end,
              lease_token = null, lease_until = null, worker_key = null, updated_at = now()
        where r.send_id = ${sendId} and r.status = 'sending'
-         and ${isAbandoned}
+         and ${isAbandoned(ownKeys)}
       returning r.id, r.send_id, r.user_id, r.email, r.status),
     events as (
       insert into delivery_events (user_id, account_id, send_id, recipient_id, email, type, source, detail)
@@ -85,6 +105,8 @@ export type TClaimRequest = {
   leaseMs: number;
   /** The claiming process's presence key: its claims are taken over once it is gone. */
   workerKey: number;
+  /** Every key the claiming process has held (`presence.ownKeys`): its own claims are not taken back on the way. */
+  ownKeys: number[];
   limit: number;
   /**
    * Marks the claimed recipients handed over (`started_at`) in the claim itself, for a
@@ -105,7 +127,7 @@ export type TClaimRequest = {
  */
 export const claimRecipients = async (
   db: Executor,
-  { sendId, leaseToken, leaseMs, workerKey, limit, handOver = false, source }: TClaimRequest,
+  { sendId, leaseToken, leaseMs, workerKey, ownKeys, limit, handOver = false, source }: TClaimRequest,
 ) => {
   const take = async (due: ReturnType<typeof sql>) =>
     (
@@ -126,7 +148,7 @@ export const claimRecipients = async (
   // retries and abandoned claims only when no pending one is left.
   const pending = await take(sql`status = 'pending'`);
   if (pending.length > 0) return pending;
-  await reapAbandonedClaims(db, sendId, source);
+  await reapAbandonedClaims(db, sendId, source, ownKeys);
   return take(sql`(status = 'pending' or (status = 'deferred' and next_attempt_at <= now()))`);
 };
 
@@ -143,6 +165,19 @@ export const releaseUnstarted = async (executor: Executor, leaseToken: string, i
     update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
            started_at = null, attempts = attempts - 1, updated_at = now()
      where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
+};
+
+/**
+ * Gives back a whole claim none of whose messages was handed over: one whose statement
+ * lost its connection, so the claimer never heard whether it committed (R38). By its
+ * lease token alone; the handover mark a Mailgun claim carries is undone too, since its
+ * call was never made. A claim another worker took over is left to it.
+ */
+export const releaseClaim = async (executor: Executor, leaseToken: string) => {
+  await sql`
+    update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
+           started_at = null, attempts = greatest(attempts - 1, 0), updated_at = now()
+     where lease_token = ${leaseToken} and status = 'sending'`.execute(executor);
 };
 
 /** Whose send a settle is for, and which path answered (what events and suppressions record). */
@@ -579,7 +614,7 @@ export const queueDueScheduledSends = (trx: Executor) =>
  * Sends with recipients claimable now (pending, due, or claimed by a process that is gone
  * or past their lease), for the watchdog.
  */
-export const findStalledSendIds = async (db: Executor) =>
+export const findStalledSendIds = async (db: Executor, ownKeys: number[]) =>
   (
     await sql<{ id: number }>`
       select s.id from sends s
@@ -590,15 +625,17 @@ export const findStalledSendIds = async (db: Executor) =>
             where r.send_id = s.id
               and (r.status = 'pending'
                    or (r.status = 'deferred' and r.next_attempt_at <= now())
-                   or (r.status = 'sending' and ${isAbandoned})))`.execute(db)
+                   or (r.status = 'sending' and ${isAbandoned(ownKeys)})))`.execute(db)
   ).rows.map((row) => row.id);
 
 /** Sends holding claims of a process that is gone, or past their lease. */
-export const findSendsWithAbandonedClaims = async (db: Executor) =>
+export const findSendsWithAbandonedClaims = async (db: Executor, ownKeys: number[]) =>
   (
     await sql<{ send_id: number }>`
       select distinct r.send_id from send_recipients r join sends s on s.id = r.send_id
-       where r.status = 'sending' and s.status in ('sending', 'paused', 'cancelled') and ${isAbandoned}`.execute(db)
+       where r.status = 'sending' and s.status in ('sending', 'paused', 'cancelled') and ${isAbandoned(ownKeys)}`.execute(
+      db,
+    )
   ).rows.map((row) => row.send_id);
 
 // --- what the outside world's word changes (the delivery-events module, through the service) ---

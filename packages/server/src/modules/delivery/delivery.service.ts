@@ -414,7 +414,7 @@ export const findRecipientByUnsubscribeRef = async (platform: TPlatform, ref: st
 };
 
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
-export { dailyCapOf, sentToday } from './daily-cap';
+export { dailyCapOf, isDailyCapped, sentToday } from './daily-cap';
 /** The recipient state outside events change (delivery-events applies them). */
 /** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
 export {

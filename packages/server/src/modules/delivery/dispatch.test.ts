@@ -6,6 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
+import { PROCESS_PATIENCE_MS } from '../../../test/wait';
 import { sealSecret } from '../accounts/secrets';
 import { countAudience } from '../lists/lists.service';
 import { suppress } from '../suppression/suppression.service';
@@ -36,6 +37,8 @@ const DROP = -1;
 let answerDelayMs = 0;
 /** An answer delay for the nth message to arrive (1-based). */
 const answerDelayAt = new Map<number, number>();
+/** The nth message's answer (1-based) waits for this promise: the test says when it comes. */
+const answerGateAt = new Map<number, Promise<void>>();
 
 beforeAll(async () => {
   sink = new SMTPServer({
@@ -69,6 +72,8 @@ beforeAll(async () => {
           return callback(error);
         }
         received.push({ to, raw: Buffer.concat(chunks).toString() });
+        const gate = answerGateAt.get(received.length);
+        if (gate) return void gate.then(() => callback());
         const delayMs = answerDelayAt.get(received.length) ?? answerDelayMs;
         if (delayMs > 0) setTimeout(callback, delayMs);
         else callback();
@@ -89,6 +94,7 @@ beforeEach(() => {
   script.clear();
   answerDelayMs = 0;
   answerDelayAt.clear();
+  answerGateAt.clear();
 });
 
 /** A user with an SMTP account on the sink and lists of the given members. */
@@ -578,6 +584,21 @@ describe('a send through an SMTP account', () => {
     expect(done.note).toContain('more than one day');
   });
 
+  it('holds an SMTP account to the daily cap an operator set, which replaces its own Maximum Email per Day', async () => {
+    const members = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({ email: `${name}@operator-cap.test` }));
+    const audience = await seedAudience([members], { mailPerDay: 2 });
+    await t.platform.db
+      .updateTable('sending_accounts')
+      .set({ operator_mail_per_day: 4 })
+      .where('id', '=', audience.accountId)
+      .execute();
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received).toHaveLength(4);
+    expect((await sendRow(sendId)).note).toContain('at most 4 emails a day');
+  });
+
   it('sends CC and BCC addresses one copy each, as recipients of their own', async () => {
     const audience = await seedAudience([[{ email: 'member@example.com' }]]);
     const sendId = await createSend(t.platform, audience.user.id, {
@@ -721,11 +742,12 @@ describe('a send through an SMTP account', () => {
     await expect(pauseSend(t.platform, other.id, sendId)).rejects.toMatchObject({ statusCode: 404 });
   });
   it('sends each message once when a worker stalls past its lease and another takes its claim over (R4)', async () => {
-    // A second process on the same database whose claims last 2 s (the shortest allowed).
+    // A second process on the same database whose claims last 8 s.
     const shortLease = await startTestApp(
-      { ALLOW_LOOPBACK_SMTP: 'true', PUBLIC_URL: 'https://sendwell.test', SEND_LEASE_SECONDS: '2' },
+      { ALLOW_LOOPBACK_SMTP: 'true', PUBLIC_URL: 'https://sendwell.test', SEND_LEASE_SECONDS: '8' },
       { databaseUrl: t.databaseUrl },
     );
+    let answer = () => {};
     try {
       const members = Array.from({ length: 30 }, (_, index) => ({
         email: `l${String(index).padStart(2, '0')}@example.com`,
@@ -733,20 +755,33 @@ describe('a send through an SMTP account', () => {
       const audience = await seedAudience([members]);
       const sendId = await newSend(audience);
       await snapshotSend(t.platform, sendId);
-      // Worker A claims everyone and sends through one connection; the server keeps the
-      // eleventh message's answer past A's lease, so A stalls with it in hand.
-      answerDelayAt.set(11, 2_600);
+      // Worker A claims everyone and sends through one connection; the server keeps its first
+      // message's answer until the test says, so A stalls with that message in hand.
+      answerGateAt.set(
+        1,
+        new Promise((resolve) => {
+          answer = resolve;
+        }),
+      );
       const first = dispatch(shortLease.platform, sendId, { connections: 1 });
-      // Waits on the order of events, not a clock: a loaded machine takes longer than poll's 1 s default.
-      await expect.poll(() => received.length, { interval: 5, timeout: 20_000 }).toBe(11);
+      await expect.poll(() => received.length, { timeout: PROCESS_PATIENCE_MS }).toBe(1);
+      // A's lease runs out, by PostgreSQL's clock (the order of events, not a sleep here).
       await expect
-        .poll(async () => (await recipients(sendId)).filter((recipient) => recipient.status === 'sent').length, {
-          timeout: 20_000,
-        })
-        .toBe(10);
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
-      // The lease is over: worker B (another process) takes the claim over while A still waits.
+        .poll(
+          async () =>
+            (
+              await sql<{ over: boolean }>`
+                select bool_and(lease_until < now()) as over from send_recipients
+                 where send_id = ${sendId} and status = 'sending'`.execute(t.platform.db)
+            ).rows[0]?.over,
+          { timeout: PROCESS_PATIENCE_MS, interval: 200 },
+        )
+        .toBe(true);
+      // Worker B (another process) takes the claim over and sends the rest while A still waits.
       const second = dispatch(t.platform, sendId, { connections: 2 });
+      await expect.poll(() => received.length, { timeout: PROCESS_PATIENCE_MS }).toBe(30);
+      // Only now does A hear that its message was accepted: too late, the claim is B's.
+      answer();
       await Promise.all([first, second]);
 
       // One message each; the one A had in hand is unknown (its answer reached a worker
@@ -755,11 +790,12 @@ describe('a send through an SMTP account', () => {
       expect(new Set(received.map((item) => item.to)).size).toBe(30);
       const states = await recipients(sendId);
       expect(states.filter((recipient) => recipient.status === 'unknown').map((recipient) => recipient.email)).toEqual([
-        received[10]!.to,
+        received[0]!.to,
       ]);
       expect(states.filter((recipient) => recipient.status === 'sent')).toHaveLength(29);
       expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 29, unknown_count: 1 });
     } finally {
+      answer();
       await shortLease.close();
     }
   });
@@ -790,7 +826,8 @@ describe('a send through an SMTP account', () => {
     await dispatch(t.platform, sendId);
     expect(received).toHaveLength(0);
     await dead.end();
-    await expect.poll(() => recoverAbandonedClaims(t.platform)).toBe(1);
+    // Taken back once its lock is seen gone and stays gone for the confirmation (2 s), long before the lease.
+    await expect.poll(() => recoverAbandonedClaims(t.platform), { timeout: PROCESS_PATIENCE_MS }).toBe(1);
     await dispatch(t.platform, sendId);
     expect(received.map((item) => item.to).sort()).toEqual(
       members.map((member) => member.email).filter((email) => email !== 'k03@example.com'),

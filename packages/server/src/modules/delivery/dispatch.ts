@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { TPlatform } from '../../platform/context';
-import type { Executor } from '../../platform/db';
+import { isConnectionLost, retryWhileDisconnected } from '../../platform/db';
 import type { SendsTable } from '../../platform/db-schema';
 import { HttpError } from '../../platform/errors';
 import { groupCommit } from '../../platform/group-commit';
@@ -23,6 +23,7 @@ import {
   hasRecipientsLeft,
   holdSend,
   recordClaimProgress,
+  releaseClaim,
   releaseUnstarted,
   remainingOf,
   settle,
@@ -46,7 +47,8 @@ import { linksOfSend } from './tracking-links';
 export const PLAN_WITHOUT_ACCOUNTS =
   'Your plan includes no sending account but the test inbox. Upgrade your plan to send with this account.';
 
-const lastProgress = new Map<number, number>();
+/** When each send's progress was last told, per process (a platform stands for one). */
+const progressTold = new WeakMap<TPlatform, Map<number, number>>();
 
 /**
  * Tells the send's user how it is going (`SendProgressEvent`): at most once a second
@@ -54,6 +56,8 @@ const lastProgress = new Map<number, number>();
  */
 export const publishProgress = async (platform: TPlatform, sendId: number, { force = false } = {}) => {
   const now = Date.now();
+  const lastProgress = progressTold.get(platform) ?? new Map<number, number>();
+  progressTold.set(platform, lastProgress);
   if (!force && now - (lastProgress.get(sendId) ?? 0) < 1000) return;
   lastProgress.set(sendId, now);
   const send = await findProgressOf(platform.db, sendId);
@@ -115,24 +119,57 @@ const holdUntilTomorrow = async (platform: TPlatform, send: Selectable<SendsTabl
 };
 
 /**
- * Claims the next recipients of a send for this process, under its presence key and lease;
- * `source` names the path in the events of abandoned claims it takes back on the way.
+ * While PostgreSQL cannot be reached (a restart, terminated connections), the engine keeps
+ * what it holds and tries again, up to a lease's length (then the run fails and its job is
+ * retried). Only for statements safe to run twice: fenced by the claim's lease token, or
+ * taking back what a lost statement may have done.
  */
-const claim = async (
+const persist = <T>(platform: TPlatform, work: () => Promise<T>) =>
+  retryWhileDisconnected(work, { until: Date.now() + platform.config.sendLeaseMs });
+
+/**
+ * Progress for the eye (counters recounted when the send finishes, the progress event):
+ * not run twice when its connection is lost, since it adds; the next one catches up.
+ */
+const bestEffort = async (platform: TPlatform, work: Promise<unknown>) => {
+  try {
+    await work;
+  } catch (error) {
+    if (!isConnectionLost(error)) throw error;
+    platform.log.warn({ err: error }, 'progress not recorded: the database connection was lost');
+  }
+};
+
+/**
+ * Claims the next recipients of a send for this process, under its presence key and a new
+ * lease token; `source` names the path in the events of abandoned claims it takes back on
+ * the way. A claim whose connection is lost may have committed unheard: what it took goes
+ * back (none of it was handed over) before the next try, under a new token (R38).
+ */
+const claimNext = (
   platform: TPlatform,
   sendId: number,
-  leaseToken: string,
   limit: number,
   { handOver = false, source }: { handOver?: boolean; source: TSettleContext['source'] },
 ) =>
-  claimRecipients(platform.db, {
-    sendId,
-    leaseToken,
-    leaseMs: platform.config.sendLeaseMs,
-    workerKey: await platform.presence.key(),
-    limit,
-    handOver,
-    source,
+  persist(platform, async () => {
+    const leaseToken = randomUUID();
+    try {
+      const claimed = await claimRecipients(platform.db, {
+        sendId,
+        leaseToken,
+        leaseMs: platform.config.sendLeaseMs,
+        workerKey: await platform.presence.key(),
+        ownKeys: platform.presence.ownKeys(),
+        limit,
+        handOver,
+        source,
+      });
+      return { leaseToken, claimed };
+    } catch (error) {
+      if (isConnectionLost(error)) await persist(platform, () => releaseClaim(platform.db, leaseToken));
+      throw error;
+    }
   });
 
 export type TDispatchOptions = { transport?: TMailTransport; connections?: number };
@@ -191,29 +228,23 @@ const dispatchRun = async (
   }
   const links = send.track_clicks ? await linksOfSend(platform.db, sendId) : new Map<string, number>();
   try {
-    // Checkpoints go through one connection that does not wait for the disk at each
-    // commit: a worker that dies loses none of them (they are in PostgreSQL already);
-    // only a crash of PostgreSQL itself can lose the last fraction of a second, and those
-    // recipients are sent again, never lost. Measured: ~1.4× the messages per second.
     const account = await findAccountRow(platform.db, send.user_id, send.account_id);
     const cap = account ? dailyCapOf(account) : null;
     if (send.waiting_until) {
       await clearWaiting(platform.db, sendId);
     }
-    const outcome = await platform.db.connection().execute(async (checkpoints) => {
-      await sql`set synchronous_commit = off`.execute(checkpoints);
-      try {
-        return await sendClaims(platform, send, transport, links, checkpoints, cap);
-      } finally {
-        await sql`reset synchronous_commit`.execute(checkpoints);
-      }
-    });
+    const outcome = await sendClaims(platform, send, transport, links, cap);
     // A paused or cancelled send waits as it is; a drained one is finished or rescheduled;
-    // a capped one waits for tomorrow unless nothing is left.
+    // a capped one waits for tomorrow unless nothing is left; one this process stopped
+    // sending (it is stopping) goes on at once in another worker.
     if (outcome === 'drained') return await afterDrain(platform, sendId);
     if (outcome === 'capped') {
       if (await hasRecipientsLeft(platform.db, sendId)) return await holdUntilTomorrow(platform, send, cap!);
       return await afterDrain(platform, sendId);
+    }
+    if (outcome === 'handed-on') {
+      platform.log.info({ sendId }, 'stopping: the send goes on in another worker');
+      return { startAfter: new Date() };
     }
     return null;
   } finally {
@@ -253,40 +284,47 @@ type TJournalEntry = { kind: 'mark'; id: number } | { kind: 'accepted'; id: numb
 
 /**
  * Sends claims until nothing is due ('drained'), the send is paused or cancelled
- * ('stopped'), or the account's daily cap is reached ('capped').
+ * ('stopped'), the account's daily cap is reached ('capped'), or this process is stopping
+ * ('handed-on': what it held is settled or given back, and another worker goes on, R37).
  */
 const sendClaims = async (
   platform: TPlatform,
   send: Selectable<SendsTable>,
   transport: TMailTransport,
   links: Map<string, number>,
-  checkpoints: Executor,
   cap: number | null,
-): Promise<'drained' | 'stopped' | 'capped'> => {
+): Promise<'drained' | 'stopped' | 'capped' | 'handed-on'> => {
   const sendId = send.id;
   const batchContext: TSettleContext = { sendId, userId: send.user_id, accountId: send.account_id!, source: 'mailgun' };
   const smtpContext: TSettleContext = { ...batchContext, source: 'smtp' };
+  // Checkpoints go through the pool that does not wait for the disk at each commit
+  // (`checkpointDb`: ~1.4× the messages a second).
+  const checkpoints = platform.checkpointDb;
   const isSending = async () => (await findSendStatus(platform.db, sendId)) === 'sending';
+  const isProcessStopping = () => platform.stopping.aborted;
   // The daily cap's day is the user's: their time zone, read once per run.
   const timeZone = cap === null ? null : await timeZoneOf(platform.db, send.user_id);
   if (transport.sendBatch) {
     const sendBatch = transport.sendBatch;
     const { template, variablesOf } = buildBatchMessage(platform, send, links);
     // Calls in flight at once: some are prepared and checkpointed while others travel.
-    const worker = async (): Promise<boolean> => {
+    const worker = async (): Promise<'drained' | 'stopped' | 'handed-on'> => {
       for (;;) {
-        if (!(await isSending())) return false;
-        const leaseToken = randomUUID();
+        // A stopping process makes no new call: the calls in flight are answered and settled first.
+        if (isProcessStopping()) return 'handed-on';
+        if (!(await persist(platform, isSending))) return 'stopped';
         // The claim is the handover mark for the whole call (it is composed in memory and
         // sent at once): if this process dies before or while Mailgun has it, every one of
         // them ends `unknown`, none is sent twice.
-        const claimed = await claim(platform, sendId, leaseToken, transport.batchSize ?? CLAIM_SIZE, {
+        const { leaseToken, claimed } = await claimNext(platform, sendId, transport.batchSize ?? CLAIM_SIZE, {
           handOver: true,
           source: 'mailgun',
         });
-        if (claimed.length === 0) return true;
+        if (claimed.length === 0) return 'drained';
         const { composed: variables, uncomposable } = composeEach(claimed, variablesOf);
-        const failedToCompose = await failUncomposable(checkpoints, batchContext, leaseToken, uncomposable);
+        const failedToCompose = await persist(platform, () =>
+          failUncomposable(checkpoints, batchContext, leaseToken, uncomposable),
+        );
         const outcomes: (TOutcome | null)[] = [...failedToCompose];
         // Recipients whose source gave them headers of their own (a drip follow-up's
         // In-Reply-To) go in a call of their own: a batch shares one set of headers.
@@ -296,22 +334,27 @@ const sendClaims = async (
             headers ? { ...template, headers: { ...template.headers, ...headers } } : template,
             group.map(({ recipient, composed }) => ({ to: recipient.email, variables: composed })),
           );
+          // The call's answer is kept through a lost connection and recorded once PostgreSQL
+          // answers again, while the claim is still this worker's (R38).
           outcomes.push(
-            ...(await settleBatch(
-              platform.db,
-              batchContext,
-              leaseToken,
-              group.map(({ recipient }) => recipient),
-              results[0]!,
+            ...(await persist(platform, () =>
+              settleBatch(
+                platform.db,
+                batchContext,
+                leaseToken,
+                group.map(({ recipient }) => recipient),
+                results[0]!,
+              ),
             )),
           );
         }
-        await addCounts(platform.db, sendId, outcomes);
-        await publishProgress(platform, sendId);
+        await bestEffort(platform, addCounts(platform.db, sendId, outcomes));
+        await bestEffort(platform, publishProgress(platform, sendId));
       }
     };
-    const drained = await Promise.all(Array.from({ length: BATCH_CALLS_IN_FLIGHT }, worker));
-    return drained.every(Boolean) ? 'drained' : 'stopped';
+    const ended = await Promise.all(Array.from({ length: BATCH_CALLS_IN_FLIGHT }, worker));
+    if (ended.includes('handed-on')) return 'handed-on';
+    return ended.every((end) => end === 'drained') ? 'drained' : 'stopped';
   }
   const messageOf = prepareMessage(platform, send, links);
   // A pause or cancel is watched for while messages go out, so it takes effect after the
@@ -333,17 +376,26 @@ const sendClaims = async (
   }, STATUS_WATCH_MS);
   try {
     for (;;) {
-      if (isStopped || !(await isSending())) return 'stopped';
-      const leaseToken = randomUUID();
+      if (isProcessStopping()) return 'handed-on';
+      if (isStopped || !(await persist(platform, isSending))) return 'stopped';
       const claimedAt = Date.now();
       const reservation =
         cap === null
           ? null
-          : await reserveToday(platform, { accountId: send.account_id!, timeZone: timeZone! }, cap, CLAIM_SIZE);
+          : await persist(platform, () =>
+              reserveToday(platform, { accountId: send.account_id!, timeZone: timeZone! }, cap, CLAIM_SIZE),
+            );
       if (reservation?.granted === 0) return 'capped';
-      const batch = await claim(platform, sendId, leaseToken, reservation?.granted ?? CLAIM_SIZE, { source: 'smtp' });
+      const { leaseToken, claimed: batch } = await claimNext(platform, sendId, reservation?.granted ?? CLAIM_SIZE, {
+        source: 'smtp',
+      });
       if (batch.length === 0) {
-        if (reservation) await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted);
+        if (reservation) {
+          await bestEffort(
+            platform,
+            releaseReservation(platform.db, send.account_id!, reservation, reservation.granted),
+          );
+        }
         return 'drained';
       }
       const leaseMs = platform.config.sendLeaseMs;
@@ -353,7 +405,15 @@ const sendClaims = async (
       // claim another worker may now hold, sends nothing more from it. Every recipient is
       // checkpointed as its own answer comes, before its connection moves on.
       const { composed, uncomposable } = composeEach(batch, messageOf);
-      outcomes.push(...(await failUncomposable(checkpoints, smtpContext, leaseToken, uncomposable)));
+      outcomes.push(
+        ...(await persist(platform, () => failUncomposable(checkpoints, smtpContext, leaseToken, uncomposable))),
+      );
+      // Set when a statement of this claim lost its connection (PostgreSQL restarting,
+      // sessions terminated): no message starts until the claim's answers are recorded.
+      let isDatabaseLost = false;
+      // The messages whose handover was refused: their bodies never left, so they go back
+      // with the claim's unstarted recipients, their attempt not counted.
+      const heldBack = new Set<number>();
       // One journal for the claim's sessions: the handover marks of messages about to go and
       // the checkpoints of messages accepted, group-committed (what they report while one
       // statement runs goes together in the next; B1), all fenced by the claim. A session
@@ -361,11 +421,31 @@ const sendClaims = async (
       // its own body, commits with or after that checkpoint: so, as before, at most one
       // message per session is in hand when a process dies (R1).
       const journal = groupCommit(async (entries: TJournalEntry[]) => {
-        const { marked, settled } = await recordClaimProgress(platform.db, smtpContext, leaseToken, {
-          marks: entries.flatMap((entry) => (entry.kind === 'mark' ? [entry.id] : [])),
-          accepted: entries.flatMap((entry) => (entry.kind === 'accepted' ? [entry] : [])),
-        });
-        return entries.map((entry) => (entry.kind === 'mark' ? marked : settled).has(entry.id));
+        const accepted = entries.flatMap((entry) => (entry.kind === 'accepted' ? [entry] : []));
+        // While PostgreSQL is away no mark is waited for: its message is held back.
+        const marks = isDatabaseLost ? [] : entries.flatMap((entry) => (entry.kind === 'mark' ? [entry.id] : []));
+        const record = (marking: number[]) =>
+          recordClaimProgress(checkpoints, smtpContext, leaseToken, { marks: marking, accepted });
+        let progress: Awaited<ReturnType<typeof record>>;
+        try {
+          progress = await record(marks);
+        } catch (error) {
+          if (!isConnectionLost(error)) throw error;
+          if (!isDatabaseLost) {
+            platform.log.warn(
+              { err: error, sendId },
+              'database connection lost while sending: answers in hand are kept',
+            );
+          }
+          isDatabaseLost = true;
+          // The answers in hand are recorded once PostgreSQL answers again, fenced by the
+          // claim (R38); this statement's marks count as refused (one that did commit is
+          // undone with the claim's unstarted recipients: its body never went).
+          progress = await persist(platform, () => record([]));
+        }
+        return entries.map((entry) =>
+          entry.kind === 'mark' ? marks.length > 0 && progress.marked.has(entry.id) : progress.settled.has(entry.id),
+        );
       });
       const checkpointing: Promise<void>[] = [];
       const results = await transport.send(
@@ -373,7 +453,12 @@ const sendClaims = async (
         async (index, result) => {
           const recipient = composed[index]!.recipient;
           if (!result.accepted) {
-            outcomes.push(await settle(checkpoints, smtpContext, leaseToken, recipient, result));
+            // Held back before its body went (the claim is no longer this worker's, or
+            // PostgreSQL is away): it never started, and goes back below.
+            if (heldBack.has(index)) return;
+            outcomes.push(
+              await persist(platform, () => settle(checkpoints, smtpContext, leaseToken, recipient, result)),
+            );
             return;
           }
           const checkpoint = journal({ kind: 'accepted', id: recipient.id, providerId: result.providerId }).then(
@@ -386,25 +471,33 @@ const sendClaims = async (
         },
         {
           startBefore: deadline,
-          isStopped: () => isStopped,
+          // A pause or cancel, a stopping process, or a lost database: the messages in
+          // flight finish and are recorded; no new one starts.
+          isStopped: () => isStopped || isProcessStopping() || isDatabaseLost,
           // Each message's last byte waits for its committed mark (R1): a worker killed
           // after it leaves the recipient `unknown`, never sent twice.
-          beforeHandOver: (index) => journal({ kind: 'mark', id: composed[index]!.recipient.id }),
+          beforeHandOver: async (index) => {
+            const isMarked = await journal({ kind: 'mark', id: composed[index]!.recipient.id }).catch(() => false);
+            if (!isMarked) heldBack.add(index);
+            return isMarked;
+          },
         },
       );
       await Promise.all(checkpointing);
-      // What never started goes back at once.
-      await releaseUnstarted(
-        checkpoints,
-        leaseToken,
-        composed.flatMap(({ recipient }, index) => (results[index] ? [] : [recipient.id])),
+      // What never started, or was held back before its body went, goes back at once.
+      const unstarted = composed.flatMap(({ recipient }, index) =>
+        results[index] && !heldBack.has(index) ? [] : [recipient.id],
       );
-      await addCounts(platform.db, sendId, outcomes);
+      await persist(platform, () => releaseUnstarted(checkpoints, leaseToken, unstarted));
+      await bestEffort(platform, addCounts(platform.db, sendId, outcomes));
       if (reservation) {
         const sent = outcomes.filter((outcome) => outcome === 'sent').length;
-        await releaseReservation(platform.db, send.account_id!, reservation, reservation.granted - sent);
+        await bestEffort(
+          platform,
+          releaseReservation(platform.db, send.account_id!, reservation, reservation.granted - sent),
+        );
       }
-      await publishProgress(platform, sendId);
+      await bestEffort(platform, publishProgress(platform, sendId));
     }
   } finally {
     clearInterval(watch);

@@ -347,15 +347,13 @@ describe('slow uploads (R25)', () => {
     const rows = Array.from({ length: 60_000 }, (_, index) => `person${index}@example.com`).join('\n');
     const upload = await openUpload(agent, list.id, `email\n${rows}\n`, 3 * 1024 * 1024);
     // The first 1 MB chunk is stored in its own statement, under an 'uploading' row.
-    await expect
-      .poll(async () => (await importsOf(list.id)).map((row) => row.status), { timeout: 10_000 })
-      .toEqual(['uploading']);
+    await expect.poll(async () => (await importsOf(list.id)).map((row) => row.status)).toEqual(['uploading']);
     const [staged] = await importsOf(list.id);
     expect(await sessionsIn('idle in transaction')).toBe(0);
     expect((await agent.get(`/api/mailing-lists/imports/${staged!.id}`)).statusCode).toBe(404);
     expect((await agent.get('/api/mailing-lists/imports')).json().data).toEqual([]);
     upload.socket.destroy();
-    await expect.poll(async () => (await importsOf(list.id)).length, { timeout: 10_000 }).toBe(0);
+    await expect.poll(async () => (await importsOf(list.id)).length).toBe(0);
     const chunks = await t.platform.db
       .selectFrom('list_import_files')
       .select('seq')

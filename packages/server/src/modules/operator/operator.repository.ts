@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
 
 export type TAuditEntry = {
-  operatorId: number;
+  /** Null for the admin CLI, which acts as whoever runs it on the server. */
+  operatorId: number | null;
   operatorEmail: string;
   action: string;
   targetType: string;

@@ -19,6 +19,8 @@ import {
   createOperatorPlan,
   listAudit,
   listOperatorPlans,
+  listUserAccounts,
+  setAccountDailyCap,
   setUserDisabled,
   systemStatus,
   type TOperator,
@@ -65,6 +67,16 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
     status: true,
     message: request.body.disabled ? 'The user is disabled and signed out.' : 'The user can sign in again.',
     data: await setUserDisabled(platform, operatorOf(request), request.params.id, request.body),
+  }));
+
+  serve(operatorApi.userAccounts, async (request) => ({ data: await listUserAccounts(platform, request.params.id) }));
+  serve(operatorApi.setDailyCap, { config: writeLimit }, async (request) => ({
+    status: true,
+    message:
+      request.body.dailyCap === null
+        ? "The account's daily cap is the user's own setting again."
+        : `The account may send ${request.body.dailyCap.toLocaleString('en-US')} emails a day.`,
+    data: await setAccountDailyCap(platform, operatorOf(request), request.params.id, request.body),
   }));
 
   serve(operatorApi.plans, async () => ({ data: await listOperatorPlans(platform) }));

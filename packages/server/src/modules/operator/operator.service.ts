@@ -1,4 +1,13 @@
-import type { TCreditChange, TOperatorPlan, TPlanInput, TSystemStatus, ZAuditQuery } from '@sendwell/contracts';
+import {
+  OPERATOR_ACCOUNT_MESSAGES,
+  type TCreditChange,
+  type TDailyCapChange,
+  type TOperatorAccount,
+  type TOperatorPlan,
+  type TPlanInput,
+  type TSystemStatus,
+  type ZAuditQuery,
+} from '@sendwell/contracts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
@@ -6,8 +15,10 @@ import { isUniqueViolation } from '../../platform/db';
 import { fieldError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { countLiveProcesses } from '../../platform/presence';
-import { endUserSessions, findUserForOperator, setDisabled } from '../auth/auth.service';
+import { accountRowsOfUser, findAccountForOperator, setOperatorDailyCap } from '../accounts/accounts.service';
+import { endUserSessions, findUserForOperator, setDisabled, timeZoneOf } from '../auth/auth.service';
 import { changeCredits, removeCredits } from '../credits/credits.service';
+import { dailyCapOf, isDailyCapped, sentToday } from '../delivery/delivery.service';
 import { findPlan, insertPlan, listPlansWithUsers, setUserPlan, updatePlan } from '../plans/plans.service';
 import { probeStatus } from '../verification/verification.service';
 import * as repository from './operator.repository';
@@ -18,10 +29,12 @@ import * as repository from './operator.repository';
  */
 
 export type TOperator = { id: number; email: string };
+/** Who an audit entry names: an operator of the web area, or the admin CLI (no user id). */
+export type TActor = { id: number | null; email: string };
 
 const audited = <T>(
   platform: TPlatform,
-  operator: TOperator,
+  operator: TActor,
   entry: Omit<repository.TAuditEntry, 'operatorId' | 'operatorEmail'>,
   change: (trx: Executor) => Promise<T>,
 ) =>
@@ -68,6 +81,67 @@ export const changeUserPlan = async (platform: TPlatform, operator: TOperator, u
     (trx) => setUserPlan(trx, userId, planId),
   );
   return findUserForOperator(platform.db, userId);
+};
+
+type TAccountRow = NonNullable<Awaited<ReturnType<typeof findAccountForOperator>>>;
+
+const toOperatorAccount = async (
+  platform: TPlatform,
+  row: TAccountRow,
+  timeZone: string,
+): Promise<TOperatorAccount> => {
+  const cap = dailyCapOf(row);
+  return {
+    id: row.id,
+    name: row.name,
+    provider: row.provider,
+    driver: row.driver,
+    host: row.host,
+    capped: cap !== null,
+    mail_per_day: row.mail_per_day,
+    operator_mail_per_day: row.operator_mail_per_day,
+    daily_cap: cap,
+    sent_today: cap === null ? 0 : await sentToday(platform.db, row.id, timeZone),
+  };
+};
+
+/** A user's sending accounts with what caps each a day. */
+export const listUserAccounts = async (platform: TPlatform, userId: number) => {
+  await findUserForOperator(platform.db, userId);
+  const [rows, timeZone] = await Promise.all([accountRowsOfUser(platform.db, userId), timeZoneOf(platform.db, userId)]);
+  return Promise.all(rows.map((row) => toOperatorAccount(platform, row, timeZone)));
+};
+
+/**
+ * Sets how many messages an SMTP or Gmail account may send a day, past the form's 1,000 (a
+ * self-hoster's own server), or gives it back to the user's own setting (null); audited with
+ * the reason. Takes effect at the account's next claim, sends already running included.
+ */
+export const setAccountDailyCap = async (
+  platform: TPlatform,
+  actor: TActor,
+  accountId: number,
+  { dailyCap, reason }: TDailyCapChange,
+) => {
+  const row = await findAccountForOperator(platform.db, accountId);
+  if (!row) throw notFound('This sending account does not exist.');
+  if (!isDailyCapped(row)) throw fieldError('dailyCap', OPERATOR_ACCOUNT_MESSAGES.notCapped);
+  await audited(
+    platform,
+    actor,
+    {
+      action: 'account.daily-cap',
+      targetType: 'account',
+      targetId: accountId,
+      details: { user_id: row.user_id, from: row.operator_mail_per_day, to: dailyCap, reason },
+    },
+    (trx) => setOperatorDailyCap(trx, accountId, dailyCap),
+  );
+  return toOperatorAccount(
+    platform,
+    (await findAccountForOperator(platform.db, accountId))!,
+    await timeZoneOf(platform.db, row.user_id),
+  );
 };
 
 /** A disabled user is signed out everywhere at once and cannot sign in again. */

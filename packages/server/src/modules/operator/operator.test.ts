@@ -1,4 +1,4 @@
-import { operatorApi } from '@sendwell/contracts';
+import { OPERATOR_ACCOUNT_MESSAGES, operatorApi } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, TEST_SECRET_KEY, type TTestApp } from '../../../test/app';
 import { startServerProcess } from '../../../test/processes';
@@ -177,6 +177,101 @@ describe('the operator area', () => {
       'user.plan',
       'credits.remove',
       'credits.grant',
+    ]);
+  });
+
+  it('sets an SMTP account’s daily cap past the form’s 1,000 and back to the user’s own, audited; Mailgun has none to set', async () => {
+    const { user, agent } = await signedIn();
+    await t.platform.db.updateTable('users').set({ plan_id: 3 }).where('id', '=', user.id).execute();
+    const { agent: operator } = await signedIn({ operator: true });
+    const { id: smtpId } = await t.platform.db
+      .insertInto('sending_accounts')
+      .values({
+        user_id: user.id,
+        name: 'Own relay',
+        provider: 'smtp',
+        driver: 'smtp',
+        username: 'relay',
+        host: 'relay.example.com',
+        port: 587,
+        encryption: 'tls',
+        from_address: 'news@example.com',
+        mail_per_day: 1000,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const { id: mailgunId } = await t.platform.db
+      .insertInto('sending_accounts')
+      .values({ user_id: user.id, name: 'Mailgun', provider: 'mailgun', domain: 'mg.example.com', region: 'us' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+
+    const listed = await operator.get(`/api/operator/users/${user.id}/accounts`);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().data).toEqual([
+      expect.objectContaining({
+        id: smtpId,
+        capped: true,
+        mail_per_day: 1000,
+        operator_mail_per_day: null,
+        daily_cap: 1000,
+        sent_today: 0,
+      }),
+      expect.objectContaining({ id: mailgunId, capped: false, daily_cap: null }),
+    ]);
+
+    const raised = await operator.post(`/api/operator/accounts/${smtpId}/daily-cap`, {
+      dailyCap: 25_000,
+      reason: 'Their own Postfix relay',
+    });
+    expect(raised.statusCode, raised.body).toBe(200);
+    expect(raised.json()).toMatchObject({
+      message: 'The account may send 25,000 emails a day.',
+      data: { id: smtpId, mail_per_day: 1000, operator_mail_per_day: 25_000, daily_cap: 25_000 },
+    });
+    // The user sees it on their account, and the Send Email page counts against it.
+    const accounts = (await agent.get('/api/settings/accounts')).json().data;
+    expect(accounts.find((account: { id: number }) => account.id === smtpId)).toMatchObject({
+      mailPerDay: 1000,
+      operatorMailPerDay: 25_000,
+    });
+    const content = await agent.get('/api/email/send-email-content', { query: { account: String(smtpId) } });
+    expect(content.json().data.smtpLimit).toBe(25_000);
+
+    // Out of range, an account without a cap, an account that does not exist, a user who is not an operator.
+    const zero = await operator.post(`/api/operator/accounts/${smtpId}/daily-cap`, { dailyCap: 0, reason: 'Stop it' });
+    expect(zero.statusCode).toBe(422);
+    expect(zero.json().errors.dailyCap).toEqual([OPERATOR_ACCOUNT_MESSAGES.dailyCapInvalid]);
+    const mailgun = await operator.post(`/api/operator/accounts/${mailgunId}/daily-cap`, {
+      dailyCap: 5000,
+      reason: 'Raise it',
+    });
+    expect(mailgun.statusCode).toBe(422);
+    expect(mailgun.json().errors.dailyCap).toEqual([OPERATOR_ACCOUNT_MESSAGES.notCapped]);
+    expect(
+      (await operator.post('/api/operator/accounts/999999999/daily-cap', { dailyCap: 5000, reason: 'Raise it' }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await agent.post(`/api/operator/accounts/${smtpId}/daily-cap`, { dailyCap: 1_000_000, reason: 'Myself' }))
+        .statusCode,
+    ).toBe(404);
+
+    const back = await operator.post(`/api/operator/accounts/${smtpId}/daily-cap`, {
+      dailyCap: null,
+      reason: 'The relay is gone',
+    });
+    expect(back.json().data).toMatchObject({ operator_mail_per_day: null, daily_cap: 1000 });
+
+    const audit = (await operator.get('/api/operator/audit', { query: { per_page: '100' } }))
+      .json()
+      .data.filter(
+        (entry: { target_type: string; target_id: string }) =>
+          entry.target_type === 'account' && entry.target_id === String(smtpId),
+      );
+    expect(audit.map((entry: { action: string; details: unknown }) => [entry.action, entry.details])).toEqual([
+      ['account.daily-cap', { user_id: user.id, from: 25_000, to: null, reason: 'The relay is gone' }],
+      ['account.daily-cap', { user_id: user.id, from: null, to: 25_000, reason: 'Their own Postfix relay' }],
     ]);
   });
 

@@ -300,6 +300,23 @@ describe('sending', () => {
     expect((await other.agent.get(`/api/email/sends/${sendId}`)).statusCode).toBe(404);
   });
 
+  it('takes a bodiless action posted with a JSON content type and an empty body; a call that needs a body says what is missing', async () => {
+    const s = await setup();
+    const sendId = (await s.agent.post('/api/email/send', form(s))).json().sendId;
+    await t.platform.db.updateTable('sends').set({ status: 'sending' }).where('id', '=', sendId).execute();
+    const emptyJson = { headers: { 'content-type': 'application/json' } };
+    const paused = await s.agent.post(`/api/email/sends/${sendId}/pause`, '', emptyJson);
+    expect(paused.statusCode, paused.body).toBe(200);
+    await t.platform.db.updateTable('sends').set({ status: 'finished' }).where('id', '=', sendId).execute();
+    const resent = await s.agent.post(`/api/email/sends/${sendId}/resend-unknown`, '', emptyJson);
+    expect(resent.statusCode, resent.body).toBe(200);
+    expect(resent.json().status).toBe(true);
+    const missing = await s.agent.post('/api/email/send', '', emptyJson);
+    expect(missing.statusCode).toBe(422);
+    // Malformed JSON is still refused as such.
+    expect((await s.agent.post(`/api/email/sends/${sendId}/pause`, '{', emptyJson)).statusCode).toBe(400);
+  });
+
   it('schedules for a time in the user zone, only on a plan that allows it', async () => {
     const s = await setup();
     const delivery = `${formatDeliveryTime(new Date(Date.now() + 86_400_000)).slice(0, 10)} 10:00 AM`;

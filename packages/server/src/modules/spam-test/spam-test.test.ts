@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startDnsZone } from '../../../test/dns-zone';
 import { startSpamEngines } from '../../../test/spam-engines';
+import { PROCESS_PATIENCE_MS } from '../../../test/wait';
 import { sealSecret } from '../accounts/secrets';
 import { changeCredits } from '../credits/credits.service';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
@@ -124,7 +125,8 @@ const result = async (agent: ReturnType<typeof createAgent>, id: number) => {
 };
 
 const scored = async (agent: ReturnType<typeof createAgent>, id: number) => {
-  const deadline = Date.now() + 180_000;
+  // SpamAssassin under load takes long (engines' timeout raised for these tests): a process's patience.
+  const deadline = Date.now() + PROCESS_PATIENCE_MS;
   for (;;) {
     const test = await result(agent, id);
     if (test.status === 'scored' || test.status === 'failed') return test;

@@ -460,7 +460,11 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
                 {service && asksMailPerDay(service) && (
                   <NumberInput
                     label="Maximum Email per Day"
-                    description={`${service.label} allows up to ${service.maxPerDay} a day.`}
+                    description={
+                      account?.operatorMailPerDay
+                        ? `The operator set this account's limit to ${account.operatorMailPerDay.toLocaleString('en-US')} a day; it applies instead of this.`
+                        : `${service.label} allows up to ${service.maxPerDay} a day.`
+                    }
                     inputWrapperOrder={['label', 'input', 'description', 'error']}
                     allowDecimal={false}
                     allowNegative={false}

@@ -63,7 +63,11 @@ const AccountDetails = ({ account, providers }: { account: TSendingAccount; prov
         {account.username ?? account.gmail_accounts?.email ?? '—'}
       </Detail>
       <Detail label="From Address">{account.fromAddress ?? '—'}</Detail>
-      <Detail label="Maximum Email per Day">{account.mailPerDay}</Detail>
+      <Detail label="Maximum Email per Day">
+        {account.operatorMailPerDay === null
+          ? account.mailPerDay
+          : `${account.operatorMailPerDay.toLocaleString('en-US')} (set by the operator)`}
+      </Detail>
     </SimpleGrid>
   );
 

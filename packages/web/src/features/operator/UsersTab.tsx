@@ -18,6 +18,7 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { AccountsPanel } from './AccountsPanel';
 import {
   OPERATOR_USERS_URL,
   operatorKeys,
@@ -166,7 +167,7 @@ const DisableForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
   );
 };
 
-type TAction = { kind: 'credits' | 'plan' | 'disable'; user: TOperatorUser } | null;
+type TAction = { kind: 'credits' | 'plan' | 'accounts' | 'disable'; user: TOperatorUser } | null;
 
 export const UsersTab = () => {
   const formatDateTime = useFormatDateTime();
@@ -212,6 +213,9 @@ export const UsersTab = () => {
           <Button size="compact-xs" variant="default" onClick={() => setAction({ kind: 'plan', user })}>
             Plan
           </Button>
+          <Button size="compact-xs" variant="default" onClick={() => setAction({ kind: 'accounts', user })}>
+            Accounts
+          </Button>
           <Button
             size="compact-xs"
             variant="default"
@@ -224,7 +228,7 @@ export const UsersTab = () => {
       ),
     },
   ];
-  const titles = { credits: 'Credits', plan: 'Plan', disable: 'Access' } as const;
+  const titles = { credits: 'Credits', plan: 'Plan', accounts: 'Sending accounts', disable: 'Access' } as const;
   return (
     <>
       <DataTable<TOperatorUser>
@@ -242,10 +246,12 @@ export const UsersTab = () => {
         onClose={close}
         title={action ? `${titles[action.kind]}: ${action.user.email}` : ''}
         centered
+        size={action?.kind === 'accounts' ? 'lg' : 'md'}
         closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {action?.kind === 'credits' && <CreditsForm user={action.user} onClose={close} />}
         {action?.kind === 'plan' && <PlanForm user={action.user} onClose={close} />}
+        {action?.kind === 'accounts' && <AccountsPanel user={action.user} />}
         {action?.kind === 'disable' && <DisableForm user={action.user} onClose={close} />}
       </Modal>
     </>

@@ -1,4 +1,4 @@
-import { operatorApi, routeUrl, type TPlanInput } from '@sendwell/contracts';
+import { operatorApi, routeUrl, type TDailyCapChange, type TPlanInput } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
 
@@ -10,6 +10,7 @@ export const operatorKeys = {
   all: ['operator'] as const,
   users: ['operator', 'users'] as const,
   plans: ['operator', 'plans'] as const,
+  accounts: (userId: number) => ['operator', 'accounts', userId] as const,
   tickets: ['operator', 'tickets'] as const,
   ticket: (id: number) => ['operator', 'ticket', id] as const,
   announcements: ['operator', 'announcements'] as const,
@@ -41,6 +42,16 @@ export const useChangePlan = (id: number) =>
 export const useDisableUser = (id: number) =>
   useOperatorMutation((body: { disabled: boolean; reason: string }) =>
     callRoute(operatorApi.disableUser, { params: { id }, body }),
+  );
+
+export const useUserAccounts = (userId: number) =>
+  useQuery({
+    queryKey: operatorKeys.accounts(userId),
+    queryFn: async ({ signal }) => (await callRoute(operatorApi.userAccounts, { params: { id: userId }, signal })).data,
+  });
+export const useSetDailyCap = (accountId: number) =>
+  useOperatorMutation((body: TDailyCapChange) =>
+    callRoute(operatorApi.setDailyCap, { params: { id: accountId }, body }),
   );
 
 export const useSavePlan = (id: number | null) =>
