@@ -140,7 +140,9 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
   await expect(page.getByRole('heading', { name: 'Edit Scheduled Email' })).toBeVisible();
   await expect(page.getByLabel('Subject')).toHaveValue('Black Friday');
   await expect(page.getByRole('button', { name: /^Delivery date/ })).toContainText(`${year}-${month}-${day}`);
-  await expect(page.getByLabel(/^Delivery time/)).toHaveValue(`${hour!.padStart(2, '0')}:${minute} ${meridiem}`);
+  await expect(page.getByRole('combobox', { name: /^Delivery time/ })).toHaveValue(
+    `${hour!.padStart(2, '0')}:${minute} ${meridiem}`,
+  );
   // The list it goes to is chosen in the form: its subscribers are counted under the field.
   await expect(page.getByText('2 subscribed in total', { exact: false })).toBeVisible();
   await expectAccessible(page, 'edit scheduled email');

@@ -139,7 +139,7 @@ test('Profile: name, time zone (every screen follows it), email by the mailed li
   await expect(row).toContainText('11/13/2030 12:00 AM');
   await row.getByRole('link', { name: 'Edit Tokyo morning' }).click();
   await expect(page.getByRole('button', { name: /^Delivery date/ })).toContainText('2030-11-13');
-  await expect(page.getByLabel(/^Delivery time/)).toHaveValue('12:00 AM');
+  await expect(page.getByRole('combobox', { name: /^Delivery time/ })).toHaveValue('12:00 AM');
   await expect(page.getByText(/Times are in your time zone, Asia\/Tokyo \(UTC\+09:00\)/)).toBeVisible();
   await page.goto(`${baseUrl()}/credit-log`);
   await expect(page.getByTestId('data-table')).toContainText(shownIn(trialAt, 'Asia/Tokyo'));

@@ -55,7 +55,9 @@ export const stateFile = (name: string) => path.resolve(import.meta.dirname, `..
  * saves the sign-in form in every test (the form has journeys of its own: auth, keyboard).
  */
 export const signInOnce = async (user: { email: string; password: string }, file: string) => {
-  const api = await request.newContext({ baseURL: baseUrl() });
+  // An empty state of its own: Playwright lends a request context the file's context options,
+  // and this file's `storageState` is the one being written (it does not exist yet).
+  const api = await request.newContext({ baseURL: baseUrl(), storageState: { cookies: [], origins: [] } });
   try {
     const { token } = (await (await api.get('/api/csrf')).json()) as { token: string };
     const login = await api.post('/api/login', {
