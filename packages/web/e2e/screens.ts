@@ -330,10 +330,10 @@ const openDialog = async (page: Page, name: string | RegExp) => {
  * Runs a row's action: on a phone the row's actions sit behind its "Actions for …" button
  * (DataTable's row menu), which is opened first.
  */
-const rowAction = async (page: Page, row: string, action: string | RegExp) => {
+const rowAction = async (page: Page, row: string, action: string | RegExp, role: 'button' | 'link' = 'button') => {
   const menu = page.getByRole('button', { name: `Actions for ${row}`, exact: true });
   if (await menu.isVisible()) await menu.click();
-  await page.getByRole('button', { name: action }).click();
+  await page.getByRole(role, { name: action }).click();
 };
 
 const wizard = async (page: Page, step: string) => {
@@ -417,8 +417,10 @@ export const screens: TScreen[] = [
     },
     reach: async (page) => {
       await tableWith(page, 'Scheduled Emails', 'Black Friday');
-      await rowAction(page, 'Black Friday preview for subscribers', /^Edit Black Friday/);
-      await openDialog(page, 'Edit Scheduled Email');
+      // Edit opens the spec's page (/scheduled-mails/edit/{id}): the whole Send Email form.
+      await rowAction(page, 'Black Friday preview for subscribers', /^Edit Black Friday/, 'link');
+      await heading(page, 'Edit Scheduled Email');
+      await expect(page.getByLabel('Subject')).toHaveValue(/Black Friday/);
     },
   },
   {
@@ -494,7 +496,7 @@ export const screens: TScreen[] = [
     reach: async (page) => {
       await wizard(page, '5. Options');
       await page.getByLabel('Schedule the first campaign mail').check();
-      await expect(page.getByRole('button', { name: 'First mail at' })).toBeVisible();
+      await expect(page.getByRole('combobox', { name: 'First mail at' })).toBeVisible();
     },
   },
   {

@@ -117,7 +117,8 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   const ann = sent.find((item: { rcpt_to: string[] }) => item.rcpt_to[0] === 'ann@example.com');
   expect(ann.subject).toBe('News for ann <script>alert(2)</script>');
 
-  // Opening the message in the inbox loads its images: the open pixel counts.
+  // The sender reading their own message in the test inbox is no open (R33): it is shown
+  // without its open pixel. The recipient's mail client loading the pixel is one.
   await page.goto(`${baseUrl()}/test-inbox`);
   const table = page.getByTestId('data-table');
   await table.getByRole('row').filter({ hasText: 'ann@example.com' }).getByText(ann.subject).click();
@@ -132,7 +133,28 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
       );
       return rows[0];
     });
+  const shown = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages/${ann.id}/html`)).text();
+  expect(shown).not.toContain('/api/t/o/');
+  const stored = await withDatabase(
+    async (client) =>
+      (await client.query<{ html_body: string }>('select html_body from test_inbox_messages where id = $1', [ann.id]))
+        .rows[0]!.html_body,
+  );
+  const pixel = stored.match(/src="([^"]*\/api\/t\/o\/[^"]+)"/)![1]!.replace(/&amp;/g, '&');
+  expect((await page.request.get(pixel)).headers()['content-type']).toBe('image/gif');
   await expect.poll(async () => (await counts()).opened_count, { timeout: 15_000 }).toBe(1);
+  // One open event: the inbox's view loaded no pixel of its own.
+  const opens = await withDatabase(
+    async (client) =>
+      (
+        await client.query<{ n: number }>(
+          `select count(*)::int as n from delivery_events e join sends s on s.id = e.send_id
+            where $1 = any(s.list_ids) and e.type = 'opened'`,
+          [listIds[0]],
+        )
+      ).rows[0]!.n,
+  );
+  expect(opens).toBe(1);
 
   // The link goes through Sendwell's signed redirect to the stored target.
   const body = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages/${ann.id}/html`)).text();
