@@ -108,7 +108,7 @@ test('the operator grants credits with a reason and the user’s balance moves l
   const accounts = staff.getByRole('dialog', { name: `Sending accounts: ${customer.email}` });
   await expect(accounts.getByText("1,000 a day (the user's setting)")).toBeVisible();
   await expectAccessible(staff, 'operator, a user’s sending accounts');
-  await accounts.getByRole('button', { name: 'Change the daily cap of Own relay' }).click();
+  await accounts.getByRole('button', { name: 'Change cap of Own relay' }).click();
   await accounts.getByLabel(/Emails a day for Own relay/).fill('25000');
   await accounts.getByLabel('Reason').fill('Their own Postfix relay');
   await expectAccessible(staff, 'operator, daily cap');

@@ -56,9 +56,9 @@ describe('AccountsPanel (the operator sets a daily cap)', () => {
     expect(screen.getByText('Not capped')).toBeTruthy();
     expect(screen.getByText('420')).toBeTruthy();
     // Mailgun has no cap to change.
-    expect(screen.getAllByRole('button', { name: /Change the daily cap/ })).toHaveLength(1);
+    expect(screen.getAllByRole('button', { name: /Change cap of/ })).toHaveLength(1);
 
-    fireEvent.click(screen.getByRole('button', { name: 'Change the daily cap of Own relay' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Change cap of Own relay' }));
     const cap = await screen.findByLabelText(/Emails a day for Own relay/);
     fireEvent.change(cap, { target: { value: '25,000' } });
     fireEvent.click(screen.getByRole('button', { name: 'Set daily cap' }));
@@ -82,7 +82,7 @@ describe('AccountsPanel (the operator sets a daily cap)', () => {
     });
     renderWithApp(<AccountsPanel user={USER} />);
     expect(await screen.findByText("25,000 a day (set by an operator; the user's: 1,000)")).toBeTruthy();
-    fireEvent.click(screen.getByRole('button', { name: 'Change the daily cap of Own relay' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Change cap of Own relay' }));
     fireEvent.change(await screen.findByLabelText(/Reason/), { target: { value: 'The relay is gone' } });
     fireEvent.click(screen.getByRole('button', { name: "Use the user's setting" }));
     await waitFor(() => expect(callsTo(fetchMock, SET_CAP)).toHaveLength(1));

@@ -156,7 +156,8 @@ export const AccountsPanel = ({ user }: { user: TOperatorUser }) => {
                     <Button
                       size="compact-xs"
                       variant="default"
-                      aria-label={`Change the daily cap of ${item.name}`}
+                      // The visible words first (WCAG 2.5.3, label in name), then whose cap.
+                      aria-label={`Change cap of ${item.name}`}
                       onClick={() => setEditing(item.id)}
                     >
                       Change cap
