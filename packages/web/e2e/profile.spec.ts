@@ -169,7 +169,7 @@ test('Profile: name, time zone (every screen follows it), email by the mailed li
   await expect(page.getByTestId('profile-email')).toHaveText(newEmail);
   const passwordSection = page.getByRole('region', { name: 'Password' });
   await passwordSection.getByLabel('Current password').fill(user.password);
-  await passwordSection.getByLabel('New password').fill('another-secret');
+  await passwordSection.getByLabel('New password', { exact: true }).fill('another-secret');
   await passwordSection.getByLabel('Confirm new password').fill('another-secret');
   await tabTo(page, passwordSection.getByRole('button', { name: 'Change password' }));
   await page.keyboard.press('Enter');
