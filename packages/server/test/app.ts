@@ -103,6 +103,26 @@ export const seedUser = async (
   return { ...user, password };
 };
 
+/** The test inbox as `userId`'s sending account (what "Connect the test inbox" saves); its id. */
+export const seedTestInboxAccount = async (platform: TPlatform, userId: number, fromAddress = 'news@acme.test') =>
+  (
+    await platform.db
+      .insertInto('sending_accounts')
+      .values({
+        user_id: userId,
+        name: 'Test inbox',
+        provider: 'smtp',
+        driver: 'test-inbox',
+        username: `user-${userId}`,
+        host: '127.0.0.1',
+        port: 2525,
+        encryption: 'tls',
+        from_address: fromAddress,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+
 type TRequestOptions = { headers?: Record<string, string>; query?: Record<string, string> };
 
 /**

@@ -1,7 +1,7 @@
 import { defaultDailyPlan, isWithinWindow, nextAllowedTime, type TDailyPlan, wallClock } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { createAgent, seedTestInboxAccount, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { PROCESS_PATIENCE_MS } from '../../../test/wait';
 import { suppress } from '../suppression/suppression.service';
 import { syncMessages, tickCampaigns } from './scheduler';
@@ -25,21 +25,7 @@ const signedIn = async () => {
   await t.platform.db.updateTable('users').set({ time_zone: NY }).where('id', '=', user.id).execute();
   const agent = createAgent(t.app);
   await agent.signIn(user.email, user.password);
-  const { id: accountId } = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Test inbox',
-      provider: 'smtp',
-      driver: 'test-inbox',
-      username: `user-${user.id}`,
-      host: '127.0.0.1',
-      port: 2525,
-      encryption: 'tls',
-      from_address: 'news@acme.test',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const accountId = await seedTestInboxAccount(t.platform, user.id);
   return { user, agent, accountId };
 };
 

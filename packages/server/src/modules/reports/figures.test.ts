@@ -4,7 +4,14 @@ import { defaultDailyPlan, ratesOf, type TFigures } from '@sendwell/contracts';
 import { parse } from 'csv-parse/sync';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
+import {
+  createAgent,
+  seedTestInboxAccount,
+  seedUser,
+  startTestApp,
+  type TAgent,
+  type TTestApp,
+} from '../../../test/app';
 import { waitFor } from '../../../test/wait';
 import { syncMessages, tickCampaigns } from '../campaigns/scheduler';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
@@ -39,21 +46,7 @@ const signedIn = async () => {
   const user = await seedUser(t.platform, { planId: 3 });
   const agent = createAgent(t.app);
   await agent.signIn(user.email, user.password);
-  const { id: accountId } = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Test inbox',
-      provider: 'smtp',
-      driver: 'test-inbox',
-      username: `user-${user.id}`,
-      host: '127.0.0.1',
-      port: 2525,
-      encryption: 'tls',
-      from_address: 'news@acme.test',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const accountId = await seedTestInboxAccount(t.platform, user.id);
   return { user, agent, accountId };
 };
 

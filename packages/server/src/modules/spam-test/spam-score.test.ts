@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { TSpamReport, TSpamTestResult } from '@sendwell/contracts';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { createAgent, seedTestInboxAccount, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startDnsZone } from '../../../test/dns-zone';
 import { CORPUS, CORPUS_PAIRS, corpusKeys, corpusZone, type TCorpusMessage } from '../../../test/spam-corpus';
 import { startSpamEngines } from '../../../test/spam-engines';
@@ -56,21 +56,7 @@ const seedTester = async (tests: number) => {
   const user = await seedUser(t.platform, { planId: 3 });
   const agent = createAgent(t.app);
   await agent.signIn(user.email, user.password);
-  const { id: accountId } = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Test inbox',
-      provider: 'smtp',
-      driver: 'test-inbox',
-      username: `user-${user.id}`,
-      host: '127.0.0.1',
-      port: 2525,
-      encryption: 'tls',
-      from_address: 'news@good.test',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const accountId = await seedTestInboxAccount(t.platform, user.id, 'news@good.test');
   await t.platform.db
     .transaction()
     .execute((trx) => changeCredits(trx, { userId: user.id, type: 'sale', quantity: tests * 100 }));

@@ -5,7 +5,7 @@ import { dkimSign } from 'mailauth';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { createAgent, seedTestInboxAccount, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startDnsZone } from '../../../test/dns-zone';
 import { startSpamEngines } from '../../../test/spam-engines';
 import { PROCESS_PATIENCE_MS } from '../../../test/wait';
@@ -74,21 +74,7 @@ const seed = async (credits: number) => {
   const user = await seedUser(t.platform, { planId: 3 });
   const agent = createAgent(t.app);
   await agent.signIn(user.email, user.password);
-  const { id: accountId } = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Test inbox',
-      provider: 'smtp',
-      driver: 'test-inbox',
-      username: `user-${user.id}`,
-      host: '127.0.0.1',
-      port: 2525,
-      encryption: 'tls',
-      from_address: 'news@good.test',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const accountId = await seedTestInboxAccount(t.platform, user.id, 'news@good.test');
   const balance = await usable(agent);
   if (credits !== balance) {
     await t.platform.db.transaction().execute((trx) =>
