@@ -1,6 +1,6 @@
-import { Group, Input, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Group, Input, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { hasCsvExtension, LIST_MESSAGES } from '@sendwell/contracts';
-import { IconLock } from '@tabler/icons-react';
+import { IconAlertCircle, IconLock } from '@tabler/icons-react';
 import { type ChangeEvent, useId, useRef, useState } from 'react';
 import { TableScroller } from '../../components/TableScroller';
 import { formatSize } from '../test-inbox/test-inbox.format';
@@ -299,3 +299,19 @@ export const CsvFileSummary = ({ csv, sampleBytes }: { csv: TCsvMapping; sampleB
     </Text>
   );
 };
+
+/** What stops the file being read as mapped: the first row's problem, then any other (each once). */
+export const CsvProblems = ({ firstRowIssue, problem }: { firstRowIssue: string | null; problem: string | null }) => (
+  <>
+    {firstRowIssue && (
+      <Alert color="red" icon={<IconAlertCircle size={18} />} data-testid="first-row-problem">
+        {firstRowIssue}
+      </Alert>
+    )}
+    {problem && problem !== firstRowIssue && (
+      <Alert color="red" icon={<IconAlertCircle size={18} />}>
+        {problem}
+      </Alert>
+    )}
+  </>
+);

@@ -9,13 +9,20 @@ import {
   usableCredit,
   ZImportMapping,
 } from '@sendwell/contracts';
-import { IconAlertCircle, IconAlertTriangle } from '@tabler/icons-react';
+import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { useUserQuery } from '../../app/session';
 import { formatSize } from '../test-inbox/test-inbox.format';
-import { CsvColumnsTable, CsvFileField, CsvFileSummary, CsvPreviewTable, useCsvMapping } from './CsvMapping';
+import {
+  CsvColumnsTable,
+  CsvFileField,
+  CsvFileSummary,
+  CsvPreviewTable,
+  CsvProblems,
+  useCsvMapping,
+} from './CsvMapping';
 import {
   CSV_SAMPLE_BYTES,
   emailColumnOf,
@@ -165,17 +172,7 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
         />
       )}
 
-      {firstRowIssue && (
-        <Alert color="red" icon={<IconAlertCircle size={18} />} data-testid="first-row-problem">
-          {firstRowIssue}
-        </Alert>
-      )}
-
-      {problem && problem !== firstRowIssue && (
-        <Alert color="red" icon={<IconAlertCircle size={18} />}>
-          {problem}
-        </Alert>
-      )}
+      <CsvProblems firstRowIssue={firstRowIssue} problem={problem} />
 
       <Group justify="flex-end">
         <Button variant="default" onClick={onClose} disabled={startImport.isPending}>

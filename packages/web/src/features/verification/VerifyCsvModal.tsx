@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
 import {
   distinctEntries,
   firstRowProblem,
@@ -8,12 +8,18 @@ import {
   VERIFY_MESSAGES,
   verificationApi,
 } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError, callRoute } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
-import { CsvColumnsTable, CsvFileField, CsvFileSummary, CsvPreviewTable, useCsvMapping } from '../lists/CsvMapping';
+import {
+  CsvColumnsTable,
+  CsvFileField,
+  CsvFileSummary,
+  CsvPreviewTable,
+  CsvProblems,
+  useCsvMapping,
+} from '../lists/CsvMapping';
 import { CSV_SAMPLE_BYTES, dataRowsOf, emailColumnOf, previewRows } from '../lists/csv-preview';
 import { formatCount } from '../lists/lists.format';
 
@@ -102,16 +108,7 @@ const VerifyCsvForm = ({
           )}
         </>
       )}
-      {firstRowIssue && (
-        <Alert color="red" icon={<IconAlertCircle size={18} />} data-testid="first-row-problem">
-          {firstRowIssue}
-        </Alert>
-      )}
-      {problem && problem !== firstRowIssue && (
-        <Alert color="red" icon={<IconAlertCircle size={18} />}>
-          {problem}
-        </Alert>
-      )}
+      <CsvProblems firstRowIssue={firstRowIssue} problem={problem} />
       <Group justify="flex-end">
         <Button variant="default" onClick={onClose} disabled={store.isPending}>
           Cancel
