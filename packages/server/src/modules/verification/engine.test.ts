@@ -2,6 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import { VERIFY_MESSAGES } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVerifyPeers } from '../../../test/verify-peers';
+import { PATIENCE_MS, waitFor } from '../../../test/wait';
 import { createLocalSlots } from '../../platform/shared-slots';
 import { precheck, type TEngineOptions, verifyAddresses } from './engine';
 
@@ -164,6 +165,9 @@ describe('the probe’s reach (R35) and its connections per mail server (R36)', 
   it('holds connections to one mail server to the limit across the domains it serves, and lets other domains go on meanwhile', async () => {
     const shared = (domain: string, count: number) =>
       Array.from({ length: count }, (_, index) => `ok${index}@${domain}`);
+    const closed = () =>
+      waitFor(() => (peers.connections.openByServer.get('mx.shared.test') ?? 0) === 0, PATIENCE_MS, 'closed');
+    await closed();
     peers.connections.reset();
     const results = await verifyAddresses([...shared('shared-a.test', 12), ...shared('shared-b.test', 12)], {
       ...options(),
@@ -173,6 +177,8 @@ describe('the probe’s reach (R35) and its connections per mail server (R36)', 
     // Each domain alone would have asked on two connections: four at once without the server's limit.
     expect(peers.connections.maxByServer.get('mx.shared.test')).toBe(2);
 
+    // The first run's connections are closed on the server's side before counting again.
+    await closed();
     peers.connections.reset();
     const order: string[] = [];
     await verifyAddresses(

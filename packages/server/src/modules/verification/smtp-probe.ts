@@ -137,6 +137,18 @@ export const openProbe = async ({
     rcpt: (address) => command(`RCPT TO:<${address}>`),
     quit: async () => {
       await command('QUIT').catch(() => {});
+      // The server closes its end after 221: waiting for that (a step's timeout at most)
+      // means the connection is gone on its side too before this slot opens another (R36).
+      if (!socket.destroyed) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, stepTimeoutMs);
+          socket.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          socket.end();
+        });
+      }
       socket.destroy();
     },
   };
