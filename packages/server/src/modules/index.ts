@@ -11,6 +11,7 @@ import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
+import { breakerEmailJob } from './delivery/circuit-breaker.jobs';
 import { dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './delivery/delivery.jobs';
 import { scheduledListUsage } from './delivery/delivery.service';
 import { bounceListener, bounceRoute, feedbackRoute } from './delivery-events/bounces';
@@ -106,7 +107,7 @@ export const modules: TModule[] = [
   {
     name: 'delivery',
     listUsageCheck: scheduledListUsage,
-    jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob] as TJobDefinition[],
+    jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, breakerEmailJob] as TJobDefinition[],
     onWorkerStart: watchSending,
   },
   // The outside world's word about messages: provider webhooks, bounces, tracking, unsubscribes.

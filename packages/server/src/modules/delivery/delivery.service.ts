@@ -362,6 +362,7 @@ export const sendProgress = async (platform: TPlatform, userId: number, sendId: 
     complained_count: send.complained_count,
     unsubscribed_count: send.unsubscribed_count,
     note: send.note ?? send.error,
+    breaker_reason: send.breaker_reason,
     deliver_at: iso(send.deliver_at),
     started_at: iso(send.started_at),
     finished_at: iso(send.finished_at),
@@ -413,6 +414,8 @@ export const findRecipientByUnsubscribeRef = async (platform: TPlatform, ref: st
   return recipient;
 };
 
+/** The circuit breaker: every intake has the sends its events touched judged (issue 31). */
+export { judgeSends } from './circuit-breaker.service';
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
 export { dailyCapOf, isDailyCapped, sentToday } from './daily-cap';
 /** The recipient state outside events change (delivery-events applies them). */
