@@ -4,7 +4,7 @@ import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
 import { startSmtpSink } from '../../../test/smtp-sink';
 import { PROCESS_PATIENCE_MS } from '../../../test/wait';
@@ -310,5 +310,50 @@ describe('the circuit breaker', () => {
     // Cancelled from the pause: nothing more goes, the reason stays on record.
     await cancelSend(t.platform, strict.user.id, strict.sendId);
     expect((await sendRow(strict.sendId)).status).toBe('cancelled');
+  });
+
+  it("saves an account's lines on their own: checked, the user's own account only", async () => {
+    const { user, accountId } = await seedList(['a@example.com']);
+    const agent = createAgent(t.app);
+    await agent.signIn(user.email, user.password);
+    const listed = await agent.get('/api/settings/accounts');
+    expect(listed.json().data[0]).toMatchObject({
+      id: accountId,
+      breakerBouncePercent: 5,
+      breakerComplaintPercent: 0.1,
+    });
+
+    const refused = await agent.post(`/api/settings/account/${accountId}/breaker`, {
+      breakerBouncePercent: 0,
+      breakerComplaintPercent: 0.3,
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(JSON.stringify(refused.json())).toContain('The hard-bounce limit must be more than 0%.');
+
+    const saved = await agent.post(`/api/settings/account/${accountId}/breaker`, {
+      breakerBouncePercent: 2.5,
+      breakerComplaintPercent: 0.3,
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json()).toMatchObject({
+      status: true,
+      message: 'The limits of this account are saved.',
+      data: { id: accountId, breakerBouncePercent: 2.5, breakerComplaintPercent: 0.3 },
+    });
+
+    const other = await seedUser(t.platform, { planId: 3 });
+    const stranger = createAgent(t.app);
+    await stranger.signIn(other.email, other.password);
+    const notTheirs = await stranger.post(`/api/settings/account/${accountId}/breaker`, {
+      breakerBouncePercent: 50,
+      breakerComplaintPercent: 50,
+    });
+    expect(notTheirs.statusCode).toBe(404);
+    const row = await t.platform.db
+      .selectFrom('sending_accounts')
+      .select(['breaker_bounce_percent', 'breaker_complaint_percent'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ breaker_bounce_percent: 2.5, breaker_complaint_percent: 0.3 });
   });
 });
