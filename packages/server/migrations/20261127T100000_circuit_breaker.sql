@@ -17,7 +17,9 @@ alter table sends
   add column breaker_reason text;
 
 -- The same for a drip campaign, whose messages are one engine send each: the campaign is
--- stopped (`running` false) and says why until the user starts it again.
+-- stopped (`running` false) and says why until the user starts it again. Started again, it
+-- is judged on its messages after `breaker_after_message_id` (the last one judged at the stop).
 alter table campaigns
   add column breaker_tripped_at timestamptz,
-  add column breaker_reason text;
+  add column breaker_reason text,
+  add column breaker_after_message_id bigint not null default 0;

@@ -7,6 +7,7 @@ import { cleanUpAuth } from './auth/auth.service';
 import { profileJobs } from './auth/profile.jobs';
 import { profileRoutes } from './auth/profile.routes';
 import { billingRoutes } from './billing/billing.routes';
+import { campaignBreakerEmailJob } from './campaigns/campaign-breaker.jobs';
 import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
 import { contactRoutes } from './contact/contact.routes';
@@ -133,7 +134,11 @@ export const modules: TModule[] = [
     inboundRoutes: [spamTestRoute],
   },
   // Drip campaigns: the wizard, the views, and the scheduler's tick (each step handed to the engine).
-  { name: 'campaigns', routes: [campaignRoutes], jobs: [tickCampaignsJob] as TJobDefinition[] },
+  {
+    name: 'campaigns',
+    routes: [campaignRoutes],
+    jobs: [tickCampaignsJob, campaignBreakerEmailJob] as TJobDefinition[],
+  },
   { name: 'operator', routes: [operatorRoutes] },
 ];
 

@@ -300,6 +300,8 @@ export type CampaignsTable = {
   /** When the circuit breaker stopped the campaign, and why (issue 31); cleared when it starts again. */
   breaker_tripped_at: Date | null;
   breaker_reason: string | null;
+  /** Started again after the breaker stopped it, the campaign is judged on its messages after this one. */
+  breaker_after_message_id: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };

@@ -1019,3 +1019,13 @@ export const tripSendBreaker = async (db: Executor, sendId: number, reason: stri
                  where id = ${sendId} and status = 'sending' and breaker_tripped_at is null`.execute(db)
     ).numAffectedRows ?? 0,
   ) > 0;
+
+/** Of these sends, the ones with a hard bounce (a permanent failure event): a drip campaign's breaker counts them. */
+export const findHardBouncedSends = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{ send_id: number }>`
+          select distinct send_id from delivery_events
+           where send_id = any(${sendIds}::bigint[]) and type = 'failed' and severity = 'permanent'`.execute(db)
+      ).rows.map((row) => Number(row.send_id));

@@ -426,6 +426,7 @@ export {
   FIRST_TIME,
   failRecipient,
   findBounceSplit,
+  findHardBouncedSends,
   findSendLink,
   findSendRecipientsByEmails,
   findUserSend,
