@@ -31,6 +31,7 @@ export * from './sending/dashboard';
 export * from './sending/figures';
 export * from './sending/history';
 export * from './sending/history.routes';
+export * from './sending/pre-send';
 export * from './sending/send-email.routes';
 export * from './sending/sending';
 export * from './sending/suppression';

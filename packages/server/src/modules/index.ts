@@ -12,6 +12,7 @@ import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
+import { preSendRoutes } from './deliverability/pre-send.routes';
 import { breakerEmailJob } from './delivery/circuit-breaker.jobs';
 import { dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './delivery/delivery.jobs';
 import { scheduledListUsage } from './delivery/delivery.service';
@@ -140,6 +141,8 @@ export const modules: TModule[] = [
     jobs: [tickCampaignsJob, campaignBreakerEmailJob] as TJobDefinition[],
   },
   { name: 'operator', routes: [operatorRoutes] },
+  // The pre-send check (issue 31): DNS, the spam test's content checks and the lists, before Send Email's confirmation.
+  { name: 'deliverability', routes: [preSendRoutes] },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);

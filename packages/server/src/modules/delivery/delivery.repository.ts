@@ -1020,6 +1020,26 @@ export const tripSendBreaker = async (db: Executor, sendId: number, reason: stri
     ).numAffectedRows ?? 0,
   ) > 0;
 
+/**
+ * How recent sends to any of these lists went (the pre-send check): their messages handed
+ * over, hard bounces and complaints, over the last `days` days. Sends of the `lists` source
+ * naming one of the lists; each send's failure events are few.
+ */
+export const recentListFigures = async (db: Executor, userId: number, listIds: number[], days: number) =>
+  (
+    await sql<{ sends: number; attempts: number; hard_bounces: number; complaints: number }>`
+      with recent as (
+        select id, sent_count, unknown_count, complained_count from sends
+         where user_id = ${userId} and source = 'lists' and list_ids && ${listIds}::bigint[]
+           and created_at > now() - make_interval(days => ${days}) and status in ('finished', 'sending', 'paused', 'cancelled'))
+      select count(*)::int as sends,
+             coalesce(sum(sent_count + unknown_count), 0)::int as attempts,
+             coalesce(sum(complained_count), 0)::int as complaints,
+             (select count(*)::int from delivery_events e
+               where e.send_id in (select id from recent) and e.type = 'failed' and e.severity = 'permanent') as hard_bounces
+        from recent`.execute(db)
+  ).rows[0]!;
+
 /** Of these sends, the ones with a hard bounce (a permanent failure event): a drip campaign's breaker counts them. */
 export const findHardBouncedSends = async (db: Executor, sendIds: number[]) =>
   sendIds.length === 0
