@@ -28,6 +28,7 @@ export * from './realtime/events';
 export * from './registration/registration.routes';
 export * from './sending/circuit-breaker';
 export * from './sending/dashboard';
+export * from './sending/engagement';
 export * from './sending/figures';
 export * from './sending/history';
 export * from './sending/history.routes';

@@ -558,6 +558,10 @@ export type SendsTable = {
   /** When the circuit breaker paused the send (once), and why (issue 31). */
   breaker_tripped_at: Date | null;
   breaker_reason: string | null;
+  /** A re-send by engagement (issue 31): its audience is this send's recipients who did this. */
+  resend_of: Generated<number | null>;
+  resend_audience: Generated<'not-opened' | 'opened' | 'clicked' | null>;
+  resend_link_id: Generated<number | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };

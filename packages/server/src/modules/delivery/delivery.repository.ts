@@ -476,6 +476,87 @@ export const insertListAudience = async (
 };
 
 /**
+ * Re-send by engagement (issue 31 §3): a previous send's recipients who did (or did not)
+ * engage, as one query fragment for the count shown before confirming and for the snapshot,
+ * so both read the same rule: accepted and not failed; not opened / opened / clicked (a given
+ * link); never unsubscribed or complained through that send; not suppressed now; and still
+ * subscribed to one of its lists (an unsubscribe since, from any message, is respected).
+ */
+const engagedRecipientsOf = (
+  previous: { id: number; user_id: number; list_ids: number[] },
+  audience: 'not-opened' | 'opened' | 'clicked',
+  linkId: number | null,
+) => {
+  const filter =
+    audience === 'not-opened'
+      ? sql`r.opened_at is null and r.clicked_at is null`
+      : audience === 'opened'
+        ? sql`r.opened_at is not null`
+        : linkId === null
+          ? sql`r.clicked_at is not null`
+          : sql`exists (select 1 from delivery_events e
+                         where e.send_id = ${previous.id} and e.recipient_id = r.id and e.type = 'clicked'
+                           and e.link_id = ${linkId})`;
+  return sql`(select r.user_id, r.email, r.name, r.fields from send_recipients r
+     where r.send_id = ${previous.id} and r.sent_at is not null and r.status <> 'failed'
+       and r.unsubscribed_at is null and r.complained_at is null and ${filter}
+       and ${notSuppressed(sql`r.user_id`, sql`r.email`)}
+       and lower(r.email) in (select lower(m.email) from ${subscribedMembersOf(previous.user_id, previous.list_ids)} m))`;
+};
+
+export const countEngagedRecipients = async (
+  db: Executor,
+  previous: { id: number; user_id: number; list_ids: number[] },
+  audience: 'not-opened' | 'opened' | 'clicked',
+  linkId: number | null,
+) =>
+  (
+    await sql<{
+      count: number;
+    }>`select count(*)::int as count from ${engagedRecipientsOf(previous, audience, linkId)} a`.execute(db)
+  ).rows[0]?.count ?? 0;
+
+/** The snapshot of a re-send by engagement: the previous send's engaged recipients, once each. */
+export const insertEngagedAudience = async (
+  trx: Executor,
+  send: {
+    id: number;
+    user_id: number;
+    resend_of: number | null;
+    resend_audience: string | null;
+    resend_link_id: number | null;
+  },
+) => {
+  if (send.resend_of === null) return;
+  const previous = await trx
+    .selectFrom('sends')
+    .select(['id', 'user_id', 'list_ids'])
+    .where('id', '=', send.resend_of)
+    .where('user_id', '=', send.user_id)
+    .executeTakeFirst();
+  if (!previous) return;
+  await sql`
+    insert into send_recipients (send_id, user_id, email, name, fields, token)
+    select ${send.id}, a.user_id, a.email, a.name, a.fields, replace(gen_random_uuid()::text, '-', '')
+      from ${engagedRecipientsOf(
+        { id: Number(previous.id), user_id: previous.user_id, list_ids: previous.list_ids.map(Number) },
+        send.resend_audience as 'not-opened' | 'opened' | 'clicked',
+        send.resend_link_id === null ? null : Number(send.resend_link_id),
+      )} a
+    on conflict (send_id, lower(email)) do nothing`.execute(trx);
+};
+
+/** A send's tracked links and how many of its recipients clicked each. */
+export const findLinkClicks = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ id: number; url: string; clicked: number }>`
+      select l.id, l.url, count(distinct e.recipient_id)::int as clicked
+        from send_links l left join delivery_events e on e.link_id = l.id and e.send_id = ${sendId} and e.type = 'clicked'
+       where l.send_id = ${sendId}
+       group by l.id, l.url order by l.id`.execute(db)
+  ).rows.map((row) => ({ ...row, id: Number(row.id) }));
+
+/**
  * The recipients a source gives with its send (a drip step's, a spam test's address), less
  * the suppressed, once per address (the first given wins). Answers how many were kept.
  */

@@ -392,6 +392,9 @@ export const composeSample = async (
     waiting_until: null,
     breaker_tripped_at: null,
     breaker_reason: null,
+    resend_of: null,
+    resend_audience: null,
+    resend_link_id: null,
     created_at: now,
     updated_at: now,
   } satisfies Selectable<SendsTable>;
