@@ -15,6 +15,7 @@ import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
 import { SendProgressCard } from '../send-email/SendProgressCard';
 import { isSendActive, useSendProgress } from '../send-email/send-email.queries';
+import { EngagementResend } from './EngagementResend';
 import { exportUrl, historyKeys, useLiveHistory } from './history.queries';
 import { SendFigures } from './SendFigures';
 
@@ -80,6 +81,9 @@ export const HistoryDetailsPage = () => {
             <Anchor component={Link} to="/history" size="sm">
               Back to History
             </Anchor>
+            {send && progress.data && ['finished', 'cancelled'].includes(progress.data.status) && (
+              <EngagementResend sendId={id} accountId={accountId} subject={send.subject} />
+            )}
             <Button
               component="a"
               href={`${exportUrl(accountId, id)}?${toSearchParams({ event_type: eventType })}`}
