@@ -119,7 +119,7 @@ export const PreSendChecklist = ({
       </Accordion>
       {check.hasFailures && (
         <Alert color="red" icon={<IconAlertTriangle size={18} />} data-testid="pre-send-failures">
-          Some checks found problems that may send this email to spam or get it refused. Send anyway?
+          Some checks found problems that may send this email to spam or get it refused. Send it anyway?
         </Alert>
       )}
     </Stack>

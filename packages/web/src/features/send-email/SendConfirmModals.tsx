@@ -241,7 +241,7 @@ export const SendConfirmModal = ({
               color={hasFailures ? 'red' : undefined}
               data-autofocus
             >
-              {hasFailures ? 'Send anyway' : 'Yes, send it'}
+              Yes, send it
             </Button>
           </Group>
         </Stack>

@@ -423,9 +423,9 @@ describe('SendEmailPage', () => {
     fireEvent.click(domain.getByRole('button', { name: /Sending domain/ }));
     expect(await domain.findByText('example.com publishes no SPF record.')).toBeTruthy();
     expect(domain.getByText('What to do: Add a TXT record to example.com that allows your server.')).toBeTruthy();
-    expect(confirm.getByTestId('pre-send-failures').textContent).toContain('Send anyway?');
-    // Nothing is blocked: the user sends anyway.
-    fireEvent.click(confirm.getByRole('button', { name: 'Send anyway' }));
+    expect(confirm.getByTestId('pre-send-failures').textContent).toContain('Send it anyway?');
+    // Nothing is blocked: the user answers yes and it goes.
+    fireEvent.click(confirm.getByRole('button', { name: 'Yes, send it' }));
     await waitFor(() => expect(callsTo(fetchMock, SEND)).toHaveLength(1));
   });
 
