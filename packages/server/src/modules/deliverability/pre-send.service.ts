@@ -5,7 +5,7 @@ import {
   type TSpamCheck,
   type ZPreSendRequest,
 } from '@sendwell/contracts';
-import { spf } from 'mailauth/lib/spf';
+import { spf } from 'mailauth/lib/spf/index.js';
 import { getDomain } from 'tldts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
