@@ -115,3 +115,67 @@ test('checks a send before it goes, then sends it again to those who did not ope
     )
     .toEqual(['bob@example.com', 'cy@example.com']);
 });
+
+test('pauses a send whose addresses bounce, says why on its progress card, and goes on when resumed', async ({
+  page,
+}) => {
+  const sender = { email: `breaker-${Date.now()}@example.com`, password: 'secret123', name: 'Bo Bounce' };
+  admin('create-user', sender.email, '--name', sender.name, '--password', sender.password, '--plan', '3');
+  await signIn(page, sender);
+  await connectTestInbox(page);
+  // 300 members, every fifth at bounce.test, whose addresses the test inbox refuses (550 5.1.1).
+  await withDatabase(async (client) => {
+    const { rows } = await client.query<{ user_id: string; account_id: string }>(
+      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
+        where u.email = $1`,
+      [sender.email],
+    );
+    const { user_id: userId, account_id: accountId } = rows[0]!;
+    const list = await client.query<{ id: string }>(
+      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
+       values ($1, $2, 'old', 'example.com', 'old@example.com', 'Old list') returning id`,
+      [userId, accountId],
+    );
+    await client.query(
+      `insert into list_members (user_id, list_id, account_id, email, verified)
+       select $1, $2, $3, case when n % 5 = 0 then 'gone' || n || '@bounce.test' else 'm' || n || '@example.com' end, true
+         from generate_series(1, 300) n`,
+      [userId, list.rows[0]!.id, accountId],
+    );
+  });
+
+  await page.goto(`${baseUrl()}/send-email`);
+  await page.getByLabel('Sender Name').fill('Bo');
+  await page.getByLabel('Mailing lists').click();
+  await page.getByRole('option', { name: /Old list/ }).click();
+  await page.keyboard.press('Escape');
+  await page.getByLabel('Subject').fill('Breaker journey');
+  await page.getByLabel('HTML message').fill('<p>Hello from an old list.</p>');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Send this email?' }).getByRole('button', { name: 'Yes, send it' }).click();
+
+  const progress = page.getByTestId('send-progress');
+  await expect(progress.getByTestId('send-status')).toHaveText('paused', { timeout: 60_000 });
+  const reason = progress.getByTestId('breaker-reason');
+  await expect(reason).toContainText('Paused by Sendwell to protect your sender');
+  // Judged at 200 messages (the claim that reached them), past the account's 5 %.
+  await expect(reason).toContainText(
+    /hard bounces reached \d+% \(\d+ of the first 200 messages\), above your account's limit of 5%/,
+  );
+  await expectAccessible(page, 'progress card paused by the circuit breaker');
+  // The rest waited: 100 of the 300 were never handed over.
+  const waiting = await withDatabase(
+    async (client) =>
+      (
+        await client.query<{ n: number }>(
+          `select count(*)::int as n from send_recipients r join sends s on s.id = r.send_id
+            where s.subject = 'Breaker journey' and r.status = 'pending'`,
+        )
+      ).rows[0]!.n,
+  );
+  expect(waiting).toBe(100);
+
+  await progress.getByRole('button', { name: 'Resume' }).click();
+  await expect(progress.getByTestId('send-status')).toHaveText('finished', { timeout: 60_000 });
+  await expect(progress.getByTestId('breaker-reason')).toHaveCount(0);
+});
