@@ -18,6 +18,7 @@ import { runB10 } from './b10-spam-test';
 import { runB11 } from './b11-dashboard';
 import { runB12 } from './b12-crash-recovery';
 import { runB13 } from './b13-rolling-restart';
+import { runB14 } from './b14-pre-send';
 import { runB15 } from './b15-delayed-jobs';
 import type { TFigure } from './figures';
 
@@ -35,6 +36,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B11: runB11,
   B12: runB12,
   B13: runB13,
+  B14: runB14,
   B15: runB15,
 };
 

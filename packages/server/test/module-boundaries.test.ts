@@ -101,7 +101,7 @@ const LAYERS: string[][] = [
   ['delivery'],
   ['delivery-events', 'reports', 'send-email'],
   ['spam-test', 'campaigns'],
-  ['operator'],
+  ['operator', 'deliverability'],
 ];
 
 const sourcesOf = (dir: string): string[] =>

@@ -239,6 +239,9 @@ export const ZSendingAccount = z.object({
   mailPerDay: z.number().int(),
   /** The daily cap an operator set for this account, which applies instead of `mailPerDay`; null when none. */
   operatorMailPerDay: z.number().int().nullable(),
+  /** The circuit breaker's lines (issue 31): a send pauses past them, in percent of its messages. */
+  breakerBouncePercent: z.number(),
+  breakerComplaintPercent: z.number(),
   hasPassword: z.boolean(),
   gmail_accounts: z.object({ email: z.string() }).nullable(),
   /** The domain of the addresses of this account's mailing lists (alias@listDomain). */

@@ -270,6 +270,8 @@ export const ZCampaignGeneral = z.object({
   track_opens: z.boolean(),
   dailyPlan: ZDailyPlan,
   is_draft: z.boolean(),
+  /** Why the circuit breaker stopped the campaign (issue 31), until it is started again; null otherwise. */
+  breaker_reason: z.string().nullable().optional(),
 });
 export type TCampaignGeneral = z.infer<typeof ZCampaignGeneral>;
 

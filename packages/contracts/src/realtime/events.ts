@@ -41,6 +41,8 @@ export const realtimeEvents = {
     failed_count: z.number().int(),
     unknown_count: z.number().int(),
     note: z.string().nullable(),
+    /** Why the circuit breaker paused the send (issue 31); null if it never did. */
+    breaker_reason: z.string().nullable().optional(),
   }),
   /** An operator answered or closed one of the user's tickets: the badge and the open ticket refresh. */
   TicketEvent: z.object({ id: z.number().int(), unread: z.number().int() }),

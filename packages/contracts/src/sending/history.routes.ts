@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute, ZIdParams } from '../http/routes';
+import { ZEngagementAudience, ZEngagementCount, ZEngagementResend } from './engagement';
 import {
   ZEditEmailData,
   ZHistoryCounts,
@@ -29,6 +30,22 @@ export const historyApi = {
     path: '/history/resend',
     body: z.object({ accountId: z.coerce.number().int().positive(), id: z.coerce.number().int().positive() }),
     response: ZStatusMessage.extend({ id: z.number().int() }),
+  }),
+  /** Re-send by engagement (issue 31; paths of ours beside `/history/resend`): how many it would reach. */
+  engagementCount: defineRoute({
+    method: 'GET',
+    path: '/history/resend-engagement/:id',
+    params: ZIdParams,
+    query: ZEngagementAudience,
+    response: ZEngagementCount,
+  }),
+  /** A new send to the previous send's recipients who did (or did not) engage. */
+  resendEngagement: defineRoute({
+    method: 'POST',
+    path: '/history/resend-engagement/:id',
+    params: ZIdParams,
+    body: ZEngagementResend,
+    response: ZStatusMessage.extend({ id: z.number().int(), count: z.number().int() }),
   }),
   details: defineRoute({
     method: 'GET',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, ZIdParams } from '../http/routes';
+import { ZPreSendCheck, ZPreSendRequest } from './pre-send';
 import {
   ZAccountListsResponse,
   ZDuplicatesRequest,
@@ -39,6 +40,13 @@ export const sendEmailApi = {
     response: ZDuplicatesResponse,
   }),
   send: defineRoute({ method: 'POST', path: '/email/send', body: ZSendEmailRequest, response: ZSendEmailResponse }),
+  /** The pre-send check (issue 31 §1; a path of ours beside `/email/send`): the form as it would be sent. */
+  preSendCheck: defineRoute({
+    method: 'POST',
+    path: '/email/pre-send-check',
+    body: ZPreSendRequest,
+    response: ZPreSendCheck,
+  }),
   progress: defineRoute({
     method: 'GET',
     path: '/email/sends/:id',

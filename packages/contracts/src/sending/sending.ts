@@ -469,6 +469,8 @@ export const ZSendProgress = z.object({
   unsubscribed_count: z.number().int(),
   /** Why the send waits (the SMTP daily cap) or failed; null otherwise. */
   note: z.string().nullable(),
+  /** Why the circuit breaker paused the send (issue 31), shown while it is paused; null if it never did. */
+  breaker_reason: z.string().nullable().optional(),
   deliver_at: z.string().nullable(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

@@ -7,10 +7,13 @@ import { cleanUpAuth } from './auth/auth.service';
 import { profileJobs } from './auth/profile.jobs';
 import { profileRoutes } from './auth/profile.routes';
 import { billingRoutes } from './billing/billing.routes';
+import { campaignBreakerEmailJob } from './campaigns/campaign-breaker.jobs';
 import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
+import { preSendRoutes } from './deliverability/pre-send.routes';
+import { breakerEmailJob } from './delivery/circuit-breaker.jobs';
 import { dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './delivery/delivery.jobs';
 import { scheduledListUsage } from './delivery/delivery.service';
 import { bounceListener, bounceRoute, feedbackRoute } from './delivery-events/bounces';
@@ -106,7 +109,7 @@ export const modules: TModule[] = [
   {
     name: 'delivery',
     listUsageCheck: scheduledListUsage,
-    jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob] as TJobDefinition[],
+    jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, breakerEmailJob] as TJobDefinition[],
     onWorkerStart: watchSending,
   },
   // The outside world's word about messages: provider webhooks, bounces, tracking, unsubscribes.
@@ -132,8 +135,14 @@ export const modules: TModule[] = [
     inboundRoutes: [spamTestRoute],
   },
   // Drip campaigns: the wizard, the views, and the scheduler's tick (each step handed to the engine).
-  { name: 'campaigns', routes: [campaignRoutes], jobs: [tickCampaignsJob] as TJobDefinition[] },
+  {
+    name: 'campaigns',
+    routes: [campaignRoutes],
+    jobs: [tickCampaignsJob, campaignBreakerEmailJob] as TJobDefinition[],
+  },
   { name: 'operator', routes: [operatorRoutes] },
+  // The pre-send check (issue 31): DNS, the spam test's content checks and the lists, before Send Email's confirmation.
+  { name: 'deliverability', routes: [preSendRoutes] },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);

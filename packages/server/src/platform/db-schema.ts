@@ -236,6 +236,9 @@ export type SendingAccountsTable = {
   mail_per_day: Generated<number>;
   /** The operator's cap, replacing mail_per_day when set (1 to 10,000,000). */
   operator_mail_per_day: number | null;
+  /** The circuit breaker's lines, in percent of the messages handed over (issue 31). */
+  breaker_bounce_percent: Generated<number>;
+  breaker_complaint_percent: Generated<number>;
   password_encrypted: Buffer | null;
   google_email: string | null;
   oauth_refresh_token_encrypted: Buffer | null;
@@ -294,6 +297,11 @@ export type CampaignsTable = {
   mail_per_delay: Generated<number>;
   daily_plan: unknown;
   variables: Generated<unknown>;
+  /** When the circuit breaker stopped the campaign, and why (issue 31); cleared when it starts again. */
+  breaker_tripped_at: Date | null;
+  breaker_reason: string | null;
+  /** Started again after the breaker stopped it, the campaign is judged on its messages after this one. */
+  breaker_after_message_id: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
@@ -547,6 +555,13 @@ export type SendsTable = {
   /** Why the send waits (the SMTP daily cap); shown with its progress and in the history. */
   note: string | null;
   waiting_until: Date | null;
+  /** When the circuit breaker paused the send (once), and why (issue 31). */
+  breaker_tripped_at: Date | null;
+  breaker_reason: string | null;
+  /** A re-send by engagement (issue 31): its audience is this send's recipients who did this. */
+  resend_of: Generated<number | null>;
+  resend_audience: Generated<'not-opened' | 'opened' | 'clicked' | null>;
+  resend_link_id: Generated<number | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };

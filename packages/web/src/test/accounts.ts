@@ -34,6 +34,8 @@ export const buildAccount = (overrides: Partial<TSendingAccount> = {}): TSending
   fromAddress: null,
   mailPerDay: 0,
   operatorMailPerDay: null,
+  breakerBouncePercent: 5,
+  breakerComplaintPercent: 0.1,
   hasPassword: false,
   gmail_accounts: null,
   listDomain: 'mg.example.com',

@@ -14,6 +14,7 @@ import {
   getProviders,
   listAccounts,
   saveAccount,
+  saveBreakerLines,
   sendTestSmtp,
 } from './accounts.service';
 import { finishGoogleLogin, GOOGLE_POPUP_REDIRECT_URI, startGoogleLogin } from './google.service';
@@ -95,6 +96,12 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     await deleteAccount(platform, request.session!.userId, request.params.id);
     return { status: true, message: 'Your sending account has been deleted.' };
   });
+
+  serve(accountsApi.breaker, async (request) => ({
+    status: true as const,
+    message: 'The limits of this account are saved.',
+    data: await saveBreakerLines(platform, request.session!.userId, request.params.id, request.body),
+  }));
 
   serve(
     accountsApi.sendTestSmtp,

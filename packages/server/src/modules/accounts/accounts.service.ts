@@ -50,6 +50,8 @@ const toAccount = (platform: TPlatform, row: repository.TAccountRow, userEmail: 
   fromAddress: row.from_address,
   mailPerDay: row.mail_per_day,
   operatorMailPerDay: row.operator_mail_per_day,
+  breakerBouncePercent: row.breaker_bounce_percent,
+  breakerComplaintPercent: row.breaker_complaint_percent,
   hasPassword: row.password_encrypted !== null || row.oauth_refresh_token_encrypted !== null,
   gmail_accounts: row.provider === 'google' && row.google_email ? { email: row.google_email } : null,
   listDomain: accountDomain(row, userEmail),
@@ -286,6 +288,18 @@ export const getAccount = async (platform: TPlatform, userId: number, id: number
   const row = await repository.findAccountRow(platform.db, userId, id);
   if (!row) throw notFound('This sending account does not exist.');
   return toAccount(platform, row, await emailOf(platform, userId));
+};
+
+/** The circuit breaker's lines of one of the user's accounts (issue 31): no provider is asked. */
+export const saveBreakerLines = async (
+  platform: TPlatform,
+  userId: number,
+  id: number,
+  lines: { breakerBouncePercent: number; breakerComplaintPercent: number },
+) => {
+  const updated = await repository.updateBreakerLines(platform.db, userId, id, lines);
+  if (Number(updated.numUpdatedRows) === 0) throw notFound('This sending account does not exist.');
+  return getAccount(platform, userId, id);
 };
 
 export const deleteAccount = async (platform: TPlatform, userId: number, id: number) => {

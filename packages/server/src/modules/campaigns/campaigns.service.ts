@@ -566,7 +566,12 @@ export const setCampaignRunning = async (platform: TPlatform, userId: number, id
   const campaign = await requireCampaign(platform.db, userId, id);
   if (campaign.is_draft) throw new HttpError(409, 'Finish the campaign first.', 'DRAFT');
   await platform.db.transaction().execute(async (trx) => {
-    await trx.updateTable('campaigns').set({ running, updated_at: new Date() }).where('id', '=', id).execute();
+    // Started again, a campaign the circuit breaker stopped is judged anew on what goes from now on.
+    await trx
+      .updateTable('campaigns')
+      .set({ running, updated_at: new Date(), ...(running ? { breaker_reason: null } : {}) })
+      .where('id', '=', id)
+      .execute();
     if (running) await platform.queue.enqueue(tickCampaignsJob, {}, { executor: trx });
   });
   return running ? CAMPAIGN_MESSAGES.started : CAMPAIGN_MESSAGES.stopped;
@@ -610,6 +615,7 @@ export const campaignGeneral = async (platform: TPlatform, userId: number, id: n
     track_opens: campaign.track_opens,
     dailyPlan: campaign.daily_plan as TDailyPlan,
     is_draft: campaign.is_draft,
+    breaker_reason: campaign.breaker_reason,
   };
 };
 

@@ -10,6 +10,7 @@ import {
   sourcedSendOutcomes,
 } from '../delivery/delivery.service';
 import { isVerifiedInvalid } from '../verification/verification.service';
+import { judgeCampaigns } from './campaign-breaker.service';
 
 /**
  * The drip scheduler: each tick learns what became of recent messages (sent, failed,
@@ -384,6 +385,7 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
     .selectFrom('campaign_messages')
     .select([
       'id',
+      'campaign_id',
       'send_id',
       'recipient_id',
       'status',
@@ -421,6 +423,8 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
       )
     ).map((row) => [row.send_id, row]),
   );
+  // Campaigns whose messages' outcomes moved: the circuit breaker judges them after.
+  const moved = new Set<number>();
   for (const message of open) {
     const outcome = outcomes.get(message.send_id!);
     if (!outcome) continue;
@@ -434,6 +438,7 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
       Boolean(outcome.complained_at) === Boolean(message.complained_at) &&
       Boolean(outcome.unsubscribed_at) === Boolean(message.unsubscribed_at);
     if (unchanged) continue;
+    moved.add(Number(message.campaign_id));
     await platform.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('campaign_messages')
@@ -461,6 +466,7 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
       }
     });
   }
+  await judgeCampaigns(platform, [...moved]);
 };
 
 /** One tick: outcomes first (so a bounce stops the next step), then each account's next hand-overs. */

@@ -184,7 +184,7 @@ export const receiveReport = async (platform: TPlatform, raw: Buffer, verpRefs: 
       events.push(bounceEvent(recipient, outcome, report));
     }
   }
-  const isNew = await platform.db.transaction().execute((trx) => recordDeliveryEvents(trx, events));
+  const isNew = await platform.db.transaction().execute((trx) => recordDeliveryEvents(platform, trx, events));
   return { report, recorded: isNew.filter(Boolean).length };
 };
 

@@ -1,3 +1,4 @@
+import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { TDeliveryEventType } from '../../platform/db-schema';
 import {
@@ -6,6 +7,7 @@ import {
   failRecipient,
   findRecordedProviderIds,
   insertDeliveryEvents,
+  judgeSends,
   setFirstTimes,
   type TEventRecipient,
   type TFirstTimeKind,
@@ -74,10 +76,16 @@ const keyOf = (event: TIntakeEvent) => (event.providerEventId ? `${event.source}
  * - deferred: recorded only (a delay never counts as failed).
  *
  * Events naming no recipient (an address a provider reports that Sendwell sent nothing to)
- * are recorded and suppress as before, and count for nobody. Answers, for each event given,
+ * are recorded and suppress as before, and count for nobody. Sends that gained a hard bounce
+ * or a complaint are then judged by the circuit breaker (`delivery/circuit-breaker.service.ts`),
+ * in the same transaction: a send past its account's line pauses with the event that tripped it. Answers, for each event given,
  * whether it was new (its provider id not seen before, and it changed or recorded something).
  */
-export const recordDeliveryEvents = async (trx: Executor, events: TIntakeEvent[]): Promise<boolean[]> => {
+export const recordDeliveryEvents = async (
+  platform: TPlatform,
+  trx: Executor,
+  events: TIntakeEvent[],
+): Promise<boolean[]> => {
   // An event is considered once: the first of a provider id in this call, if not recorded before.
   const recorded = await findRecordedProviderIds(
     trx,
@@ -202,5 +210,14 @@ export const recordDeliveryEvents = async (trx: Executor, events: TIntakeEvent[]
   }
   await recordSoftBounces(trx, softBounces);
   await addToSendCounters(trx, counters);
+  // What the breaker judges: hard bounces and complaints, new for their recipient.
+  const judged = events.flatMap((event, index) =>
+    isNew[index] &&
+    event.recipient &&
+    ((event.type === 'failed' && event.severity === 'permanent') || event.type === 'complained')
+      ? [event.recipient.send_id]
+      : [],
+  );
+  if (judged.length > 0) await judgeSends(platform, trx, judged);
   return isNew;
 };

@@ -48,6 +48,7 @@ export const applyPendingEvents = async (platform: TPlatform) => {
         pending.map((row) => row.account_id),
       );
       await recordDeliveryEvents(
+        platform,
         trx,
         pending.flatMap((row, index) => {
           const intake = intakeEventOf(events[index]!, recipients[index], row);

@@ -35,7 +35,7 @@ const recipientOf = async (platform: TPlatform, trackingRef: string) =>
 export const recordOpen = async (platform: TPlatform, trackingRef: string, sig: string) => {
   const recipient = await recipientOf(platform, trackingRef);
   if (!recipient || !isTrackingSignature(platform, recipient.token, 'open', sig)) return;
-  await platform.db.transaction().execute((trx) => recordDeliveryEvents(trx, [tracked(recipient, 'opened')]));
+  await platform.db.transaction().execute((trx) => recordDeliveryEvents(platform, trx, [tracked(recipient, 'opened')]));
 };
 
 /**
@@ -47,7 +47,9 @@ export const recordClick = async (platform: TPlatform, trackingRef: string, link
   if (!recipient || !isTrackingSignature(platform, recipient.token, linkId, sig)) return null;
   const link = await findSendLink(platform.db, recipient.send_id, linkId);
   if (!link || !/^https?:\/\//i.test(link.url)) return null;
-  await platform.db.transaction().execute((trx) => recordDeliveryEvents(trx, [tracked(recipient, 'clicked', link.id)]));
+  await platform.db
+    .transaction()
+    .execute((trx) => recordDeliveryEvents(platform, trx, [tracked(recipient, 'clicked', link.id)]));
   return link.url;
 };
 

@@ -24,7 +24,7 @@ export const unsubscribe = async (platform: TPlatform, token: string) => {
   const found = isToken(token) ? await findByToken(platform, token) : undefined;
   if (!found) return null;
   await platform.db.transaction().execute(async (trx) => {
-    const [isNew] = await recordDeliveryEvents(trx, [
+    const [isNew] = await recordDeliveryEvents(platform, trx, [
       {
         recipient: {
           id: found.id,

@@ -7,6 +7,7 @@ import {
   findSend,
   findSendsWithAbandonedClaims,
   findStalledSendIds,
+  insertEngagedAudience,
   insertListAudience,
   queueDueScheduledSends,
   reapAbandonedClaims,
@@ -31,7 +32,8 @@ type TSendSource = (trx: Parameters<typeof insertListAudience>[0], send: SendRow
 type SendRow = NonNullable<Awaited<ReturnType<typeof startSnapshot>>>;
 
 export const sendSources: Record<SendRow['source'], TSendSource> = {
-  lists: (trx, send) => insertListAudience(trx, send),
+  // A re-send by engagement is of this source too: its audience is a previous send's recipients.
+  lists: (trx, send) => (send.resend_audience ? insertEngagedAudience(trx, send) : insertListAudience(trx, send)),
   // These give their recipients when the send is created (`createSourcedSend`).
   drip: async () => {},
   'spam-test': async () => {},

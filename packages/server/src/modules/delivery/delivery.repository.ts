@@ -476,6 +476,87 @@ export const insertListAudience = async (
 };
 
 /**
+ * Re-send by engagement (issue 31 §3): a previous send's recipients who did (or did not)
+ * engage, as one query fragment for the count shown before confirming and for the snapshot,
+ * so both read the same rule: accepted and not failed; not opened / opened / clicked (a given
+ * link); never unsubscribed or complained through that send; not suppressed now; and still
+ * subscribed to one of its lists (an unsubscribe since, from any message, is respected).
+ */
+const engagedRecipientsOf = (
+  previous: { id: number; user_id: number; list_ids: number[] },
+  audience: 'not-opened' | 'opened' | 'clicked',
+  linkId: number | null,
+) => {
+  const filter =
+    audience === 'not-opened'
+      ? sql`r.opened_at is null and r.clicked_at is null`
+      : audience === 'opened'
+        ? sql`r.opened_at is not null`
+        : linkId === null
+          ? sql`r.clicked_at is not null`
+          : sql`exists (select 1 from delivery_events e
+                         where e.send_id = ${previous.id} and e.recipient_id = r.id and e.type = 'clicked'
+                           and e.link_id = ${linkId})`;
+  return sql`(select r.user_id, r.email, r.name, r.fields from send_recipients r
+     where r.send_id = ${previous.id} and r.sent_at is not null and r.status <> 'failed'
+       and r.unsubscribed_at is null and r.complained_at is null and ${filter}
+       and ${notSuppressed(sql`r.user_id`, sql`r.email`)}
+       and lower(r.email) in (select lower(m.email) from ${subscribedMembersOf(previous.user_id, previous.list_ids)} m))`;
+};
+
+export const countEngagedRecipients = async (
+  db: Executor,
+  previous: { id: number; user_id: number; list_ids: number[] },
+  audience: 'not-opened' | 'opened' | 'clicked',
+  linkId: number | null,
+) =>
+  (
+    await sql<{
+      count: number;
+    }>`select count(*)::int as count from ${engagedRecipientsOf(previous, audience, linkId)} a`.execute(db)
+  ).rows[0]?.count ?? 0;
+
+/** The snapshot of a re-send by engagement: the previous send's engaged recipients, once each. */
+export const insertEngagedAudience = async (
+  trx: Executor,
+  send: {
+    id: number;
+    user_id: number;
+    resend_of: number | null;
+    resend_audience: string | null;
+    resend_link_id: number | null;
+  },
+) => {
+  if (send.resend_of === null) return;
+  const previous = await trx
+    .selectFrom('sends')
+    .select(['id', 'user_id', 'list_ids'])
+    .where('id', '=', send.resend_of)
+    .where('user_id', '=', send.user_id)
+    .executeTakeFirst();
+  if (!previous) return;
+  await sql`
+    insert into send_recipients (send_id, user_id, email, name, fields, token)
+    select ${send.id}, a.user_id, a.email, a.name, a.fields, replace(gen_random_uuid()::text, '-', '')
+      from ${engagedRecipientsOf(
+        { id: Number(previous.id), user_id: previous.user_id, list_ids: previous.list_ids.map(Number) },
+        send.resend_audience as 'not-opened' | 'opened' | 'clicked',
+        send.resend_link_id === null ? null : Number(send.resend_link_id),
+      )} a
+    on conflict (send_id, lower(email)) do nothing`.execute(trx);
+};
+
+/** A send's tracked links and how many of its recipients clicked each. */
+export const findLinkClicks = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ id: number; url: string; clicked: number }>`
+      select l.id, l.url, count(distinct e.recipient_id)::int as clicked
+        from send_links l left join delivery_events e on e.link_id = l.id and e.send_id = ${sendId} and e.type = 'clicked'
+       where l.send_id = ${sendId}
+       group by l.id, l.url order by l.id`.execute(db)
+  ).rows.map((row) => ({ ...row, id: Number(row.id) }));
+
+/**
  * The recipients a source gives with its send (a drip step's, a spam test's address), less
  * the suppressed, once per address (the first given wins). Answers how many were kept.
  */
@@ -596,7 +677,17 @@ export const clearWaiting = (db: Executor, sendId: number) =>
 export const findProgressOf = (db: Executor, sendId: number) =>
   db
     .selectFrom('sends')
-    .select(['id', 'user_id', 'status', 'recipients_count', 'sent_count', 'failed_count', 'unknown_count', 'note'])
+    .select([
+      'id',
+      'user_id',
+      'status',
+      'recipients_count',
+      'sent_count',
+      'failed_count',
+      'unknown_count',
+      'note',
+      'breaker_reason',
+    ])
     .where('id', '=', sendId)
     .executeTakeFirst();
 
@@ -948,3 +1039,94 @@ export const findBounceSplit = async (db: Executor, sendId: number) => {
   ).rows[0];
   return { hard: row?.hard ?? 0, soft: row?.soft ?? 0 };
 };
+
+/**
+ * What the circuit breaker judges each running send of Send Email by (issue 31), from the
+ * maintained counters: the messages handed over as far as the counters know (accepted,
+ * unknown, and refused at handover: a failure event of a recipient never accepted), its hard
+ * bounces and complaints. Failure events are few (a send passing 5 %
+ * stops), so reading them per send stays cheap; the lines are the account's (accounts module). The counters lag the messages of claims in
+ * progress: the caller counts those exactly before it trips anything.
+ */
+export const findBreakerFigures = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{
+          id: number;
+          user_id: number;
+          account_id: number;
+          attempts: number;
+          hard_bounces: number;
+          complaints: number;
+        }>`
+          select s.id, s.user_id, s.account_id,
+                 (s.sent_count + s.unknown_count + coalesce(f.refused, 0))::int as attempts,
+                 coalesce(f.hard, 0)::int as hard_bounces, s.complained_count as complaints
+            from sends s
+            left join lateral (
+              select count(*) filter (where e.severity = 'permanent') as hard,
+                     count(*) filter (where r.sent_at is null) as refused
+                from delivery_events e join send_recipients r on r.id = e.recipient_id
+               where e.send_id = s.id and e.type = 'failed') f on true
+           where s.id = any(${sendIds}::bigint[]) and s.source = 'lists' and s.status = 'sending'
+             and s.breaker_tripped_at is null and s.account_id is not null
+           order by s.id`.execute(db)
+      ).rows.map((row) => ({
+        ...row,
+        id: Number(row.id),
+        user_id: Number(row.user_id),
+        account_id: Number(row.account_id),
+      }));
+
+/** The messages of a send handed over so far, counted from its recipients (the breaker's exact figure). */
+export const countHandedOver = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ handed: number }>`
+      select count(*)::int as handed from send_recipients
+       where send_id = ${sendId}
+         and (status in ('sent', 'failed', 'unknown', 'deferred') or started_at is not null)`.execute(db)
+  ).rows[0]?.handed ?? 0;
+
+/**
+ * Pauses a running send for the circuit breaker, once, saying why; answers whether this call
+ * paused it (a send paused, cancelled or finished meanwhile, or tripped before, is left alone).
+ */
+export const tripSendBreaker = async (db: Executor, sendId: number, reason: string) =>
+  Number(
+    (
+      await sql`update sends set status = 'paused', breaker_tripped_at = now(), breaker_reason = ${reason},
+                                updated_at = now()
+                 where id = ${sendId} and status = 'sending' and breaker_tripped_at is null`.execute(db)
+    ).numAffectedRows ?? 0,
+  ) > 0;
+
+/**
+ * How recent sends to any of these lists went (the pre-send check): their messages handed
+ * over, hard bounces and complaints, over the last `days` days. Sends of the `lists` source
+ * naming one of the lists; each send's failure events are few.
+ */
+export const recentListFigures = async (db: Executor, userId: number, listIds: number[], days: number) =>
+  (
+    await sql<{ sends: number; attempts: number; hard_bounces: number; complaints: number }>`
+      with recent as (
+        select id, sent_count, unknown_count, complained_count from sends
+         where user_id = ${userId} and source = 'lists' and list_ids && ${listIds}::bigint[]
+           and created_at > now() - make_interval(days => ${days}) and status in ('finished', 'sending', 'paused', 'cancelled'))
+      select count(*)::int as sends,
+             coalesce(sum(sent_count + unknown_count), 0)::int as attempts,
+             coalesce(sum(complained_count), 0)::int as complaints,
+             (select count(*)::int from delivery_events e
+               where e.send_id in (select id from recent) and e.type = 'failed' and e.severity = 'permanent') as hard_bounces
+        from recent`.execute(db)
+  ).rows[0]!;
+
+/** Of these sends, the ones with a hard bounce (a permanent failure event): a drip campaign's breaker counts them. */
+export const findHardBouncedSends = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{ send_id: number }>`
+          select distinct send_id from delivery_events
+           where send_id = any(${sendIds}::bigint[]) and type = 'failed' and severity = 'permanent'`.execute(db)
+      ).rows.map((row) => Number(row.send_id));

@@ -8,9 +8,12 @@ import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.ser
 import { findListsByIds, type TListUsageCheck } from '../lists/lists.service';
 import { dispatchSendJob, snapshotSendJob } from './delivery.jobs';
 import {
+  countEngagedRecipients,
+  findLinkClicks,
   findRecipientForPage,
   findRecipientOutcomes,
   findRecipientsByIdsOrTokens,
+  findSend,
   insertGivenRecipients,
   type TEventRecipient,
 } from './delivery.repository';
@@ -76,6 +79,86 @@ export const createSend = async (platform: TPlatform, userId: number, input: TNe
         { executor: trx, singletonKey: `snapshot-${send.id}` },
       );
     }
+    return send.id;
+  });
+};
+
+/**
+ * Re-send by engagement (issue 31 §3): how many of a previous send's recipients the new send
+ * would reach, and its tracked links with their clicks. Only the user's own sends.
+ */
+export const engagementCount = async (
+  platform: TPlatform,
+  userId: number,
+  sendId: number,
+  audience: 'not-opened' | 'opened' | 'clicked',
+  linkId: number | null,
+) => {
+  const previous = await findSend(platform.db, sendId);
+  if (previous?.user_id !== userId || previous.source !== 'lists') throw notFound('This send does not exist.');
+  const [count, links] = await Promise.all([
+    countEngagedRecipients(
+      platform.db,
+      { id: previous.id, user_id: userId, list_ids: previous.list_ids.map(Number) },
+      audience,
+      linkId,
+    ),
+    findLinkClicks(platform.db, sendId),
+  ]);
+  return { count, links, trackedOpens: previous.track_opens, trackedClicks: previous.track_clicks };
+};
+
+/**
+ * A new send (Send Email's kind) of a previous one's message, to its recipients who did (or
+ * did not) engage, taken at its snapshot by the same rule the count reads; then everything a
+ * send gets: the exactly-once engine, suppressions at the snapshot, History, the breaker.
+ * Only a finished (or cancelled) send of the user's own, which can no longer change whom it reached.
+ */
+export const createEngagementResend = async (
+  platform: TPlatform,
+  userId: number,
+  sendId: number,
+  input: { audience: 'not-opened' | 'opened' | 'clicked'; linkId: number | null; subject?: string },
+) => {
+  const previous = await findSend(platform.db, sendId);
+  if (previous?.user_id !== userId || previous.source !== 'lists') throw notFound('This send does not exist.');
+  if (!['finished', 'cancelled'].includes(previous.status)) {
+    throw new HttpError(409, 'This send has not finished yet: send to its recipients again once it has.', 'SEND_STATE');
+  }
+  if (previous.account_id === null) throw notFound('This send’s sending account no longer exists.');
+  const account = await findAccountRow(platform.db, userId, previous.account_id);
+  if (!account) throw notFound('This send’s sending account no longer exists.');
+  await requireAccountsAllowed(platform.db, userId, account.driver).catch((error: unknown) => {
+    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+  });
+  return platform.db.transaction().execute(async (trx) => {
+    const send = await trx
+      .insertInto('sends')
+      .values({
+        user_id: userId,
+        account_id: account.id,
+        type: 1,
+        status: 'queued',
+        from_name: previous.from_name,
+        from_address: previous.from_address,
+        subject: input.subject || previous.subject,
+        html: previous.html,
+        reply_to: previous.reply_to,
+        list_ids: previous.list_ids,
+        list_names: previous.list_names,
+        track_opens: previous.track_opens,
+        track_clicks: previous.track_clicks,
+        resend_of: previous.id,
+        resend_audience: input.audience,
+        resend_link_id: input.linkId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await platform.queue.enqueue(
+      snapshotSendJob,
+      { sendId: send.id },
+      { executor: trx, singletonKey: `snapshot-${send.id}` },
+    );
     return send.id;
   });
 };
@@ -362,6 +445,7 @@ export const sendProgress = async (platform: TPlatform, userId: number, sendId: 
     complained_count: send.complained_count,
     unsubscribed_count: send.unsubscribed_count,
     note: send.note ?? send.error,
+    breaker_reason: send.breaker_reason,
     deliver_at: iso(send.deliver_at),
     started_at: iso(send.started_at),
     finished_at: iso(send.finished_at),
@@ -413,6 +497,8 @@ export const findRecipientByUnsubscribeRef = async (platform: TPlatform, ref: st
   return recipient;
 };
 
+/** The circuit breaker: every intake has the sends its events touched judged (issue 31). */
+export { judgeSends } from './circuit-breaker.service';
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
 export { dailyCapOf, isDailyCapped, sentToday } from './daily-cap';
 /** The recipient state outside events change (delivery-events applies them). */
@@ -423,9 +509,11 @@ export {
   FIRST_TIME,
   failRecipient,
   findBounceSplit,
+  findHardBouncedSends,
   findSendLink,
   findSendRecipientsByEmails,
   findUserSend,
+  recentListFigures,
   selectSendEvents,
   selectUserEvents,
   selectUserSends,
@@ -441,7 +529,7 @@ export {
 export { PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 /** The one record of what happened to each message, for the delivery-events module to add to. */
 export { findRecordedProviderIds, insertDeliveryEvents, type TNewDeliveryEvent } from './event-record';
-export { fromHeader, messageIdOf, RECIPIENT_VARIABLE, refOfMessageId, refOfVerp } from './message';
+export { composeSample, fromHeader, messageIdOf, RECIPIENT_VARIABLE, refOfMessageId, refOfVerp } from './message';
 export { isRefForm, type TRefPurpose } from './recipient-refs';
 /** Composition pieces the intake checks against: tracking signatures, the VERP form, Message-IDs. */
 export { isTrackingSignature } from './tracking-links';

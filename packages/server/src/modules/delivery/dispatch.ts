@@ -9,6 +9,7 @@ import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport } from '../../providers/mail';
 import { findAccountRow, openAccountTransport } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
+import { judgeSends } from './circuit-breaker.service';
 import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
 import {
   addCounts,
@@ -171,6 +172,14 @@ const claimNext = (
       throw error;
     }
   });
+
+/**
+ * The circuit breaker's look after each claim, its counters just moved: refusals at handover
+ * are hard bounces no intake sees, and a send that reached 200 messages with the intake's
+ * bounces already in is judged here (a pause stops the loop at its next status look).
+ */
+const judge = (platform: TPlatform, sendId: number) =>
+  platform.db.transaction().execute((trx) => judgeSends(platform, trx, [sendId]));
 
 export type TDispatchOptions = { transport?: TMailTransport; connections?: number };
 
@@ -349,6 +358,7 @@ const sendClaims = async (
           );
         }
         await bestEffort(platform, addCounts(platform.db, sendId, outcomes));
+        await bestEffort(platform, judge(platform, sendId));
         await bestEffort(platform, publishProgress(platform, sendId));
       }
     };
@@ -504,6 +514,7 @@ const sendClaims = async (
           releaseReservation(platform.db, send.account_id!, reservation, reservation.granted - sent),
         );
       }
+      await bestEffort(platform, judge(platform, sendId));
       await bestEffort(platform, publishProgress(platform, sendId));
     }
   } finally {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mergeValue, replaceMergeFields } from '@sendwell/contracts';
 import { convert as htmlToText } from 'html-to-text';
 import type { Selectable } from 'kysely';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type { TPlatform } from '../../platform/context';
 import type { SendsTable } from '../../platform/db-schema';
 import { publicUrl } from '../../platform/public-url';
@@ -334,4 +335,76 @@ export const verpAddress = (domain: string, verpRef: string) => `bounces+${verpR
 export const refOfVerp = (domain: string, address: string) => {
   const match = /^bounces\+([0-9a-z]{1,13}-[0-9a-f]{20}|[a-f0-9]{32})@(.+)$/i.exec(address.trim());
   return match && match[2]!.toLowerCase() === domain.toLowerCase() ? match[1]!.toLowerCase() : null;
+};
+
+/**
+ * A send's message as one recipient would get it, composed before anything is stored (the
+ * pre-send check reads it as a receiver would): the engine's own composition (headers,
+ * List-Unsubscribe, tracking) for a stand-in recipient with no fields, built into MIME as the
+ * SMTP transport builds it.
+ */
+export const composeSample = async (
+  platform: TPlatform,
+  input: {
+    userId: number;
+    fromName: string;
+    fromAddress: string;
+    subject: string;
+    html: string;
+    replyTo: string;
+    trackOpens: boolean;
+    trackClicks: boolean;
+  },
+) => {
+  const now = new Date();
+  const send = {
+    id: 0,
+    user_id: input.userId,
+    account_id: null,
+    type: 1,
+    source: 'lists',
+    status: 'queued',
+    from_name: input.fromName,
+    from_address: input.fromAddress,
+    subject: input.subject,
+    cc: '',
+    bcc: '',
+    reply_to: input.replyTo,
+    html: input.html,
+    list_ids: [],
+    list_names: '',
+    track_opens: input.trackOpens,
+    track_clicks: input.trackClicks,
+    deliver_at: null,
+    started_at: null,
+    finished_at: null,
+    error: null,
+    recipients_count: 0,
+    sent_count: 0,
+    failed_count: 0,
+    unknown_count: 0,
+    delivered_count: 0,
+    opened_count: 0,
+    clicked_count: 0,
+    complained_count: 0,
+    unsubscribed_count: 0,
+    note: null,
+    waiting_until: null,
+    breaker_tripped_at: null,
+    breaker_reason: null,
+    resend_of: null,
+    resend_audience: null,
+    resend_link_id: null,
+    created_at: now,
+    updated_at: now,
+  } satisfies Selectable<SendsTable>;
+  const message = buildMessage(platform, send, {
+    id: 1,
+    email: 'recipient@example.com',
+    name: '',
+    fields: {},
+    token: '0'.repeat(32),
+  });
+  const { variables: _variables, envelopeFrom: _envelopeFrom, ...mime } = message;
+  return new MailComposer(mime).compile().build();
 };

@@ -342,6 +342,23 @@ export const findListsByIds = (db: Executor, userId: number, ids: number[], acco
  * The audience of some lists counted once per address: how many addresses are on more than
  * one of them, how many in all, and how many of those are not verified. One grouped pass.
  */
+/**
+ * What the pre-send check reads of an audience in one grouped pass: its addresses once, the
+ * unverified among them, and those whose local part is a generic (role) name (`info@`, `sales@`:
+ * a team's shared inbox, which did not ask for the mail and complains more).
+ */
+export const audienceFacts = async (db: Executor, userId: number, listIds: number[], genericNames: string[]) =>
+  (
+    await sql<{ recipients: number; unverified: number; generic: number }>`
+      select count(*)::int as recipients,
+             count(*) filter (where not verified)::int as unverified,
+             count(*) filter (where split_part(address, '@', 1) = any(${genericNames}::text[]))::int as generic
+        from (select lower(email) as address, bool_or(verified) as verified
+                from list_members
+               where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
+               group by lower(email)) d`.execute(db)
+  ).rows[0]!;
+
 export const countAudience = async (db: Executor, userId: number, listIds: number[]) =>
   (
     await sql<{ duplicates: number; recipients: number; unverified: number }>`

@@ -402,6 +402,7 @@ export const importParsedRows = async (
 
 /** For other modules' set-based work (a send's snapshot, unsubscribing everywhere) and the Send Email page. */
 export {
+  audienceFacts,
   countAudience,
   findListsByIds,
   findListsOfAccount,

@@ -8,8 +8,10 @@ import {
   deleteScheduled,
   editEmailData,
   editScheduled,
+  engagementCountOf,
   listScheduled,
   removeCancel,
+  resendByEngagement,
   resendFromHistory,
   saveScheduledForm,
 } from './scheduled.service';
@@ -26,6 +28,18 @@ export const scheduledRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
     message: 'Your email is on its way again.',
     id: await resendFromHistory(platform, userOf(request), request.body.accountId, request.body.id),
   }));
+  serve(historyApi.engagementCount, async (request) =>
+    engagementCountOf(platform, userOf(request), request.params.id, request.query),
+  );
+  serve(historyApi.resendEngagement, { config: editLimit }, async (request) => {
+    const { sendId, count } = await resendByEngagement(platform, userOf(request), request.params.id, request.body);
+    return {
+      status: true,
+      message: `Your email is on its way to ${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}.`,
+      id: sendId,
+      count,
+    };
+  });
   serve(historyApi.editEmailData, async (request) => editEmailData(platform, userOf(request), request.params.id));
   serve(historyApi.scheduledEditData, async (request) => editEmailData(platform, userOf(request), request.params.id));
 

@@ -7,8 +7,10 @@ import { paginate } from '../../platform/paging';
 import { requireAccountsAllowed } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
+  createEngagementResend,
   createSend,
   deleteUserSend,
+  engagementCount,
   findUserSend,
   fromHeader,
   PLAN_WITHOUT_ACCOUNTS,
@@ -45,6 +47,31 @@ export const resendFromHistory = async (platform: TPlatform, userId: number, acc
     bcc: row.bcc,
     replyTo: row.reply_to,
   });
+};
+
+/** Re-send by engagement (issue 31 §3): how many it would reach, shown before the user confirms. */
+export const engagementCountOf = (
+  platform: TPlatform,
+  userId: number,
+  id: number,
+  query: { audience: 'not-opened' | 'opened' | 'clicked'; linkId?: number },
+) => engagementCount(platform, userId, id, query.audience, query.linkId ?? null);
+
+/**
+ * Re-send by engagement: a new send of the message to those who did not open it, opened it,
+ * or clicked (a link). Refused when nobody is left to send to, so no empty send is recorded.
+ */
+export const resendByEngagement = async (
+  platform: TPlatform,
+  userId: number,
+  id: number,
+  input: { audience: 'not-opened' | 'opened' | 'clicked'; linkId?: number; subject?: string },
+) => {
+  const { count } = await engagementCount(platform, userId, id, input.audience, input.linkId ?? null);
+  if (count === 0)
+    throw new HttpError(422, 'Nobody is left to send to: no recipient of this send matches.', 'EMPTY_AUDIENCE');
+  const sendId = await createEngagementResend(platform, userId, id, { ...input, linkId: input.linkId ?? null });
+  return { sendId, count };
 };
 
 export const editEmailData = async (platform: TPlatform, userId: number, id: number) => {

@@ -78,6 +78,36 @@ describe('AccountsPage', () => {
     expect(within(smtp).getByRole('button', { name: 'Edit' })).toBeTruthy();
   });
 
+  it("saves an account's circuit-breaker limits on their own, refusing a limit of 0 beside its field", async () => {
+    const account = buildSmtpAccount({ id: 2, name: 'Office server' });
+    const fetchMock = stubAccounts([account], {
+      'POST /api/settings/account/2/breaker': {
+        status: true,
+        message: 'The limits of this account are saved.',
+        data: { ...account, breakerBouncePercent: 2, breakerComplaintPercent: 0.1 },
+      },
+    });
+    renderWithApp(<AccountsPage />);
+    const item = await screen.findByTestId('account-item-2');
+    fireEvent.click(within(item).getByRole('button', { name: /Office server/ }));
+    const limits = within(await within(item).findByRole('form', { name: 'Pause a send that hurts this sender' }));
+    const bounces = limits.getByLabelText(/Hard bounces above/) as HTMLInputElement;
+    expect(bounces.value).toBe('5 %');
+    expect((limits.getByLabelText(/Spam complaints above/) as HTMLInputElement).value).toBe('0.1 %');
+
+    fireEvent.change(bounces, { target: { value: '0' } });
+    fireEvent.click(limits.getByRole('button', { name: 'Save limits' }));
+    expect(await limits.findByText('The hard-bounce limit must be more than 0%.')).toBeTruthy();
+    expect(callsTo(fetchMock, 'POST /api/settings/account/2/breaker')).toHaveLength(0);
+
+    fireEvent.change(bounces, { target: { value: '2' } });
+    fireEvent.click(limits.getByRole('button', { name: 'Save limits' }));
+    expect(await screen.findByText('The limits of this account are saved.')).toBeTruthy();
+    expect(bodiesOf(fetchMock, 'POST /api/settings/account/2/breaker')).toEqual([
+      { breakerBouncePercent: 2, breakerComplaintPercent: 0.1 },
+    ]);
+  });
+
   it('connects the test inbox as it opens: Test SMTP, then Save succeeds without typing anything (issue 29 item 1)', async () => {
     const inbox = buildSmtpAccount({ id: 5, name: 'Test inbox', driver: TEST_INBOX_DRIVER, active: true });
     const fetchMock = stubAccounts([], { [TEST_SMTP]: TEST_PASSED, [CREATE]: saved(inbox) });

@@ -24,6 +24,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { AccountForm } from './AccountForm';
 import { isTestInboxDriver, PROVIDER_LABELS, smtpServiceOptions } from './accounts.form';
 import { useAccountProviders, useAccounts, useDeleteAccount } from './accounts.queries';
+import { BreakerSettings } from './BreakerSettings';
 
 type TFormState = { mode: 'add'; preset?: 'test-inbox' } | { mode: 'edit'; accountId: number } | null;
 
@@ -271,6 +272,7 @@ export const AccountsPage = () => {
                   ) : (
                     <Stack>
                       <AccountDetails account={account} providers={providers.data} />
+                      <BreakerSettings account={account} />
                       <Group justify="flex-end" gap="xs">
                         <Button
                           variant="default"

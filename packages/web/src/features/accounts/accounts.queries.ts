@@ -1,4 +1,4 @@
-import { accountsApi, type TAccountForm, type TSendTestSmtpRequest } from '@sendwell/contracts';
+import { accountsApi, type TAccountForm, type TBreakerSettings, type TSendTestSmtpRequest } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
 
@@ -52,3 +52,14 @@ export const useSendTestSmtp = () =>
     // The form shows the outcome, success or failure, beside the button.
     meta: { reportErrors: false },
   });
+
+/** The circuit breaker's lines of an account (issue 31): saved alone, no credentials asked. */
+export const useSaveBreakerLines = (accountId: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: TBreakerSettings) => callRoute(accountsApi.breaker, { params: { id: accountId }, body }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountKeys.list }),
+    // The form shows field errors itself.
+    meta: { reportErrors: false },
+  });
+};

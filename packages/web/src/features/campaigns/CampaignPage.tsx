@@ -28,7 +28,7 @@ import {
   type TCampaignMember,
   waitText,
 } from '@sendwell/contracts';
-import { IconPencil, IconPlayerPause, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
+import { IconPencil, IconPlayerPause, IconPlayerPlay, IconShieldExclamation, IconTrash } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -633,6 +633,17 @@ export const CampaignPage = () => {
       />
       {general.isError && (
         <LoadFailedAlert title="This campaign could not be loaded" onRetry={() => void general.refetch()} />
+      )}
+      {campaign?.breaker_reason && !campaign.status && (
+        <Alert
+          color="orange"
+          mb="md"
+          icon={<IconShieldExclamation size={18} aria-hidden />}
+          title="Stopped by Sendwell to protect your sender"
+          data-testid="breaker-reason"
+        >
+          {campaign.breaker_reason} Start it again to go on anyway.
+        </Alert>
       )}
       {campaign?.is_draft && (
         <Alert color="orange" mb="md">

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, NativeSelect, Paper, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import {
   HISTORY_EVENT_TYPES,
   historyApi,
@@ -13,6 +13,9 @@ import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
+import { SendProgressCard } from '../send-email/SendProgressCard';
+import { isSendActive, useSendProgress } from '../send-email/send-email.queries';
+import { EngagementResend } from './EngagementResend';
 import { exportUrl, historyKeys, useLiveHistory } from './history.queries';
 import { SendFigures } from './SendFigures';
 
@@ -36,6 +39,8 @@ export const HistoryDetailsPage = () => {
   const [eventType, setEventType] = useState('');
   const [send, setSend] = useState<THistoryRecord | null>(null);
   const [counts, setCounts] = useState<TSendCounts | undefined>(undefined);
+  // A send still going (or paused, by the user or the circuit breaker) is resumed or cancelled here too.
+  const progress = useSendProgress(id);
   const columns: TDataTableColumn<THistoryDetail>[] = [
     { key: 'recipient', title: 'Recipient', sortable: true },
     {
@@ -76,6 +81,9 @@ export const HistoryDetailsPage = () => {
             <Anchor component={Link} to="/history" size="sm">
               Back to History
             </Anchor>
+            {send && progress.data && ['finished', 'cancelled'].includes(progress.data.status) && (
+              <EngagementResend sendId={id} accountId={accountId} subject={send.subject} />
+            )}
             <Button
               component="a"
               href={`${exportUrl(accountId, id)}?${toSearchParams({ event_type: eventType })}`}
@@ -87,6 +95,11 @@ export const HistoryDetailsPage = () => {
           </Group>
         }
       />
+      {progress.data && isSendActive(progress.data.status) && (
+        <Stack mb="md">
+          <SendProgressCard sendId={id} />
+        </Stack>
+      )}
       <Paper withBorder p="md" mb="md">
         <SendFigures counts={counts} reportsDelivery={send?.provider === 'mailgun'} />
         <Text size="xs" c="dark.4" mt="xs">

@@ -1,4 +1,10 @@
-import { historyApi, routeUrl, type TSendEmailForm } from '@sendwell/contracts';
+import {
+  historyApi,
+  routeUrl,
+  type TEngagementAudience,
+  type TEngagementResend,
+  type TSendEmailForm,
+} from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
 import { useRealtimeEvent } from '../../app/realtime';
@@ -58,3 +64,20 @@ export const useScheduledEditData = (id: number) =>
     // The page shows a failed load in place of the form.
     meta: { reportErrors: false },
   });
+
+/** Re-send by engagement (issue 31): how many a new send to this audience would reach. */
+export const useEngagementCount = (id: number, audience: TEngagementAudience | null, linkId: number | null) =>
+  useQuery({
+    queryKey: ['history', 'engagement', id, audience, linkId] as const,
+    queryFn: ({ signal }) =>
+      callRoute(historyApi.engagementCount, {
+        params: { id },
+        query: { audience: audience!, ...(linkId ? { linkId } : {}) },
+        signal,
+      }),
+    enabled: audience !== null,
+    staleTime: 0,
+  });
+
+export const useResendEngagement = (id: number) =>
+  useHistoryMutation((body: TEngagementResend) => callRoute(historyApi.resendEngagement, { params: { id }, body }));

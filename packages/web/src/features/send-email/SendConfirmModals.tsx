@@ -4,11 +4,14 @@ import {
   SEND_MESSAGES,
   type TDailyLimitWarning,
   type TDuplicatesResponse,
+  type TSendEmailForm,
 } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCalendarTime, IconCopy, IconSend, IconShieldCheck } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useRetained } from '../lists/useRetained';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
+import { PreSendChecklist } from './PreSendChecklist';
+import { usePreSendCheck } from './send-email.queries';
 
 /** Addresses on more than one chosen list: each gets the email once, and the user is told so. */
 export const DuplicatesModal = ({
@@ -103,6 +106,8 @@ export type TSendSummary = {
   subject: string;
   lists: { id: number; name: string }[];
   check: TDuplicatesResponse;
+  /** The form as it would be sent, for the pre-send check (issue 31); null when it cannot be read. */
+  request?: TSendEmailForm | null;
 };
 
 type TConfirmProps = {
@@ -150,6 +155,8 @@ export const SendConfirmModal = ({
   onCancel,
 }: TConfirmProps) => {
   const shown = useRetained(summary);
+  const preSend = usePreSendCheck(summary?.request ?? null);
+  const hasFailures = preSend.data?.hasFailures === true;
   return (
     <Modal
       opened={summary !== null}
@@ -188,6 +195,14 @@ export const SendConfirmModal = ({
             </Table.Tbody>
           </Table>
           <UnverifiedWarning unverified={shown.check.unverified} />
+          {shown.request && (
+            <PreSendChecklist
+              check={preSend.data}
+              isPending={preSend.isPending}
+              isError={preSend.isError}
+              onRetry={() => void preSend.refetch()}
+            />
+          )}
           <Switch
             label="Send later"
             description={allowsScheduling ? 'Pick a day and a time instead of sending now.' : undefined}
@@ -223,6 +238,7 @@ export const SendConfirmModal = ({
               }
               onClick={onConfirm}
               loading={isSending}
+              color={hasFailures ? 'red' : undefined}
               data-autofocus
             >
               Yes, send it

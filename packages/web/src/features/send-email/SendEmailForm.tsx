@@ -144,6 +144,10 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     allowsScheduling: content.allowsScheduling,
     timeZone: content.timeZone,
   };
+  // The form as it would be sent, read while the confirmation is open (the pre-send check asks
+  // about it; its query is keyed by the request's contents, so a re-render asks nothing again).
+  const confirmed = flow?.step === 'confirm' && context ? validateSendForm(values, context) : null;
+  const preSendRequest = confirmed?.ok ? confirmed.request : null;
 
   // Stable, and the errors object kept when nothing is cleared: the memoised sections
   // (sender, lists, delivery time, preview) then skip the keystrokes that are not theirs.
@@ -410,6 +414,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                 subject: values.subject,
                 lists: chosenLists.map((list) => ({ id: list.id, name: list.name })),
                 check: flow.check,
+                request: preSendRequest,
               }
             : null
         }

@@ -370,6 +370,65 @@ describe('SendEmailPage', () => {
     await waitFor(() => expect(callsTo(fetchMock, 'POST /api/email/sends/42/cancel')).toHaveLength(1));
   });
 
+  it('shows the pre-send checklist in the confirmation, each group expandable, and asks "send anyway?" when a check fails', async () => {
+    const PRE_SEND = 'POST /api/email/pre-send-check';
+    const fetchMock = stubPage(buildContent(), {
+      [SEND]: { status: true, message: SEND_MESSAGES.sent, sendId: 42, scheduled: false },
+      [PROGRESS]: { data: buildProgress() },
+      [PRE_SEND]: {
+        items: [
+          {
+            id: 'spf',
+            group: 'domain',
+            title: 'SPF',
+            status: 'fail',
+            detail: 'example.com publishes no SPF record.',
+            advice: 'Add a TXT record to example.com that allows your server.',
+          },
+          { id: 'dmarc', group: 'domain', title: 'DMARC', status: 'pass', detail: 'Policy quarantine.', advice: null },
+          {
+            id: 'message-score',
+            group: 'message',
+            title: 'Content score',
+            status: 'pass',
+            detail: '9.5 of 10.',
+            advice: null,
+          },
+          {
+            id: 'unverified',
+            group: 'lists',
+            title: 'Unverified addresses',
+            status: 'warn',
+            detail: '20 of 128 recipients (15.6%) were never verified.',
+            advice: 'Verify the lists first.',
+          },
+        ],
+        messageScore: 9.5,
+        audience: 128,
+        hasFailures: true,
+      },
+    });
+    renderPage();
+    await fillMailgunForm();
+    submit();
+    const confirm = within(await screen.findByRole('dialog', { name: 'Send this email?' }));
+    const checklist = within(await confirm.findByTestId('pre-send-checklist'));
+    // The form as it would be sent is what was checked.
+    expect(bodiesOf(fetchMock, PRE_SEND)[0]).toMatchObject({ subject: expect.any(String), to: expect.any(Array) });
+    const domain = within(checklist.getByTestId('pre-send-domain'));
+    expect(domain.getByText('1 to fix')).toBeTruthy();
+    expect(within(checklist.getByTestId('pre-send-lists')).getByText('1 to check')).toBeTruthy();
+    expect(within(checklist.getByTestId('pre-send-message')).getByText('Message (9.5 of 10)')).toBeTruthy();
+    // Folded until asked; expanded, each item says what to do.
+    fireEvent.click(domain.getByRole('button', { name: /Sending domain/ }));
+    expect(await domain.findByText('example.com publishes no SPF record.')).toBeTruthy();
+    expect(domain.getByText('What to do: Add a TXT record to example.com that allows your server.')).toBeTruthy();
+    expect(confirm.getByTestId('pre-send-failures').textContent).toContain('Send it anyway?');
+    // Nothing is blocked: the user answers yes and it goes.
+    fireEvent.click(confirm.getByRole('button', { name: 'Yes, send it' }));
+    await waitFor(() => expect(callsTo(fetchMock, SEND)).toHaveLength(1));
+  });
+
   it("puts the server's field errors beside the fields", async () => {
     stubPage(buildContent(), {
       [SEND]: () =>

@@ -1,61 +1,72 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../app/queryClient';
-import { USER_QUERY_KEY } from '../../app/session';
+import { realtime } from '../../app/realtime';
 import { callsTo, stubApi } from '../../test/api';
-import { stubWebSocket } from '../../test/realtime';
-import { renderWithApp } from '../../test/render';
-import { buildUser } from '../../test/user';
+import { latestSocket, pushRealtimeEvent, stubWebSocket } from '../../test/realtime';
+import { jsonResponse, renderWithApp } from '../../test/render';
 import { SendProgressCard } from './SendProgressCard';
 import { buildProgress } from './send-email.fixtures';
 
 const PROGRESS = 'GET /api/email/sends/42';
-const RESEND = 'POST /api/email/sends/42/resend-unknown';
+const REASON =
+  "Paused to protect your sender reputation: hard bounces reached 9.5% (19 of the first 200 messages), above your account's limit of 5%. The list likely holds old or mistyped addresses: verify it, or remove the bounced addresses, before you resume.";
 
-const renderCard = () => {
-  const queryClient = createQueryClient();
-  queryClient.setQueryData(USER_QUERY_KEY, buildUser());
-  return renderWithApp(<SendProgressCard sendId={42} onDismiss={() => {}} />, queryClient);
-};
-
-beforeEach(() => stubWebSocket());
-afterEach(() => vi.unstubAllGlobals());
-
-describe('SendProgressCard', () => {
-  it('says which recipients have an unknown outcome and sends to them again only after asking', async () => {
-    const fetchMock = stubApi({
-      [PROGRESS]: {
-        data: buildProgress({
-          status: 'finished',
-          recipients_count: 10,
-          sent_count: 7,
-          failed_count: 1,
-          unknown_count: 2,
-          waiting_count: 0,
-        }),
-      },
-      [RESEND]: { status: true, message: '2 recipients with an unknown outcome are being sent the email again.' },
-    });
-    renderCard();
-    const card = within(await screen.findByTestId('send-progress'));
-    // Unknown recipients are handled: the send is done, not stuck short of 100%.
-    expect(await card.findByText(/10 of 10 recipients handled \(100%\)/)).toBeTruthy();
-    expect(card.getByText(/For 2 recipients the provider's answer never came/)).toBeTruthy();
-    fireEvent.click(card.getByRole('button', { name: 'Send again to 2 unknown' }));
-    const ask = within(await screen.findByRole('dialog', { name: 'Send again to the unknown recipients?' }));
-    expect(callsTo(fetchMock, RESEND)).toHaveLength(0);
-    fireEvent.click(ask.getByRole('button', { name: 'Yes, send again' }));
-    await waitFor(() => expect(callsTo(fetchMock, RESEND)).toHaveLength(1));
-    expect(
-      await screen.findByText('2 recipients with an unknown outcome are being sent the email again.'),
-    ).toBeTruthy();
+describe('the progress card and the circuit breaker', () => {
+  beforeEach(() => {
+    stubWebSocket();
+    realtime.connect({ onSignedOut: vi.fn(), onReconnected: vi.fn() });
+    latestSocket().onopen?.();
+  });
+  afterEach(() => {
+    realtime.disconnect();
+    vi.unstubAllGlobals();
   });
 
-  it('offers no resend while the send still runs', async () => {
-    stubApi({ [PROGRESS]: { data: buildProgress({ status: 'sending', unknown_count: 1 }) } });
-    renderCard();
+  it('says why the breaker paused the send the moment it is told, and resumes on the user’s word', async () => {
+    let progress = buildProgress({ status: 'sending', recipients_count: 1000, waiting_count: 800 });
+    const fetchMock = stubApi({
+      [PROGRESS]: () => jsonResponse({ data: progress }),
+      'POST /api/email/sends/42/resume': { status: true, message: 'The send goes on.' },
+    });
+    renderWithApp(<SendProgressCard sendId={42} />, createQueryClient());
     const card = within(await screen.findByTestId('send-progress'));
-    expect(await card.findByText(/For 1 recipient the provider's answer never came/)).toBeTruthy();
-    expect(card.queryByRole('button', { name: /Send again/ })).toBeNull();
+    expect(await card.findByRole('button', { name: 'Pause' })).toBeTruthy();
+    expect(card.queryByTestId('breaker-reason')).toBeNull();
+
+    progress = { ...progress, status: 'paused', breaker_reason: REASON };
+    act(() =>
+      pushRealtimeEvent('SendProgressEvent', {
+        id: 42,
+        status: 'paused',
+        recipients_count: 1000,
+        sent_count: 181,
+        failed_count: 19,
+        unknown_count: 0,
+        note: null,
+        breaker_reason: REASON,
+      }),
+    );
+    const alert = within(await card.findByTestId('breaker-reason'));
+    expect(alert.getByText('Paused by Sendwell to protect your sender')).toBeTruthy();
+    expect(alert.getByText(REASON)).toBeTruthy();
+    expect(card.getByText('paused')).toBeTruthy();
+    // No dismissing a send that is not over; resume and cancel are offered.
+    expect(card.queryByRole('button', { name: 'Dismiss' })).toBeNull();
+    expect(card.getByRole('button', { name: 'Cancel' })).toBeTruthy();
+
+    progress = { ...progress, status: 'sending' };
+    fireEvent.click(card.getByRole('button', { name: 'Resume' }));
+    await waitFor(() => expect(callsTo(fetchMock, 'POST /api/email/sends/42/resume')).toHaveLength(1));
+    // Going again, the reason is no longer shown as the state of the send.
+    await waitFor(() => expect(card.queryByTestId('breaker-reason')).toBeNull());
+  });
+
+  it('shows a pause of the user’s own without the breaker’s words', async () => {
+    stubApi({ [PROGRESS]: { data: buildProgress({ status: 'paused' }) } });
+    renderWithApp(<SendProgressCard sendId={42} />, createQueryClient());
+    const card = within(await screen.findByTestId('send-progress'));
+    expect(await card.findByRole('button', { name: 'Resume' })).toBeTruthy();
+    expect(card.queryByTestId('breaker-reason')).toBeNull();
   });
 });

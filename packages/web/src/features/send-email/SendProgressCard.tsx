@@ -15,7 +15,14 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { progressOf, type TSendProgress } from '@sendwell/contracts';
-import { IconInfoCircle, IconPlayerPause, IconPlayerPlay, IconQuestionMark, IconX } from '@tabler/icons-react';
+import {
+  IconInfoCircle,
+  IconPlayerPause,
+  IconPlayerPlay,
+  IconQuestionMark,
+  IconShieldExclamation,
+  IconX,
+} from '@tabler/icons-react';
 import { useState } from 'react';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import {
@@ -187,10 +194,24 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
           </Stack>
         </Alert>
       )}
-      {send.note && (
-        <Alert color={send.status === 'failed' ? 'red' : 'blue'} icon={<IconInfoCircle size={18} />}>
-          {send.note}
+      {send.status === 'paused' && send.breaker_reason ? (
+        <Alert
+          color="orange"
+          icon={<IconShieldExclamation size={18} aria-hidden />}
+          title="Paused by Sendwell to protect your sender"
+          data-testid="breaker-reason"
+        >
+          <Text size="sm">{send.breaker_reason}</Text>
+          <Text size="sm" mt={4}>
+            Resume to send to the others anyway, or cancel.
+          </Text>
         </Alert>
+      ) : (
+        send.note && (
+          <Alert color={send.status === 'failed' ? 'red' : 'blue'} icon={<IconInfoCircle size={18} />}>
+            {send.note}
+          </Alert>
+        )
       )}
       {actionsOf(send.status).length > 0 && (
         <Group gap="xs">
@@ -262,7 +283,7 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
 };
 
 /** One send's progress, live: `SendProgressEvent` updates it, a poll covers a dropped socket. */
-export const SendProgressCard = ({ sendId, onDismiss }: { sendId: number; onDismiss: () => void }) => {
+export const SendProgressCard = ({ sendId, onDismiss }: { sendId: number; onDismiss?: () => void }) => {
   const progress = useSendProgress(sendId);
   useSendProgressEvents(sendId);
   const send = progress.data;
@@ -288,7 +309,9 @@ export const SendProgressCard = ({ sendId, onDismiss }: { sendId: number; onDism
             </Text>
           )}
         </Stack>
-        {(!send || !isSendActive(send.status)) && <CloseButton size="sm" aria-label="Dismiss" onClick={onDismiss} />}
+        {onDismiss && (!send || !isSendActive(send.status)) && (
+          <CloseButton size="sm" aria-label="Dismiss" onClick={onDismiss} />
+        )}
       </Group>
       {progress.isPending && (
         <Center py="sm">

@@ -204,3 +204,18 @@ export const fromScheduledSend = (
     deliverySlot: parts?.slot ?? null,
   };
 };
+
+/**
+ * The pre-send check of a form as it would be sent (issue 31): asked when the confirmation
+ * opens, kept per form for a minute (the server keeps DNS answers for their TTL anyway).
+ */
+export const usePreSendCheck = (request: TSendEmailForm | null) =>
+  useQuery({
+    queryKey: ['send-email', 'pre-send', request] as const,
+    queryFn: ({ signal }) => callRoute(sendEmailApi.preSendCheck, { body: request!, signal }),
+    enabled: request !== null,
+    staleTime: 60_000,
+    retry: false,
+    // The checklist shows a failed check itself; it never stands in the way of sending.
+    meta: { reportErrors: false },
+  });

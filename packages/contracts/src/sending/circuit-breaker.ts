@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/**
+ * The circuit breaker (issue 31 §2): a send, or a drip campaign, stops itself once its
+ * hard bounces or complaints say the list is hurting the sender, before the mailbox
+ * providers decide so. Gmail's and Yahoo's bulk-sender rules draw the complaint line at
+ * 0.3 % of the mail delivered; a send stopped at 0.1 % leaves room to act. The figures are
+ * shares of the messages handed over (accepted, refused or unknown: GLOSSARY.md
+ * "recipients"), and only from 200 of them on, so five bounces among the first twenty
+ * stop nothing.
+ */
+export const CIRCUIT_BREAKER = {
+  /** Messages handed over before the breaker judges a send. */
+  minAttempts: 200,
+  /** The account's lines unless its settings say otherwise, in percent. */
+  bouncePercent: 5,
+  complaintPercent: 0.1,
+} as const;
+
+export type TBreakerLines = { bouncePercent: number; complaintPercent: number };
+export type TBreakerFigures = { attempts: number; hardBounces: number; complaints: number };
+export type TBreakerVerdict = {
+  kind: 'bounces' | 'complaints';
+  /** The share that passed its line, in percent. */
+  percent: number;
+  line: number;
+  count: number;
+  attempts: number;
+};
+
+/**
+ * Whether a send's figures trip the breaker: after `minAttempts` messages, a share that
+ * passes (is above) its line. Bounces are judged first: they are the commoner sign of an
+ * old list. Null when the send may go on.
+ */
+export const breakerVerdict = (figures: TBreakerFigures, lines: TBreakerLines): TBreakerVerdict | null => {
+  if (figures.attempts < CIRCUIT_BREAKER.minAttempts) return null;
+  const share = (count: number) => (count * 100) / figures.attempts;
+  if (share(figures.hardBounces) > lines.bouncePercent) {
+    return {
+      kind: 'bounces',
+      percent: share(figures.hardBounces),
+      line: lines.bouncePercent,
+      count: figures.hardBounces,
+      attempts: figures.attempts,
+    };
+  }
+  if (share(figures.complaints) > lines.complaintPercent) {
+    return {
+      kind: 'complaints',
+      percent: share(figures.complaints),
+      line: lines.complaintPercent,
+      count: figures.complaints,
+      attempts: figures.attempts,
+    };
+  }
+  return null;
+};
+
+/** A percentage as people write it: 5 %, 0.1 %, 10.5 %. */
+export const formatPercent = (value: number) => `${Number(value.toFixed(value < 1 ? 2 : 1)).toLocaleString('en-US')}%`;
+
+/** What the user reads on the progress card, the campaign page, the notification and the email. */
+export const breakerReason = (verdict: TBreakerVerdict, what: 'send' | 'campaign' = 'send') => {
+  const figures = `${verdict.count.toLocaleString('en-US')} of the first ${verdict.attempts.toLocaleString('en-US')} messages`;
+  const advice =
+    verdict.kind === 'bounces'
+      ? 'The list likely holds old or mistyped addresses: verify it, or remove the bounced addresses, before you resume.'
+      : 'Recipients are marking it as spam: check that they asked for it and that unsubscribing is easy before you resume.';
+  const stopped = what === 'send' ? 'Paused' : 'Stopped';
+  return `${stopped} to protect your sender reputation: ${
+    verdict.kind === 'bounces' ? 'hard bounces' : 'spam complaints'
+  } reached ${formatPercent(verdict.percent)} (${figures}), above your account's limit of ${formatPercent(verdict.line)}. ${advice}`;
+};
+
+/** The account's breaker lines as its settings form sends them. */
+export const ZBreakerSettings = z.object({
+  breakerBouncePercent: z.coerce
+    .number({ message: 'The hard-bounce limit must be a number.' })
+    .gt(0, 'The hard-bounce limit must be more than 0%.')
+    .max(100, 'The hard-bounce limit must be at most 100%.'),
+  breakerComplaintPercent: z.coerce
+    .number({ message: 'The complaint limit must be a number.' })
+    .gt(0, 'The complaint limit must be more than 0%.')
+    .max(100, 'The complaint limit must be at most 100%.'),
+});
+export type TBreakerSettings = z.infer<typeof ZBreakerSettings>;

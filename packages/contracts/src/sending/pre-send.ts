@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { ZSendEmailRequest } from './sending';
+
+/**
+ * The pre-send check (issue 31 §1): before Send Email's confirmation, what a receiver will
+ * make of this send: the From domain's SPF, DKIM and DMARC against the account's sending path
+ * and the bulk-sender rules, the spam test's own content and header checks on the composed
+ * message (no engines, no mailbox, no credit), and the chosen lists. Nothing is blocked: a
+ * red item asks "send anyway?".
+ */
+export const PRE_SEND_GROUPS = ['domain', 'message', 'lists'] as const;
+export const PRE_SEND_STATUSES = ['pass', 'info', 'warn', 'fail'] as const;
+
+/** From this many recipients a day Gmail and Yahoo treat a sender as a bulk sender: DMARC required. */
+export const BULK_SENDER_DAILY = 5000;
+
+export const ZPreSendRequest = ZSendEmailRequest.extend({
+  /** The DKIM selector the user names (an SMTP server's); for Mailgun the usual ones are tried. */
+  dkimSelector: z
+    .string()
+    .trim()
+    .max(63)
+    .regex(/^[A-Za-z0-9._-]*$/, { message: 'A DKIM selector holds letters, digits, dots, dashes and underscores.' })
+    .optional(),
+});
+export type TPreSendRequest = z.input<typeof ZPreSendRequest>;
+
+export const ZPreSendItem = z.object({
+  id: z.string(),
+  group: z.enum(PRE_SEND_GROUPS),
+  title: z.string(),
+  status: z.enum(PRE_SEND_STATUSES),
+  detail: z.string(),
+  /** What to do about it, when something should change. */
+  advice: z.string().nullable(),
+});
+export type TPreSendItem = z.infer<typeof ZPreSendItem>;
+
+export const ZPreSendCheck = z.object({
+  items: z.array(ZPreSendItem),
+  /** The spam test's content and header score of the composed message (0 to 10). */
+  messageScore: z.number(),
+  /** Recipients of the chosen lists, each address once. */
+  audience: z.number().int(),
+  /** Whether any item is red: the confirmation asks "send anyway?". */
+  hasFailures: z.boolean(),
+});
+export type TPreSendCheck = z.infer<typeof ZPreSendCheck>;
+
+/** The group's heading in the checklist. */
+export const PRE_SEND_GROUP_TITLES: Record<(typeof PRE_SEND_GROUPS)[number], string> = {
+  domain: 'Sending domain',
+  message: 'Message',
+  lists: 'Lists',
+};
+
+/** The worst status of some items: what the group's line shows folded. */
+export const worstStatus = (items: Pick<TPreSendItem, 'status'>[]): TPreSendItem['status'] => {
+  const order = PRE_SEND_STATUSES;
+  return items.reduce<TPreSendItem['status']>(
+    (worst, item) => (order.indexOf(item.status) > order.indexOf(worst) ? item.status : worst),
+    'pass',
+  );
+};

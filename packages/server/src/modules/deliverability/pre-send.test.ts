@@ -1,0 +1,203 @@
+import type { TPreSendCheck } from '@sendwell/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { startDnsZone } from '../../../test/dns-zone';
+import { GTUBE } from '../spam-test/message-checks';
+import { createCachingResolver } from './dns-cache';
+import { preSendResolver } from './pre-send.service';
+
+/**
+ * The pre-send check (issue 31 §1) against a DNS server on loopback answering from the
+ * test's own zone: SPF evaluated for the SMTP server's address, DKIM under a named selector,
+ * DMARC and its alignment; the spam test's content checks on the composed message; the lists.
+ */
+
+const KEY =
+  'MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDEbQy1Qk3bL0u6p8cFjSmGlE4d3wFlf8H6N0vQy1B1yq3mF1Zk9tCq3UoX9b3l5lM8i1S1vDk6sQ9kq2Y5d9nVQ3q3v6J1mJwzX0aB4o0Z8y0GgC5cW9sZ3t8o3W6f4V4k5E3m2O0b3J1w7mP8rA0Q9u0XkR4p1T5a6v2y8mZ3QIDAQAB';
+
+let zone: Awaited<ReturnType<typeof startDnsZone>>;
+let t: TTestApp;
+beforeAll(async () => {
+  zone = await startDnsZone({
+    'acme.test': { txt: ['v=spf1 ip4:127.0.0.1 -all'] },
+    'smtp.acme.test': { a: ['127.0.0.1'] },
+    'relay.elsewhere.test': { a: ['192.0.2.7'] },
+    's1._domainkey.acme.test': { txt: [`v=DKIM1; k=rsa; p=${KEY}`] },
+    '_dmarc.acme.test': { txt: ['v=DMARC1; p=quarantine; rua=mailto:dmarc@acme.test'] },
+    'bare.test': { a: ['192.0.2.1'] },
+    'mg.bare.test': { txt: ['v=spf1 include:mailgun.org ~all'] },
+    'mx._domainkey.mg.bare.test': { txt: [`k=rsa; p=${KEY}`] },
+  });
+  t = await startTestApp({ SPAM_TEST_DNS_SERVERS: zone.server, PUBLIC_URL: 'https://sendwell.test' });
+});
+afterAll(async () => {
+  await t?.close();
+  zone?.close();
+});
+
+const seed = async (account: {
+  host?: string;
+  fromAddress?: string;
+  provider?: 'smtp' | 'mailgun';
+  domain?: string;
+}) => {
+  const user = await seedUser(t.platform, { planId: 3 });
+  const agent = createAgent(t.app);
+  await agent.signIn(user.email, user.password);
+  const isMailgun = account.provider === 'mailgun';
+  const { id: accountId } = await t.platform.db
+    .insertInto('sending_accounts')
+    .values({
+      user_id: user.id,
+      name: 'Main',
+      provider: account.provider ?? 'smtp',
+      driver: isMailgun ? null : 'smtp',
+      domain: account.domain ?? null,
+      region: isMailgun ? 'us' : null,
+      username: isMailgun ? null : 'mailer',
+      host: isMailgun ? null : (account.host ?? 'smtp.acme.test'),
+      port: isMailgun ? null : 587,
+      encryption: isMailgun ? null : 'tls',
+      from_address: isMailgun ? null : (account.fromAddress ?? 'news@acme.test'),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const listDomain = account.domain ?? 'acme.test';
+  const { id: listId } = await t.platform.db
+    .insertInto('mailing_lists')
+    .values({
+      user_id: user.id,
+      account_id: accountId,
+      alias: 'all',
+      domain: listDomain,
+      address: `all@${listDomain}`,
+      name: 'All',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  // 10 members: 4 verified, 2 role addresses.
+  await t.platform.db
+    .insertInto('list_members')
+    .values(
+      ['info@a.test', 'sales@b.test', ...Array.from({ length: 8 }, (_, index) => `p${index}@c.test`)].map(
+        (email, index) => ({ user_id: user.id, list_id: listId, account_id: accountId, email, verified: index >= 6 }),
+      ),
+    )
+    .execute();
+  return { user, agent, accountId, listId };
+};
+
+const check = async (
+  seeded: Awaited<ReturnType<typeof seed>>,
+  body: Record<string, unknown> = {},
+): Promise<TPreSendCheck> => {
+  const response = await seeded.agent.post('/api/email/pre-send-check', {
+    account: seeded.accountId,
+    from: 'news@acme.test',
+    senderName: 'Acme',
+    alias: 'news',
+    to: [seeded.listId],
+    subject: 'November news',
+    message: '<p>Hello {{name::there}}, our November news is here.</p>',
+    ...body,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json();
+};
+
+const itemOf = (result: TPreSendCheck, id: string) => result.items.find((entry) => entry.id === id);
+
+describe('the pre-send check', () => {
+  it('reads the From domain as a receiver would: SPF for the SMTP server, DKIM under its selector, DMARC aligned', async () => {
+    const seeded = await seed({});
+    const result = await check(seeded, { dkimSelector: 's1' });
+    expect(itemOf(result, 'spf')).toMatchObject({ status: 'pass', detail: expect.stringContaining('127.0.0.1') });
+    expect(itemOf(result, 'dkim')).toMatchObject({ status: 'pass', detail: expect.stringContaining('s1') });
+    expect(itemOf(result, 'dmarc')).toMatchObject({ status: 'pass', detail: expect.stringContaining('quarantine') });
+    expect(itemOf(result, 'bulk-rules')).toMatchObject({ status: 'pass' });
+    // The message: the spam test's own checks and their score.
+    expect(itemOf(result, 'message-score')?.status).toBe('pass');
+    expect(result.messageScore).toBeGreaterThanOrEqual(8);
+    expect(result.items.filter((entry) => entry.group === 'message').length).toBeGreaterThan(3);
+    // The lists: 10 addresses, 6 unverified, 2 generic, no sends before.
+    expect(result.audience).toBe(10);
+    expect(itemOf(result, 'unverified')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^6 of 10/) });
+    expect(itemOf(result, 'generic')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^2 recipients/) });
+    expect(itemOf(result, 'history')?.status).toBe('info');
+    expect(result.hasFailures).toBe(true);
+  });
+
+  it('says what is wrong, and what to do: a server SPF does not allow, a missing selector, spam words', async () => {
+    const seeded = await seed({ host: 'relay.elsewhere.test' });
+    const result = await check(seeded, {
+      dkimSelector: 'nope',
+      message: `<p>${GTUBE}</p>`,
+    });
+    expect(itemOf(result, 'spf')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('does not allow relay.elsewhere.test (192.0.2.7)'),
+      advice: expect.any(String),
+    });
+    expect(itemOf(result, 'dkim')).toMatchObject({
+      status: 'fail',
+      detail: 'No DKIM key at nope._domainkey.acme.test.',
+    });
+    expect(itemOf(result, 'message-score')?.status).toBe('fail');
+    expect(result.hasFailures).toBe(true);
+  });
+
+  it('checks a Mailgun account on its own domain: the include, the usual selector, DMARC missing', async () => {
+    const seeded = await seed({ provider: 'mailgun', domain: 'mg.bare.test' });
+    // Mailgun sends a domain's mail From its parent (news@bare.test), through mg.bare.test.
+    const result = await check(seeded, { from: 'news@bare.test', alias: 'news' });
+    expect(itemOf(result, 'spf')).toMatchObject({ status: 'pass', detail: expect.stringContaining('mailgun.org') });
+    expect(itemOf(result, 'dkim')).toMatchObject({ status: 'pass', detail: expect.stringContaining('selector mx') });
+    expect(itemOf(result, 'dmarc')).toMatchObject({
+      status: 'warn',
+      detail: 'bare.test publishes no DMARC policy.',
+    });
+  });
+
+  it('keeps DNS answers for their TTL: a second check asks nothing, a later one asks again', async () => {
+    const seeded = await seed({});
+    await check(seeded, { dkimSelector: 's1' });
+    const asked = preSendResolver(t.platform).asked();
+    await check(seeded, { dkimSelector: 's1' });
+    expect(preSendResolver(t.platform).asked()).toBe(asked);
+
+    let now = 1_000_000;
+    const resolver = createCachingResolver([zone.server], { now: () => now });
+    expect(await resolver.resolve('_dmarc.acme.test', 'TXT')).toEqual([
+      ['v=DMARC1; p=quarantine; rua=mailto:dmarc@acme.test'],
+    ]);
+    await resolver.resolve('_dmarc.acme.test', 'TXT');
+    expect(resolver.asked()).toBe(1);
+    now += 59_000; // the zone's records live 60 s
+    await resolver.resolve('_dmarc.acme.test', 'TXT');
+    expect(resolver.asked()).toBe(1);
+    now += 2_000;
+    await resolver.resolve('_dmarc.acme.test', 'TXT');
+    expect(resolver.asked()).toBe(2);
+    await expect(resolver.resolve('missing.acme.test', 'TXT')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+  });
+
+  it("refuses a form that could not be sent with the send's own messages, and another user's lists", async () => {
+    const seeded = await seed({});
+    const empty = await seeded.agent.post('/api/email/pre-send-check', {
+      account: seeded.accountId,
+      to: [],
+      message: '',
+    });
+    expect(empty.statusCode).toBe(422);
+    const other = await seed({});
+    const response = await seeded.agent.post('/api/email/pre-send-check', {
+      account: seeded.accountId,
+      from: 'news@acme.test',
+      to: [other.listId],
+      subject: 'Hi',
+      message: '<p>Hi</p>',
+    });
+    expect(response.statusCode).toBe(422);
+    expect(JSON.stringify(response.json())).toContain('Please choose mailing lists of the chosen account.');
+  });
+});

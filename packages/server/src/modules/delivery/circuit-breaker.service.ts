@@ -1,0 +1,93 @@
+import { breakerReason, breakerVerdict, CIRCUIT_BREAKER } from '@sendwell/contracts';
+import type { TPlatform } from '../../platform/context';
+import type { Executor } from '../../platform/db';
+import { publishToUser } from '../../platform/realtime';
+import { findAccountRow } from '../accounts/accounts.service';
+import { findUserProfile } from '../auth/auth.service';
+import { notifyUser } from '../notifications/notifications.service';
+import { breakerEmailJob } from './circuit-breaker.jobs';
+import { countHandedOver, findBreakerFigures, findProgressOf, findSend, tripSendBreaker } from './delivery.repository';
+
+/**
+ * The circuit breaker (issue 31 §2, rule in contracts `sending/circuit-breaker.ts`): a send
+ * of Send Email, or a scheduled one, whose hard bounces or complaints pass its account's line
+ * after 200 messages pauses itself once, and its user is told three ways: a notification, the
+ * progress event (the card shows why) and an email. The user resumes or cancels as after any
+ * pause; a resumed send is not judged again (they have seen the figures and chose to go on).
+ *
+ * Fed by both sides of a message's life: every intake (Mailgun's events, bounce reports,
+ * feedback loops) through `recordDeliveryEvents`, and dispatch after each claim (refusals at
+ * handover are hard bounces too). A drip step is a send of one recipient: campaigns judge the
+ * campaign as a whole (`campaigns/scheduler.ts`).
+ */
+
+/**
+ * Judges these sends in the caller's transaction and pauses those past a line: the pause, the
+ * notification, its email job and the progress event all commit with the caller's work (the
+ * event that tripped it), or not at all. Dispatch sees the pause within its status watch
+ * (100 ms) and starts no message after it. Answers the ids it paused.
+ */
+export const judgeSends = async (platform: TPlatform, trx: Executor, sendIds: number[]) => {
+  const tripped: number[] = [];
+  for (const figures of await findBreakerFigures(trx, [...new Set(sendIds)])) {
+    const account = await findAccountRow(trx, figures.user_id, figures.account_id);
+    if (!account) continue;
+    const lines = {
+      bouncePercent: account.breaker_bounce_percent,
+      complaintPercent: account.breaker_complaint_percent,
+    };
+    // The counters lag the claims in progress: they count fewer messages than went, so a
+    // share from them is at most too high. Only then are the messages counted exactly.
+    const counted = { hardBounces: figures.hard_bounces, complaints: figures.complaints };
+    if (!breakerVerdict({ ...counted, attempts: Math.max(figures.attempts, CIRCUIT_BREAKER.minAttempts) }, lines)) {
+      continue;
+    }
+    const attempts = await countHandedOver(trx, figures.id);
+    const verdict = breakerVerdict({ ...counted, attempts }, lines);
+    if (!verdict) continue;
+    const reason = breakerReason(verdict);
+    if (!(await tripSendBreaker(trx, figures.id, reason))) continue;
+    tripped.push(figures.id);
+    await tellUser(platform, trx, figures.id, reason);
+  }
+  return tripped;
+};
+
+const tellUser = async (platform: TPlatform, trx: Executor, sendId: number, reason: string) => {
+  const send = (await findSend(trx, sendId))!;
+  const link = send.account_id === null ? '/history' : `/history/details/${send.account_id}/${send.id}`;
+  await notifyUser(
+    platform,
+    { userId: send.user_id, title: `Your email “${send.subject}” was paused`, body: reason, link },
+    trx,
+  );
+  await platform.queue.enqueue(breakerEmailJob, { sendId }, { executor: trx, singletonKey: `breaker-${sendId}` });
+  const progress = await findProgressOf(trx, sendId);
+  if (progress) {
+    const { user_id: userId, ...payload } = progress;
+    await publishToUser(trx, userId, 'SendProgressEvent', payload);
+  }
+};
+
+/** The email the user gets when the breaker paused a send (queued with the pause). */
+export const mailBreakerTripped = async (platform: TPlatform, sendId: number, appUrl: string) => {
+  const send = await findSend(platform.db, sendId);
+  if (!send?.breaker_reason) return;
+  const user = await findUserProfile(platform.db, send.user_id);
+  const link = `${appUrl}/history/details/${send.account_id}/${send.id}`;
+  await platform.mailer.send({
+    to: user.email,
+    subject: `Your email “${send.subject}” was paused`,
+    text: [
+      `Hello ${user.name},`,
+      '',
+      `Sendwell paused your email “${send.subject}”.`,
+      '',
+      send.breaker_reason,
+      '',
+      `Nothing more goes out until you resume it. Resume or cancel it here: ${link}`,
+      '',
+      "The limits are your sending account's: you can change them in the account's settings.",
+    ].join('\n'),
+  });
+};

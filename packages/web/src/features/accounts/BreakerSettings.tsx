@@ -1,0 +1,66 @@
+import { Alert, Button, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { CIRCUIT_BREAKER, type TSendingAccount, ZBreakerSettings } from '@sendwell/contracts';
+import { IconAlertCircle } from '@tabler/icons-react';
+import { useZodForm } from '../../app/useZodForm';
+import { useSaveBreakerLines } from './accounts.queries';
+
+/**
+ * The circuit breaker's lines of one account (issue 31): a send through it pauses itself
+ * when, after 200 messages, its hard bounces or spam complaints pass them.
+ */
+export const BreakerSettings = ({ account }: { account: TSendingAccount }) => {
+  const save = useSaveBreakerLines(account.id);
+  const form = useZodForm(ZBreakerSettings, {
+    initialValues: {
+      breakerBouncePercent: account.breakerBouncePercent,
+      breakerComplaintPercent: account.breakerComplaintPercent,
+    },
+    onSubmit: (body, { fail }) =>
+      save.mutate(body, {
+        onSuccess: ({ message }) => notifications.show({ color: 'green', message, position: 'top-center' }),
+        onError: fail,
+      }),
+  });
+  const number = (field: 'breakerBouncePercent' | 'breakerComplaintPercent') => ({
+    value: (form.values[field] as number | string | undefined) ?? '',
+    error: form.errors[field],
+    onChange: (value: number | string) => form.setValue(field, value === '' ? '' : Number(value)),
+    min: 0,
+    max: 100,
+    step: 0.1,
+    decimalScale: 3,
+    allowNegative: false,
+    suffix: ' %',
+    required: true,
+  });
+  const headingId = `breaker-${account.id}`;
+  return (
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={headingId}>
+      <Stack gap="xs">
+        <Title order={3} fz="md" id={headingId}>
+          Pause a send that hurts this sender
+        </Title>
+        <Text size="sm" c="dimmed">
+          After {CIRCUIT_BREAKER.minAttempts} messages, a send through this account pauses itself and tells you when
+          more of them bounce hard, or more recipients mark it as spam, than these limits. Gmail and Yahoo start
+          filtering a sender whose complaints pass 0.3 %.
+        </Text>
+        {form.formError && (
+          <Alert color="red" icon={<IconAlertCircle size={18} />}>
+            {form.formError}
+          </Alert>
+        )}
+        <Group align="flex-start" grow>
+          <NumberInput label="Hard bounces above" {...number('breakerBouncePercent')} />
+          <NumberInput label="Spam complaints above" {...number('breakerComplaintPercent')} />
+        </Group>
+        <Group justify="flex-end">
+          <Button type="submit" variant="default" loading={save.isPending}>
+            Save limits
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+};

@@ -1,0 +1,127 @@
+import { Accordion, Alert, Badge, Button, Group, List, Loader, Stack, Text, ThemeIcon } from '@mantine/core';
+import {
+  PRE_SEND_GROUP_TITLES,
+  PRE_SEND_GROUPS,
+  type TPreSendCheck,
+  type TPreSendItem,
+  worstStatus,
+} from '@sendwell/contracts';
+import { IconAlertTriangle, IconCheck, IconInfoCircle, IconX } from '@tabler/icons-react';
+
+const LOOK: Record<TPreSendItem['status'], { color: string; label: string; icon: typeof IconCheck }> = {
+  pass: { color: 'green', label: 'Good', icon: IconCheck },
+  info: { color: 'blue', label: 'Note', icon: IconInfoCircle },
+  warn: { color: 'yellow', label: 'Check', icon: IconAlertTriangle },
+  fail: { color: 'red', label: 'Problem', icon: IconX },
+};
+
+const StatusIcon = ({ status }: { status: TPreSendItem['status'] }) => {
+  const { color, icon: Icon, label } = LOOK[status];
+  return (
+    <ThemeIcon color={color} variant="light" size="sm" radius="xl" aria-label={label} role="img">
+      <Icon size={14} aria-hidden />
+    </ThemeIcon>
+  );
+};
+
+const countsOf = (items: TPreSendItem[]) => {
+  const problems = items.filter((item) => item.status === 'fail').length;
+  const checks = items.filter((item) => item.status === 'warn').length;
+  return [problems > 0 ? `${problems} to fix` : null, checks > 0 ? `${checks} to check` : null]
+    .filter(Boolean)
+    .join(', ');
+};
+
+/**
+ * The pre-send checklist in Send Email's confirmation (issue 31 §1): a line per group
+ * (sending domain, message, lists) with its worst status, each expandable into its items and
+ * what to do. Nothing here stops a send.
+ */
+export const PreSendChecklist = ({
+  check,
+  isPending,
+  isError,
+  onRetry,
+}: {
+  check: TPreSendCheck | undefined;
+  isPending: boolean;
+  isError: boolean;
+  onRetry: () => void;
+}) => {
+  if (isPending) {
+    return (
+      <Group gap="xs" data-testid="pre-send-checking">
+        <Loader size="xs" aria-hidden />
+        <Text size="sm" c="dimmed">
+          Checking the sending domain, the message and the lists…
+        </Text>
+      </Group>
+    );
+  }
+  if (isError || !check) {
+    return (
+      <Alert color="gray" icon={<IconInfoCircle size={18} />} title="The pre-send check could not run">
+        <Group justify="space-between" gap="xs">
+          <Text size="sm">You can still send; the check only advises.</Text>
+          <Button size="xs" variant="default" onClick={onRetry}>
+            Check again
+          </Button>
+        </Group>
+      </Alert>
+    );
+  }
+  return (
+    <Stack gap="xs" data-testid="pre-send-checklist">
+      <Text size="sm" fw={600}>
+        Before it goes
+      </Text>
+      <Accordion variant="contained" multiple chevronPosition="right">
+        {PRE_SEND_GROUPS.map((group) => {
+          const items = check.items.filter((item) => item.group === group);
+          if (items.length === 0) return null;
+          const worst = worstStatus(items);
+          const summary = countsOf(items);
+          return (
+            <Accordion.Item key={group} value={group} data-testid={`pre-send-${group}`}>
+              <Accordion.Control icon={<StatusIcon status={worst} />}>
+                <Group gap="xs" justify="space-between" wrap="nowrap" pr="xs">
+                  <Text size="sm" fw={500}>
+                    {PRE_SEND_GROUP_TITLES[group]}
+                    {group === 'message' ? ` (${check.messageScore} of 10)` : ''}
+                  </Text>
+                  <Badge color={LOOK[worst].color} variant="light" tt="none">
+                    {summary || 'All good'}
+                  </Badge>
+                </Group>
+              </Accordion.Control>
+              <Accordion.Panel>
+                <List spacing="xs" listStyleType="none" size="sm">
+                  {items.map((item) => (
+                    <List.Item key={item.id} icon={<StatusIcon status={item.status} />}>
+                      <Text size="sm" fw={500} component="span">
+                        {item.title}
+                      </Text>
+                      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                        {item.detail}
+                      </Text>
+                      {item.advice && (
+                        <Text size="sm" c="dark.4">
+                          What to do: {item.advice}
+                        </Text>
+                      )}
+                    </List.Item>
+                  ))}
+                </List>
+              </Accordion.Panel>
+            </Accordion.Item>
+          );
+        })}
+      </Accordion>
+      {check.hasFailures && (
+        <Alert color="red" icon={<IconAlertTriangle size={18} />} data-testid="pre-send-failures">
+          Some checks found problems that may send this email to spam or get it refused. Send it anyway?
+        </Alert>
+      )}
+    </Stack>
+  );
+};
