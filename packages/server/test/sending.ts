@@ -67,12 +67,21 @@ export const startCountingSink = async ({ answerDelayMs = 0 }: { answerDelayMs?:
 
 /**
  * A user on the Pro plan with an SMTP account on the sink (no daily cap: these tests are
- * about processes, `dispatch.test.ts` has the cap) and one list of `recipients` generated
- * members r1@example.com…; answers the id of a send to it, queued.
+ * about processes, `dispatch.test.ts` has the cap; `account` adds columns, such as the
+ * breaker's lines) and one list of `members`: these addresses, or that many generated
+ * r1@example.com….
  */
-export const seedSinkSend = async (
+export const seedSinkList = async (
   platform: TPlatform,
-  { sinkPort, recipients, subject = 'Process test' }: { sinkPort: number; recipients: number; subject?: string },
+  {
+    sinkPort,
+    members,
+    account = {},
+  }: {
+    sinkPort: number;
+    members: number | string[];
+    account?: { name?: string; breaker_bounce_percent?: number; breaker_complaint_percent?: number };
+  },
 ) => {
   const user = await seedUser(platform, { planId: 3 });
   const { id: accountId } = await platform.db
@@ -88,6 +97,7 @@ export const seedSinkSend = async (
       encryption: 'tls',
       from_address: 'news@acme.test',
       mail_per_day: 1_000_000,
+      ...account,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -108,11 +118,27 @@ export const seedSinkSend = async (
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await sql`
-    insert into list_members (user_id, list_id, account_id, email)
-    select ${user.id}, ${listId}, ${accountId}, 'r' || n || '@example.com' from generate_series(1, ${recipients}) n`.execute(
-    platform.db,
-  );
+  if (typeof members === 'number') {
+    await sql`
+      insert into list_members (user_id, list_id, account_id, email)
+      select ${user.id}, ${listId}, ${accountId}, 'r' || n || '@example.com' from generate_series(1, ${members}) n`.execute(
+      platform.db,
+    );
+  } else {
+    await platform.db
+      .insertInto('list_members')
+      .values(members.map((email) => ({ user_id: user.id, list_id: listId, account_id: accountId, email })))
+      .execute();
+  }
+  return { user, accountId, listId };
+};
+
+/** A send of '<p>Hello</p>' to a new `seedSinkList` user's list of `recipients` generated members, queued. */
+export const seedSinkSend = async (
+  platform: TPlatform,
+  { sinkPort, recipients, subject = 'Process test' }: { sinkPort: number; recipients: number; subject?: string },
+) => {
+  const { user, accountId, listId } = await seedSinkList(platform, { sinkPort, members: recipients });
   return createSend(platform, user.id, {
     accountId,
     fromName: 'Acme',

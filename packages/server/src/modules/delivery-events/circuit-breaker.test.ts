@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
+import { seedSinkList } from '../../../test/sending';
 import { startSmtpSink } from '../../../test/smtp-sink';
 import { PROCESS_PATIENCE_MS } from '../../../test/wait';
 import type { TJobDefinition } from '../../platform/queue';
-import { sealSecret } from '../accounts/secrets';
 import { breakerEmailJob } from '../delivery/circuit-breaker.jobs';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
 import { cancelSend, createSend, resumeSend, sendProgress } from '../delivery/delivery.service';
@@ -141,46 +141,15 @@ const runQueued = async <S extends z.ZodType>(job: TJobDefinition<S>) => {
 
 /** A user with an SMTP account on the remote server and one list of these members. */
 const seedList = async (emails: string[], lines?: { bounce?: number; complaint?: number }) => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const { id: accountId } = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
+  const { user, accountId, listId } = await seedSinkList(t.platform, {
+    sinkPort: remotePort,
+    members: emails,
+    account: {
       name: 'Remote',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'mailer',
-      host: '127.0.0.1',
-      port: remotePort,
-      encryption: 'tls',
-      from_address: 'news@acme.test',
-      mail_per_day: 1_000_000,
       ...(lines?.bounce ? { breaker_bounce_percent: lines.bounce } : {}),
       ...(lines?.complaint ? { breaker_complaint_percent: lines.complaint } : {}),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.platform.db
-    .updateTable('sending_accounts')
-    .set({ password_encrypted: sealSecret(t.platform, accountId, 'password', 'any') })
-    .where('id', '=', accountId)
-    .execute();
-  const { id: listId } = await t.platform.db
-    .insertInto('mailing_lists')
-    .values({
-      user_id: user.id,
-      account_id: accountId,
-      alias: 'all',
-      domain: 'acme.test',
-      address: 'all@acme.test',
-      name: 'All',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.platform.db
-    .insertInto('list_members')
-    .values(emails.map((email) => ({ user_id: user.id, list_id: listId, account_id: accountId, email })))
-    .execute();
+    },
+  });
   const sendId = await createSend(t.platform, user.id, {
     accountId,
     fromName: 'Acme',

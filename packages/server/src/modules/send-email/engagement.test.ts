@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
-import { startCountingSink, type TCountingSink } from '../../../test/sending';
-import { sealSecret } from '../accounts/secrets';
+import { createAgent, startTestApp, type TTestApp } from '../../../test/app';
+import { seedSinkList, startCountingSink, type TCountingSink } from '../../../test/sending';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
 import { createSend } from '../delivery/delivery.service';
 import { recordDeliveryEvents, type TIntakeEvent } from '../delivery-events/delivery-events.service';
@@ -29,44 +28,7 @@ const emails = Array.from({ length: 10 }, (_, index) => `r${index + 1}@example.c
 
 /** A user whose send of '<p>Hello</p>' with one link went to r1…r10 and finished. */
 const finishedSend = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const { id: accountId } = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Sink',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'mailer',
-      host: '127.0.0.1',
-      port: sink.port,
-      encryption: 'tls',
-      from_address: 'news@acme.test',
-      mail_per_day: 1_000_000,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.platform.db
-    .updateTable('sending_accounts')
-    .set({ password_encrypted: sealSecret(t.platform, accountId, 'password', 'any') })
-    .where('id', '=', accountId)
-    .execute();
-  const { id: listId } = await t.platform.db
-    .insertInto('mailing_lists')
-    .values({
-      user_id: user.id,
-      account_id: accountId,
-      alias: 'all',
-      domain: 'acme.test',
-      address: 'all@acme.test',
-      name: 'All',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.platform.db
-    .insertInto('list_members')
-    .values(emails.map((email) => ({ user_id: user.id, list_id: listId, account_id: accountId, email })))
-    .execute();
+  const { user, accountId, listId } = await seedSinkList(t.platform, { sinkPort: sink.port, members: emails });
   const sendId = await createSend(t.platform, user.id, {
     accountId,
     fromName: 'Acme',
