@@ -1,10 +1,8 @@
 import { PROFILE_MESSAGES } from '@sendwell/contracts';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { queuedJobRunner } from '../../../test/jobs';
 import { startSmtpSink } from '../../../test/smtp-sink';
-import type { TJobDefinition } from '../../platform/queue';
 import { EMAIL_TAKEN_MESSAGE } from './auth.service';
 import { sendEmailChangedNoticeJob, sendEmailChangeLinkJob } from './profile.jobs';
 
@@ -14,6 +12,7 @@ let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 beforeAll(async () => {
   sink = await startSmtpSink();
   t = await startTestApp({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', LOGIN_LIMIT_PER_IP: '1000' });
+  runQueued = queuedJobRunner(t.platform);
 });
 afterAll(async () => {
   await t?.close();
@@ -27,24 +26,8 @@ const signedIn = async () => {
   return { user, agent };
 };
 
-const ran = new Set<string>();
-/** Runs the queued jobs of a kind as a worker would (nothing runs them in tests until asked). */
-const runQueued = async <S extends z.ZodType>(job: TJobDefinition<S>) => {
-  const rows = (
-    await sql<{ id: string; data: unknown }>`select id, data from pgboss.job where name = ${job.name}`.execute(
-      t.platform.db,
-    )
-  ).rows.filter((row) => !ran.has(row.id));
-  for (const row of rows) {
-    ran.add(row.id);
-    await job.handler(job.schema.parse(row.data), t.platform, {
-      jobId: row.id,
-      retryCount: 0,
-      signal: new AbortController().signal,
-    });
-  }
-  return rows.length;
-};
+/** Runs the queued jobs of a kind as a worker would (`test/jobs.ts`). */
+let runQueued: ReturnType<typeof queuedJobRunner>;
 
 const linkIn = (text: string | undefined) => {
   const match = text?.match(/https:\/\/mail\.example\.test\/settings\/profile\/confirm-email\/([\w-]+)/);

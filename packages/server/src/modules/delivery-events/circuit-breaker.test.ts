@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
+import { queuedJobRunner } from '../../../test/jobs';
 import { seedSinkList } from '../../../test/sending';
 import { startSmtpSink } from '../../../test/smtp-sink';
 import { PROCESS_PATIENCE_MS } from '../../../test/wait';
-import type { TJobDefinition } from '../../platform/queue';
 import { breakerEmailJob } from '../delivery/circuit-breaker.jobs';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
 import { cancelSend, createSend, resumeSend, sendProgress } from '../delivery/delivery.service';
@@ -111,6 +109,7 @@ beforeAll(async () => {
     PUBLIC_URL: 'https://sendwell.test',
     SMTP_URL: mailSink.url,
   });
+  runQueued = queuedJobRunner(t.platform);
   receiver = await startListener(t.platform, bounceListener, { port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -120,24 +119,8 @@ afterAll(async () => {
   await mailSink?.close();
 });
 
-const ran = new Set<string>();
-/** Runs the queued jobs of a kind as a worker would (nothing runs them in tests until asked). */
-const runQueued = async <S extends z.ZodType>(job: TJobDefinition<S>) => {
-  const rows = (
-    await sql<{ id: string; data: unknown }>`select id, data from pgboss.job where name = ${job.name}`.execute(
-      t.platform.db,
-    )
-  ).rows.filter((row) => !ran.has(row.id));
-  for (const row of rows) {
-    ran.add(row.id);
-    await job.handler(job.schema.parse(row.data), t.platform, {
-      jobId: row.id,
-      retryCount: 0,
-      signal: new AbortController().signal,
-    });
-  }
-  return rows.length;
-};
+/** Runs the queued jobs of a kind as a worker would (`test/jobs.ts`). */
+let runQueued: ReturnType<typeof queuedJobRunner>;
 
 /** A user with an SMTP account on the remote server and one list of these members. */
 const seedList = async (emails: string[], lines?: { bounce?: number; complaint?: number }) => {
