@@ -1,26 +1,58 @@
 /**
- * `npm test`: lint, typecheck, the build (web app and server), unit and integration tests
- * and the browser journeys, in that order, against ONE PostgreSQL started here for the
+ * `npm test`: lint, typecheck, the build (web app and server), then the unit and integration
+ * tests and the browser journeys side by side, against ONE PostgreSQL started here for the
  * whole run (each test file makes its own database in it). Every step runs even after a
  * failure, so one run shows everything that is wrong; the exit code is non-zero if any
  * step failed.
+ *
+ * Why side by side: each runner alone leaves much of the two cores idle (journeys wait on the
+ * browser, the worker and the server; process tests wait on their child processes), and both
+ * are built for a loaded machine (no test reads the clock). Each runner's lines are prefixed
+ * with its name. `TEST_SERIAL=1` runs them one after the other, unprefixed.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { startTestCluster } from '../packages/server/test/cluster';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 
-const run = (command: string, args: string[], env: Record<string, string> = {}) =>
+const serial = process.env.TEST_SERIAL === '1';
+
+/** Copies `from` to `to` line by line, each line after `prefix` (whole lines: two runners never cut into each other's). */
+const prefixLines = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream, prefix: string) => {
+  const lines = readline.createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.on('line', (line) => to.write(`${prefix}${line}\n`));
+  return new Promise<void>((resolve) => lines.once('close', resolve));
+};
+
+const run = (command: string, args: string[], env: Record<string, string> = {}, prefix?: string) =>
   new Promise<number>((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: { ...process.env, ...env },
+    });
+    const copied =
+      prefix && child.stdout && child.stderr
+        ? Promise.all([
+            prefixLines(child.stdout, process.stdout, prefix),
+            prefixLines(child.stderr, process.stderr, prefix),
+          ])
+        : Promise.resolve();
+    child.once('exit', (code, signal) => void copied.then(() => resolve(code ?? (signal ? 1 : 0))));
     child.once('error', () => resolve(1));
   });
 
-type TStep = { name: string; run: (env: Record<string, string>) => Promise<number> };
+type TStep = {
+  name: string;
+  /** Steps of one group run side by side (after every step before them); `prefix` marks their lines. */
+  group?: string;
+  prefix?: string;
+  run: (env: Record<string, string>, prefix?: string) => Promise<number>;
+};
 
 const reportsDir = path.join(root, '.tmp', 'reports');
 const counted = { passed: 0, failed: 0 };
@@ -70,14 +102,19 @@ const steps: TStep[] = [
       return code;
     },
   },
+  // Before the two runners start: the journeys need it, and it must not print inside their lines.
+  { name: 'install chromium if missing', run: () => run('bash', ['scripts/ensure-chromium.sh']) },
   {
     name: 'unit and integration tests (vitest)',
-    run: async (env) => {
+    group: 'tests',
+    prefix: '[vitest] ',
+    run: async (env, prefix) => {
       const file = path.join(reportsDir, 'vitest.json');
       const code = await run(
         bin('vitest'),
         ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
         env,
+        prefix,
       );
       const counts = countReport(file, (report: TVitestReport) => ({
         passed: report.numPassedTests,
@@ -87,15 +124,18 @@ const steps: TStep[] = [
       return code || counts;
     },
   },
-  { name: 'install chromium if missing', run: () => run('bash', ['scripts/ensure-chromium.sh']) },
   {
     name: 'browser journeys (playwright, chromium)',
-    run: async (env) => {
+    group: 'tests',
+    prefix: '[journeys] ',
+    run: async (env, prefix) => {
       const file = path.join(reportsDir, 'playwright.json');
-      const code = await run(bin('playwright'), ['test', '-c', 'packages/web/e2e/playwright.config.ts'], {
-        ...env,
-        PLAYWRIGHT_JSON_OUTPUT_FILE: file,
-      });
+      const code = await run(
+        bin('playwright'),
+        ['test', '-c', 'packages/web/e2e/playwright.config.ts'],
+        { ...env, PLAYWRIGHT_JSON_OUTPUT_FILE: file },
+        prefix,
+      );
       const counts = countReport(file, (report: TPlaywrightReport) => ({
         passed: report.stats.expected + report.stats.flaky,
         failed: report.stats.unexpected,
@@ -113,12 +153,25 @@ const cluster = await startTestCluster();
 const env: Record<string, string> = { TEST_PG_ADMIN_URL: cluster.adminUrl };
 const results: { name: string; code: number; seconds: number }[] = [];
 try {
-  for (const step of steps) {
-    if (only.length > 0 && !only.some((word) => step.name.includes(word))) continue;
-    console.log(`\n━━ ${step.name}`);
+  const chosen = steps.filter((step) => only.length === 0 || only.some((word) => step.name.includes(word)));
+  const runStep = async (step: TStep, prefix?: string) => {
     const stepStarted = Date.now();
-    const code = await step.run(env);
+    const code = await step.run(env, prefix);
     results.push({ name: step.name, code, seconds: (Date.now() - stepStarted) / 1000 });
+  };
+  for (let index = 0; index < chosen.length; ) {
+    const step = chosen[index]!;
+    const rest = chosen.slice(index);
+    const end = rest.findIndex((other) => serial || !step.group || other.group !== step.group);
+    const group = end === 0 ? [step] : end === -1 ? rest : rest.slice(0, end);
+    index += group.length;
+    if (group.length === 1) {
+      console.log(`\n━━ ${step.name}`);
+      await runStep(step);
+      continue;
+    }
+    console.log(`\n━━ side by side: ${group.map((member) => `${member.prefix}${member.name}`).join(', ')}`);
+    await Promise.all(group.map((member) => runStep(member, member.prefix)));
   }
 } finally {
   await cluster.stop();
