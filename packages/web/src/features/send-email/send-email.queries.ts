@@ -71,7 +71,7 @@ export const useSendEmail = () =>
 
 /** Statuses in which a send still has work to do, and is worth watching. */
 export const isSendActive = (status: string) =>
-  status === 'queued' || status === 'snapshotting' || status === 'sending' || status === 'paused';
+  status === 'queued' || status === 'snapshotting' || status === 'sending' || status === 'paused' || status === 'held';
 
 /** Polling is the fallback for a tab whose realtime socket is down; events usually come first. */
 export const SEND_POLL_MS = 3_000;
