@@ -36,14 +36,21 @@ export const AbTestFields = memo(({ values, errors, audience, onChange }: TProps
   const split = audience !== null && Number.isFinite(percent) ? abSplitSizes(audience, percent, subjects) : null;
   return (
     <Stack gap="sm">
-      <Switch
-        id={fieldId('abTest')}
-        label="Test subject lines (A/B test)"
-        description="Send two or three subjects to a share of the recipients; the better one goes to the rest by itself."
-        checked={values.abTest}
-        error={errors.abTest}
-        onChange={(event) => onChange({ abTest: event.currentTarget.checked })}
-      />
+      <Stack gap={2}>
+        {/* The explanation outside the label (Mantine puts a description inside it): the form's
+            Subject field is found by its label, which must stay the only one saying "subject". */}
+        <Switch
+          id={fieldId('abTest')}
+          label="A/B test"
+          aria-describedby="ab-test-help"
+          checked={values.abTest}
+          error={errors.abTest}
+          onChange={(event) => onChange({ abTest: event.currentTarget.checked })}
+        />
+        <Text size="xs" c="dimmed" id="ab-test-help">
+          Try two or three subject lines on a share of the recipients; the better one goes to the rest by itself.
+        </Text>
+      </Stack>
       {values.abTest && (
         <Stack gap="sm" data-testid="ab-test-fields">
           <Text size="sm" c="dimmed">
@@ -150,7 +157,7 @@ export const AbTestFields = memo(({ values, errors, audience, onChange }: TProps
           </Stack>
           <Text size="sm" c="dimmed" data-testid="ab-test-summary">
             {split
-              ? `${split.perPart.toLocaleString('en-US')} recipients get each subject now; `
+              ? `${split.perPart.toLocaleString('en-US')} ${split.perPart === 1 ? 'recipient gets' : 'recipients get'} each subject now; `
               : 'Each subject goes to the same number of recipients now; '}
             {Number.isFinite(waitMinutes) && waitMinutes > 0 ? `after ${describeWait(waitMinutes)}` : 'after the wait'}{' '}
             the subject with the better {values.abMetric === 'opens' ? 'open' : 'click'} rate goes to the

@@ -275,7 +275,7 @@ export const slotsFor = (date: string | null, timeZone: string, now: Date = new 
 export const abTestSummary = (values: TSendFormValues, recipients: number) => {
   const subjects = values.hasSubjectC && values.subjectC.trim() ? 3 : 2;
   const { perPart, rest } = abSplitSizes(recipients, Number(values.abTestPercent), subjects);
-  return `${subjects} subjects, ${perPart.toLocaleString('en-US')} recipients each now; after ${describeWait(
+  return `${subjects} subjects, ${perPart.toLocaleString('en-US')} ${perPart === 1 ? 'recipient' : 'recipients'} each now; after ${describeWait(
     abWaitMinutesOf(values),
   )} the better ${values.abMetric === 'opens' ? 'open' : 'click'} rate goes to the other ${rest.toLocaleString('en-US')}.`;
 };
