@@ -181,6 +181,103 @@ describe('the pre-send check', () => {
     await expect(resolver.resolve('missing.acme.test', 'TXT')).rejects.toMatchObject({ code: 'ENOTFOUND' });
   });
 
+  it('checks the spam-test form the same way: the domain and the message, no lists', async () => {
+    const seeded = await seed({ host: 'relay.elsewhere.test' });
+    const response = await seeded.agent.post('/api/tools/mail-testing/pre-send-check', {
+      account: seeded.accountId,
+      senderName: 'Acme',
+      subject: 'November news',
+      mail_body: `<p>${GTUBE}</p>`,
+      dkimSelector: 's1',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const result: TPreSendCheck = response.json();
+    expect(itemOf(result, 'spf')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('relay.elsewhere.test'),
+    });
+    expect(itemOf(result, 'dkim')?.status).toBe('pass');
+    expect(itemOf(result, 'message-score')?.status).toBe('fail');
+    expect(result.items.filter((entry) => entry.group === 'lists')).toEqual([]);
+    expect(result.hasFailures).toBe(true);
+    // The spam test's own form rules: a sender name for SMTP.
+    const invalid = await seeded.agent.post('/api/tools/mail-testing/pre-send-check', {
+      account: seeded.accountId,
+      senderName: ' ',
+      subject: 'x',
+      mail_body: '<p>x</p>',
+    });
+    expect(invalid.statusCode).toBe(422);
+  });
+
+  it("checks a drip campaign's start: the domain, each of its emails, its recipients; only the user's own draft", async () => {
+    const seeded = await seed({});
+    const { id: campaignId } = await t.platform.db
+      .insertInto('campaigns')
+      .values({
+        user_id: seeded.user.id,
+        account_id: seeded.accountId,
+        temporary_key: 'draft-key-of-the-test',
+        is_draft: true,
+        title: 'Welcome',
+        sender_name: 'Acme',
+        from_address: 'news@acme.test',
+        signature: '<p>Acme team</p>',
+        daily_plan: JSON.stringify([]),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.platform.db
+      .insertInto('campaign_steps')
+      .values([
+        {
+          campaign_id: campaignId,
+          user_id: seeded.user.id,
+          position: 1,
+          subject: 'Welcome aboard',
+          body: '<p>Hello {{name}}, welcome to Acme.</p>',
+        },
+        {
+          campaign_id: campaignId,
+          user_id: seeded.user.id,
+          position: 2,
+          subject: 'Re: Welcome aboard',
+          body: `<p>${GTUBE}</p>`,
+        },
+      ])
+      .execute();
+    await t.platform.db
+      .insertInto('campaign_recipients')
+      .values(
+        ['info@a.test', 'p1@c.test', 'p2@c.test', 'p3@c.test'].map((email) => ({
+          campaign_id: campaignId,
+          user_id: seeded.user.id,
+          email,
+        })),
+      )
+      .execute();
+    const response = await seeded.agent.post('/api/campaigns/pre-send-check', { temporary: 'draft-key-of-the-test' });
+    expect(response.statusCode, response.body).toBe(200);
+    const result: TPreSendCheck = response.json();
+    expect(itemOf(result, 'spf')?.status).toBe('pass');
+    expect(itemOf(result, 'email-1-message-score')).toMatchObject({ status: 'pass', title: 'Email #1: Content score' });
+    expect(itemOf(result, 'email-2-message-score')).toMatchObject({ status: 'fail', title: 'Email #2: Content score' });
+    expect(result.audience).toBe(4);
+    expect(itemOf(result, 'generic')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^1 of 4/) });
+    expect(itemOf(result, 'suppressed')?.status).toBe('pass');
+    expect(result.hasFailures).toBe(true);
+    // Nothing was started by asking.
+    const draft = await t.platform.db
+      .selectFrom('campaigns')
+      .select(['is_draft', 'running'])
+      .where('id', '=', campaignId)
+      .executeTakeFirstOrThrow();
+    expect(draft).toEqual({ is_draft: true, running: false });
+    const other = await seed({});
+    const foreign = await other.agent.post('/api/campaigns/pre-send-check', { temporary: 'draft-key-of-the-test' });
+    expect(foreign.statusCode).toBe(404);
+  });
+
   it("refuses a form that could not be sent with the send's own messages, and another user's lists", async () => {
     const seeded = await seed({});
     const empty = await seeded.agent.post('/api/email/pre-send-check', {
