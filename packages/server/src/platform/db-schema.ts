@@ -247,6 +247,8 @@ export type SendingAccountsTable = {
   webhook_key_encrypted: Buffer | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** The DKIM selector an SMTP account signs with (issue 31), for the pre-send check. */
+  dkim_selector: Generated<string | null>;
 };
 
 export type TestInboxMessagesTable = {

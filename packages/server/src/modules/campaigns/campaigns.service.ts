@@ -370,7 +370,8 @@ export const finishCampaign = async (platform: TPlatform, userId: number, key: s
  */
 export const campaignStartFacts = async (platform: TPlatform, userId: number, key: string) => {
   const draft = await requireDraft(platform.db, userId, key);
-  if (!draft.account_id) throw new HttpError(409, 'The campaign cannot start without the campaign’s title and sender.', 'STEP_MISSING');
+  if (!draft.account_id)
+    throw new HttpError(409, 'The campaign cannot start without the campaign’s title and sender.', 'STEP_MISSING');
   const steps = await platform.db
     .selectFrom('campaign_steps')
     .select(['position', 'subject', 'body', 'reply_to', 'global_reply'])

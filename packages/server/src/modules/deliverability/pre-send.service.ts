@@ -13,7 +13,7 @@ import { getDomain } from 'tldts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
-import { findAccountRow } from '../accounts/accounts.service';
+import { accountDkimSelector, findAccountRow } from '../accounts/accounts.service';
 import { campaignStartFacts } from '../campaigns/campaigns.service';
 import { composeSample, recentListFigures } from '../delivery/delivery.service';
 import { audienceFacts } from '../lists/lists.service';
@@ -184,17 +184,28 @@ const spfItem = async (
 };
 
 const dkimItem = async (
+  platform: TPlatform,
   resolve: TCachingResolver['resolve'],
   account: TAccount,
   fromAddress: string,
-  selector: string | undefined,
+  asked: string | undefined,
 ): Promise<TPreSendItem> => {
   const title = 'DKIM';
   if (isTestInbox(account)) {
     return item('domain', 'dkim', title, 'info', 'The test inbox keeps messages on this server: nothing is signed.');
   }
   const domain = account.provider === 'mailgun' ? (account.domain ?? '') : (fromAddress.split('@')[1] ?? '');
+  // The selector named for this check, else the account's (an SMTP account's field, or what
+  // Mailgun's domain API reports), else for Mailgun its usual ones.
+  const own = asked ? null : await accountDkimSelector(platform, account);
+  const selector = asked || own?.selector || undefined;
   const selectors = selector ? [selector] : account.provider === 'mailgun' ? MAILGUN_SELECTORS : [];
+  const whence =
+    own?.source === 'mailgun'
+      ? " (the selector Mailgun's domain API reports)"
+      : own?.source === 'account'
+        ? " (the account's DKIM selector)"
+        : '';
   if (selectors.length === 0) {
     return item(
       'domain',
@@ -202,7 +213,7 @@ const dkimItem = async (
       title,
       'info',
       `Name the DKIM selector your SMTP server signs ${domain} with to check its key.`,
-      'Your provider shows it with the DKIM record: the part before ._domainkey.',
+      "Enter it as the account's DKIM selector on Sending Accounts: your provider shows it with the DKIM record, the part before ._domainkey.",
     );
   }
   const found = await Promise.all(
@@ -219,15 +230,17 @@ const dkimItem = async (
       title,
       selector ? 'fail' : 'warn',
       selector
-        ? `No DKIM key at ${selector}._domainkey.${domain}.`
-        : `No DKIM key was found for ${domain} under Mailgun's usual selectors.`,
+        ? `No DKIM key at ${selector}._domainkey.${domain}${whence}.`
+        : `No DKIM key was found for ${domain} under Mailgun's usual selectors${
+            own?.problem ? ` (Mailgun's domain API could not be asked: ${own.problem})` : ''
+          }.`,
       'Publish the DKIM record your provider gives you, then check again.',
     );
   }
   const isRevoked = key.records.every((record) => /(^|;)\s*p=\s*(;|$)/i.test(record));
   return isRevoked
     ? item('domain', 'dkim', title, 'fail', `The DKIM key at ${key.name}._domainkey.${domain} is revoked (empty p=).`)
-    : item('domain', 'dkim', title, 'pass', `${domain} publishes a DKIM key under the selector ${key.name}.`);
+    : item('domain', 'dkim', title, 'pass', `${domain} publishes a DKIM key under the selector ${key.name}${whence}.`);
 };
 
 const dmarcPolicyOf = async (resolve: TCachingResolver['resolve'], fromDomain: string) => {
@@ -451,7 +464,7 @@ const runCheck = async (
   const { resolve } = preSendResolver(platform);
   const [spfItems, dkimItems, dmarc, contents] = await Promise.all([
     orUnknown('spf', 'SPF', () => spfItem(resolve, input.account, input.fromAddress)),
-    orUnknown('dkim', 'DKIM', () => dkimItem(resolve, input.account, input.fromAddress, input.dkimSelector)),
+    orUnknown('dkim', 'DKIM', () => dkimItem(platform, resolve, input.account, input.fromAddress, input.dkimSelector)),
     orUnknown('dmarc', 'DMARC', () => dmarcItems(resolve, input.account, input.fromAddress, input.audience)),
     Promise.all(input.messages.map((message) => messageItems(platform, userId, input, message))),
   ]);

@@ -2,6 +2,8 @@ import type { TPreSendCheck } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startDnsZone } from '../../../test/dns-zone';
+import { startMailgunFake } from '../../../test/mailgun-fake';
+import { sealSecret } from '../accounts/secrets';
 import { GTUBE } from '../spam-test/message-checks';
 import { createCachingResolver } from './dns-cache';
 import { preSendResolver } from './pre-send.service';
@@ -16,8 +18,15 @@ const KEY =
   'MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDEbQy1Qk3bL0u6p8cFjSmGlE4d3wFlf8H6N0vQy1B1yq3mF1Zk9tCq3UoX9b3l5lM8i1S1vDk6sQ9kq2Y5d9nVQ3q3v6J1mJwzX0aB4o0Z8y0GgC5cW9sZ3t8o3W6f4V4k5E3m2O0b3J1w7mP8rA0Q9u0XkR4p1T5a6v2y8mZ3QIDAQAB';
 
 let zone: Awaited<ReturnType<typeof startDnsZone>>;
+let mailgun: Awaited<ReturnType<typeof startMailgunFake>>;
 let t: TTestApp;
+const MAILGUN_KEY = 'key-pre-send-0123456789';
 beforeAll(async () => {
+  // Mailgun's domain API (its contract fake) reports k1 as the selector of mg.keyed.test.
+  mailgun = await startMailgunFake({
+    key: MAILGUN_KEY,
+    domains: [{ name: 'mg.keyed.test', region: 'us', dkimSelector: 'k1' }],
+  });
   zone = await startDnsZone({
     'acme.test': { txt: ['v=spf1 ip4:127.0.0.1 -all'] },
     'smtp.acme.test': { a: ['127.0.0.1'] },
@@ -27,12 +36,24 @@ beforeAll(async () => {
     'bare.test': { a: ['192.0.2.1'] },
     'mg.bare.test': { txt: ['v=spf1 include:mailgun.org ~all'] },
     'mx._domainkey.mg.bare.test': { txt: [`k=rsa; p=${KEY}`] },
+    'mg.keyed.test': { txt: ['v=spf1 include:mailgun.org ~all'] },
+    // mx holds a key too: only the selector Mailgun reports is the one that counts.
+    'mx._domainkey.mg.keyed.test': { txt: [`k=rsa; p=${KEY}`] },
+    'k1._domainkey.mg.keyed.test': { txt: [`k=rsa; p=${KEY}`] },
+    // An SMTP account's own selector, named on the account.
+    'mail2024._domainkey.acme.test': { txt: [`v=DKIM1; k=rsa; p=${KEY}`] },
   });
-  t = await startTestApp({ SPAM_TEST_DNS_SERVERS: zone.server, PUBLIC_URL: 'https://sendwell.test' });
+  t = await startTestApp({
+    SPAM_TEST_DNS_SERVERS: zone.server,
+    PUBLIC_URL: 'https://sendwell.test',
+    MAILGUN_US_URL: mailgun.urls.us,
+    MAILGUN_EU_URL: mailgun.urls.eu,
+  });
 });
 afterAll(async () => {
   await t?.close();
   zone?.close();
+  await mailgun?.close();
 });
 
 const seed = async (account: {
@@ -156,6 +177,58 @@ describe('the pre-send check', () => {
       status: 'warn',
       detail: 'bare.test publishes no DMARC policy.',
     });
+  });
+
+  it("checks the DKIM key under the selector Mailgun's domain API reports, asked once for a while", async () => {
+    const seeded = await seed({ provider: 'mailgun', domain: 'mg.keyed.test' });
+    await t.platform.db
+      .updateTable('sending_accounts')
+      .set({ api_key_encrypted: sealSecret(t.platform, seeded.accountId, 'api_key', MAILGUN_KEY) })
+      .where('id', '=', seeded.accountId)
+      .execute();
+    const asked = () => mailgun.requests.filter((request) => /^\/v[34]\/domains\/mg\.keyed\.test$/.test(request.path));
+    const result = await check(seeded, { from: 'news@keyed.test', alias: 'news' });
+    expect(itemOf(result, 'dkim')).toMatchObject({
+      status: 'pass',
+      detail: "mg.keyed.test publishes a DKIM key under the selector k1 (the selector Mailgun's domain API reports).",
+    });
+    expect(asked()).toHaveLength(1);
+    await check(seeded, { from: 'news@keyed.test', alias: 'news' });
+    expect(asked()).toHaveLength(1);
+  });
+
+  it("checks an SMTP account's own DKIM selector, and the account form refuses one DNS could not hold", async () => {
+    const seeded = await seed({});
+    const before = await check(seeded);
+    expect(itemOf(before, 'dkim')).toMatchObject({ status: 'info', advice: expect.stringContaining('DKIM selector') });
+    await t.platform.db
+      .updateTable('sending_accounts')
+      .set({ dkim_selector: 'mail2024' })
+      .where('id', '=', seeded.accountId)
+      .execute();
+    expect(itemOf(await check(seeded), 'dkim')).toMatchObject({
+      status: 'pass',
+      detail: "acme.test publishes a DKIM key under the selector mail2024 (the account's DKIM selector).",
+    });
+    // A selector named for one check still wins over the account's.
+    expect(itemOf(await check(seeded, { dkimSelector: 'gone' }), 'dkim')).toMatchObject({
+      status: 'fail',
+      detail: 'No DKIM key at gone._domainkey.acme.test.',
+    });
+    const accounts = await seeded.agent.get('/api/settings/accounts');
+    expect(JSON.stringify(accounts.json())).toContain('"dkimSelector":"mail2024"');
+    const refused = await seeded.agent.post(`/api/settings/account/create-or-update/${seeded.accountId}`, {
+      name: 'Main',
+      provider: 'smtp',
+      driver: 'smtp',
+      username: 'mailer',
+      host: 'smtp.acme.test',
+      port: 587,
+      encryption: 'tls',
+      dkimSelector: 'mail 2024._domainkey',
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(JSON.stringify(refused.json())).toContain('A DKIM selector holds letters');
   });
 
   it('keeps DNS answers for their TTL: a second check asks nothing, a later one asks again', async () => {
