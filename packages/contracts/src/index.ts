@@ -26,6 +26,7 @@ export * from './paging/paging';
 export * from './plans/plans.routes';
 export * from './realtime/events';
 export * from './registration/registration.routes';
+export * from './sending/ab-test';
 export * from './sending/circuit-breaker';
 export * from './sending/dashboard';
 export * from './sending/engagement';

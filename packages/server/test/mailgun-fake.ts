@@ -9,7 +9,7 @@ export type TMailgunRequest = { region: string; method: string; path: string; bo
  * it. Two base URLs, `${url}/us` and `${url}/eu`, stand for the two regions; a domain
  * lives in one region. As Mailgun documents: HTTP basic auth with user `api`, 401
  * `Forbidden` for a wrong key, 404 for a domain the key does not own,
- * `GET /v4/domains/{domain}`, `POST /v3/{domain}/messages` (multipart) answering
+ * `GET /v3|v4/domains/{domain}` (with its sending DNS records), `POST /v3/{domain}/messages` (multipart) answering
  * `{id, message: 'Queued. Thank you.'}`.
  */
 export type TFakeList = {
@@ -174,7 +174,8 @@ export const startMailgunFake = async ({
   keepMessages = true,
 }: {
   key: string;
-  domains: { name: string; region: 'us' | 'eu' }[];
+  /** `dkimSelector`: the selector of the domain's DKIM record (`mx` unless given), as Mailgun picks one per domain. */
+  domains: { name: string; region: 'us' | 'eu'; dkimSelector?: string }[];
   /** Benchmarks count recipients without keeping every message body. */
   keepMessages?: boolean;
 }) => {
@@ -217,14 +218,45 @@ export const startMailgunFake = async ({
       }
       const owns = (name: string | undefined) =>
         domains.some((domain) => domain.name === name && domain.region === region);
-      const domainMatch = path.match(/^\/v4\/domains\/([^/]+)$/);
+      // GET /v3/domains/{domain} (and /v4/, which mailgun.js calls): the domain with the DNS
+      // records Mailgun asks for, as documented: `sending_dns_records` of {record_type, name,
+      // value, valid, cached, is_active}: the SPF TXT at the domain, the DKIM TXT at
+      // `<selector>._domainkey.<domain>`, the tracking CNAME `email.<domain>`.
+      const domainMatch = path.match(/^\/v[34]\/domains\/([^/]+)$/);
       if (request.method === 'GET' && domainMatch) {
         const name = decodeURIComponent(domainMatch[1]!);
         if (!owns(name)) return send(404, { message: 'Domain not found' });
+        const selector = domains.find((domain) => domain.name === name)?.dkimSelector ?? 'mx';
+        const record = (record_type: string, recordName: string, value: string) => ({
+          record_type,
+          name: recordName,
+          value,
+          valid: 'valid',
+          cached: [],
+          is_active: true,
+        });
         return send(200, {
-          domain: { name, state: 'active', type: 'custom', created_at: new Date().toUTCString() },
-          receiving_dns_records: [],
-          sending_dns_records: [],
+          domain: {
+            name,
+            state: 'active',
+            type: 'custom',
+            created_at: new Date().toUTCString(),
+            require_tls: false,
+            skip_verification: false,
+            spam_action: 'disabled',
+            wildcard: false,
+            smtp_login: `postmaster@${name}`,
+            web_prefix: 'email',
+            web_scheme: 'https',
+          },
+          receiving_dns_records: [
+            { record_type: 'MX', name, value: 'mxa.mailgun.org', priority: '10', valid: 'valid', cached: [] },
+          ],
+          sending_dns_records: [
+            record('TXT', name, 'v=spf1 include:mailgun.org ~all'),
+            record('TXT', `${selector}._domainkey.${name}`, 'k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC'),
+            record('CNAME', `email.${name}`, 'mailgun.org'),
+          ],
         });
       }
       const query = new URL(request.url ?? '/', 'http://fake').searchParams;

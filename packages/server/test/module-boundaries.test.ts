@@ -41,6 +41,8 @@ const OWNER: Record<string, string> = {
   // The soft bounces the temporary suppression rule counts.
   soft_bounces: 'suppression',
   sends: 'delivery',
+  // An A/B subject test's decision; its sends are the engine's.
+  ab_tests: 'ab-tests',
   send_recipients: 'delivery',
   send_links: 'delivery',
   account_daily_counts: 'delivery',
@@ -99,6 +101,8 @@ const LAYERS: string[][] = [
   // The delivery engine, then what stands on it: the intake of the world's word, the
   // reports that read it, the Send Email page that feeds it.
   ['delivery'],
+  // An A/B subject test's decision over the engine's split sends; History and Send Email call it.
+  ['ab-tests'],
   ['delivery-events', 'reports', 'send-email'],
   ['spam-test', 'campaigns'],
   ['operator', 'deliverability'],

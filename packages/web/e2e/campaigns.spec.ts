@@ -110,6 +110,12 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   await expect(page.getByRole('button', { name: /^First mail on/ })).toHaveCount(0);
   await page.getByRole('button', { name: 'Next', exact: true }).click();
   await expect(page.getByText('3 recipients, 3 emails')).toBeVisible();
+  // Before it starts (issue 31 §1): the pre-send checklist of its domain, its emails and its recipients.
+  const checklist = page.getByTestId('pre-send-checklist');
+  await expect(checklist).toBeVisible({ timeout: 20_000 });
+  await checklist.getByRole('button', { name: /Message/ }).click();
+  await expect(checklist.getByText('Email #1: Content score')).toBeVisible();
+  await expectAccessible(page, 'wizard, finish with the pre-send checklist');
   await page.getByRole('button', { name: 'Save Campaign' }).click();
 
   // The campaign runs: the first email of the first recipient reaches the test inbox.

@@ -42,6 +42,11 @@ test('tests an email from Testing Sending Mails with the keyboard: credits confi
   await page.keyboard.press('Enter');
   const confirm = page.getByRole('dialog', { name: "Test your email's spam score" });
   await expect(confirm).toContainText('A spam test costs 100 credits; you have 300.');
+  // The free pre-send check (issue 31 §1) is in the confirmation: the domain and the message, no lists.
+  const checklist = confirm.getByTestId('pre-send-checklist');
+  await expect(checklist).toBeVisible({ timeout: 20_000 });
+  await expect(checklist.getByTestId('pre-send-message')).toContainText('of 10');
+  await expect(checklist.getByTestId('pre-send-lists')).toHaveCount(0);
   await expectAccessible(page, 'spam test confirmation');
   await expect(confirm.getByRole('button', { name: 'Send Test' })).toBeFocused();
   await page.keyboard.press('Enter');

@@ -13,6 +13,8 @@ export const ACCOUNT_MESSAGES = {
   portInvalid: 'The Port must be a number between 1 and 65535.',
   encryptionRequired: 'The Encryption field is required.',
   fromAddressInvalid: 'The From Address must be a valid email address.',
+  dkimSelectorInvalid:
+    'A DKIM selector holds letters, digits, dots, dashes and underscores (the part before ._domainkey).',
   mailPerDayInvalid: 'The Maximum Email per Day must be a number from 1 to 1000.',
   /** Not the spec's: a saved password is only sent where it was saved for (R27). */
   passwordForChangedServer:
@@ -174,6 +176,13 @@ export const ZAccountForm = z
       .optional(),
     encryption: z.enum(SMTP_ENCRYPTIONS, { message: ACCOUNT_MESSAGES.encryptionRequired }).optional(),
     fromAddress: optionalText(320),
+    /** The DKIM selector the SMTP server signs with (optional; the pre-send check looks its key up). */
+    dkimSelector: z
+      .string()
+      .trim()
+      .max(63)
+      .regex(/^[A-Za-z0-9._-]*$/, { message: ACCOUNT_MESSAGES.dkimSelectorInvalid })
+      .optional(),
     mailPerDay: z.coerce
       .number()
       .int()
@@ -236,6 +245,8 @@ export const ZSendingAccount = z.object({
   port: z.number().int().nullable(),
   encryption: z.enum(SMTP_ENCRYPTIONS).nullable(),
   fromAddress: z.string().nullable(),
+  /** The DKIM selector of an SMTP account (issue 31), or null. */
+  dkimSelector: z.string().nullable().optional(),
   mailPerDay: z.number().int(),
   /** The daily cap an operator set for this account, which applies instead of `mailPerDay`; null when none. */
   operatorMailPerDay: z.number().int().nullable(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZFilterDate } from '../credits/credits';
 import { pagedResponse, pageQuery } from '../paging/paging';
+import { ZAbTestPart, ZAbTestResult } from './ab-test';
 
 /** Spec §3 "History record": type 1 Standard, 2 Scheduled Mail; status 1 Sent, otherwise Pending. */
 export const ZHistoryRecord = z.object({
@@ -20,6 +21,8 @@ export const ZHistoryRecord = z.object({
   created_at: z.string(),
   deliver_at: z.string().nullable(),
   finished_at: z.string().nullable(),
+  /** The part of an A/B subject test this send is (issue 31 §4), or null. */
+  ab_test: ZAbTestPart.nullable().optional(),
 });
 export type THistoryRecord = z.infer<typeof ZHistoryRecord>;
 
@@ -90,6 +93,8 @@ export const ZHistoryDetailPage = pagedResponse(ZHistoryDetail).extend({
   send: ZHistoryRecord,
   /** The send's figures, the same as History's (R33). */
   counts: ZSendCounts,
+  /** The A/B subject test the send is part of, with each subject's figures and the winner; null for others. */
+  abTest: ZAbTestResult.nullable().optional(),
 });
 
 /** Spec §3 "Scheduled email": status 0 pending, 1 sent, 2 cancelled. */

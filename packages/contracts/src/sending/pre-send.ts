@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { defineRoute } from '../http/routes';
+import { ZSpamTestRequest } from '../spam-test/spam-test';
 import { ZSendEmailRequest } from './sending';
 
 /**
@@ -14,14 +16,19 @@ export const PRE_SEND_STATUSES = ['pass', 'info', 'warn', 'fail'] as const;
 /** From this many recipients a day Gmail and Yahoo treat a sender as a bulk sender: DMARC required. */
 export const BULK_SENDER_DAILY = 5000;
 
+/** A DKIM selector as DNS names allow it (the label(s) before `._domainkey.`). */
+export const ZDkimSelector = z
+  .string()
+  .trim()
+  .max(63)
+  .regex(/^[A-Za-z0-9._-]*$/, { message: 'A DKIM selector holds letters, digits, dots, dashes and underscores.' });
+
 export const ZPreSendRequest = ZSendEmailRequest.extend({
-  /** The DKIM selector the user names (an SMTP server's); for Mailgun the usual ones are tried. */
-  dkimSelector: z
-    .string()
-    .trim()
-    .max(63)
-    .regex(/^[A-Za-z0-9._-]*$/, { message: 'A DKIM selector holds letters, digits, dots, dashes and underscores.' })
-    .optional(),
+  /**
+   * The DKIM selector to check; when blank, the account's own (an SMTP account's DKIM selector
+   * field, or the one Mailgun's domain API reports), else Mailgun's usual ones are tried.
+   */
+  dkimSelector: ZDkimSelector.optional(),
 });
 export type TPreSendRequest = z.input<typeof ZPreSendRequest>;
 
@@ -61,4 +68,27 @@ export const worstStatus = (items: Pick<TPreSendItem, 'status'>[]): TPreSendItem
     (worst, item) => (order.indexOf(item.status) > order.indexOf(worst) ? item.status : worst),
     'pass',
   );
+};
+
+/** The spam-test form's check (issue 31 §1): its sender and message, no lists (it goes to one test address). */
+export const ZSpamTestPreSendRequest = ZSpamTestRequest.extend({ dkimSelector: ZDkimSelector.optional() });
+export type TSpamTestPreSendRequest = z.input<typeof ZSpamTestPreSendRequest>;
+
+/** A drip campaign's check before it starts (the wizard's Finish): the draft by its temporary key. */
+export const ZCampaignPreSendRequest = z.object({ temporary: z.string().min(1).max(100) });
+
+/** The pre-send check of the spam-test form and of a drip campaign's start (paths of ours beside theirs). */
+export const preSendApi = {
+  spamTest: defineRoute({
+    method: 'POST',
+    path: '/tools/mail-testing/pre-send-check',
+    body: ZSpamTestPreSendRequest,
+    response: ZPreSendCheck,
+  }),
+  campaignStart: defineRoute({
+    method: 'POST',
+    path: '/campaigns/pre-send-check',
+    body: ZCampaignPreSendRequest,
+    response: ZPreSendCheck,
+  }),
 };

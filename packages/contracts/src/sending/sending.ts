@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_PROVIDERS } from '../accounts/accounts';
 import { DEFAULT_TIME_ZONE, wallClock, zonedInstant } from '../time/zones';
+import { AB_MESSAGES, AB_METRICS, AB_TEST_LIMITS } from './ab-test';
 
 /** The spec's Send Email messages (sending-lists-verification §5, §8). */
 export const SEND_MESSAGES = {
@@ -250,6 +251,25 @@ export const ZSendEmailRequest = z.object({
   storageId: z.string().trim().max(100).optional(),
   trackOpens: z.boolean().default(true),
   trackClicks: z.boolean().default(true),
+  /**
+   * An A/B subject test (issue 31 §4; `ab-test.ts`): `subject` is A, `subjectB` (and
+   * `subjectC`) the others; `abTestPercent` of the recipients test them, split evenly; after
+   * `abWaitMinutes` the better `abMetric` rate goes to the rest. `abTestIssues` checks the rest.
+   */
+  abTest: z.boolean().default(false),
+  subjectB: headerText(998).default(''),
+  subjectC: headerText(998).default(''),
+  abTestPercent: z.coerce
+    .number({ message: AB_MESSAGES.percent })
+    .min(AB_TEST_LIMITS.minPercent, { message: AB_MESSAGES.percent })
+    .max(AB_TEST_LIMITS.maxPercent, { message: AB_MESSAGES.percent })
+    .default(AB_TEST_LIMITS.defaultPercent),
+  abWaitMinutes: z.coerce
+    .number({ message: AB_MESSAGES.wait })
+    .min(AB_TEST_LIMITS.minWaitMinutes, { message: AB_MESSAGES.wait })
+    .max(AB_TEST_LIMITS.maxWaitMinutes, { message: AB_MESSAGES.wait })
+    .default(AB_TEST_LIMITS.defaultWaitMinutes),
+  abMetric: z.enum(AB_METRICS).default('opens'),
 });
 export type TSendEmailRequest = z.input<typeof ZSendEmailRequest>;
 export type TSendEmailForm = z.output<typeof ZSendEmailRequest>;
@@ -447,6 +467,7 @@ export const SEND_STATUSES = [
   'cancelled',
   'finished',
   'failed',
+  'held',
 ] as const;
 
 /** `GET /api/email/sends/{id}`: a send's progress (also pushed as `SendProgressEvent`). */

@@ -1,4 +1,5 @@
 import type { TJobDefinition } from '../platform/queue';
+import { decideAbTestJob } from './ab-tests/ab-tests.jobs';
 import { accountRoutes } from './accounts/accounts.routes';
 import { announcementRoutes } from './announcements/announcements.routes';
 import { authJobs } from './auth/auth.jobs';
@@ -122,6 +123,8 @@ export const modules: TModule[] = [
     inboundRoutes: [bounceRoute, feedbackRoute],
     cleanup: pruneWebhookRecords,
   },
+  // A/B subject tests (issue 31): a split send's test row and its decision job; History reads their result.
+  { name: 'ab-tests', jobs: [decideAbTestJob] as TJobDefinition[] },
   // History and the delivery dashboard: what the screens count and list.
   { name: 'reports', routes: [historyRoutes, dashboardRoutes] },
   // The Send Email page, its templates, Scheduled Emails and History's "Send again".

@@ -247,6 +247,8 @@ export type SendingAccountsTable = {
   webhook_key_encrypted: Buffer | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** The DKIM selector an SMTP account signs with (issue 31), for the pre-send check. */
+  dkim_selector: Generated<string | null>;
 };
 
 export type TestInboxMessagesTable = {
@@ -516,7 +518,9 @@ export type TSendStatus =
   | 'paused'
   | 'cancelled'
   | 'finished'
-  | 'failed';
+  | 'failed'
+  /** A part of a split send (an A/B test's rest) whose recipients wait for another send's decision. */
+  | 'held';
 
 /** Where a send's recipients come from: its lists, or a source that gives them at creation. */
 export type TSendSource = 'lists' | 'drip' | 'spam-test';
@@ -562,6 +566,25 @@ export type SendsTable = {
   resend_of: Generated<number | null>;
   resend_audience: Generated<'not-opened' | 'opened' | 'clicked' | null>;
   resend_link_id: Generated<number | null>;
+  /** A split send (an A/B subject test, issue 31 §4): the lead part's id on every part, and the part (1–3 test subjects, 0 the rest). */
+  split_group: Generated<number | null>;
+  split_part: Generated<number | null>;
+  split_test_percent: Generated<number | null>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type AbTestsTable = {
+  id: Generated<number>;
+  user_id: number;
+  lead_send_id: number;
+  metric: 'opens' | 'clicks';
+  wait_minutes: number;
+  decide_at: Date;
+  status: Generated<'testing' | 'decided' | 'cancelled'>;
+  winner_part: number | null;
+  decided_at: Date | null;
+  decision: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
@@ -684,6 +707,7 @@ export type Database = {
   soft_bounces: SoftBouncesTable;
   templates: TemplatesTable;
   sends: SendsTable;
+  ab_tests: AbTestsTable;
   account_daily_counts: AccountDailyCountsTable;
   list_member_search: ListMemberSearchTable;
   tickets: TicketsTable;

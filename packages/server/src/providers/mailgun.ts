@@ -140,3 +140,31 @@ export const createMailgunTransport = (
     close: () => {},
   };
 };
+
+/**
+ * The DKIM selector Mailgun signs a domain with, from its domain API (`GET /v3/domains/{domain}`
+ * through mailgun.js): the sending DNS record named `<selector>._domainkey.<domain>`. Null
+ * when Mailgun lists none; throws a `TransportError` when Mailgun cannot be asked.
+ */
+export const mailgunDkimSelector = async (
+  settings: TMailgunSettings,
+  urls: { us: string; eu: string },
+  { timeoutMs = 5_000 }: { timeoutMs?: number } = {},
+) => {
+  const client = new Mailgun(FormData).client({
+    username: 'api',
+    key: settings.apiKey,
+    url: urls[settings.region],
+    timeout: timeoutMs,
+  });
+  try {
+    const domain = await client.domains.get(settings.domain);
+    const suffix = `._domainkey.${settings.domain.toLowerCase()}`;
+    const record = (domain.sending_dns_records ?? []).find(
+      (entry) => entry.record_type.toUpperCase() === 'TXT' && entry.name.toLowerCase().endsWith(suffix),
+    );
+    return record ? record.name.slice(0, record.name.length - suffix.length) : null;
+  } catch (error) {
+    throw describeFailure(error, settings);
+  }
+};

@@ -14,7 +14,7 @@ import type { Executor } from '../../platform/db';
 import { maskSecret } from '../../platform/encryption';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { type TMailTransport, TransportError } from '../../providers/mail';
-import { createMailgunTransport } from '../../providers/mailgun';
+import { createMailgunTransport, mailgunDkimSelector } from '../../providers/mailgun';
 import { createMailgunLists } from '../../providers/mailgun-lists';
 import { createSmtpTransport, type TSmtpSettings } from '../../providers/smtp';
 import { findPlanOfUser } from '../plans/plans.service';
@@ -48,6 +48,7 @@ const toAccount = (platform: TPlatform, row: repository.TAccountRow, userEmail: 
   port: row.port,
   encryption: row.encryption,
   fromAddress: row.from_address,
+  dkimSelector: row.dkim_selector,
   mailPerDay: row.mail_per_day,
   operatorMailPerDay: row.operator_mail_per_day,
   breakerBouncePercent: row.breaker_bounce_percent,
@@ -258,6 +259,7 @@ export const saveAccount = async (
     port: smtp?.port ?? null,
     encryption: smtp?.encryption ?? null,
     from_address: form.provider === 'mailgun' ? null : (form.fromAddress ?? null),
+    dkim_selector: form.provider === 'smtp' && form.dkimSelector ? form.dkimSelector : null,
     mail_per_day: mailPerDay,
     google_email: form.provider === 'google' ? form.username!.toLowerCase() : null,
   };
@@ -440,4 +442,45 @@ export {
 export const findWebhookKey = async (platform: TPlatform, accountId: number) => {
   const account = await repository.findSealedWebhookKey(platform.db, accountId);
   return account ? open(platform, account.id, 'webhook_key', account.webhook_key_encrypted) : null;
+};
+
+/** Selectors Mailgun's domain API reported, per process (a platform stands for one), for a while. */
+const mailgunSelectors = new WeakMap<TPlatform, Map<string, { selector: string | null; at: number }>>();
+const MAILGUN_SELECTOR_TTL_MS = 10 * 60_000;
+
+/**
+ * The DKIM selector an account signs with, for the pre-send check (issue 31 §1): an SMTP
+ * account's own (its DKIM selector field), or the one Mailgun's domain API reports for a
+ * Mailgun account's domain (`GET /v3/domains/{domain}`, its `<selector>._domainkey` record;
+ * kept ten minutes). `problem` says why Mailgun could not be asked; never throws.
+ */
+export const accountDkimSelector = async (
+  platform: TPlatform,
+  row: repository.TAccountRow,
+): Promise<{ selector: string | null; source: 'account' | 'mailgun' | null; problem?: string }> => {
+  if (row.provider !== 'mailgun') {
+    return row.dkim_selector ? { selector: row.dkim_selector, source: 'account' } : { selector: null, source: null };
+  }
+  const known = mailgunSelectors.get(platform) ?? new Map<string, { selector: string | null; at: number }>();
+  mailgunSelectors.set(platform, known);
+  const key = `${row.id}:${row.domain}:${row.region}`;
+  const cached = known.get(key);
+  if (cached && Date.now() - cached.at < MAILGUN_SELECTOR_TTL_MS)
+    return { selector: cached.selector, source: 'mailgun' };
+  const apiKey = row.api_key_encrypted ? open(platform, row.id, 'api_key', row.api_key_encrypted) : null;
+  if (!apiKey) return { selector: null, source: null, problem: 'the account has no API key' };
+  try {
+    const selector = await mailgunDkimSelector(
+      {
+        apiKey,
+        domain: row.domain!,
+        region: row.region ?? 'us',
+      },
+      platform.config.mailgunUrls,
+    );
+    known.set(key, { selector, at: Date.now() });
+    return { selector, source: 'mailgun' };
+  } catch (error) {
+    return { selector: null, source: null, problem: (error as Error).message };
+  }
 };

@@ -362,6 +362,48 @@ export const finishCampaign = async (platform: TPlatform, userId: number, key: s
   return draft.id;
 };
 
+/**
+ * What a draft will send when it starts, for the pre-send check at the wizard's Finish (issue
+ * 31 §1): its account and sender, each email as the scheduler composes it (the signature
+ * after the body, the first email's reply-to when it is for all), and its recipients: how
+ * many, how many are role addresses, how many are suppressed (they start stopped).
+ */
+export const campaignStartFacts = async (platform: TPlatform, userId: number, key: string) => {
+  const draft = await requireDraft(platform.db, userId, key);
+  if (!draft.account_id)
+    throw new HttpError(409, 'The campaign cannot start without the campaign’s title and sender.', 'STEP_MISSING');
+  const steps = await platform.db
+    .selectFrom('campaign_steps')
+    .select(['position', 'subject', 'body', 'reply_to', 'global_reply'])
+    .where('campaign_id', '=', draft.id)
+    .where('deleted_at', 'is', null)
+    .orderBy('position')
+    .execute();
+  const first = steps[0];
+  const facts = (
+    await sql<{ recipients: number; generic: number; suppressed: number }>`
+      select count(*)::int as recipients,
+             count(*) filter (where split_part(lower(r.email), '@', 1) = any(${[...genericNames(platform)]}::text[]))::int
+               as generic,
+             count(*) filter (where not ${notSuppressed(userId, sql`r.email`)})::int as suppressed
+        from campaign_recipients r where r.campaign_id = ${draft.id}`.execute(platform.db)
+  ).rows[0]!;
+  return {
+    accountId: draft.account_id,
+    fromName: draft.sender_name,
+    fromAddress: draft.from_address,
+    trackOpens: draft.track_opens,
+    trackClicks: draft.track_clicks,
+    emails: steps.map((step) => ({
+      position: step.position,
+      subject: step.subject,
+      html: draft.signature ? `${step.body}<br><br>${draft.signature}` : step.body,
+      replyTo: step.reply_to || (first?.global_reply ? first.reply_to : ''),
+    })),
+    recipients: facts,
+  };
+};
+
 export const draftKeyOf = async (platform: TPlatform, userId: number, id: number) => {
   const row = await findCampaignRow(platform.db, userId, { id });
   if (!row?.is_draft || !row.temporary_key) throw notFound('This unsaved campaign does not exist any more.');

@@ -1,15 +1,22 @@
-import { sendEmailApi } from '@sendwell/contracts';
+import { preSendApi, sendEmailApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { routesFor } from '../../platform/routes';
-import { preSendCheck } from './pre-send.service';
+import { campaignPreSendCheck, preSendCheck, spamTestPreSendCheck } from './pre-send.service';
 
-/** The pre-send check (issue 31 §1), beside Send Email's own calls. */
+/** The pre-send check (issue 31 §1), beside Send Email's, the spam-test form's and the drip wizard's own calls. */
 export const preSendRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['sending']);
   serve(
     sendEmailApi.preSendCheck,
     { config: { rateLimit: { name: 'pre-send-check', limit: 120, windowSeconds: 600, per: 'user' } } },
     async (request) => preSendCheck(platform, request.session!.userId, request.body),
+  );
+  const limit = { rateLimit: { name: 'pre-send-check', limit: 120, windowSeconds: 600, per: 'user' as const } };
+  serve(preSendApi.spamTest, { config: limit }, async (request) =>
+    spamTestPreSendCheck(platform, request.session!.userId, request.body),
+  );
+  routesFor(app, ['campaigns'])(preSendApi.campaignStart, { config: limit }, async (request) =>
+    campaignPreSendCheck(platform, request.session!.userId, request.body.temporary),
   );
 };

@@ -1,18 +1,23 @@
 import {
+  abPartLetter,
+  abSubjectsOf,
   BULK_SENDER_DAILY,
   type TPreSendCheck,
   type TPreSendItem,
   type TSpamCheck,
   type ZPreSendRequest,
+  type ZSpamTestPreSendRequest,
 } from '@sendwell/contracts';
 import { spf } from 'mailauth/lib/spf/index.js';
 import { getDomain } from 'tldts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { findAccountRow } from '../accounts/accounts.service';
+import { notFound } from '../../platform/errors';
+import { accountDkimSelector, findAccountRow } from '../accounts/accounts.service';
+import { campaignStartFacts } from '../campaigns/campaigns.service';
 import { composeSample, recentListFigures } from '../delivery/delivery.service';
 import { audienceFacts } from '../lists/lists.service';
-import { checkSendForm } from '../send-email/send-email.service';
+import { checkSendForm, resolveSender } from '../send-email/send-email.service';
 import { checkComposedMessage } from '../spam-test/spam-test.service';
 import { createCachingResolver, type TCachingResolver } from './dns-cache';
 
@@ -179,17 +184,28 @@ const spfItem = async (
 };
 
 const dkimItem = async (
+  platform: TPlatform,
   resolve: TCachingResolver['resolve'],
   account: TAccount,
   fromAddress: string,
-  selector: string | undefined,
+  asked: string | undefined,
 ): Promise<TPreSendItem> => {
   const title = 'DKIM';
   if (isTestInbox(account)) {
     return item('domain', 'dkim', title, 'info', 'The test inbox keeps messages on this server: nothing is signed.');
   }
   const domain = account.provider === 'mailgun' ? (account.domain ?? '') : (fromAddress.split('@')[1] ?? '');
+  // The selector named for this check, else the account's (an SMTP account's field, or what
+  // Mailgun's domain API reports), else for Mailgun its usual ones.
+  const own = asked ? null : await accountDkimSelector(platform, account);
+  const selector = asked || own?.selector || undefined;
   const selectors = selector ? [selector] : account.provider === 'mailgun' ? MAILGUN_SELECTORS : [];
+  const whence =
+    own?.source === 'mailgun'
+      ? " (the selector Mailgun's domain API reports)"
+      : own?.source === 'account'
+        ? " (the account's DKIM selector)"
+        : '';
   if (selectors.length === 0) {
     return item(
       'domain',
@@ -197,7 +213,7 @@ const dkimItem = async (
       title,
       'info',
       `Name the DKIM selector your SMTP server signs ${domain} with to check its key.`,
-      'Your provider shows it with the DKIM record: the part before ._domainkey.',
+      "Enter it as the account's DKIM selector on Sending Accounts: your provider shows it with the DKIM record, the part before ._domainkey.",
     );
   }
   const found = await Promise.all(
@@ -214,15 +230,17 @@ const dkimItem = async (
       title,
       selector ? 'fail' : 'warn',
       selector
-        ? `No DKIM key at ${selector}._domainkey.${domain}.`
-        : `No DKIM key was found for ${domain} under Mailgun's usual selectors.`,
+        ? `No DKIM key at ${selector}._domainkey.${domain}${whence}.`
+        : `No DKIM key was found for ${domain} under Mailgun's usual selectors${
+            own?.problem ? ` (Mailgun's domain API could not be asked: ${own.problem})` : ''
+          }.`,
       'Publish the DKIM record your provider gives you, then check again.',
     );
   }
   const isRevoked = key.records.every((record) => /(^|;)\s*p=\s*(;|$)/i.test(record));
   return isRevoked
     ? item('domain', 'dkim', title, 'fail', `The DKIM key at ${key.name}._domainkey.${domain} is revoked (empty p=).`)
-    : item('domain', 'dkim', title, 'pass', `${domain} publishes a DKIM key under the selector ${key.name}.`);
+    : item('domain', 'dkim', title, 'pass', `${domain} publishes a DKIM key under the selector ${key.name}${whence}.`);
 };
 
 const dmarcPolicyOf = async (resolve: TCachingResolver['resolve'], fromDomain: string) => {
@@ -372,52 +390,199 @@ const listItems = async (platform: TPlatform, userId: number, listIds: number[])
   return { items, audience: facts.recipients };
 };
 
-/** `POST /api/email/pre-send-check`: the checklist for a Send Email form as it would be sent. */
-export const preSendCheck = async (platform: TPlatform, userId: number, form: TPreSendForm): Promise<TPreSendCheck> => {
-  const sender = await checkSendForm(platform, userId, form);
-  const account = (await findAccountRow(platform.db, userId, sender.accountId))!;
-  const { resolve } = preSendResolver(platform);
-  const listIds = sender.lists.map((list) => list.id);
-  const composed = composeSample(platform, {
+type TCheckedMessage = {
+  /** "Email #2" for a campaign's emails; null for the one message of a send or a spam test. */
+  label: string | null;
+  subject: string;
+  html: string;
+  replyTo: string;
+  trackOpens: boolean;
+  trackClicks: boolean;
+};
+
+/** One message's group items: its content score and the spam test's own checks, named after it when there are several. */
+const messageItems = async (
+  platform: TPlatform,
+  userId: number,
+  sender: { fromName: string; fromAddress: string },
+  message: TCheckedMessage,
+) => {
+  const raw = await composeSample(platform, {
     userId,
     fromName: sender.fromName,
     fromAddress: sender.fromAddress,
-    subject: form.subject,
-    html: form.message,
-    replyTo: form.reply,
-    trackOpens: form.trackOpens,
-    trackClicks: form.trackClicks,
-  }).then((raw) => checkComposedMessage(platform, raw));
-  const [lists, spfItems, dkimItems, content] = await Promise.all([
-    listItems(platform, userId, listIds),
-    orUnknown('spf', 'SPF', () => spfItem(resolve, account, sender.fromAddress)),
-    orUnknown('dkim', 'DKIM', () => dkimItem(resolve, account, sender.fromAddress, form.dkimSelector || undefined)),
-    composed,
-  ]);
-  const dmarc = await orUnknown('dmarc', 'DMARC', () =>
-    dmarcItems(resolve, account, sender.fromAddress, lists.audience),
-  );
+    subject: message.subject,
+    html: message.html,
+    replyTo: message.replyTo,
+    trackOpens: message.trackOpens,
+    trackClicks: message.trackClicks,
+  });
+  const content = await checkComposedMessage(platform, raw);
+  const prefix = message.label ? `${message.label}: ` : '';
+  const idPrefix = message.label ? `${message.label.toLowerCase().replace(/\W+/g, '-')}-` : '';
   const items = [
-    ...spfItems,
-    ...dkimItems,
-    ...dmarc,
     item(
       'message',
-      'message-score',
-      'Content score',
+      `${idPrefix}message-score`,
+      `${prefix}Content score`,
       content.score >= 8 ? 'pass' : content.score >= 5 ? 'warn' : 'fail',
-      `The spam test's own content and header checks give this message ${content.score} of 10 (${content.verdict}).`,
+      `The spam test's own content and header checks give ${message.label ? `“${message.subject}”` : 'this message'} ${content.score} of 10 (${content.verdict}).`,
       content.score >= 8
         ? null
         : 'See the items below; a full spam test also asks the filters and checks the signatures.',
     ),
-    ...content.checks.map(messageItem),
-    ...lists.items,
+    ...content.checks
+      // A campaign's emails show what to change; the ones that passed would repeat per email.
+      .filter((finding) => !message.label || finding.status !== 'pass')
+      .map((finding) => ({
+        ...messageItem(finding),
+        id: `${idPrefix}message-${finding.id}`,
+        title: `${prefix}${finding.title}`,
+      })),
+  ];
+  return { items, score: content.score };
+};
+
+/**
+ * The checklist itself, whatever asks (Send Email, the spam-test form, a drip campaign's
+ * start): the sending domain against the account, each message composed as the engine
+ * composes it, and the audience's own items (a send's lists, a campaign's recipients).
+ */
+const runCheck = async (
+  platform: TPlatform,
+  userId: number,
+  input: {
+    account: TAccount;
+    fromName: string;
+    fromAddress: string;
+    messages: TCheckedMessage[];
+    audience: number;
+    audienceItems: TPreSendItem[];
+    dkimSelector: string | undefined;
+  },
+): Promise<TPreSendCheck> => {
+  const { resolve } = preSendResolver(platform);
+  const [spfItems, dkimItems, dmarc, contents] = await Promise.all([
+    orUnknown('spf', 'SPF', () => spfItem(resolve, input.account, input.fromAddress)),
+    orUnknown('dkim', 'DKIM', () => dkimItem(platform, resolve, input.account, input.fromAddress, input.dkimSelector)),
+    orUnknown('dmarc', 'DMARC', () => dmarcItems(resolve, input.account, input.fromAddress, input.audience)),
+    Promise.all(input.messages.map((message) => messageItems(platform, userId, input, message))),
+  ]);
+  const items = [
+    ...spfItems,
+    ...dkimItems,
+    ...dmarc,
+    ...contents.flatMap((content) => content.items),
+    ...input.audienceItems,
   ];
   return {
     items,
-    messageScore: content.score,
-    audience: lists.audience,
+    messageScore: contents.length === 0 ? 10 : Math.min(...contents.map((content) => content.score)),
+    audience: input.audience,
     hasFailures: items.some((entry) => entry.status === 'fail'),
   };
+};
+
+/** `POST /api/email/pre-send-check`: the checklist for a Send Email form as it would be sent. */
+export const preSendCheck = async (platform: TPlatform, userId: number, form: TPreSendForm): Promise<TPreSendCheck> => {
+  const sender = await checkSendForm(platform, userId, form);
+  const account = (await findAccountRow(platform.db, userId, sender.accountId))!;
+  const lists = await listItems(
+    platform,
+    userId,
+    sender.lists.map((list) => list.id),
+  );
+  return runCheck(platform, userId, {
+    account,
+    fromName: sender.fromName,
+    fromAddress: sender.fromAddress,
+    // An A/B test's subjects are checked each (a subject is part of the content score).
+    messages: (form.abTest ? abSubjectsOf(form) : [form.subject]).map((subject, index, subjects) => ({
+      label: subjects.length > 1 ? `Subject ${abPartLetter(index + 1)}` : null,
+      subject,
+      html: form.message,
+      replyTo: form.reply,
+      trackOpens: form.trackOpens,
+      trackClicks: form.trackClicks,
+    })),
+    audience: lists.audience,
+    audienceItems: lists.items,
+    dkimSelector: form.dkimSelector || undefined,
+  });
+};
+
+/**
+ * `POST /api/tools/mail-testing/pre-send-check`: the spam-test form's check: the sending domain
+ * and the message, checked the way the spam test sends it (tracking as a send has it); no lists.
+ */
+export const spamTestPreSendCheck = async (
+  platform: TPlatform,
+  userId: number,
+  form: z.output<typeof ZSpamTestPreSendRequest>,
+): Promise<TPreSendCheck> => {
+  const sender = await resolveSender(platform, userId, form);
+  return runCheck(platform, userId, {
+    account: sender.account,
+    fromName: sender.fromName,
+    fromAddress: sender.fromAddress,
+    messages: [
+      { label: null, subject: form.subject, html: form.mail_body, replyTo: '', trackOpens: true, trackClicks: true },
+    ],
+    audience: 1,
+    audienceItems: [],
+    dkimSelector: form.dkimSelector || undefined,
+  });
+};
+
+/**
+ * `POST /api/campaigns/pre-send-check`: a drip campaign's check before it starts (the wizard's
+ * Finish): the sending domain, each of its emails, and its recipients (role addresses, and
+ * suppressed ones, who start stopped).
+ */
+export const campaignPreSendCheck = async (
+  platform: TPlatform,
+  userId: number,
+  key: string,
+): Promise<TPreSendCheck> => {
+  const facts = await campaignStartFacts(platform, userId, key);
+  const account = await findAccountRow(platform.db, userId, facts.accountId);
+  if (!account) throw notFound('This sending account does not exist.');
+  const { recipients, generic, suppressed } = facts.recipients;
+  const genericShare = percent(generic, recipients);
+  return runCheck(platform, userId, {
+    account,
+    fromName: facts.fromName,
+    fromAddress: facts.fromAddress,
+    messages: facts.emails.map((email) => ({
+      label: facts.emails.length > 1 ? `Email #${email.position}` : null,
+      subject: email.subject,
+      html: email.html,
+      replyTo: email.replyTo,
+      trackOpens: facts.trackOpens,
+      trackClicks: facts.trackClicks,
+    })),
+    audience: recipients,
+    audienceItems: [
+      item(
+        'lists',
+        'generic',
+        'Generic addresses',
+        genericShare >= 10 ? 'warn' : 'pass',
+        `${generic.toLocaleString('en-US')} of ${recipients.toLocaleString('en-US')} recipients (${shown(genericShare)}) are role addresses such as info@ or sales@.`,
+        genericShare >= 10
+          ? 'Role addresses reach a team who did not subscribe and complain more: consider removing them (the recipients step can).'
+          : null,
+      ),
+      item(
+        'lists',
+        'suppressed',
+        'Suppressed recipients',
+        suppressed > 0 ? 'info' : 'pass',
+        suppressed > 0
+          ? `${suppressed.toLocaleString('en-US')} recipients bounced, complained or unsubscribed before: they start stopped and get nothing.`
+          : 'No recipient is on your suppression list.',
+      ),
+    ],
+    dkimSelector: undefined,
+  });
 };

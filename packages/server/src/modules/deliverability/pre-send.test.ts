@@ -2,6 +2,8 @@ import type { TPreSendCheck } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startDnsZone } from '../../../test/dns-zone';
+import { startMailgunFake } from '../../../test/mailgun-fake';
+import { sealSecret } from '../accounts/secrets';
 import { GTUBE } from '../spam-test/message-checks';
 import { createCachingResolver } from './dns-cache';
 import { preSendResolver } from './pre-send.service';
@@ -16,8 +18,15 @@ const KEY =
   'MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDEbQy1Qk3bL0u6p8cFjSmGlE4d3wFlf8H6N0vQy1B1yq3mF1Zk9tCq3UoX9b3l5lM8i1S1vDk6sQ9kq2Y5d9nVQ3q3v6J1mJwzX0aB4o0Z8y0GgC5cW9sZ3t8o3W6f4V4k5E3m2O0b3J1w7mP8rA0Q9u0XkR4p1T5a6v2y8mZ3QIDAQAB';
 
 let zone: Awaited<ReturnType<typeof startDnsZone>>;
+let mailgun: Awaited<ReturnType<typeof startMailgunFake>>;
 let t: TTestApp;
+const MAILGUN_KEY = 'key-pre-send-0123456789';
 beforeAll(async () => {
+  // Mailgun's domain API (its contract fake) reports k1 as the selector of mg.keyed.test.
+  mailgun = await startMailgunFake({
+    key: MAILGUN_KEY,
+    domains: [{ name: 'mg.keyed.test', region: 'us', dkimSelector: 'k1' }],
+  });
   zone = await startDnsZone({
     'acme.test': { txt: ['v=spf1 ip4:127.0.0.1 -all'] },
     'smtp.acme.test': { a: ['127.0.0.1'] },
@@ -27,12 +36,24 @@ beforeAll(async () => {
     'bare.test': { a: ['192.0.2.1'] },
     'mg.bare.test': { txt: ['v=spf1 include:mailgun.org ~all'] },
     'mx._domainkey.mg.bare.test': { txt: [`k=rsa; p=${KEY}`] },
+    'mg.keyed.test': { txt: ['v=spf1 include:mailgun.org ~all'] },
+    // mx holds a key too: only the selector Mailgun reports is the one that counts.
+    'mx._domainkey.mg.keyed.test': { txt: [`k=rsa; p=${KEY}`] },
+    'k1._domainkey.mg.keyed.test': { txt: [`k=rsa; p=${KEY}`] },
+    // An SMTP account's own selector, named on the account.
+    'mail2024._domainkey.acme.test': { txt: [`v=DKIM1; k=rsa; p=${KEY}`] },
   });
-  t = await startTestApp({ SPAM_TEST_DNS_SERVERS: zone.server, PUBLIC_URL: 'https://sendwell.test' });
+  t = await startTestApp({
+    SPAM_TEST_DNS_SERVERS: zone.server,
+    PUBLIC_URL: 'https://sendwell.test',
+    MAILGUN_US_URL: mailgun.urls.us,
+    MAILGUN_EU_URL: mailgun.urls.eu,
+  });
 });
 afterAll(async () => {
   await t?.close();
   zone?.close();
+  await mailgun?.close();
 });
 
 const seed = async (account: {
@@ -158,6 +179,58 @@ describe('the pre-send check', () => {
     });
   });
 
+  it("checks the DKIM key under the selector Mailgun's domain API reports, asked once for a while", async () => {
+    const seeded = await seed({ provider: 'mailgun', domain: 'mg.keyed.test' });
+    await t.platform.db
+      .updateTable('sending_accounts')
+      .set({ api_key_encrypted: sealSecret(t.platform, seeded.accountId, 'api_key', MAILGUN_KEY) })
+      .where('id', '=', seeded.accountId)
+      .execute();
+    const asked = () => mailgun.requests.filter((request) => /^\/v[34]\/domains\/mg\.keyed\.test$/.test(request.path));
+    const result = await check(seeded, { from: 'news@keyed.test', alias: 'news' });
+    expect(itemOf(result, 'dkim')).toMatchObject({
+      status: 'pass',
+      detail: "mg.keyed.test publishes a DKIM key under the selector k1 (the selector Mailgun's domain API reports).",
+    });
+    expect(asked()).toHaveLength(1);
+    await check(seeded, { from: 'news@keyed.test', alias: 'news' });
+    expect(asked()).toHaveLength(1);
+  });
+
+  it("checks an SMTP account's own DKIM selector, and the account form refuses one DNS could not hold", async () => {
+    const seeded = await seed({});
+    const before = await check(seeded);
+    expect(itemOf(before, 'dkim')).toMatchObject({ status: 'info', advice: expect.stringContaining('DKIM selector') });
+    await t.platform.db
+      .updateTable('sending_accounts')
+      .set({ dkim_selector: 'mail2024' })
+      .where('id', '=', seeded.accountId)
+      .execute();
+    expect(itemOf(await check(seeded), 'dkim')).toMatchObject({
+      status: 'pass',
+      detail: "acme.test publishes a DKIM key under the selector mail2024 (the account's DKIM selector).",
+    });
+    // A selector named for one check still wins over the account's.
+    expect(itemOf(await check(seeded, { dkimSelector: 'gone' }), 'dkim')).toMatchObject({
+      status: 'fail',
+      detail: 'No DKIM key at gone._domainkey.acme.test.',
+    });
+    const accounts = await seeded.agent.get('/api/settings/accounts');
+    expect(JSON.stringify(accounts.json())).toContain('"dkimSelector":"mail2024"');
+    const refused = await seeded.agent.post(`/api/settings/account/create-or-update/${seeded.accountId}`, {
+      name: 'Main',
+      provider: 'smtp',
+      driver: 'smtp',
+      username: 'mailer',
+      host: 'smtp.acme.test',
+      port: 587,
+      encryption: 'tls',
+      dkimSelector: 'mail 2024._domainkey',
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(JSON.stringify(refused.json())).toContain('A DKIM selector holds letters');
+  });
+
   it('keeps DNS answers for their TTL: a second check asks nothing, a later one asks again', async () => {
     const seeded = await seed({});
     await check(seeded, { dkimSelector: 's1' });
@@ -179,6 +252,103 @@ describe('the pre-send check', () => {
     await resolver.resolve('_dmarc.acme.test', 'TXT');
     expect(resolver.asked()).toBe(2);
     await expect(resolver.resolve('missing.acme.test', 'TXT')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+  });
+
+  it('checks the spam-test form the same way: the domain and the message, no lists', async () => {
+    const seeded = await seed({ host: 'relay.elsewhere.test' });
+    const response = await seeded.agent.post('/api/tools/mail-testing/pre-send-check', {
+      account: seeded.accountId,
+      senderName: 'Acme',
+      subject: 'November news',
+      mail_body: `<p>${GTUBE}</p>`,
+      dkimSelector: 's1',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const result: TPreSendCheck = response.json();
+    expect(itemOf(result, 'spf')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('relay.elsewhere.test'),
+    });
+    expect(itemOf(result, 'dkim')?.status).toBe('pass');
+    expect(itemOf(result, 'message-score')?.status).toBe('fail');
+    expect(result.items.filter((entry) => entry.group === 'lists')).toEqual([]);
+    expect(result.hasFailures).toBe(true);
+    // The spam test's own form rules: a sender name for SMTP.
+    const invalid = await seeded.agent.post('/api/tools/mail-testing/pre-send-check', {
+      account: seeded.accountId,
+      senderName: ' ',
+      subject: 'x',
+      mail_body: '<p>x</p>',
+    });
+    expect(invalid.statusCode).toBe(422);
+  });
+
+  it("checks a drip campaign's start: the domain, each of its emails, its recipients; only the user's own draft", async () => {
+    const seeded = await seed({});
+    const { id: campaignId } = await t.platform.db
+      .insertInto('campaigns')
+      .values({
+        user_id: seeded.user.id,
+        account_id: seeded.accountId,
+        temporary_key: 'draft-key-of-the-test',
+        is_draft: true,
+        title: 'Welcome',
+        sender_name: 'Acme',
+        from_address: 'news@acme.test',
+        signature: '<p>Acme team</p>',
+        daily_plan: JSON.stringify([]),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.platform.db
+      .insertInto('campaign_steps')
+      .values([
+        {
+          campaign_id: campaignId,
+          user_id: seeded.user.id,
+          position: 1,
+          subject: 'Welcome aboard',
+          body: '<p>Hello {{name}}, welcome to Acme.</p>',
+        },
+        {
+          campaign_id: campaignId,
+          user_id: seeded.user.id,
+          position: 2,
+          subject: 'Re: Welcome aboard',
+          body: `<p>${GTUBE}</p>`,
+        },
+      ])
+      .execute();
+    await t.platform.db
+      .insertInto('campaign_recipients')
+      .values(
+        ['info@a.test', 'p1@c.test', 'p2@c.test', 'p3@c.test'].map((email) => ({
+          campaign_id: campaignId,
+          user_id: seeded.user.id,
+          email,
+        })),
+      )
+      .execute();
+    const response = await seeded.agent.post('/api/campaigns/pre-send-check', { temporary: 'draft-key-of-the-test' });
+    expect(response.statusCode, response.body).toBe(200);
+    const result: TPreSendCheck = response.json();
+    expect(itemOf(result, 'spf')?.status).toBe('pass');
+    expect(itemOf(result, 'email-1-message-score')).toMatchObject({ status: 'pass', title: 'Email #1: Content score' });
+    expect(itemOf(result, 'email-2-message-score')).toMatchObject({ status: 'fail', title: 'Email #2: Content score' });
+    expect(result.audience).toBe(4);
+    expect(itemOf(result, 'generic')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^1 of 4/) });
+    expect(itemOf(result, 'suppressed')?.status).toBe('pass');
+    expect(result.hasFailures).toBe(true);
+    // Nothing was started by asking.
+    const draft = await t.platform.db
+      .selectFrom('campaigns')
+      .select(['is_draft', 'running'])
+      .where('id', '=', campaignId)
+      .executeTakeFirstOrThrow();
+    expect(draft).toEqual({ is_draft: true, running: false });
+    const other = await seed({});
+    const foreign = await other.agent.post('/api/campaigns/pre-send-check', { temporary: 'draft-key-of-the-test' });
+    expect(foreign.statusCode).toBe(404);
   });
 
   it("refuses a form that could not be sent with the send's own messages, and another user's lists", async () => {

@@ -6,12 +6,15 @@ import {
   endSnapshot,
   findSend,
   findSendsWithAbandonedClaims,
+  findSplitParts,
   findStalledSendIds,
   insertEngagedAudience,
   insertListAudience,
+  insertSplitAudience,
   queueDueScheduledSends,
   reapAbandonedClaims,
   startSnapshot,
+  startSplitParts,
 } from './delivery.repository';
 import { publishProgress, runDispatch, type TDispatchOptions } from './dispatch';
 import { storeLinks } from './tracking-links';
@@ -33,7 +36,13 @@ type SendRow = NonNullable<Awaited<ReturnType<typeof startSnapshot>>>;
 
 export const sendSources: Record<SendRow['source'], TSendSource> = {
   // A re-send by engagement is of this source too: its audience is a previous send's recipients.
-  lists: (trx, send) => (send.resend_audience ? insertEngagedAudience(trx, send) : insertListAudience(trx, send)),
+  // A split send's lead (an A/B test) deals its lists' audience out to every part of it.
+  lists: (trx, send) =>
+    send.split_group !== null
+      ? insertSplitAudience(trx, send)
+      : send.resend_audience
+        ? insertEngagedAudience(trx, send)
+        : insertListAudience(trx, send),
   // These give their recipients when the send is created (`createSourcedSend`).
   drip: async () => {},
   'spam-test': async () => {},
@@ -52,6 +61,21 @@ export const snapshotSend = async (platform: TPlatform, sendId: number) => {
     await sendSources[send.source](trx, send);
     await endSnapshot(trx, sendId);
     await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx, singletonKey: `send-${sendId}` });
+    if (send.split_group === null) return;
+    // The other parts of a split send: their links (each send tracks its own), then the test
+    // parts go out with the lead; the rest stays held for its decision.
+    if (send.track_clicks) {
+      for (const part of await findSplitParts(trx, send.user_id, sendId)) {
+        if (part.id !== sendId) await storeLinks(trx, part.id, part.html);
+      }
+    }
+    for (const partId of await startSplitParts(trx, sendId)) {
+      await platform.queue.enqueue(
+        dispatchSendJob,
+        { sendId: partId },
+        { executor: trx, singletonKey: `send-${partId}` },
+      );
+    }
   });
 };
 

@@ -466,14 +466,125 @@ export const insertListAudience = async (
         .filter(Boolean),
     ),
   ];
+  await insertCopies(trx, send.id, send.user_id, copies);
+};
+
+/** CC and BCC addresses as recipients of their own, each once, less the suppressed. */
+const insertCopies = async (trx: Executor, sendId: number, userId: number, copies: string[]) => {
   if (copies.length === 0) return;
   await sql`
     insert into send_recipients (send_id, user_id, email, token)
-    select ${send.id}, ${send.user_id}, c.email, replace(gen_random_uuid()::text, '-', '')
+    select ${sendId}, ${userId}, c.email, replace(gen_random_uuid()::text, '-', '')
       from unnest(${copies}::text[]) as c(email)
-     where ${notSuppressed(send.user_id, sql`c.email`)}
+     where ${notSuppressed(userId, sql`c.email`)}
     on conflict (send_id, lower(email)) do nothing`.execute(trx);
 };
+
+/**
+ * The snapshot of a split send (an A/B subject test, issue 31 §4), taken by its lead part:
+ * the lists' audience as `insertListAudience` takes it, in an order no list gives (a hash of
+ * the lead's id and the address, so a retried snapshot deals the same way), dealt out in one
+ * statement: the first `perPart × parts` in turn to the test parts (`abSplitSizes` in
+ * contracts is the same rule), everyone else to the rest (part 0), with the CC and BCC copies.
+ * One row per address across all parts: nobody gets the email twice.
+ */
+export const insertSplitAudience = async (
+  trx: Executor,
+  lead: {
+    id: number;
+    user_id: number;
+    list_ids: number[];
+    cc: string;
+    bcc: string;
+    split_test_percent: number | null;
+  },
+) => {
+  await sql`
+    with audience as (
+      select distinct on (lower(m.email)) m.user_id, m.email, m.fullname, m.fields
+        from ${subscribedMembersOf(lead.user_id, lead.list_ids)} m
+       where ${notSuppressed(sql`m.user_id`, sql`m.email`)}
+       order by lower(m.email), m.list_id),
+    parts as (select id, split_part from sends where split_group = ${lead.id}),
+    sizes as (
+      select (select count(*) from parts where split_part > 0) as parts, (select count(*) from audience) as total),
+    per_part as (
+      -- numeric rounds halves up, as Math.round does in abSplitSizes (float8 would round them to even).
+      select parts, least(total / greatest(parts, 1),
+                          greatest(1, round(total::numeric * ${lead.split_test_percent ?? 0}::numeric / 100
+                                            / greatest(parts, 1)))) as size
+        from sizes),
+    dealt as (
+      select a.*, row_number() over (order by md5(${lead.id}::text || lower(a.email)), lower(a.email)) as position
+        from audience a)
+    insert into send_recipients (send_id, user_id, email, name, fields, token)
+    select p.id, d.user_id, d.email, d.fullname, d.fields, replace(gen_random_uuid()::text, '-', '')
+      from dealt d cross join per_part s
+      join parts p on p.split_part = case when d.position <= s.size * s.parts then (d.position - 1) % s.parts + 1 else 0 end
+    on conflict (send_id, lower(email)) do nothing`.execute(trx);
+  const rest = await trx
+    .selectFrom('sends')
+    .select('id')
+    .where('split_group', '=', lead.id)
+    .where('split_part', '=', 0)
+    .executeTakeFirst();
+  const copies = [
+    ...new Set(
+      `${lead.cc},${lead.bcc}`
+        .split(/[,;]/)
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (rest) await insertCopies(trx, rest.id, lead.user_id, copies);
+};
+
+/**
+ * After the lead's snapshot, its sibling parts: each counted; the test parts go out (they are
+ * answered, to be dispatched), the rest stays `held` for the decision. Answers the test parts
+ * that went.
+ */
+export const startSplitParts = async (trx: Executor, leadId: number) =>
+  (
+    await sql<{ id: number; split_part: number }>`
+      update sends s set recipients_count = (select count(*) from send_recipients where send_id = s.id),
+             status = case when s.split_part = 0 then 'held' else 'sending' end,
+             started_at = case when s.split_part = 0 then null else coalesce(s.started_at, now()) end,
+             updated_at = now()
+       where s.split_group = ${leadId} and s.id <> ${leadId} and s.status = 'held'
+      returning s.id, s.split_part`.execute(trx)
+  ).rows
+    .filter((row) => row.split_part !== 0)
+    .map((row) => Number(row.id));
+
+/** The parts of a split send, the lead first, with what each counts: only the user's own. */
+export const findSplitParts = (db: Executor, userId: number, leadId: number) =>
+  db
+    .selectFrom('sends')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('split_group', '=', leadId)
+    .orderBy(sql`split_part = 0`)
+    .orderBy('split_part')
+    .execute();
+
+/**
+ * A held part (an A/B test's rest) goes out with this subject; answers whether this call let
+ * it go (only once: from `held`). Its dispatch is the caller's to queue, in the same transaction.
+ */
+export const releaseHeldSend = async (trx: Executor, sendId: number, subject: string) =>
+  Number(
+    (
+      await sql`update sends set status = 'sending', subject = ${subject}, started_at = coalesce(started_at, now()),
+                      updated_at = now()
+                 where id = ${sendId} and status = 'held'`.execute(trx)
+    ).numAffectedRows ?? 0,
+  ) > 0;
+
+/** The held parts of a split send cancelled with it (its lead was cancelled before its snapshot). */
+export const cancelHeldParts = (trx: Executor, leadId: number) =>
+  sql`update sends set status = 'cancelled', finished_at = now(), updated_at = now()
+       where split_group = ${leadId} and status = 'held'`.execute(trx);
 
 /**
  * Re-send by engagement (issue 31 §3): a previous send's recipients who did (or did not)
@@ -913,6 +1024,8 @@ export const selectUserSends = (db: Executor, userId: number) =>
       'sends.started_at',
       'sends.finished_at',
       'sends.created_at',
+      'sends.split_group',
+      'sends.split_part',
     ])
     .where('sends.user_id', '=', userId)
     // The history lists what a user sent from the Send Email page; drip steps and spam

@@ -15,6 +15,7 @@ import {
   findRecipientsByIdsOrTokens,
   findSend,
   insertGivenRecipients,
+  releaseHeldSend as releaseHeldSendRow,
   type TEventRecipient,
 } from './delivery.repository';
 import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
@@ -40,7 +41,8 @@ export type TNewSend = {
  * Records a send and queues its snapshot in the same transaction, so a send exists only
  * with its job. Lists and account must be the user's own.
  */
-export const createSend = async (platform: TPlatform, userId: number, input: TNewSend) => {
+/** The account and lists of a new send, the user's own, and the plan allowing the account. */
+const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewSend, 'accountId' | 'listIds'>) => {
   const account = await findAccountRow(platform.db, userId, input.accountId);
   if (!account) throw notFound('This sending account does not exist.');
   await requireAccountsAllowed(platform.db, userId, account.driver).catch((error: unknown) => {
@@ -48,6 +50,11 @@ export const createSend = async (platform: TPlatform, userId: number, input: TNe
   });
   const lists = await findListsByIds(platform.db, userId, input.listIds);
   if (lists.length !== new Set(input.listIds).size) throw notFound('One of these mailing lists does not exist.');
+  return { account, lists };
+};
+
+export const createSend = async (platform: TPlatform, userId: number, input: TNewSend) => {
+  const { account, lists } = await sendableOf(platform, userId, input);
   const isScheduled = Boolean(input.deliverAt && input.deliverAt.getTime() > Date.now());
   return platform.db.transaction().execute(async (trx) => {
     const send = await trx
@@ -81,6 +88,81 @@ export const createSend = async (platform: TPlatform, userId: number, input: TNe
     }
     return send.id;
   });
+};
+
+export type TSplitParts = { leadId: number; testIds: number[]; restId: number };
+
+/**
+ * A split send (an A/B subject test, issue 31 §4): one send per subject and one for the rest,
+ * recorded together. The lead (the first subject) is queued for its snapshot, which takes the
+ * audience once and deals it out to every part (`insertSplitAudience`); the other parts are
+ * `held` until then, and the rest after it until `releaseHeldSend` gives it a subject.
+ * `onCreated` runs in the same transaction (the A/B test's own row and its decision job), so
+ * the parts exist only with it. Sent now: a split send is never scheduled.
+ */
+export const createSplitSend = async (
+  platform: TPlatform,
+  userId: number,
+  input: Omit<TNewSend, 'deliverAt' | 'subject'> & { subjects: string[]; testPercent: number },
+  onCreated: (trx: Executor, parts: TSplitParts) => Promise<void>,
+) => {
+  const { account, lists } = await sendableOf(platform, userId, input);
+  return platform.db.transaction().execute(async (trx) => {
+    const insertPart = async (subject: string, part: number, splitGroup: number | null) =>
+      (
+        await trx
+          .insertInto('sends')
+          .values({
+            user_id: userId,
+            account_id: account.id,
+            type: 1,
+            status: part === 1 ? 'queued' : 'held',
+            from_name: input.fromName,
+            from_address: input.fromAddress,
+            subject,
+            html: input.html,
+            reply_to: input.replyTo ?? '',
+            cc: input.cc ?? '',
+            bcc: input.bcc ?? '',
+            list_ids: lists.map((list) => list.id),
+            list_names: lists.map((list) => list.name).join(', '),
+            track_opens: input.trackOpens ?? true,
+            track_clicks: input.trackClicks ?? true,
+            split_group: splitGroup,
+            split_part: splitGroup === null ? null : part,
+            split_test_percent: input.testPercent,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    // The lead names itself as its group once it has an id (the check wants both or neither).
+    const leadId = await insertPart(input.subjects[0]!, 1, null);
+    await trx.updateTable('sends').set({ split_group: leadId, split_part: 1 }).where('id', '=', leadId).execute();
+    const testIds = [leadId];
+    for (const [index, subject] of input.subjects.slice(1).entries()) {
+      testIds.push(await insertPart(subject, index + 2, leadId));
+    }
+    // The rest carries subject A until the decision gives it the winner's.
+    const restId = await insertPart(input.subjects[0]!, 0, leadId);
+    await platform.queue.enqueue(
+      snapshotSendJob,
+      { sendId: leadId },
+      { executor: trx, singletonKey: `snapshot-${leadId}` },
+    );
+    await onCreated(trx, { leadId, testIds, restId });
+    return leadId;
+  });
+};
+
+/**
+ * An A/B test's decision: the held rest goes out with the winning subject, its dispatch queued
+ * in the caller's transaction. Only once (from `held`); answers whether this call let it go.
+ */
+export const releaseHeldSend = async (trx: Executor, platform: TPlatform, sendId: number, subject: string) => {
+  const released = await releaseHeldSendRow(trx, sendId, subject);
+  if (released)
+    await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx, singletonKey: `send-${sendId}` });
+  return released;
 };
 
 /**
@@ -363,7 +445,14 @@ export const pauseSend = (platform: TPlatform, userId: number, sendId: number) =
 export const resumeSend = (platform: TPlatform, userId: number, sendId: number) =>
   changeStatus(platform, userId, sendId, ['paused'], 'sending');
 export const cancelSend = (platform: TPlatform, userId: number, sendId: number) =>
-  changeStatus(platform, userId, sendId, ['scheduled', 'queued', 'snapshotting', 'sending', 'paused'], 'cancelled');
+  changeStatus(
+    platform,
+    userId,
+    sendId,
+    // A held part (an A/B test's rest) may be cancelled before the decision lets it go.
+    ['scheduled', 'queued', 'snapshotting', 'sending', 'paused', 'held'],
+    'cancelled',
+  );
 
 /**
  * Sends again, on the user's word, to the recipients whose message may or may not have
@@ -505,6 +594,7 @@ export { dailyCapOf, isDailyCapped, sentToday } from './daily-cap';
 /** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
 export {
   addToSendCounters,
+  cancelHeldParts,
   deleteUserSend,
   FIRST_TIME,
   failRecipient,
@@ -512,6 +602,7 @@ export {
   findHardBouncedSends,
   findSendLink,
   findSendRecipientsByEmails,
+  findSplitParts,
   findUserSend,
   recentListFigures,
   selectSendEvents,
@@ -533,3 +624,7 @@ export { composeSample, fromHeader, messageIdOf, RECIPIENT_VARIABLE, refOfMessag
 export { isRefForm, type TRefPurpose } from './recipient-refs';
 /** Composition pieces the intake checks against: tracking signatures, the VERP form, Message-IDs. */
 export { isTrackingSignature } from './tracking-links';
+
+/** Tells the send's user its state at once (`SendProgressEvent`), e.g. after an A/B test let its rest go. */
+export const publishSendProgress = (platform: TPlatform, sendId: number) =>
+  publishProgress(platform, sendId, { force: true });

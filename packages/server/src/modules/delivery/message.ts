@@ -395,6 +395,9 @@ export const composeSample = async (
     resend_of: null,
     resend_audience: null,
     resend_link_id: null,
+    split_group: null,
+    split_part: null,
+    split_test_percent: null,
     created_at: now,
     updated_at: now,
   } satisfies Selectable<SendsTable>;

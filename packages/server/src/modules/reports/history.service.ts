@@ -13,6 +13,7 @@ import type { TPlatform } from '../../platform/context';
 import { dateBounds } from '../../platform/date-filter';
 import { notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { abTestPartsOf, abTestResultOf } from '../ab-tests/ab-tests.service';
 import { findAccountRow, listAccountRows } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
@@ -75,11 +76,15 @@ export const listHistory = async (platform: TPlatform, userId: number, query: z.
     searchColumns: ['sends.subject', 'sends.list_names', 'sends.from_address', 'sends.from_name'],
     tieBreaker: 'sends.id',
   });
-  const accounts = await accountsOf(platform, userId);
+  const [accounts, abParts] = await Promise.all([
+    accountsOf(platform, userId),
+    abTestPartsOf(platform, userId, page.data),
+  ]);
   return {
-    data: page.data.map((row) =>
-      toHistoryRecord(row, row.account_id === null ? undefined : accounts.get(row.account_id)),
-    ),
+    data: page.data.map((row) => ({
+      ...toHistoryRecord(row, row.account_id === null ? undefined : accounts.get(row.account_id)),
+      ab_test: abParts.get(row.id) ?? null,
+    })),
     meta: page.meta,
   };
 };
@@ -142,8 +147,12 @@ export const historyDetails = async (
   return {
     data: page.data.map((row) => ({ ...row, created_at: row.created_at.toISOString() })),
     meta: page.meta,
-    send: toHistoryRecord(send, await accountOf(platform, userId, send.account_id)),
+    send: {
+      ...toHistoryRecord(send, await accountOf(platform, userId, send.account_id)),
+      ab_test: (await abTestPartsOf(platform, userId, [send])).get(send.id) ?? null,
+    },
     counts: await sendCountsOf(platform, send),
+    abTest: await abTestResultOf(platform, userId, send),
   };
 };
 

@@ -1,4 +1,6 @@
 import {
+  AB_MESSAGES,
+  abTestIssues,
   isSendLater,
   parseDeliveryTime,
   SEND_MESSAGES,
@@ -19,6 +21,7 @@ import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { notFound, ValidationError } from '../../platform/errors';
+import { startAbTest } from '../ab-tests/ab-tests.service';
 import { accountDomain, findAccountRow, listAccountRows, type TAccountRow } from '../accounts/accounts.service';
 import { findUserProfile, timeZoneOf } from '../auth/auth.service';
 import { getBalance } from '../credits/credits.service';
@@ -163,6 +166,10 @@ export const resolveSender = async (
  */
 export const checkSendForm = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
   const { account: row, timeZone, fromName, fromAddress } = await resolveSender(platform, userId, form);
+  const abIssues = abTestIssues({ ...form, isSendLater: isSendLater(form) });
+  if (abIssues.length > 0) {
+    throw new ValidationError(Object.fromEntries(abIssues.map((issue) => [issue.path, [issue.message]])));
+  }
   const lists = await findListsByIds(platform.db, userId, form.to, row.id);
   if (lists.length !== new Set(form.to).size) {
     throw new ValidationError({ to: ['Please choose mailing lists of the chosen account.'] });
@@ -180,24 +187,26 @@ export const checkSendForm = async (platform: TPlatform, userId: number, form: T
  */
 export const sendEmail = async (platform: TPlatform, userId: number, form: TSendEmailForm) => {
   const { accountId, fromName, fromAddress, deliverAt } = await checkSendForm(platform, userId, form);
-  const sendId = await createSend(platform, userId, {
+  const send = {
     accountId,
     fromName,
     fromAddress,
-    subject: form.subject,
     html: form.message,
     listIds: form.to,
     replyTo: form.reply,
     cc: form.cc,
     bcc: form.bcc,
-    deliverAt,
     trackOpens: form.trackOpens,
     trackClicks: form.trackClicks,
-  });
+  };
+  // An A/B subject test (issue 31 §4) is a split send with its decision; always sent now.
+  const sendId = form.abTest
+    ? await startAbTest(platform, userId, send, form)
+    : await createSend(platform, userId, { ...send, subject: form.subject, deliverAt });
   const scheduled = Boolean(deliverAt && deliverAt.getTime() > Date.now());
   return {
     status: true as const,
-    message: scheduled ? SEND_MESSAGES.scheduled : SEND_MESSAGES.sent,
+    message: scheduled ? SEND_MESSAGES.scheduled : form.abTest ? AB_MESSAGES.started : SEND_MESSAGES.sent,
     sendId,
     scheduled,
   };

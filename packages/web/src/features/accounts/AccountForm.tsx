@@ -457,6 +457,16 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
                   error={errors.fromAddress}
                   onChange={(event) => update({ fromAddress: event.currentTarget.value })}
                 />
+                {values.provider === 'smtp' && !isTestInbox && (
+                  <TextInput
+                    label="DKIM selector"
+                    description="Optional: the part before ._domainkey in your provider's DKIM record. The check before each send looks its key up."
+                    inputWrapperOrder={['label', 'input', 'description', 'error']}
+                    value={values.dkimSelector}
+                    error={errors.dkimSelector}
+                    onChange={(event) => update({ dkimSelector: event.currentTarget.value })}
+                  />
+                )}
                 {service && asksMailPerDay(service) && (
                   <NumberInput
                     label="Maximum Email per Day"

@@ -18,6 +18,22 @@ const services = smtpServiceOptions(providers);
 const context = { services, testInbox: providers.testInbox, canCreate: true };
 const blank = initialValues(undefined, { ...context, isFirstAccount: false });
 
+describe('the DKIM selector', () => {
+  it('goes with an SMTP account, is read back from a saved one, and leaves the SMTP test alone', () => {
+    const smtp = chooseService({ ...blank, provider: 'smtp' }, 'smtp', services, providers.testInbox);
+    expect(toSaveRequest({ ...smtp, dkimSelector: 'mail2024' }, services)).toMatchObject({ dkimSelector: 'mail2024' });
+    expect(toSaveRequest({ ...blank, name: 'M', domain: 'mg.example.com', apiKey: 'k' }, services)).not.toHaveProperty(
+      'dkimSelector',
+    );
+    expect(smtpSignature({ ...smtp, dkimSelector: 's1' })).toBe(smtpSignature(smtp));
+    const saved = initialValues(
+      { ...buildSmtpAccount(), dkimSelector: 'mail2024' },
+      { ...context, isFirstAccount: false },
+    );
+    expect(saved.dkimSelector).toBe('mail2024');
+  });
+});
+
 describe('account form values', () => {
   it('offers the test inbox first, then the server’s services', () => {
     expect(services.map((service) => service.driver).slice(0, 3)).toEqual([TEST_INBOX_DRIVER, 'smtp', 'sendgrid']);

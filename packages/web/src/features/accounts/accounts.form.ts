@@ -29,6 +29,8 @@ export type TAccountFormValues = {
   port: string | number;
   encryption: TEncryption;
   fromAddress: string;
+  /** The DKIM selector the SMTP server signs with (optional; the pre-send check reads its key). */
+  dkimSelector: string;
   mailPerDay: string | number;
 };
 
@@ -96,6 +98,7 @@ const EMPTY: TAccountFormValues = {
   port: '',
   encryption: 'tls',
   fromAddress: '',
+  dkimSelector: '',
   mailPerDay: '',
 };
 
@@ -191,6 +194,7 @@ export const initialValues = (account: TSendingAccount | undefined, options: TIn
     port: account.port ?? '',
     encryption: account.encryption ?? 'tls',
     fromAddress: account.fromAddress ?? '',
+    dkimSelector: account.dkimSelector ?? '',
     mailPerDay: account.mailPerDay || '',
   };
   // The test inbox's login is the server's; show what it uses now.
@@ -285,6 +289,7 @@ export const toSaveRequest = (values: TAccountFormValues, services: readonly TSm
     port: toNumber(values.port),
     encryption: values.encryption,
     fromAddress: values.fromAddress,
+    ...(values.provider === 'smtp' ? { dkimSelector: values.dkimSelector } : {}),
     mailPerDay: asksMailPerDay(service) ? toNumber(values.mailPerDay) : undefined,
   };
 };

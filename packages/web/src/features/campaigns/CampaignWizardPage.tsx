@@ -35,9 +35,10 @@ import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { RichText } from '../../components/RichText';
 import { DeliveryTimePicker, type TDeliveryValue } from '../send-email/DeliveryTimePicker';
+import { PreSendChecklist } from '../send-email/PreSendChecklist';
 import { deliveryTimeOf } from '../send-email/send-email.form';
 import { PREVIEW_CSP } from '../send-email/send-email.preview';
-import { useSendEmailContent } from '../send-email/send-email.queries';
+import { useCampaignPreSendCheck, useSendEmailContent } from '../send-email/send-email.queries';
 import { campaignKeys, useCampaignMutation, useDraft } from './campaigns.queries';
 import { RecipientsStep } from './RecipientsStep';
 import {
@@ -408,6 +409,7 @@ const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
 const FinishStep = ({ draft }: { draft: TCampaignDraft }) => {
   const formatDateTime = useFormatDateTime();
   const finish = useCampaignMutation('finish');
+  const preSend = useCampaignPreSendCheck(draft.temporaryKey);
   const navigate = useNavigate();
   return (
     <Paper withBorder p="md" radius="md">
@@ -423,9 +425,19 @@ const FinishStep = ({ draft }: { draft: TCampaignDraft }) => {
             ? `the first mail goes on ${formatDateTime(draft.options.scheduleTime)}.`
             : 'the first mails go as soon as the campaign is saved, inside its sending windows.'}
         </Text>
+        {/* Before it starts (issue 31 §1): the same checklist as Send Email's; nothing is blocked. */}
+        <PreSendChecklist
+          check={preSend.data}
+          isPending={preSend.isPending}
+          isError={preSend.isError}
+          onRetry={() => void preSend.refetch()}
+          heading="Before it starts"
+          question="Start it anyway?"
+        />
         <Group justify="flex-end">
           <Button
             loading={finish.isPending}
+            color={preSend.data?.hasFailures ? 'red' : undefined}
             onClick={() =>
               finish.mutate(
                 { body: { temporary: draft.temporaryKey } },

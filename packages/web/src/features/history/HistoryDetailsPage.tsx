@@ -2,6 +2,7 @@ import { Anchor, Badge, Button, Group, NativeSelect, Paper, Stack, Text } from '
 import {
   HISTORY_EVENT_TYPES,
   historyApi,
+  type TAbTestResult,
   type THistoryDetail,
   type THistoryRecord,
   type TSendCounts,
@@ -15,6 +16,7 @@ import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
 import { SendProgressCard } from '../send-email/SendProgressCard';
 import { isSendActive, useSendProgress } from '../send-email/send-email.queries';
+import { AbTestResult } from './AbTestResult';
 import { EngagementResend } from './EngagementResend';
 import { exportUrl, historyKeys, useLiveHistory } from './history.queries';
 import { SendFigures } from './SendFigures';
@@ -39,6 +41,7 @@ export const HistoryDetailsPage = () => {
   const [eventType, setEventType] = useState('');
   const [send, setSend] = useState<THistoryRecord | null>(null);
   const [counts, setCounts] = useState<TSendCounts | undefined>(undefined);
+  const [abTest, setAbTest] = useState<TAbTestResult | null>(null);
   // A send still going (or paused, by the user or the circuit breaker) is resumed or cancelled here too.
   const progress = useSendProgress(id);
   const columns: TDataTableColumn<THistoryDetail>[] = [
@@ -100,6 +103,7 @@ export const HistoryDetailsPage = () => {
           <SendProgressCard sendId={id} />
         </Stack>
       )}
+      {abTest && <AbTestResult result={abTest} accountId={accountId} />}
       <Paper withBorder p="md" mb="md">
         <SendFigures counts={counts} reportsDelivery={send?.provider === 'mailgun'} />
         <Text size="xs" c="dark.4" mt="xs">
@@ -118,6 +122,7 @@ export const HistoryDetailsPage = () => {
             });
             setSend(page.send);
             setCounts(page.counts);
+            setAbTest(page.abTest ?? null);
             return page;
           }}
           columns={columns}

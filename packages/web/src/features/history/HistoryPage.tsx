@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Modal, NativeSelect, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { THistoryRecord } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
@@ -40,7 +40,22 @@ export const HistoryPage = () => {
   const [again, setAgain] = useState<THistoryRecord | null>(null);
 
   const columns: TDataTableColumn<THistoryRecord>[] = [
-    { key: 'subject', title: 'Subject', sortable: true },
+    {
+      key: 'subject',
+      title: 'Subject',
+      sortable: true,
+      render: (send) =>
+        send.ab_test ? (
+          <Stack gap={2}>
+            <span>{send.subject}</span>
+            <Badge variant="light" color="grape" size="sm" data-testid="history-ab-test">
+              {send.ab_test.label}
+            </Badge>
+          </Stack>
+        ) : (
+          send.subject
+        ),
+    },
     { key: 'from', title: 'From' },
     { key: 'to', title: 'To', render: (send) => send.to || '—' },
     { key: 'type', title: 'Type', render: (send) => (send.type === 2 ? 'Scheduled Mail' : 'Standard') },

@@ -33,7 +33,8 @@ const countsOf = (items: TPreSendItem[]) => {
 };
 
 /**
- * The pre-send checklist in Send Email's confirmation (issue 31 §1): a line per group
+ * The pre-send checklist in Send Email's confirmation, the spam test's and the drip wizard's
+ * Finish (issue 31 §1): a line per group
  * (sending domain, message, lists) with its worst status, each expandable into its items and
  * what to do. Nothing here stops a send.
  */
@@ -42,11 +43,16 @@ export const PreSendChecklist = ({
   isPending,
   isError,
   onRetry,
+  question = 'Send it anyway?',
+  heading = 'Before it goes',
 }: {
   check: TPreSendCheck | undefined;
   isPending: boolean;
   isError: boolean;
   onRetry: () => void;
+  /** What a red item asks: "Send it anyway?" (a send, a spam test), "Start it anyway?" (a drip campaign). */
+  question?: string;
+  heading?: string;
 }) => {
   if (isPending) {
     return (
@@ -62,7 +68,7 @@ export const PreSendChecklist = ({
     return (
       <Alert color="gray" icon={<IconInfoCircle size={18} />} title="The pre-send check could not run">
         <Group justify="space-between" gap="xs">
-          <Text size="sm">You can still send; the check only advises.</Text>
+          <Text size="sm">You can still go ahead; the check only advises.</Text>
           <Button size="xs" variant="default" onClick={onRetry}>
             Check again
           </Button>
@@ -73,7 +79,7 @@ export const PreSendChecklist = ({
   return (
     <Stack gap="xs" data-testid="pre-send-checklist">
       <Text size="sm" fw={600}>
-        Before it goes
+        {heading}
       </Text>
       <Accordion variant="contained" multiple chevronPosition="right">
         {PRE_SEND_GROUPS.map((group) => {
@@ -119,7 +125,7 @@ export const PreSendChecklist = ({
       </Accordion>
       {check.hasFailures && (
         <Alert color="red" icon={<IconAlertTriangle size={18} />} data-testid="pre-send-failures">
-          Some checks found problems that may send this email to spam or get it refused. Send it anyway?
+          Some checks found problems that may send this email to spam or get it refused. {question}
         </Alert>
       )}
     </Stack>

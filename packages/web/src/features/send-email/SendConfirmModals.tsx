@@ -104,6 +104,8 @@ export const DailyLimitModal = ({
 export type TSendSummary = {
   from: string;
   subject: string;
+  /** An A/B subject test's plan in words (issue 31 §4), or null. */
+  abTest?: string | null;
   lists: { id: number; name: string }[];
   check: TDuplicatesResponse;
   /** The form as it would be sent, for the pre-send check (issue 31); null when it cannot be read. */
@@ -178,6 +180,12 @@ export const SendConfirmModal = ({
                 <Table.Th>Subject</Table.Th>
                 <Table.Td style={{ overflowWrap: 'anywhere' }}>{shown.subject}</Table.Td>
               </Table.Tr>
+              {shown.abTest && (
+                <Table.Tr>
+                  <Table.Th>A/B test</Table.Th>
+                  <Table.Td data-testid="confirm-ab-test">{shown.abTest}</Table.Td>
+                </Table.Tr>
+              )}
               <Table.Tr>
                 <Table.Th>Lists</Table.Th>
                 <Table.Td>

@@ -10,6 +10,7 @@ import {
   type TSendEmailForm,
 } from '@sendwell/contracts';
 import {
+  IconArrowsSplit,
   IconCalendarTime,
   IconClock,
   IconDeviceFloppy,
@@ -25,6 +26,7 @@ import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
 import { spamTestFieldErrors, validateSpamTestForm } from '../spam-test/spam-test.form';
+import { AbTestFields } from './AbTestFields';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
 import { EmailPreview } from './EmailPreview';
 import { ListsField } from './ListsField';
@@ -32,6 +34,7 @@ import { MessageFields } from './MessageFields';
 import { DailyLimitModal, DuplicatesModal, SendConfirmModal } from './SendConfirmModals';
 import { SenderFields } from './SenderFields';
 import {
+  abTestSummary,
   fieldId,
   firstErrorField,
   fromLine,
@@ -85,6 +88,10 @@ const afterSend = (values: TSendFormValues): TSendFormValues => ({
   useSubdomain: values.useSubdomain,
   trackOpens: values.trackOpens,
   trackClicks: values.trackClicks,
+  abWaitValue: values.abWaitValue,
+  abWaitUnit: values.abWaitUnit,
+  abMetric: values.abMetric,
+  abTestPercent: values.abTestPercent,
 });
 
 type TProps = {
@@ -138,6 +145,8 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     [audience?.lists, values.to],
   );
   const listNames = useMemo(() => chosenLists.map((list) => list.name), [chosenLists]);
+  // The A/B split's figures before the check counts the audience (an address on two lists twice).
+  const listAudience = chosenLists.length === 0 ? null : chosenLists.reduce((sum, list) => sum + list.subscribed, 0);
   const context = account && {
     provider: account.provider,
     domain: account.domain,
@@ -323,6 +332,11 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                   onChange={update}
                 />
               </Section>
+              {!edit && (
+                <Section icon={<IconArrowsSplit size={16} />} title="A/B test">
+                  <AbTestFields values={values} errors={errors} audience={listAudience} onChange={update} />
+                </Section>
+              )}
               <Section icon={<IconClock size={16} />} title={edit ? 'Delivery time' : 'Send later'}>
                 <DeliveryTimePicker
                   id={fieldId('delivery')}
@@ -412,6 +426,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
             ? {
                 from: fromLine(values, account),
                 subject: values.subject,
+                abTest: values.abTest ? abTestSummary(values, flow.check.recipients) : null,
                 lists: chosenLists.map((list) => ({ id: list.id, name: list.name })),
                 check: flow.check,
                 request: preSendRequest,

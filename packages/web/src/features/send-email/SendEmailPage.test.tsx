@@ -313,6 +313,13 @@ describe('SendEmailPage', () => {
       sendLater: false,
       trackOpens: true,
       trackClicks: false,
+      // The A/B test's fields as the schema's defaults give them: off.
+      abTest: false,
+      subjectB: '',
+      subjectC: '',
+      abTestPercent: 20,
+      abWaitMinutes: 240,
+      abMetric: 'opens',
     });
 
     const card = within(await screen.findByTestId('send-progress'));

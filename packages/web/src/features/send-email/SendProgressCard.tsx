@@ -42,6 +42,7 @@ const STATUS_COLORS: Record<TSendProgress['status'], string> = {
   cancelled: 'gray',
   finished: 'green',
   failed: 'red',
+  held: 'grape',
 };
 
 /** What the status means to the user, beside the badge. */
@@ -54,6 +55,7 @@ const STATUS_TEXT: Record<TSendProgress['status'], string> = {
   cancelled: 'Cancelled: nothing more goes out.',
   finished: 'Done: every recipient has been handled.',
   failed: 'The send stopped.',
+  held: 'Waiting for its A/B test: it goes to these recipients with the winning subject.',
 };
 
 /** Which actions each status allows; the server checks them again. */
@@ -66,6 +68,7 @@ const actionsOf = (status: TSendProgress['status']): TSendAction[] => {
     case 'paused':
       return ['resume', 'cancel'];
     case 'scheduled':
+    case 'held':
       return ['cancel'];
     case 'cancelled':
     case 'finished':

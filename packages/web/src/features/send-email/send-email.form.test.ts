@@ -1,7 +1,8 @@
-import { SEND_MESSAGES } from '@sendwell/contracts';
+import { AB_MESSAGES, SEND_MESSAGES } from '@sendwell/contracts';
 import { describe, expect, it } from 'vitest';
 import { buildSendAccount, buildSmtpSendAccount } from './send-email.fixtures';
 import {
+  abTestSummary,
   deliveryTimeOf,
   fromLine,
   initialSendFormValues,
@@ -30,6 +31,41 @@ const mailgun = {
   allowsScheduling: true,
   timeZone: 'America/New_York',
 };
+
+describe('the A/B test fields', () => {
+  it('sends the wait in minutes, decimals kept, and a third subject only when shown', () => {
+    const result = validateSendForm(
+      filled({ abTest: true, subjectB: 'Hi', subjectC: 'Hey', abWaitValue: 1.5, abWaitUnit: 'hours' }),
+      mailgun,
+    );
+    expect(result.ok && result.request).toMatchObject({
+      abTest: true,
+      subjectB: 'Hi',
+      subjectC: '',
+      abWaitMinutes: 90,
+      abTestPercent: 20,
+      abMetric: 'opens',
+    });
+    const seconds = validateSendForm(
+      filled({ abTest: true, subjectB: 'Hi', abWaitValue: 0.1, abWaitUnit: 'minutes' }),
+      mailgun,
+    );
+    expect(seconds.ok && seconds.request.abWaitMinutes).toBe(0.1);
+    expect(abTestSummary(filled({ abTest: true, subjectB: 'Hi' }), 100)).toBe(
+      '2 subjects, 10 recipients each now; after 4 hours the better open rate goes to the other 80.',
+    );
+  });
+
+  it('names what an A/B test lacks on its own field, and nothing when it is off', () => {
+    const missing = validateSendForm(filled({ abTest: true, abWaitValue: '', trackOpens: false }), mailgun);
+    expect(missing.ok ? null : missing.errors).toMatchObject({
+      subjectB: AB_MESSAGES.subjectBRequired,
+      abWaitMinutes: AB_MESSAGES.wait,
+      abMetric: AB_MESSAGES.opensUntracked,
+    });
+    expect(validateSendForm(filled({ abTest: false, abWaitValue: '', abTestPercent: '' }), mailgun).ok).toBe(true);
+  });
+});
 
 describe('send form', () => {
   it('joins the picked day and time as YYYY-MM-DD hh:mm A, and keeps half a choice so it is refused', () => {

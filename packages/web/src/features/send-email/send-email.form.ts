@@ -1,5 +1,9 @@
 import {
+  AB_TEST_LIMITS,
+  abSplitSizes,
+  abTestIssues,
   deliverySlots,
+  describeWait,
   earliestDeliveryTime,
   formatDeliveryTime,
   senderAddress,
@@ -35,6 +39,17 @@ export type TSendFormValues = {
   deliverySlot: string | null;
   trackOpens: boolean;
   trackClicks: boolean;
+  /** An A/B subject test (issue 31 §4): `subject` is A. */
+  abTest: boolean;
+  subjectB: string;
+  subjectC: string;
+  /** Whether the form shows Subject C (a third subject). */
+  hasSubjectC: boolean;
+  abTestPercent: number | string;
+  /** The wait before the winner is chosen, in `abWaitUnit`s (decimals allowed). */
+  abWaitValue: number | string;
+  abWaitUnit: 'minutes' | 'hours';
+  abMetric: 'opens' | 'clicks';
 };
 
 export type TSendField = keyof TSendEmailForm;
@@ -56,6 +71,14 @@ export const initialSendFormValues = (accountId: number | null): TSendFormValues
   deliverySlot: null,
   trackOpens: true,
   trackClicks: true,
+  abTest: false,
+  subjectB: '',
+  subjectC: '',
+  hasSubjectC: false,
+  abTestPercent: AB_TEST_LIMITS.defaultPercent,
+  abWaitValue: AB_TEST_LIMITS.defaultWaitMinutes / 60,
+  abWaitUnit: 'hours',
+  abMetric: 'opens',
 });
 
 /** The order fields appear in, so the first error focused is the first one the user meets. */
@@ -70,6 +93,12 @@ export const FIELD_ORDER: TSendField[] = [
   'bcc',
   'reply',
   'message',
+  'abTest',
+  'subjectB',
+  'subjectC',
+  'abTestPercent',
+  'abWaitMinutes',
+  'abMetric',
   'delivery',
 ];
 
@@ -120,8 +149,23 @@ export const toSendRequest = (
     sendLater: hasDeliveryTime(values),
     trackOpens: values.trackOpens,
     trackClicks: values.trackClicks,
+    abTest: values.abTest,
+    // Only an A/B test sends its fields (the server's defaults stand otherwise).
+    ...(values.abTest
+      ? {
+          subjectB: values.subjectB,
+          subjectC: values.hasSubjectC ? values.subjectC : '',
+          abTestPercent: values.abTestPercent === '' ? Number.NaN : Number(values.abTestPercent),
+          abWaitMinutes: abWaitMinutesOf(values),
+          abMetric: values.abMetric,
+        }
+      : {}),
   };
 };
+
+/** The A/B test's wait in minutes, as the request carries it (NaN when blank: the check names it). */
+export const abWaitMinutesOf = (values: Pick<TSendFormValues, 'abWaitValue' | 'abWaitUnit'>) =>
+  values.abWaitValue === '' ? Number.NaN : Number(values.abWaitValue) * (values.abWaitUnit === 'hours' ? 60 : 1);
 
 export type TSendContext = {
   provider: TAccountKind;
@@ -148,6 +192,17 @@ export const validateSendForm = (values: TSendFormValues, context: TSendContext)
     context,
   );
   for (const issue of issues) errors[issue.path as TSendField] ??= issue.message;
+  const abIssues = abTestIssues({
+    subject: values.subject,
+    abTest: values.abTest,
+    subjectB: values.subjectB,
+    subjectC: values.hasSubjectC ? values.subjectC : '',
+    abMetric: values.abMetric,
+    trackOpens: values.trackOpens,
+    trackClicks: values.trackClicks,
+    isSendLater: hasDeliveryTime(values),
+  });
+  for (const issue of abIssues) errors[issue.path as TSendField] ??= issue.message;
   if (parsed.success && Object.keys(errors).length === 0) return { ok: true, request: parsed.data };
   return { ok: false, errors };
 };
@@ -214,4 +269,13 @@ export const slotsFor = (date: string | null, timeZone: string, now: Date = new 
     const [hour, minute] = slot.value.split(':').map(Number) as [number, number];
     return { ...slot, disabled: hour * 60 + minute < earliestMinutes };
   });
+};
+
+/** The confirmation's line for an A/B test: the subjects, the split of this many recipients, the wait and the metric. */
+export const abTestSummary = (values: TSendFormValues, recipients: number) => {
+  const subjects = values.hasSubjectC && values.subjectC.trim() ? 3 : 2;
+  const { perPart, rest } = abSplitSizes(recipients, Number(values.abTestPercent), subjects);
+  return `${subjects} subjects, ${perPart.toLocaleString('en-US')} ${perPart === 1 ? 'recipient' : 'recipients'} each now; after ${describeWait(
+    abWaitMinutesOf(values),
+  )} the better ${values.abMetric === 'opens' ? 'open' : 'click'} rate goes to the other ${rest.toLocaleString('en-US')}.`;
 };

@@ -1,6 +1,7 @@
 import {
   deliveryParts,
   historyApi,
+  preSendApi,
   sendEmailApi,
   senderDomain,
   sendsAsSenderNameOnly,
@@ -10,6 +11,7 @@ import {
   type TSendEmailContent,
   type TSendEmailForm,
   type TSendProgress,
+  type TSpamTestRequest,
   type TTemplate,
   templatesApi,
 } from '@sendwell/contracts';
@@ -71,7 +73,7 @@ export const useSendEmail = () =>
 
 /** Statuses in which a send still has work to do, and is worth watching. */
 export const isSendActive = (status: string) =>
-  status === 'queued' || status === 'snapshotting' || status === 'sending' || status === 'paused';
+  status === 'queued' || status === 'snapshotting' || status === 'sending' || status === 'paused' || status === 'held';
 
 /** Polling is the fallback for a tab whose realtime socket is down; events usually come first. */
 export const SEND_POLL_MS = 3_000;
@@ -217,5 +219,26 @@ export const usePreSendCheck = (request: TSendEmailForm | null) =>
     staleTime: 60_000,
     retry: false,
     // The checklist shows a failed check itself; it never stands in the way of sending.
+    meta: { reportErrors: false },
+  });
+
+/** The same check for the spam-test form (its sender and message) and a drip campaign's start (its draft). */
+export const useSpamTestPreSendCheck = (request: TSpamTestRequest | null) =>
+  useQuery({
+    queryKey: ['spam-test', 'pre-send', request] as const,
+    queryFn: ({ signal }) => callRoute(preSendApi.spamTest, { body: request!, signal }),
+    enabled: request !== null,
+    staleTime: 60_000,
+    retry: false,
+    meta: { reportErrors: false },
+  });
+
+export const useCampaignPreSendCheck = (temporaryKey: string | null) =>
+  useQuery({
+    queryKey: ['campaigns', 'pre-send', temporaryKey] as const,
+    queryFn: ({ signal }) => callRoute(preSendApi.campaignStart, { body: { temporary: temporaryKey! }, signal }),
+    enabled: temporaryKey !== null,
+    staleTime: 10_000,
+    retry: false,
     meta: { reportErrors: false },
   });

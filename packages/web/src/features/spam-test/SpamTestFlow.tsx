@@ -13,6 +13,8 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { PreSendChecklist } from '../send-email/PreSendChecklist';
+import { useSpamTestPreSendCheck } from '../send-email/send-email.queries';
 import { ScoreGauge } from './ScoreGauge';
 import { resultPath, useSpamTestEvents, useSpamTestResult, useStartSpamTest } from './spam-test.queries';
 
@@ -46,6 +48,7 @@ export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TO
   const testId = state && 'id' in state ? state.id : null;
   const result = useSpamTestResult(testId);
   const status = result.data?.status;
+  const preSend = useSpamTestPreSendCheck(state?.step === 'confirm' ? state.request : null);
 
   // Polls (spec: every 15 s, 4 times); the realtime event usually answers long before the first.
   const waitingId = state?.step === 'waiting' ? state.id : null;
@@ -100,7 +103,7 @@ export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TO
 
   const modals: ReactNode = (
     <>
-      <Modal opened={state?.step === 'confirm'} onClose={close} title="Test your email's spam score" centered>
+      <Modal opened={state?.step === 'confirm'} onClose={close} title="Test your email's spam score" centered size="lg">
         <Stack>
           <Text size="sm">
             Sendwell sends this email through your account to its test mailbox, checks how it is authenticated and what
@@ -110,6 +113,14 @@ export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TO
             A spam test costs <strong>{SPAM_TEST_CREDITS} credits</strong>; you have{' '}
             {usableCredits.toLocaleString('en-US')}. If the email never arrives, the credits come back.
           </Text>
+          {/* The free check first (issue 31 §1): the same checklist as Send Email's confirmation. */}
+          <PreSendChecklist
+            check={preSend.data}
+            isPending={preSend.isPending}
+            isError={preSend.isError}
+            onRetry={() => void preSend.refetch()}
+            heading="Before the test"
+          />
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>
               Cancel
@@ -118,6 +129,7 @@ export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TO
               onClick={send}
               loading={start.isPending}
               leftSection={<IconFlame size={16} aria-hidden />}
+              color={preSend.data?.hasFailures ? 'red' : undefined}
               data-autofocus
             >
               Send Test
