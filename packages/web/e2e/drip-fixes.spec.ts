@@ -16,7 +16,6 @@ const connectTestInbox = async (page: Page) => {
 test('a drip campaign from a Mailchimp export: First and Last Name make the Name, suppressed addresses start stopped, compose errors clear as they are fixed, and campaigns are ticked and deleted (issue 29 items 4, 8)', async ({
   page,
 }) => {
-  test.setTimeout(150_000);
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await withDatabase(async (client) => {
     const { rows } = await client.query<{ id: string }>('select id from users where email = $1', [user.email]);

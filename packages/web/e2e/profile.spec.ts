@@ -73,7 +73,6 @@ test('Profile: name, time zone (every screen follows it), email by the mailed li
   page,
   browser,
 }) => {
-  test.setTimeout(150_000);
   const user = newUser('profile', 'Pat Profile');
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   admin('grant-credits', user.email, '50');

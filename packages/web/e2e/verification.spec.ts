@@ -53,7 +53,6 @@ test('verifies pasted addresses: the credits confirmed, the job queued, results 
 test('verifies a CSV file by the column chosen for the email, with the keyboard: rows without one are reported', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
   const user = { email: `verify-csv-${Date.now()}@example.com`, password: 'secret123', name: 'Cora Columns' };
   admin('create-user', user.email, '--name', user.name, '--password', user.password);
   await signIn(page, user);
