@@ -141,8 +141,6 @@ const api = createApi(() => currentRequest);
 const seeds = createSeeds(api, user);
 
 test.beforeAll(async ({ playwright }) => {
-  // Two admin commands (each starts a Node process) on a loaded machine.
-  test.setTimeout(180_000);
   // One user for the whole journey, an operator too, so the operator area is among the screens.
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   admin('grant-operator', user.email);
