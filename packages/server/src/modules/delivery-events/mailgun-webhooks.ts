@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
@@ -102,7 +102,7 @@ export const receiveMailgunWebhook = async (
 ): Promise<TWebhookAnswer> => {
   const state = stateOf(platform);
   const key = await webhookKeyOf(platform, state, accountId, from);
-  if (typeof key === 'object' && key !== null) {
+  if (key !== null && !(key instanceof KeyObject)) {
     return { status: 429, message: 'Too many posts for unknown accounts.', ...key };
   }
   if (!key) return { status: 404, message: 'No Mailgun account here takes webhooks.' };
@@ -178,7 +178,7 @@ const storable = <T extends string | null | undefined>(text: T, limit?: number):
 /** What one process keeps per platform (tests and benches open several in one process). */
 type TWebhookState = {
   /** Signing keys of accounts that have one. */
-  keys: Map<number, { key: string; until: number }>;
+  keys: Map<number, { key: KeyObject; until: number }>;
   /**
    * Account ids with no key (or no Mailgun account), apart from `keys`: a flood of made-up
    * ids fills and empties this map, never the one Mailgun's real posts are answered from.
@@ -234,7 +234,7 @@ const storeGroup = async (platform: TPlatform, records: TWebhookRecord[]) => {
   // with it is a replay (406).
   const firstOfToken = new Map<string, TWebhookRecord>();
   for (const record of records) if (!firstOfToken.has(record.token)) firstOfToken.set(record.token, record);
-  const { boundEventIds, hasNewEvents } = await storeWebhookEvents(platform.db, [...firstOfToken.values()]);
+  const { boundEventIds, hasNewEvents } = await storeWebhookEvents(platform.pool, [...firstOfToken.values()]);
   // The events are committed: a queue that fails here delays them until the sending tick
   // applies them, it does not lose them.
   if (hasNewEvents) await scheduleApply(platform).catch((error) => platform.log.error(error));
@@ -251,7 +251,8 @@ const KEY_CACHE_MS = 60_000;
 const KEY_CACHE_SIZE = 10_000;
 
 /**
- * The account's signing key, null when it has none; `{ retryAfterSeconds }` when `from` has
+ * The account's signing key (imported once: a string key is imported again by every
+ * `createHmac`), null when it has none; `{ retryAfterSeconds }` when `from` has
  * used up its key lookups (KEY_LOOKUPS_PER_MINUTE) and the key is not cached.
  */
 const webhookKeyOf = async (
@@ -259,14 +260,15 @@ const webhookKeyOf = async (
   state: TWebhookState,
   accountId: number,
   from: string,
-): Promise<string | null | { retryAfterSeconds: number }> => {
+): Promise<KeyObject | null | { retryAfterSeconds: number }> => {
   const now = Date.now();
   const cached = state.keys.get(accountId);
   if (cached && cached.until > now) return cached.key;
   if ((state.keyless.get(accountId) ?? 0) > now) return null;
   const allowed = state.lookups(from, KEY_LOOKUPS_PER_MINUTE, 60, now);
   if (!allowed.isAllowed) return { retryAfterSeconds: allowed.retryAfterSeconds };
-  const key = await findWebhookKey(platform, accountId);
+  const found = await findWebhookKey(platform, accountId);
+  const key = found ? createSecretKey(Buffer.from(found)) : null;
   const cache = key ? state.keys : state.keyless;
   if (cache.size >= KEY_CACHE_SIZE) cache.clear();
   if (key) state.keys.set(accountId, { key, until: Date.now() + KEY_CACHE_MS });
