@@ -9,7 +9,9 @@
  * (`receiveMailgunWebhook`).
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -32,6 +34,30 @@ const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONCURRENCY = 32;
 const KEY = 'bench-webhook-signing-key-0123456789';
+
+/**
+ * How long this disk takes to make a write durable (fdatasync of 8 kB, as a WAL flush
+ * does), in ms, median of 200, in the temporary directory the bench's PostgreSQL keeps its
+ * data in. Each post waits for one: with CONCURRENCY posts in flight, CONCURRENCY / this
+ * is the most events a second any server that answers after the commit can take.
+ */
+const fsyncMilliseconds = () => {
+  const file = path.join(os.tmpdir(), `sendwell-bench-fsync-${process.pid}`);
+  const fd = fs.openSync(file, 'w');
+  const samples: number[] = [];
+  try {
+    for (let index = 0; index < 200; index++) {
+      fs.writeSync(fd, Buffer.alloc(8192, index), 0, 8192, (index % 16) * 8192);
+      const started = performance.now();
+      fs.fdatasyncSync(fd);
+      samples.push(performance.now() - started);
+    }
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+  return median(samples);
+};
 
 /** Calls `one` for indexes 0 … EVENTS-1, CONCURRENCY at a time; calls per second. */
 const ratePerSecond = async (one: (index: number) => Promise<unknown>) => {
@@ -244,6 +270,7 @@ export const runB8 = async (): Promise<TFigure> => {
       );
     }
     const counts = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
+    const fsyncMs = fsyncMilliseconds();
     const rate = median(rates);
     // Each run's own ratio (bare Fastify right after it), so a burst of load on the shared
     // machine moves both sides of one ratio.
@@ -259,11 +286,12 @@ export const runB8 = async (): Promise<TFigure> => {
       title: `Mailgun webhook ingest over HTTP to the built server in its own process (HMAC, replay check, event stored once), ${EVENTS.toLocaleString('en-US')} events on ${CONCURRENCY} keep-alive connections (autocannon); then the batch apply`,
       anchor: 'none published',
       goal: '≥ 0.6 of bare Fastify taking the same posts in the same run, events committed before the answer (first goals 2,000/s, met at 5,063; 10,000/s)',
-      measured: `${perSecond(rate)} events/s accepted (median of ${RUNS}), each answered after the commit that holds it, in ${median(commitsPerEvent).toFixed(3)} commits an event (group commit: ${Math.round(1 / median(commitsPerEvent))} events a transaction); applied in batches at ${perSecond(applyRate)} events/s; counters after the runs: delivered ${counts.delivered_count}, opened ${counts.opened_count}, clicked ${counts.clicked_count}. Bare Fastify in its own process taking the same posts the same way and answering at once (no HMAC, no database): ${perSecond(bareRate)}/s; ratio ${ratio.toFixed(2)} (median of the runs' ratios: ${runRatios.map((value) => value.toFixed(2)).join(', ')}). In the bench's own process: the route through app.inject ${perSecond(median(injectRates))}/s, the ingest alone ${perSecond(median(ingestRates))}/s. CPU µs per event over HTTP: ${describeCpu(serverCpu)}; bare: ${describeCpu(bareCpu)}; at 10,000/s this machine's ${os.cpus().length} cores have ${cpuBudgetAt(10_000)} µs per event for all of them together. Load average ${loadBefore} before, ${os.loadavg()[0]!.toFixed(1)} after`,
+      measured: `${perSecond(rate)} events/s accepted (median of ${RUNS}), each answered after the commit that holds it, in ${median(commitsPerEvent).toFixed(3)} commits an event (group commit: ${Math.round(1 / median(commitsPerEvent))} events a transaction); applied in batches at ${perSecond(applyRate)} events/s; counters after the runs: delivered ${counts.delivered_count}, opened ${counts.opened_count}, clicked ${counts.clicked_count}. Bare Fastify in its own process taking the same posts the same way and answering at once (no HMAC, no database): ${perSecond(bareRate)}/s; ratio ${ratio.toFixed(2)} (median of the runs' ratios: ${runRatios.map((value) => value.toFixed(2)).join(', ')}). In the bench's own process: the route through app.inject ${perSecond(median(injectRates))}/s, the ingest alone ${perSecond(median(ingestRates))}/s. CPU µs per event over HTTP: ${describeCpu(serverCpu)}; bare: ${describeCpu(bareCpu)}; at 10,000/s this machine's ${os.cpus().length} cores have ${cpuBudgetAt(10_000)} µs per event for all of them together. A commit waits for the disk: fdatasync of 8 kB takes ${fsyncMs.toFixed(1)} ms here (median of 200), so ${CONCURRENCY} posts in flight, each answered after its commit, can make at most ${perSecond(CONCURRENCY / (fsyncMs / 1000))} events/s however commits are shared (${(CONCURRENCY / (fsyncMs / 1000) / bareRate).toFixed(2)} of bare Fastify). Load average ${loadBefore} before, ${os.loadavg()[0]!.toFixed(1)} after`,
       isGoalMet: ratio >= 0.6,
       runs: {
         accepted: rates,
         commitsPerEvent,
+        fsyncMs,
         ratios: runRatios,
         applied: applyRates,
         bareFastify: bareRates,

@@ -33,7 +33,8 @@ export const groupCommit = <T, R>(
 ) => {
   let waiting: TEntry<T, R>[] = [];
   let running = 0;
-  let lingering: NodeJS.Timeout | undefined;
+  /** Cancels the pending start of the group forming, if one is pending. */
+  let lingering: (() => void) | undefined;
 
   const runGroup = async (group: TEntry<T, R>[]) => {
     try {
@@ -56,7 +57,7 @@ export const groupCommit = <T, R>(
   };
 
   const start = () => {
-    if (lingering) clearTimeout(lingering);
+    lingering?.();
     lingering = undefined;
     const group = waiting.slice(0, maxItems);
     waiting = waiting.slice(group.length);
@@ -74,12 +75,22 @@ export const groupCommit = <T, R>(
         start();
         continue;
       }
-      lingering ??= setTimeout(() => {
-        lingering = undefined;
-        // All slots taken meanwhile: the next run's end starts the group.
-        if (waiting.length > 0 && running < maxRunning) start();
-        schedule();
-      }, lingerMs);
+      if (!lingering) {
+        const startLingered = () => {
+          lingering = undefined;
+          // All slots taken meanwhile: the next run's end starts the group.
+          if (waiting.length > 0 && running < maxRunning) start();
+          schedule();
+        };
+        // 0: what arrives in this turn of the event loop (its I/O read together) goes together.
+        if (lingerMs > 0) {
+          const timer = setTimeout(startLingered, lingerMs);
+          lingering = () => clearTimeout(timer);
+        } else {
+          const immediate = setImmediate(startLingered);
+          lingering = () => clearImmediate(immediate);
+        }
+      }
       return;
     }
   };
