@@ -21,7 +21,7 @@ import { median, type TFigure } from './figures';
 import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList, startBenchMailgun } from './seed';
 import { buildServer, SERVER_ENTRIES, START_FLAGS } from './servers';
 
-const GOAL_MB = 256;
+const GOAL_MB = 200;
 /** Node flags for every process here: those of `npm start`, or BENCH_B9_NODE_OPTIONS for experiments. */
 const NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? START_FLAGS;
 type TEntry = keyof typeof SERVER_ENTRIES;
@@ -142,7 +142,7 @@ export const runB9 = async (): Promise<TFigure> => {
       id: 'B9',
       title: `Peak RSS of the worker process (${server}, SENDWELL_ROLE=worker) during a ${RECIPIENTS.toLocaleString('en-US')}-recipient send through the Mailgun API (snapshot and 1,000-recipient batches; the Mailgun fake and the harness in another process); idle RSS of each role`,
       anchor: 'listmonk 57 MB over 7M sends',
-      goal: `< ${GOAL_MB} MB`,
+      goal: `< ${GOAL_MB} MB (first goal 256 MB, met at 231)`,
       measured: `${NODE_OPTIONS ? `run with ${NODE_OPTIONS}${NODE_OPTIONS === START_FLAGS ? ' (as npm start)' : ''}: ` : ''}peak RSS ${Math.round(peakMb)} MB (VmHWM, median of ${RUNS} fresh workers; ${Math.round(median(idles))} MB idle after start); ${Math.round(median(rates)).toLocaleString('en-US')} recipients/s from the send's creation to finished. Idle RSS ${SETTLE_MS / 1000} s after start, built (under tsx): ${idleText}`,
       isGoalMet: peakMb < GOAL_MB,
       runs: {

@@ -44,9 +44,16 @@ export const startServerProcess = (
   env: Record<string, string>,
   args: string[] = [],
   entry = serverEntry('main'),
-  { ownGroup = false }: { ownGroup?: boolean } = {},
+  {
+    ownGroup = false,
+    nodeFlags = [],
+  }: {
+    ownGroup?: boolean;
+    /** Node's own flags that NODE_OPTIONS does not take (a bench's `--cpu-prof`). */
+    nodeFlags?: string[];
+  } = {},
 ): TServerProcess => {
-  const child = spawn(process.execPath, [...nodeArgsFor(entry), ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, ...nodeArgsFor(entry), ...args], {
     cwd: SERVER_ROOT,
     env: {
       PATH: process.env.PATH,

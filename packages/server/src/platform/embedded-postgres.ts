@@ -141,6 +141,29 @@ const waitUntilReady = async (url: string, child: ChildProcess, logFile: string)
   }
 };
 
+const MB = 2 ** 20;
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
+
+/**
+ * Memory settings for the embedded PostgreSQL, from the machine's RAM: a local install has
+ * no DBA to size them, and PostgreSQL's defaults (128 MB of shared buffers, 4 MB per sort,
+ * 64 MB for index builds and vacuum) were made for the smallest machine. Conservative,
+ * because the machine is shared with Sendwell itself and whatever else runs there: a
+ * sixteenth of RAM for the buffers (a dedicated server would give a quarter), a quarter as
+ * the planner's guess of what the OS caches, per-sort memory small enough that every
+ * connection sorting at once stays within bounds, and vacuum memory times its 3 workers
+ * under a sixteenth. README.md ("PostgreSQL") says what to set on an external server.
+ */
+export const memorySettingsFor = (totalBytes: number): Record<string, string> => {
+  const megabytes = (bytes: number) => `${Math.floor(bytes / MB)}MB`;
+  return {
+    shared_buffers: megabytes(clamp(totalBytes / 16, 128 * MB, 4096 * MB)),
+    effective_cache_size: megabytes(clamp(totalBytes / 4, 512 * MB, 32_768 * MB)),
+    work_mem: megabytes(clamp(totalBytes / 1024, 4 * MB, 32 * MB)),
+    maintenance_work_mem: megabytes(clamp(totalBytes / 64, 64 * MB, 1024 * MB)),
+  };
+};
+
 const launch = async (clusterDir: string, port: number, url: string, logFile: string): Promise<ChildProcess> => {
   const postgres = await postgresBinary();
   const logFd = fs.openSync(logFile, 'a');
@@ -162,6 +185,7 @@ const launch = async (clusterDir: string, port: number, url: string, logFile: st
       'unix_socket_directories=',
       '-c',
       'max_connections=200',
+      ...Object.entries(memorySettingsFor(os.totalmem())).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     {
       ...postgresUserIds(),

@@ -1,4 +1,6 @@
 import crypto, { createHmac, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { sealSecret } from '../accounts/secrets';
@@ -195,6 +197,175 @@ describe('Mailgun webhooks arriving together (R9, R10)', () => {
       .execute();
     expect(stored).toHaveLength(3);
     expect(await sendRow(sendId)).toMatchObject({ delivered_count: 1, opened_count: 1, clicked_count: 1 });
+  });
+});
+
+/** The transactions that wrote these tokens' rows (each row's xmin), in the tokens' order. */
+const tokenTransactions = async (tokens: string[]) => {
+  const { rows } = await sql<{ token: string; xmin: string }>`
+    select token, xmin::text as xmin from webhook_tokens where token = any(${tokens}::text[])`.execute(t.platform.db);
+  const byToken = new Map(rows.map((row) => [row.token, row.xmin]));
+  return tokens.map((token) => byToken.get(token));
+};
+
+/** The transactions that wrote these events' rows. */
+const eventTransactions = async (eventIds: string[]) => {
+  const { rows } = await sql<{ id: string; xmin: string }>`
+    select id, xmin::text as xmin from provider_events where id = any(${eventIds.map((id) => `mailgun:${id}`)}::text[])`.execute(
+    t.platform.db,
+  );
+  const byId = new Map(rows.map((row) => [row.id, row.xmin]));
+  return eventIds.map((id) => byId.get(`mailgun:${id}`));
+};
+
+describe('Mailgun webhooks group-committed (B8)', () => {
+  it('commits concurrent posts in fewer transactions than posts, each token with its event', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    await post(accountId, signed({ event: 'failed', severity: 'temporary', ...variables })); // caches the key
+    const bodies = Array.from({ length: 40 }, (_, index) =>
+      signed({ id: `group-${token}-${index}`, event: index === 0 ? 'delivered' : 'opened', ...variables }),
+    );
+    const answers = await Promise.all(bodies.map((body) => post(accountId, body)));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(bodies.map(() => 200));
+    const tokens = await tokenTransactions(bodies.map((body) => body.signature.token));
+    const events = await eventTransactions(bodies.map((body) => body['event-data'].id));
+    expect(new Set(tokens).size).toBeLessThan(bodies.length);
+    // Replay protection and the event in one transaction: they stand or fall together.
+    expect(events).toEqual(tokens);
+    expect(await sendRow(sendId)).toMatchObject({ delivered_count: 1, opened_count: 1 });
+
+    // Verified in the same moment: the first is stored at once, alone (nothing waits for
+    // company when nothing is being stored), the rest together in the next statement.
+    const together = Array.from({ length: 30 }, (_, index) =>
+      ZMailgunWebhook.parse(signed({ id: `tick-${token}-${index}`, event: 'clicked', ...variables })),
+    );
+    const tickAnswers = await Promise.all(together.map((body) => receiveMailgunWebhook(t.platform, accountId, body)));
+    expect(tickAnswers.every((answer) => answer.status === 200)).toBe(true);
+    const [first, ...rest] = await tokenTransactions(together.map((body) => body.signature.token));
+    expect(new Set(rest).size).toBe(1);
+    expect(rest[0]).not.toBe(first);
+  });
+
+  it('records a token replayed inside one group once, bound to its first event, as across groups', async () => {
+    const { accountId, sendId, token } = await seedSent();
+    const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    await post(accountId, signed({ event: 'failed', severity: 'temporary', ...variables })); // caches the key
+    const opener = ZMailgunWebhook.parse(signed({ event: 'failed', severity: 'temporary', ...variables }));
+    const original = ZMailgunWebhook.parse(signed({ id: `in-group-${token}`, event: 'opened', ...variables }));
+    const forged = {
+      ...original,
+      'event-data': { ...original['event-data'], id: `forged-${token}`, event: 'clicked' },
+    };
+    // The opener is stored alone; the four others form the next group together.
+    const answers = await Promise.all(
+      [opener, original, forged, original, forged].map((body) => receiveMailgunWebhook(t.platform, accountId, body)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 406, 200, 406]);
+    const [openerTransaction, groupTransaction] = await tokenTransactions([
+      opener.signature.token,
+      original.signature.token,
+    ]);
+    expect(groupTransaction).not.toBe(openerTransaction);
+    const rows = await t.platform.db
+      .selectFrom('webhook_tokens')
+      .select('event_id')
+      .where('token', '=', original.signature.token)
+      .execute();
+    expect(rows).toEqual([{ event_id: `mailgun:${original['event-data'].id}` }]);
+    expect(await eventTransactions([original['event-data'].id, forged['event-data'].id])).toEqual([
+      groupTransaction,
+      undefined,
+    ]);
+    // Across groups the same: the retry is taken, the forgery refused.
+    expect((await post(accountId, original)).statusCode).toBe(200);
+    expect((await post(accountId, forged)).statusCode).toBe(406);
+    expect(await sendRow(sendId)).toMatchObject({ opened_count: 1, clicked_count: 0 });
+  });
+
+  it('answers a post only after the commit that holds its event', async () => {
+    const { accountId, token } = await seedSent();
+    const variables = { 'user-variables': { [RECIPIENT_VARIABLE]: token } };
+    await post(accountId, signed({ event: 'failed', severity: 'temporary', ...variables })); // caches the key
+    const body = signed({ id: `commit-order-${token}`, event: 'delivered', ...variables });
+    // Another session holds the event's id, not committed: the group's statement writes
+    // the token, then waits on that row before it can commit.
+    const blocker = new pg.Client({ connectionString: t.databaseUrl });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query("insert into provider_events (id, payload) values ($1, '{}')", [
+      `mailgun:${body['event-data'].id}`,
+    ]);
+    const happened: string[] = [];
+    const answered = post(accountId, body).then((response) => {
+      happened.push('answered');
+      return response;
+    });
+    // The statement is waiting on the blocker's row lock.
+    for (;;) {
+      const { rows } = await blocker.query(
+        `select count(*)::int as count from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query like '%webhook_tokens%'`,
+      );
+      if (rows[0].count > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const [whileWaiting] = await tokenTransactions([body.signature.token]);
+    happened.push(whileWaiting === undefined ? 'token not committed' : 'token committed');
+    await blocker.query('rollback');
+    await blocker.end();
+    const response = await answered;
+    const [afterAnswer] = await tokenTransactions([body.signature.token]);
+    happened.push(afterAnswer === undefined ? 'token not committed' : 'token committed');
+    expect(happened).toEqual(['token not committed', 'answered', 'token committed']);
+    expect(response.statusCode).toBe(200);
+    expect(await eventTransactions([body['event-data'].id])).toEqual([afterAnswer]);
+  });
+
+  it("fails only the bad event of a group, never its neighbours' posts", async () => {
+    const kept = await seedSent();
+    const gone = await seedSent();
+    const keptVariables = { 'user-variables': { [RECIPIENT_VARIABLE]: kept.token } };
+    // Both keys cached, then one account deleted: its key is still in memory for a minute.
+    for (const seeded of [kept, gone]) {
+      expect((await post(seeded.accountId, signed({ event: 'failed', severity: 'temporary' }))).statusCode).toBe(200);
+    }
+    await t.platform.db.deleteFrom('sending_accounts').where('id', '=', gone.accountId).execute();
+    const opener = ZMailgunWebhook.parse(signed({ event: 'failed', severity: 'temporary', ...keptVariables }));
+    const neighbours = Array.from({ length: 6 }, (_, index) =>
+      ZMailgunWebhook.parse(signed({ id: `neighbour-${kept.token}-${index}`, event: 'opened', ...keptVariables })),
+    );
+    const orphan = ZMailgunWebhook.parse(signed({ id: `orphan-${gone.token}`, event: 'delivered' }));
+    // A remote server's words with a NUL, which PostgreSQL's text cannot hold.
+    const withNul = ZMailgunWebhook.parse(
+      signed({
+        id: `nul-${kept.token}`,
+        event: 'failed',
+        severity: 'permanent',
+        'delivery-status': { code: 550, message: 'No such\u0000 user' },
+        ...keptVariables,
+      }),
+    );
+    const answers = await Promise.all([
+      receiveMailgunWebhook(t.platform, kept.accountId, opener),
+      ...neighbours.slice(0, 3).map((body) => receiveMailgunWebhook(t.platform, kept.accountId, body)),
+      receiveMailgunWebhook(t.platform, gone.accountId, orphan),
+      receiveMailgunWebhook(t.platform, kept.accountId, withNul),
+      ...neighbours.slice(3).map((body) => receiveMailgunWebhook(t.platform, kept.accountId, body)),
+    ]);
+    // The deleted account's event is answered as for any account that takes no webhooks.
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 404, 200, 200, 200, 200]);
+    expect(await eventTransactions([orphan['event-data'].id])).toEqual([undefined]);
+    expect((await eventTransactions(neighbours.map((body) => body['event-data'].id))).every(Boolean)).toBe(true);
+    const payload = await t.platform.db
+      .selectFrom('provider_events')
+      .select('payload')
+      .where('id', '=', `mailgun:${withNul['event-data'].id}`)
+      .executeTakeFirstOrThrow();
+    expect(payload.payload).toMatchObject({ 'delivery-status': { message: 'No such user' } });
+    expect(await sendRow(kept.sendId)).toMatchObject({ opened_count: 1, failed_count: 1 });
+    // And from now on without the cache: still 404.
+    expect((await post(gone.accountId, signed({ event: 'delivered' }))).statusCode).toBe(404);
   });
 });
 

@@ -1,12 +1,15 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
+import { isConnectionLost } from '../../platform/db';
+import { groupCommit } from '../../platform/group-commit';
 import { createMemoryRateLimiter } from '../../platform/rate-limit';
 import { safeEqual } from '../../platform/tokens';
 import { findWebhookKey } from '../accounts/accounts.service';
 import { RECIPIENT_VARIABLE } from '../delivery/delivery.service';
 import { applyEventsJob } from './delivery-events.jobs';
+import { storeWebhookEvents, type TWebhookRecord } from './delivery-events.repository';
 
 /**
  * How old a signature may be and still be taken. Mailgun resends a delivery it could not
@@ -99,7 +102,7 @@ export const receiveMailgunWebhook = async (
 ): Promise<TWebhookAnswer> => {
   const state = stateOf(platform);
   const key = await webhookKeyOf(platform, state, accountId, from);
-  if (typeof key === 'object' && key !== null) {
+  if (key !== null && !(key instanceof KeyObject)) {
     return { status: 429, message: 'Too many posts for unknown accounts.', ...key };
   }
   if (!key) return { status: 404, message: 'No Mailgun account here takes webhooks.' };
@@ -111,21 +114,25 @@ export const receiveMailgunWebhook = async (
     return { status: 406, message: 'The signature has expired.' };
   }
   const event = body['event-data'];
-  const eventId = `mailgun:${event.id}`;
-  const boundEventId = await new Promise<string | null>((resolve, reject) => {
-    state.waiting.push({
-      accountId,
-      token,
-      eventId,
-      payload: JSON.stringify(storedEvent(event)),
-      resolve,
-      reject,
-    });
-    void storeWaiting(platform, state);
-  });
+  const kept = storedEvent(event);
+  const eventId = `mailgun:${kept.id}`;
+  let boundEventId: string | null;
+  try {
+    boundEventId = await state.store({ accountId, token: storable(token), eventId, payload: JSON.stringify(kept) });
+  } catch (error) {
+    if (!isAccountGone(error)) throw error;
+    // Deleted while its key was cached: nothing here takes its events any more.
+    state.keys.delete(accountId);
+    return { status: 404, message: 'No Mailgun account here takes webhooks.' };
+  }
   if (boundEventId !== eventId) return { status: 406, message: 'This signature came with another event.' };
   return { status: 200, message: 'ok' };
 };
+
+/** The event's account was deleted after its key was read (provider_events' foreign key). */
+const isAccountGone = (error: unknown) =>
+  (error as { code?: string; constraint?: string }).code === '23503' &&
+  (error as { constraint?: string }).constraint === 'provider_events_account_id_fkey';
 
 /**
  * What is kept of an event (R30): what `applyPendingEvents` reads and, for a failure, the
@@ -136,50 +143,50 @@ export const storedEvent = (event: TEvent): TEvent => {
   const recipientToken = event['user-variables']?.[RECIPIENT_VARIABLE];
   const status = event['delivery-status'];
   return {
-    id: event.id,
-    event: event.event,
+    id: storable(event.id),
+    event: storable(event.event),
     ...(typeof event.timestamp === 'number' ? { timestamp: event.timestamp } : {}),
-    severity: event.severity,
-    recipient: event.recipient,
+    severity: storable(event.severity),
+    recipient: storable(event.recipient),
     ...(typeof recipientToken === 'string'
-      ? { 'user-variables': { [RECIPIENT_VARIABLE]: recipientToken.slice(0, 100) } }
+      ? { 'user-variables': { [RECIPIENT_VARIABLE]: storable(recipientToken, 100) } }
       : {}),
     ...(event.event === 'failed'
       ? {
-          reason: event.reason?.slice(0, 100),
+          reason: storable(event.reason, 100),
           'delivery-status': {
-            code: status?.code,
-            message: status?.message?.slice(0, PROVIDER_TEXT_LIMIT),
-            description: status?.description?.slice(0, PROVIDER_TEXT_LIMIT),
+            code: typeof status?.code === 'string' ? storable(status.code) : status?.code,
+            message: storable(status?.message, PROVIDER_TEXT_LIMIT),
+            description: storable(status?.description, PROVIDER_TEXT_LIMIT),
           },
         }
       : {}),
   };
 };
 
-type TIncoming = {
-  accountId: number;
-  token: string;
-  eventId: string;
-  payload: string;
-  /** With the event id the token is bound to: this request's own, or another's (a replay). */
-  resolve: (boundEventId: string | null) => void;
-  reject: (error: unknown) => void;
+/**
+ * Text as PostgreSQL takes it: without NUL characters, which neither `text` nor `jsonb`
+ * can hold (a remote server's words can carry one, and a refused event would be retried
+ * by Mailgun for hours and then lost); clipped to `limit`.
+ */
+const storable = <T extends string | null | undefined>(text: T, limit?: number): T => {
+  if (typeof text !== 'string') return text;
+  const kept = text.includes('\0') ? text.replaceAll('\0', '') : text;
+  return (limit === undefined ? kept : kept.slice(0, limit)) as T;
 };
 
 /** What one process keeps per platform (tests and benches open several in one process). */
 type TWebhookState = {
   /** Signing keys of accounts that have one. */
-  keys: Map<number, { key: string; until: number }>;
+  keys: Map<number, { key: KeyObject; until: number }>;
   /**
    * Account ids with no key (or no Mailgun account), apart from `keys`: a flood of made-up
    * ids fills and empties this map, never the one Mailgun's real posts are answered from.
    */
   keyless: Map<number, number>;
   lookups: ReturnType<typeof createMemoryRateLimiter>;
-  /** Verified events waiting for the next store statement. */
-  waiting: TIncoming[];
-  isStoring: boolean;
+  /** Stores a verified event with its group; answers the event id its token is bound to. */
+  store: (record: TWebhookRecord) => Promise<string | null>;
 };
 
 const states = new WeakMap<TPlatform, TWebhookState>();
@@ -190,84 +197,48 @@ const stateOf = (platform: TPlatform) => {
       keys: new Map(),
       keyless: new Map(),
       lookups: createMemoryRateLimiter(10_000),
-      waiting: [],
-      isStoring: false,
+      store: groupCommit((records: TWebhookRecord[]) => storeGroup(platform, records), {
+        maxItems: STORE_GROUP_MAX,
+        maxRunning: STORE_GROUPS_RUNNING,
+        lingerMs: STORE_GROUP_LINGER_MS,
+        // A value the database refuses, an account deleted meanwhile: that post alone fails.
+        // A lost connection would fail each again; all wait for Mailgun's retry.
+        isolate: (error) => !isConnectionLost(error),
+      }),
     };
     states.set(platform, state);
   }
   return state;
 };
 
-/** Events stored per statement. */
-const STORE_BATCH = 500;
+/** Events stored per statement at most. */
+const STORE_GROUP_MAX = 500;
+/**
+ * Group statements in flight at once, and how long a group forming meanwhile waits for
+ * company (group-commit.ts). A commit waits for the disk (3 ms here, more on a loaded
+ * one): one group at a time would make every post wait for the group before its own.
+ */
+const STORE_GROUPS_RUNNING = 4;
+const STORE_GROUP_LINGER_MS = 2;
 
 /**
- * Stores the verified events that arrived while the previous statement ran, in one
- * statement and one commit: the token is recorded with its event, or the event it was
- * recorded with first is read (R9, R31), and only for a token bound to this event is the
- * event stored, unless its id already is (R10). Each request is answered after the commit that holds its event, so an accepted
- * event survives a crash exactly as with one statement per request; under load the
- * round trips and commits are shared (Mailgun posts thousands of events a second). An
- * idle process stores a lone event at once, without waiting for company.
+ * Stores a group of verified events in one statement and one commit
+ * (`storeWebhookEvents`); each post is answered after the commit that holds its event, so
+ * an accepted event survives a crash exactly as with a statement per post, and a crash
+ * before the commit answers nothing (Mailgun retries). Under load the round trips and
+ * commits are shared (Mailgun posts thousands of events a second).
  */
-const storeWaiting = async (platform: TPlatform, state: TWebhookState) => {
-  if (state.isStoring) return;
-  state.isStoring = true;
-  try {
-    while (state.waiting.length > 0) {
-      // A token twice in one statement would be "new" for both requests: the second
-      // waits for the next statement, where it meets the first one's row.
-      const batch: TIncoming[] = [];
-      const later: TIncoming[] = [];
-      const tokens = new Set<string>();
-      for (const incoming of state.waiting) {
-        if (batch.length < STORE_BATCH && !tokens.has(incoming.token)) {
-          tokens.add(incoming.token);
-          batch.push(incoming);
-        } else {
-          later.push(incoming);
-        }
-      }
-      state.waiting = later;
-      // Rows are locked in token order, then event-id order, so two processes storing
-      // overlapping batches wait for each other instead of deadlocking.
-      batch.sort((left, right) => (left.token < right.token ? -1 : 1));
-      try {
-        // A known token's row is "updated" to itself: that locks it (a concurrent first
-        // delivery commits before a retry reads it) and returns the event it is bound to.
-        // Only retries and replays take that path; new tokens are plain inserts.
-        const stored = await sql<{ token: string; event_id: string | null; has_new_events: boolean }>`
-          with incoming as (
-            select * from unnest(${batch.map((incoming) => incoming.token)}::text[],
-                                 ${batch.map((incoming) => incoming.accountId)}::bigint[],
-                                 ${batch.map((incoming) => incoming.eventId)}::text[],
-                                 ${batch.map((incoming) => incoming.payload)}::text[])
-              as incoming (token, account_id, event_id, payload)
-          ), bound as (
-            insert into webhook_tokens (token, event_id) select token, event_id from incoming order by token
-            on conflict (token) do update set event_id = webhook_tokens.event_id
-            returning token, event_id
-          ), event as (
-            insert into provider_events (id, account_id, payload)
-            select incoming.event_id, incoming.account_id, incoming.payload::jsonb
-              from incoming join bound on bound.token = incoming.token and bound.event_id = incoming.event_id
-             order by incoming.event_id
-            on conflict (id) do nothing
-            returning id
-          )
-          select token, event_id, exists (select from event) as has_new_events from bound`.execute(platform.db);
-        const boundEventIds = new Map(stored.rows.map((row) => [row.token, row.event_id]));
-        for (const incoming of batch) incoming.resolve(boundEventIds.get(incoming.token) ?? null);
-        // The events are committed: a queue that fails here delays them until the
-        // sending tick applies them, it does not lose them.
-        if (stored.rows[0]?.has_new_events) await scheduleApply(platform).catch((error) => platform.log.error(error));
-      } catch (error) {
-        for (const incoming of batch) incoming.reject(error);
-      }
-    }
-  } finally {
-    state.isStoring = false;
-  }
+const storeGroup = async (platform: TPlatform, records: TWebhookRecord[]) => {
+  // A token twice in one group is bound to the first of its events, as it would be to the
+  // first to commit across groups: a retry of that event is answered 200, another event
+  // with it is a replay (406).
+  const firstOfToken = new Map<string, TWebhookRecord>();
+  for (const record of records) if (!firstOfToken.has(record.token)) firstOfToken.set(record.token, record);
+  const { boundEventIds, hasNewEvents } = await storeWebhookEvents(platform.pool, [...firstOfToken.values()]);
+  // The events are committed: a queue that fails here delays them until the sending tick
+  // applies them, it does not lose them.
+  if (hasNewEvents) await scheduleApply(platform).catch((error) => platform.log.error(error));
+  return records.map((record) => boundEventIds.get(record.token) ?? null);
 };
 
 /**
@@ -280,7 +251,8 @@ const KEY_CACHE_MS = 60_000;
 const KEY_CACHE_SIZE = 10_000;
 
 /**
- * The account's signing key, null when it has none; `{ retryAfterSeconds }` when `from` has
+ * The account's signing key (imported once: a string key is imported again by every
+ * `createHmac`), null when it has none; `{ retryAfterSeconds }` when `from` has
  * used up its key lookups (KEY_LOOKUPS_PER_MINUTE) and the key is not cached.
  */
 const webhookKeyOf = async (
@@ -288,14 +260,15 @@ const webhookKeyOf = async (
   state: TWebhookState,
   accountId: number,
   from: string,
-): Promise<string | null | { retryAfterSeconds: number }> => {
+): Promise<KeyObject | null | { retryAfterSeconds: number }> => {
   const now = Date.now();
   const cached = state.keys.get(accountId);
   if (cached && cached.until > now) return cached.key;
   if ((state.keyless.get(accountId) ?? 0) > now) return null;
   const allowed = state.lookups(from, KEY_LOOKUPS_PER_MINUTE, 60, now);
   if (!allowed.isAllowed) return { retryAfterSeconds: allowed.retryAfterSeconds };
-  const key = await findWebhookKey(platform, accountId);
+  const found = await findWebhookKey(platform, accountId);
+  const key = found ? createSecretKey(Buffer.from(found)) : null;
   const cache = key ? state.keys : state.keyless;
   if (cache.size >= KEY_CACHE_SIZE) cache.clear();
   if (key) state.keys.set(accountId, { key, until: Date.now() + KEY_CACHE_MS });
