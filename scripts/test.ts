@@ -5,9 +5,10 @@
  * so one run shows everything that is wrong; the exit code is non-zero if any step failed.
  *
  * `TEST_SIDE_BY_SIDE=1` runs vitest and the journeys at the same time, each runner's lines
- * prefixed with its name. Not the default: on a machine already loaded by other work it saved
- * nothing (42 minutes against 43, at load 15) and pushed the load past what the process tests
- * allow for (the 400-recipient campaign on a simulated clock went past its 240 s bound).
+ * prefixed with its name. Not the default: on a machine already loaded by other work (load 15)
+ * it took 38 minutes against 43 in turn, but pushed the load past what the process tests allow
+ * for (the 400-recipient campaign on a simulated clock went past its 240 s bound). Either way
+ * the suite needs about 1,950 s of CPU: more than two cores give in 15 minutes.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
