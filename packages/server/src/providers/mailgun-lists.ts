@@ -1,7 +1,5 @@
-import FormData from 'form-data';
-import Mailgun from 'mailgun.js';
 import { TransportError } from './mail';
-import type { TMailgunSettings } from './mailgun';
+import { mailgunClient, type TMailgunSettings } from './mailgun';
 
 export type TProviderList = { address: string; name: string; description: string; membersCount: number };
 export type TProviderMember = { address: string; name: string; subscribed: boolean; vars: Record<string, unknown> };
@@ -33,12 +31,7 @@ export const createMailgunLists = (
   urls: { us: string; eu: string },
   { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
 ) => {
-  const client = new Mailgun(FormData).client({
-    username: 'api',
-    key: settings.apiKey,
-    url: urls[settings.region],
-    timeout: timeoutMs,
-  });
+  const client = mailgunClient(settings, urls, timeoutMs);
 
   const call = async <T>(what: string, run: () => Promise<T>) => {
     try {

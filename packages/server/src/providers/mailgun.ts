@@ -32,6 +32,19 @@ const describeFailure = (error: unknown, settings: TMailgunSettings): TransportE
   return new TransportError('Mailgun could not be reached. Please try again in a moment.', 'CONNECTION');
 };
 
+/** A mailgun.js client for the account's API key, at its region's address. */
+export const mailgunClient = (
+  settings: Pick<TMailgunSettings, 'apiKey' | 'region'>,
+  urls: { us: string; eu: string },
+  timeoutMs: number,
+) =>
+  new Mailgun(FormData).client({
+    username: 'api',
+    key: settings.apiKey,
+    url: urls[settings.region],
+    timeout: timeoutMs,
+  });
+
 /**
  * Mailgun's HTTP API through mailgun.js, at the region's base URL (`urls` from
  * configuration: Mailgun's own, or a contract fake in tests).
@@ -41,12 +54,7 @@ export const createMailgunTransport = (
   urls: { us: string; eu: string },
   { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
 ): TMailTransport => {
-  const client = new Mailgun(FormData).client({
-    username: 'api',
-    key: settings.apiKey,
-    url: urls[settings.region],
-    timeout: timeoutMs,
-  });
+  const client = mailgunClient(settings, urls, timeoutMs);
 
   /** One messages call; `extra` carries the batch's recipient variables. */
   const post = async (message: Omit<TOutgoingMessage, 'to'>, to: string[], extra: Record<string, string> = {}) => {
@@ -151,12 +159,7 @@ export const mailgunDkimSelector = async (
   urls: { us: string; eu: string },
   { timeoutMs = 5_000 }: { timeoutMs?: number } = {},
 ) => {
-  const client = new Mailgun(FormData).client({
-    username: 'api',
-    key: settings.apiKey,
-    url: urls[settings.region],
-    timeout: timeoutMs,
-  });
+  const client = mailgunClient(settings, urls, timeoutMs);
   try {
     const domain = await client.domains.get(settings.domain);
     const suffix = `._domainkey.${settings.domain.toLowerCase()}`;

@@ -37,10 +37,6 @@ export type TNewSend = {
   trackClicks?: boolean;
 };
 
-/**
- * Records a send and queues its snapshot in the same transaction, so a send exists only
- * with its job. Lists and account must be the user's own.
- */
 /** The account and lists of a new send, the user's own, and the plan allowing the account. */
 const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewSend, 'accountId' | 'listIds'>) => {
   const account = await findAccountRow(platform.db, userId, input.accountId);
@@ -53,29 +49,42 @@ const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewS
   return { account, lists };
 };
 
+/** The columns every new send row takes from the form, whether sent alone or as part of a split send. */
+const sendColumnsOf = (
+  userId: number,
+  { account, lists }: Awaited<ReturnType<typeof sendableOf>>,
+  input: Omit<TNewSend, 'deliverAt' | 'subject'>,
+) => ({
+  user_id: userId,
+  account_id: account.id,
+  from_name: input.fromName,
+  from_address: input.fromAddress,
+  html: input.html,
+  reply_to: input.replyTo ?? '',
+  cc: input.cc ?? '',
+  bcc: input.bcc ?? '',
+  list_ids: lists.map((list) => list.id),
+  list_names: lists.map((list) => list.name).join(', '),
+  track_opens: input.trackOpens ?? true,
+  track_clicks: input.trackClicks ?? true,
+});
+
+/**
+ * Records a send and queues its snapshot in the same transaction, so a send exists only
+ * with its job. Lists and account must be the user's own.
+ */
 export const createSend = async (platform: TPlatform, userId: number, input: TNewSend) => {
-  const { account, lists } = await sendableOf(platform, userId, input);
+  const sendable = await sendableOf(platform, userId, input);
   const isScheduled = Boolean(input.deliverAt && input.deliverAt.getTime() > Date.now());
   return platform.db.transaction().execute(async (trx) => {
     const send = await trx
       .insertInto('sends')
       .values({
-        user_id: userId,
-        account_id: account.id,
+        ...sendColumnsOf(userId, sendable, input),
         type: isScheduled ? 2 : 1,
         status: isScheduled ? 'scheduled' : 'queued',
-        from_name: input.fromName,
-        from_address: input.fromAddress,
         subject: input.subject,
-        html: input.html,
-        reply_to: input.replyTo ?? '',
-        cc: input.cc ?? '',
-        bcc: input.bcc ?? '',
-        list_ids: lists.map((list) => list.id),
-        list_names: lists.map((list) => list.name).join(', '),
         deliver_at: isScheduled ? input.deliverAt! : null,
-        track_opens: input.trackOpens ?? true,
-        track_clicks: input.trackClicks ?? true,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -106,28 +115,17 @@ export const createSplitSend = async (
   input: Omit<TNewSend, 'deliverAt' | 'subject'> & { subjects: string[]; testPercent: number },
   onCreated: (trx: Executor, parts: TSplitParts) => Promise<void>,
 ) => {
-  const { account, lists } = await sendableOf(platform, userId, input);
+  const sendable = await sendableOf(platform, userId, input);
   return platform.db.transaction().execute(async (trx) => {
     const insertPart = async (subject: string, part: number, splitGroup: number | null) =>
       (
         await trx
           .insertInto('sends')
           .values({
-            user_id: userId,
-            account_id: account.id,
+            ...sendColumnsOf(userId, sendable, input),
             type: 1,
             status: part === 1 ? 'queued' : 'held',
-            from_name: input.fromName,
-            from_address: input.fromAddress,
             subject,
-            html: input.html,
-            reply_to: input.replyTo ?? '',
-            cc: input.cc ?? '',
-            bcc: input.bcc ?? '',
-            list_ids: lists.map((list) => list.id),
-            list_names: lists.map((list) => list.name).join(', '),
-            track_opens: input.trackOpens ?? true,
-            track_clicks: input.trackClicks ?? true,
             split_group: splitGroup,
             split_part: splitGroup === null ? null : part,
             split_test_percent: input.testPercent,
