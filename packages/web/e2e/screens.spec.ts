@@ -131,8 +131,12 @@ const visit = async (page: Page, path: string) => {
   }, path);
 };
 
-const firstLines = (error: unknown) =>
-  (error instanceof Error ? error.message : String(error)).split('\n').slice(0, 6).join(' ');
+/** An error's first lines, and every line naming an axe finding (below the diff's header, which alone says nothing). */
+const firstLines = (error: unknown) => {
+  const lines = (error instanceof Error ? error.message : String(error)).split('\n');
+  const findings = lines.slice(6).filter((line) => /\((serious|critical)\)/.test(line));
+  return [...lines.slice(0, 6), ...findings].join(' ');
+};
 
 let storageState: Awaited<ReturnType<APIRequestContext['storageState']>>;
 /** The signed-in context of the test that runs: seeds are made through it (contexts end with their test). */

@@ -9,6 +9,8 @@ import {
   darken,
   getPrimaryShade,
   isVirtualColor,
+  Loader,
+  type LoaderProps,
   luminance,
   type MantineColorsTuple,
   type MantineTheme,
@@ -51,6 +53,10 @@ export const theme = createTheme({
     // The × of modals, toasts and alerts is an icon: give it a name (axe button-name).
     // (Typed without DOM attributes, which it passes on to its button.)
     CloseButton: CloseButton.extend({ defaultProps: { 'aria-label': 'Close' } as Partial<CloseButtonProps> }),
+    // A loader is a bare <span>: the name it is given (aria-label="Loading the list") is
+    // allowed only with a role (axe aria-prohibited-attr, seen on a slow machine while the
+    // spam test's screen was still loading). A loader hidden with aria-hidden stays hidden.
+    Loader: Loader.extend({ defaultProps: { role: 'status' } as Partial<LoaderProps> }),
     // Mantine's placeholder is a focusable role="presentation" div inside role="menu", which
     // a menu may not contain (axe aria-required-children); without it the trap focuses the
     // menu itself and the arrow keys move to the items.
