@@ -8,8 +8,9 @@
  * prefixed with its name. Not the default: on a machine already loaded by other work (load 15)
  * it took 38 minutes against 43 in turn, but pushed the load past what the process tests allow
  * for (the 400-recipient campaign on a simulated clock went past its 240 s bound). Two quiet
- * runs in turn took 25-26 minutes and 1,400-1,760 s of CPU (now 19.7 minutes and 1,320 s: modules
- * shared between server test files, journey traces without the screencast), so the way well under 15 is less work, not only more at once.
+ * runs in turn took 25-26 minutes and 1,400-1,760 s of CPU; with modules shared between server
+ * test files and journey traces without the screencast, one took 19.7 minutes and 1,320 s. The
+ * way well under 15 is less work, not only more at once.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -8,10 +8,9 @@ declare module 'vitest' {
   }
 }
 
-/** One PostgreSQL and one template for both server projects (vitest.config.ts), whichever sets up first. */
+/** One PostgreSQL and one template for both server projects (vitest.config.ts), and how many use them. */
 const shared = globalThis as {
-  sendwellTestDatabase?: Promise<{ adminUrl: string; stop: () => Promise<void> }>;
-  sendwellTestDatabaseUsers?: number;
+  sendwellTestDatabase?: { ready: Promise<{ adminUrl: string; stop: () => Promise<void> }>; users: number };
 };
 
 /**
@@ -21,19 +20,22 @@ const shared = globalThis as {
  * prepares the template, the last to finish stops what was started.
  */
 export default async function setup(project: TestProject) {
-  shared.sendwellTestDatabase ??= (async () => {
-    const cluster = await runClusterOrStart();
-    await prepareTemplate(cluster.adminUrl);
-    return cluster;
-  })();
-  const { adminUrl, stop } = await shared.sendwellTestDatabase;
-  shared.sendwellTestDatabaseUsers = (shared.sendwellTestDatabaseUsers ?? 0) + 1;
+  shared.sendwellTestDatabase ??= {
+    ready: (async () => {
+      const cluster = await runClusterOrStart();
+      await prepareTemplate(cluster.adminUrl);
+      return cluster;
+    })(),
+    users: 0,
+  };
+  const database = shared.sendwellTestDatabase;
+  database.users += 1;
+  const { adminUrl, stop } = await database.ready;
   project.provide('pgAdminUrl', adminUrl);
   return async () => {
-    shared.sendwellTestDatabaseUsers = (shared.sendwellTestDatabaseUsers ?? 1) - 1;
-    if (shared.sendwellTestDatabaseUsers === 0) {
-      shared.sendwellTestDatabase = undefined;
-      await stop();
-    }
+    database.users -= 1;
+    if (database.users > 0) return;
+    shared.sendwellTestDatabase = undefined;
+    await stop();
   };
 }

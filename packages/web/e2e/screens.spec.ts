@@ -132,7 +132,7 @@ const visit = async (page: Page, path: string) => {
 };
 
 /** An error's first lines, and every line naming an axe finding (below the diff's header, which alone says nothing). */
-const firstLines = (error: unknown) => {
+const briefOf = (error: unknown) => {
   const lines = (error instanceof Error ? error.message : String(error)).split('\n');
   const findings = lines.slice(6).filter((line) => /\((serious|critical)\)/.test(line));
   return [...lines.slice(0, 6), ...findings].join(' ');
@@ -199,7 +199,7 @@ for (const viewport of VIEWPORTS) {
           await expectAccessible(page, `${screen.name} at ${viewport.width} px`);
           lap('axe');
         } catch (error) {
-          problems.push(`${screen.name}: ${firstLines(error)}`);
+          problems.push(`${screen.name}: ${briefOf(error)}`);
         }
         if (process.env.SCREENS_TIMING) {
           const laps = times.slice(1).map(([what, at], index) => `${what} ${at - times[index]![1]}`);
