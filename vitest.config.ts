@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { webProjects } from './packages/web/vitest.config';
 
 /**
  * Server test files that run in a worker of their own (vitest's `isolate`), each with the
@@ -39,7 +40,7 @@ export default defineConfig({
       { test: { name: 'contracts', include: ['packages/contracts/src/**/*.test.ts'] } },
       { test: { name: 'server', include: SERVER_FILES, exclude: OWN_WORKER, isolate: false, ...server } },
       { test: { name: 'server (own worker)', include: OWN_WORKER, ...server } },
-      'packages/web/vitest.config.ts',
+      ...webProjects,
     ],
   },
 });

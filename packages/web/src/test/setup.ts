@@ -1,3 +1,4 @@
+import { notifications } from '@mantine/notifications';
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 
@@ -39,5 +40,7 @@ if (!('fonts' in document)) {
 
 afterEach(() => {
   cleanup();
+  // Mantine keeps its notifications in a store of its module, shared by the files of a worker.
+  notifications.clean();
   window.localStorage.clear();
 });
