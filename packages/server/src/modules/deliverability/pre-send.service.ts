@@ -8,7 +8,6 @@ import {
   type ZPreSendRequest,
   type ZSpamTestPreSendRequest,
 } from '@sendwell/contracts';
-import { spf } from 'mailauth/lib/spf/index.js';
 import { getDomain } from 'tldts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
@@ -132,6 +131,8 @@ const spfItem = async (
       `The address of ${host} could not be looked up, so SPF was not checked.`,
     );
   }
+  // Loaded with the first check, not at start (spam-test/analysis.ts says why).
+  const { spf } = await import('mailauth/lib/spf/index.js');
   const result = (await spf({
     sender: fromAddress,
     ip: addresses[0]!,

@@ -6,8 +6,8 @@ import {
   type TSpamReport,
   type TSpamScoreBand,
 } from '@sendwell/contracts';
-import { authenticate } from 'mailauth';
-import { type ParsedMail, simpleParser } from 'mailparser';
+import type { authenticate } from 'mailauth';
+import type { ParsedMail } from 'mailparser';
 import { askRspamd, askSpamAssassin, ENGINE_TIMEOUT_MS, isAuthenticationRule } from './engines';
 import { check, contentChecks, headerChecks, headersOf, type TMessageContext } from './message-checks';
 
@@ -517,6 +517,9 @@ export type TContentAnalysis = {
  * refusal is a finding: a message the spam test cannot read is not scored as a clean one.
  */
 const parseMessage = async (raw: Buffer): Promise<{ mail: ParsedMail; unreadable: TSpamCheck | null }> => {
+  // Loaded where a message is read, not at start: mailparser and mailauth (with its own HTTP
+  // client and certificate parsers) are ~350 of the files a process would otherwise load.
+  const { simpleParser } = await import('mailparser');
   try {
     return { mail: await simpleParser(raw, PARSE_OPTIONS), unreadable: null };
   } catch (error) {
@@ -560,6 +563,7 @@ export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSetti
   const fromAddress = mail.from?.value[0]?.address ?? '';
   const fromDomain = fromAddress ? fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase() : '';
   const timeoutMs = settings.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
+  const { authenticate } = await import('mailauth');
   const [auth, blocklists, rspamd, spamAssassin] = await Promise.all([
     authenticate(arrival.raw, {
       ip: arrival.ip,

@@ -1,4 +1,3 @@
-import { simpleParser } from 'mailparser';
 import addressparser from 'nodemailer/lib/addressparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { TPlatform } from '../../platform/context';
@@ -137,6 +136,8 @@ const mailLateBounces = (platform: TPlatform, message: TInboundMessage) => {
  * the whole quota is refused. The prune runs in the transaction that stores the new message.
  */
 const storeMessage = async (platform: TPlatform, userId: number, message: TInboundMessage) => {
+  // Loaded with the first message, not at start (spam-test/analysis.ts says why).
+  const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(message.raw, { skipImageLinks: true });
   return platform.db.transaction().execute(async (trx) => {
     const row = await repository.insertMessage(trx, {
