@@ -5,12 +5,11 @@
  * so one run shows everything that is wrong; the exit code is non-zero if any step failed.
  *
  * `TEST_SIDE_BY_SIDE=1` runs vitest and the journeys at the same time, each runner's lines
- * prefixed with its name. Not the default: on a machine already loaded by other work (load 15)
- * it took 38 minutes against 43 in turn, but pushed the load past what the process tests allow
- * for (the 400-recipient campaign on a simulated clock went past its 240 s bound). Two quiet
- * runs in turn took 25-26 minutes and 1,400-1,760 s of CPU; with modules shared between server
- * test files and journey traces without the screencast, one took 19.7 minutes and 1,320 s. The
- * way well under 15 is less work, not only more at once.
+ * prefixed with its name. Not the default, because it is slower: from a clean clone on a quiet
+ * machine it took 1,315 s and 1,588 s of CPU, against 1,093 s and 1,224 s in turn (two cores:
+ * each runner alone already keeps them 1.2-1.7 busy, and what waits on a clock or a poll costs
+ * more CPU the longer it waits). On a machine already loaded by other work (load 15) it pushed
+ * the process tests past their bounds. The way to a shorter run is less work.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -81,6 +81,9 @@ export const useRecipientHistory = (recipientId: number) =>
       (await callRoute(campaignsApi.recipientHistory, { params: { id: recipientId }, signal })).history,
   });
 
+/** The second part of the keys of the queries that read an unsaved campaign (the wizard's). */
+const WIZARD_QUERIES = new Set(['draft', 'continue', 'pre-send']);
+
 export const useCampaignMutation = <R extends keyof typeof campaignsApi>(route: R) => {
   const queryClient = useQueryClient();
   return useMutation({
@@ -92,7 +95,15 @@ export const useCampaignMutation = <R extends keyof typeof campaignsApi>(route: 
           body: call.body,
         } as never,
       ) as Promise<{ status: boolean; message: string } & Record<string, unknown>>,
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: campaignKeys.all }),
+    onSuccess: () =>
+      void queryClient.invalidateQueries({
+        queryKey: campaignKeys.all,
+        // A saved campaign's draft is gone, and with it what the wizard read of it (the draft,
+        // its resume address, its pre-send check): refetched, they answered 404 and the wizard,
+        // still on screen, swapped its page for "does not exist any more" before moving on to
+        // the saved campaign, or instead of it (seen in the drip journey).
+        ...(route === 'finish' ? { predicate: (query) => !WIZARD_QUERIES.has(String(query.queryKey[1])) } : {}),
+      }),
     meta: { reportErrors: false },
   });
 };
