@@ -7,18 +7,19 @@ import { freePort } from './cluster';
 
 /**
  * rspamd and SpamAssassin's spamd for the spam test's tests, as Debian installs them
- * (`scripts/ensure-spam-engines.sh`). rspamd listens on its fixed port 11333: one already
- * there is used as it is; otherwise one is started (its first start compiles rules for
- * ~20 s; the compiled rules are kept in a directory of their own for the next run). spamd
- * gets a free port of its own.
+ * (`scripts/ensure-spam-engines.sh`), each started here on free ports of its own and stopped
+ * with the tests that use it. rspamd reads Debian's configuration with an override that moves
+ * its three workers off their fixed ports (11332-11334): an rspamd shared with another test
+ * run beside this one was stopped by that run while this one was asking it ("rspamd
+ * unreachable", seen with two `npm test` at once). Its compiled rules are kept in a directory
+ * of this user's for the next start (the first compiles them for ~20 s).
  */
 
-const RSPAMD_URL = 'http://127.0.0.1:11333';
 const isRoot = process.getuid?.() === 0;
 
-const rspamdAnswers = async () => {
+const rspamdAnswers = async (url: string) => {
   try {
-    const response = await fetch(`${RSPAMD_URL}/ping`, { signal: AbortSignal.timeout(1_000) });
+    const response = await fetch(`${url}/ping`, { signal: AbortSignal.timeout(1_000) });
     return response.ok && (await response.text()).trim() === 'pong';
   } catch {
     return false;
@@ -47,21 +48,42 @@ const waitFor = async (what: string, ready: () => Promise<boolean>, child: Child
 
 const startRspamd = async () => {
   const dir = path.join(os.tmpdir(), `sendwell-rspamd-${process.getuid?.() ?? 'user'}`);
-  for (const sub of ['run', 'db', 'log']) fs.mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o777 });
+  for (const sub of ['db', 'log']) fs.mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o777 });
+  // This instance's own: its pid file and sockets, and the override of the workers' ports.
+  const own = fs.mkdtempSync(path.join(dir, 'run-'));
+  const [normal, controller, proxy] = [await freePort(), await freePort(), await freePort()];
+  const override = path.join(own, 'override.d');
+  fs.mkdirSync(override);
+  for (const [worker, port] of [
+    ['normal', normal],
+    ['controller', controller],
+    ['proxy', proxy],
+  ] as const) {
+    fs.writeFileSync(path.join(override, `worker-${worker}.inc`), `bind_socket = "127.0.0.1:${port}";\n`);
+  }
   if (isRoot) execFileSync('chown', ['-R', '_rspamd:_rspamd', dir]);
   const child = spawn(
     'rspamd',
     [
       '-f',
       ...(isRoot ? ['-u', '_rspamd', '-g', '_rspamd'] : []),
-      `--var=RUNDIR=${dir}/run`,
+      `--var=RUNDIR=${own}`,
       `--var=DBDIR=${dir}/db`,
       `--var=LOGDIR=${dir}/log`,
+      `--var=LOCAL_CONFDIR=${own}`,
     ],
     { stdio: 'ignore' },
   );
-  await waitFor('rspamd', rspamdAnswers, child, 90_000);
-  return child;
+  const url = `http://127.0.0.1:${normal}`;
+  await waitFor('rspamd', () => rspamdAnswers(url), child, 90_000);
+  return {
+    url,
+    stop: () => {
+      child.kill('SIGTERM');
+      // Now, not on its exit: the test process may end first. rspamd minds no missing pid file.
+      fs.rmSync(own, { recursive: true, force: true });
+    },
+  };
 };
 
 const startSpamd = async () => {
@@ -76,20 +98,17 @@ const startSpamd = async () => {
 };
 
 export const startSpamEngines = async () => {
-  const [rspamd, spamd] = await Promise.all([
-    (async () => ((await rspamdAnswers()) ? null : await startRspamd()))(),
-    startSpamd(),
-  ]);
+  const [rspamd, spamd] = await Promise.all([startRspamd(), startSpamd()]);
   return {
     env: {
-      RSPAMD_URL: RSPAMD_URL,
+      RSPAMD_URL: rspamd.url,
       SPAMD_ADDRESS: `127.0.0.1:${spamd.port}`,
       // The headroom of a loaded machine: at load 15 rspamd took past the default 10 s, and the
       // journey read "rspamd: not reachable". A test asserts the verdict, not how fast it came.
       SPAM_ENGINE_TIMEOUT_SECONDS: '60',
     },
     stop: () => {
-      rspamd?.kill('SIGTERM');
+      rspamd.stop();
       spamd.child.kill('SIGTERM');
     },
   };

@@ -155,7 +155,8 @@ describe('the score ranks messages the way mailbox providers would', () => {
       // Both engines judged every message, or one was too slow and says so (never a pass).
       for (const engine of report.engines) {
         if (engine.status === 'scored') continue;
-        if (engine.status !== 'timeout') failures.push(`${entry.id}: ${engine.name} ${engine.status}`);
+        if (engine.status !== 'timeout')
+          failures.push(`${entry.id}: ${engine.name} ${engine.status} (${engine.detail})`);
       }
     }
     for (const [higher, lower] of CORPUS_PAIRS) {

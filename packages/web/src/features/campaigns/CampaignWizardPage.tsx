@@ -408,9 +408,9 @@ const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
 /** Step 6: what will go, and the button that saves and starts it. */
 const FinishStep = ({ draft }: { draft: TCampaignDraft }) => {
   const formatDateTime = useFormatDateTime();
-  const finish = useCampaignMutation('finish');
-  const preSend = useCampaignPreSendCheck(draft.temporaryKey);
   const navigate = useNavigate();
+  const finish = useCampaignMutation('finish', (answer) => navigate(`/campaigns/detail/${answer.id as number}`));
+  const preSend = useCampaignPreSendCheck(draft.temporaryKey);
   return (
     <Paper withBorder p="md" radius="md">
       <Stack>
@@ -438,12 +438,7 @@ const FinishStep = ({ draft }: { draft: TCampaignDraft }) => {
           <Button
             loading={finish.isPending}
             color={preSend.data?.hasFailures ? 'red' : undefined}
-            onClick={() =>
-              finish.mutate(
-                { body: { temporary: draft.temporaryKey } },
-                { onSuccess: (answer) => navigate(`/campaigns/detail/${answer.id as number}`), onError: showError },
-              )
-            }
+            onClick={() => finish.mutate({ body: { temporary: draft.temporaryKey } }, { onError: showError })}
           >
             Save Campaign
           </Button>

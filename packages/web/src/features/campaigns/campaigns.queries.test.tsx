@@ -15,6 +15,7 @@ describe('useCampaignMutation', () => {
     const fetchMock = stubApi({ [FINISH]: { status: true, message: 'Campaign saved.', id: 7 } });
     const queryClient = createQueryClient();
     const draftFetch = vi.fn(async () => ({ temporaryKey: 'k1' }));
+    const onSaved = vi.fn();
     const continueFetch = vi.fn(async () => ({ temporaryKey: 'k1' }));
     const listFetch = vi.fn(async () => ({ data: [] }));
     const wrapper = ({ children }: { children: ReactNode }) => (
@@ -25,7 +26,7 @@ describe('useCampaignMutation', () => {
         draft: useQuery({ queryKey: campaignKeys.draft('k1'), queryFn: draftFetch }),
         resumed: useQuery({ queryKey: ['campaigns', 'continue', '1'], queryFn: continueFetch }),
         list: useQuery({ queryKey: campaignKeys.list, queryFn: listFetch }),
-        finish: useCampaignMutation('finish'),
+        finish: useCampaignMutation('finish', onSaved),
       }),
       { wrapper },
     );
@@ -34,9 +35,25 @@ describe('useCampaignMutation', () => {
     await act(() => hook.result.current.finish.mutateAsync({ body: { temporary: 'k1' } }));
 
     expect(callsTo(fetchMock, FINISH)).toHaveLength(1);
+    expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ id: 7 }));
     await waitFor(() => expect(listFetch).toHaveBeenCalledTimes(2));
     expect(draftFetch).toHaveBeenCalledTimes(1);
     expect(continueFetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('calls onSaved even when the step that saved has left the screen', async () => {
+    let answer!: (response: Response) => void;
+    stubApi({ [FINISH]: () => new Promise<Response>((resolve) => (answer = resolve)) });
+    const onSaved = vi.fn();
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <QueryClientProvider client={createQueryClient()}>{children}</QueryClientProvider>
+    );
+    const hook = renderHook(() => useCampaignMutation('finish', onSaved), { wrapper });
+    act(() => hook.result.current.mutate({ body: { temporary: 'k1' } }));
+    await waitFor(() => expect(answer).toBeTypeOf('function'));
+    hook.unmount();
+    answer(new Response(JSON.stringify({ status: true, message: 'Campaign saved.', id: 7 })));
+    await waitFor(() => expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ id: 7 })));
   });
 
   it('saving a step refreshes the draft with the rest', async () => {

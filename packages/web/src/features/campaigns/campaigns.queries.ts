@@ -84,7 +84,15 @@ export const useRecipientHistory = (recipientId: number) =>
 /** The second part of the keys of the queries that read an unsaved campaign (the wizard's). */
 const WIZARD_QUERIES = new Set(['draft', 'continue', 'pre-send']);
 
-export const useCampaignMutation = <R extends keyof typeof campaignsApi>(route: R) => {
+/**
+ * A wizard step's save. `onSaved` runs on success even when the step left the screen while
+ * its save was under way (callbacks given to `mutate` are dropped then: a Finish step left for
+ * another tab during its save never reached the saved campaign).
+ */
+export const useCampaignMutation = <R extends keyof typeof campaignsApi>(
+  route: R,
+  onSaved?: (answer: { status: boolean; message: string } & Record<string, unknown>) => void,
+) => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (call: { id?: number; body: TRouteBody<(typeof campaignsApi)[R]> }) =>
@@ -95,7 +103,8 @@ export const useCampaignMutation = <R extends keyof typeof campaignsApi>(route: 
           body: call.body,
         } as never,
       ) as Promise<{ status: boolean; message: string } & Record<string, unknown>>,
-    onSuccess: () =>
+    onSuccess: (answer) => {
+      onSaved?.(answer);
       void queryClient.invalidateQueries({
         queryKey: campaignKeys.all,
         // A saved campaign's draft is gone, and with it what the wizard read of it (the draft,
@@ -103,7 +112,8 @@ export const useCampaignMutation = <R extends keyof typeof campaignsApi>(route: 
         // still on screen, swapped its page for "does not exist any more" before moving on to
         // the saved campaign, or instead of it (seen in the drip journey).
         ...(route === 'finish' ? { predicate: (query) => !WIZARD_QUERIES.has(String(query.queryKey[1])) } : {}),
-      }),
+      });
+    },
     meta: { reportErrors: false },
   });
 };
