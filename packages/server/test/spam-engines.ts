@@ -98,7 +98,18 @@ const startSpamd = async () => {
 };
 
 export const startSpamEngines = async () => {
-  const [rspamd, spamd] = await Promise.all([startRspamd(), startSpamd()]);
+  const started = await Promise.allSettled([startRspamd(), startSpamd()]);
+  const [rspamd, spamd] = started;
+  if (rspamd.status === 'rejected' || spamd.status === 'rejected') {
+    // The one that started is stopped, not left running after the tests (seen: a spamd).
+    if (rspamd.status === 'fulfilled') rspamd.value.stop();
+    if (spamd.status === 'fulfilled') spamd.value.child.kill('SIGTERM');
+    throw rspamd.status === 'rejected' ? rspamd.reason : (spamd as PromiseRejectedResult).reason;
+  }
+  return engines(rspamd.value, spamd.value);
+};
+
+const engines = (rspamd: Awaited<ReturnType<typeof startRspamd>>, spamd: Awaited<ReturnType<typeof startSpamd>>) => {
   return {
     env: {
       RSPAMD_URL: rspamd.url,
