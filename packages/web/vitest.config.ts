@@ -28,7 +28,7 @@ const webProject = (name: string, files: { include: string[]; exclude?: string[]
 /**
  * The web tests, as two projects of the root vitest.config.ts. Most files share their
  * worker's modules (React, Mantine, the app): importing them once per worker instead of once
- * per file took the web tests from 96 to 40 s and from 178 to 56 s of CPU. setup.ts cleans
+ * per file took the web tests from 96 to 33 s and from 178 to 56 s of CPU. setup.ts cleans
  * what a file leaves behind (the DOM, storage, Mantine's notifications).
  */
 export const webProjects = [

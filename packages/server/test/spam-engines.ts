@@ -94,33 +94,27 @@ const startSpamd = async () => {
     { stdio: 'ignore' },
   );
   await waitFor('spamd', () => portAnswers(port), child, 60_000);
-  return { child, port };
+  return { port, stop: () => void child.kill('SIGTERM') };
 };
 
 export const startSpamEngines = async () => {
-  const started = await Promise.allSettled([startRspamd(), startSpamd()]);
-  const [rspamd, spamd] = started;
+  const [rspamd, spamd] = await Promise.allSettled([startRspamd(), startSpamd()]);
   if (rspamd.status === 'rejected' || spamd.status === 'rejected') {
     // The one that started is stopped, not left running after the tests (seen: a spamd).
-    if (rspamd.status === 'fulfilled') rspamd.value.stop();
-    if (spamd.status === 'fulfilled') spamd.value.child.kill('SIGTERM');
+    for (const engine of [rspamd, spamd]) if (engine.status === 'fulfilled') engine.value.stop();
     throw rspamd.status === 'rejected' ? rspamd.reason : (spamd as PromiseRejectedResult).reason;
   }
-  return engines(rspamd.value, spamd.value);
-};
-
-const engines = (rspamd: Awaited<ReturnType<typeof startRspamd>>, spamd: Awaited<ReturnType<typeof startSpamd>>) => {
   return {
     env: {
-      RSPAMD_URL: rspamd.url,
-      SPAMD_ADDRESS: `127.0.0.1:${spamd.port}`,
+      RSPAMD_URL: rspamd.value.url,
+      SPAMD_ADDRESS: `127.0.0.1:${spamd.value.port}`,
       // The headroom of a loaded machine: at load 15 rspamd took past the default 10 s, and the
       // journey read "rspamd: not reachable". A test asserts the verdict, not how fast it came.
       SPAM_ENGINE_TIMEOUT_SECONDS: '60',
     },
     stop: () => {
-      rspamd.stop();
-      spamd.child.kill('SIGTERM');
+      rspamd.value.stop();
+      spamd.value.stop();
     },
   };
 };

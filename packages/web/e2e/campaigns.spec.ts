@@ -118,9 +118,9 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   await expectAccessible(page, 'wizard, finish with the pre-send checklist');
   await page.getByRole('button', { name: 'Save Campaign' }).click();
 
-  // The campaign runs: the first email of the first recipient reaches the test inbox.
   // The campaign's own page, not the wizard, whose last step names the campaign too.
   await expect(page).toHaveURL(/\/campaigns\/detail\/\d+$/);
+  // The campaign runs: the first email of the first recipient reaches the test inbox.
   await expect(page.getByRole('heading', { name: 'Welcome series' })).toBeVisible();
   await expect(page.getByTestId('campaign-totals')).toContainText('Recipients3');
   await expectAccessible(page, 'campaign overview');

@@ -75,9 +75,9 @@ test('a drip campaign from a Mailchimp export: First and Last Name make the Name
   await page.getByRole('button', { name: 'Next', exact: true }).click();
   await page.getByRole('button', { name: 'Save Campaign' }).click();
 
-  // The suppressed address is a recipient, stopped: it is not waiting for email 1.
   // The campaign's own page, not the wizard, whose last step names the campaign too.
   await expect(page).toHaveURL(/\/campaigns\/detail\/\d+$/);
+  // The suppressed address is a recipient, stopped: it is not waiting for email 1.
   await expect(page.getByRole('heading', { name: 'Mailchimp movers' })).toBeVisible();
   await page.getByRole('tab', { name: 'Recipients' }).click();
   const recipients = page.getByRole('table', { name: 'Recipients of the campaign' });
