@@ -157,6 +157,10 @@ const runAxe = async (page: Page): Promise<AxeResults> => {
       // Experimental in axe, so off unless named: a visible label the accessible name does not contain (2.5.3).
       rules: { 'label-content-name-mismatch': { enabled: true } },
       iframes: false,
+      // Only violations are read: axe then keeps one node of each passing or incomplete rule
+      // instead of serializing every node it checked (0.65 s of CPU a check on the dashboard
+      // here, against 1.0 s).
+      resultTypes: ['violations'],
     } satisfies RunOptions,
   );
 };

@@ -152,11 +152,16 @@ describe('bounded time on hostile input (R24)', () => {
       ),
   };
 
-  /** One run's time in milliseconds. */
+  /**
+   * One run's CPU time in milliseconds (this file has a worker of its own, so the process's
+   * CPU is the run's): not the wall clock, which on a loaded machine also counts the time
+   * the run waited for a core.
+   */
   const timed = async (raw: Buffer) => {
-    const started = performance.now();
+    const started = process.cpuUsage();
     const analysis = await analyseContent(raw, context);
-    const took = performance.now() - started;
+    const { user, system } = process.cpuUsage(started);
+    const took = (user + system) / 1000;
     expect(analysis.checks.length).toBeGreaterThan(0);
     return took;
   };
