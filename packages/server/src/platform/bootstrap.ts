@@ -80,7 +80,7 @@ export const openPlatform = async (
       secrets: loadSecrets(config.secretKey, config.dataDir),
       mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, isLocalRun: embedded !== undefined }),
       sessionCache: createSessionCache(),
-      stripe: config.stripe ? createStripe(config.stripe) : null,
+      stripe: config.stripe ? await createStripe(config.stripe) : null,
       log,
       hooks: moduleHooks,
       presence: createPresence(url, {

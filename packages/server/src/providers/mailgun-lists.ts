@@ -1,5 +1,5 @@
 import { TransportError } from './mail';
-import { mailgunClient, type TMailgunSettings } from './mailgun';
+import { mailgunClient, type TMailgunClient, type TMailgunSettings } from './mailgun';
 
 export type TProviderList = { address: string; name: string; description: string; membersCount: number };
 export type TProviderMember = { address: string; name: string; subscribed: boolean; vars: Record<string, unknown> };
@@ -31,11 +31,11 @@ export const createMailgunLists = (
   urls: { us: string; eu: string },
   { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
 ) => {
-  const client = mailgunClient(settings, urls, timeoutMs);
+  const clientOf = mailgunClient(settings, urls, timeoutMs);
 
-  const call = async <T>(what: string, run: () => Promise<T>) => {
+  const call = async <T>(what: string, run: (client: TMailgunClient) => Promise<T>) => {
     try {
-      return await run();
+      return await run(await clientOf());
     } catch (error) {
       throw failure(error, what);
     }
@@ -48,7 +48,7 @@ export const createMailgunLists = (
      */
     async removeSuppression(domain: string, type: 'bounces' | 'complaints' | 'unsubscribes', address: string) {
       try {
-        await client.suppressions.destroy(domain, type, address);
+        await (await clientOf()).suppressions.destroy(domain, type, address);
       } catch (error) {
         if (!isNotFound(error)) throw failure(error, 'such suppression');
       }
@@ -56,7 +56,7 @@ export const createMailgunLists = (
     /** Every list the key owns, page by page. */
     async *lists(): AsyncGenerator<TProviderList> {
       for (let skip = 0; ; skip += PAGE) {
-        const page = await call('mailing lists', () => client.lists.listByAddress({ limit: PAGE, skip }));
+        const page = await call('mailing lists', (client) => client.lists.listByAddress({ limit: PAGE, skip }));
         for (const item of page.items) {
           yield {
             address: item.address,
@@ -72,7 +72,7 @@ export const createMailgunLists = (
     /** Every member of one list, a page at a time. */
     async *members(listAddress: string): AsyncGenerator<TProviderMember[]> {
       for (let skip = 0; ; skip += PAGE) {
-        const page = await call(`mailing list ${listAddress}`, () =>
+        const page = await call(`mailing list ${listAddress}`, (client) =>
           client.lists.members.listMembersByAddress(listAddress, { limit: PAGE, skip }),
         );
         const items = page.items.map((member) => ({
@@ -87,16 +87,16 @@ export const createMailgunLists = (
     },
 
     createList: (list: { address: string; name: string; description: string }) =>
-      call('such list', () => client.lists.create(list)),
+      call('such list', (client) => client.lists.create(list)),
 
     /** Renames or redescribes a list (its address can change too). */
     updateList: (address: string, list: { address: string; name: string; description: string }) =>
-      call(`mailing list ${address}`, () => client.lists.update(address, list)),
+      call(`mailing list ${address}`, (client) => client.lists.update(address, list)),
 
     /** Deletes a list at Mailgun; one that is already gone is not an error. */
     deleteList: async (address: string) => {
       try {
-        await client.lists.destroy(address);
+        await (await clientOf()).lists.destroy(address);
       } catch (error) {
         if (!isNotFound(error)) throw failure(error, `mailing list ${address}`);
       }
@@ -106,9 +106,9 @@ export const createMailgunLists = (
     upsertMembers: async (listAddress: string, members: TProviderMember[]) => {
       for (let start = 0; start < members.length; start += BULK_MAX) {
         const slice = members.slice(start, start + BULK_MAX);
-        await call(`mailing list ${listAddress}`, () =>
+        await call(`mailing list ${listAddress}`, (client) =>
           client.lists.members.createMembers(listAddress, {
-            members: slice as Parameters<typeof client.lists.members.createMembers>[1]['members'],
+            members: slice as Parameters<TMailgunClient['lists']['members']['createMembers']>[1]['members'],
             upsert: 'yes',
           }),
         );
@@ -116,18 +116,18 @@ export const createMailgunLists = (
     },
 
     updateMember: (listAddress: string, member: TProviderMember) =>
-      call(`member ${member.address}`, () =>
+      call(`member ${member.address}`, (client) =>
         client.lists.members.updateMember(listAddress, member.address, {
           address: member.address,
           name: member.name,
           subscribed: member.subscribed ? 'yes' : 'no',
-        } as Parameters<typeof client.lists.members.updateMember>[2]),
+        } as Parameters<TMailgunClient['lists']['members']['updateMember']>[2]),
       ),
 
     /** Removes a member at Mailgun; one that is already gone is not an error. */
     deleteMember: async (listAddress: string, memberAddress: string) => {
       try {
-        await client.lists.members.destroyMember(listAddress, memberAddress);
+        await (await clientOf()).lists.members.destroyMember(listAddress, memberAddress);
       } catch (error) {
         if (!isNotFound(error)) throw failure(error, `member ${memberAddress}`);
       }

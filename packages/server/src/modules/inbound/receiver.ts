@@ -1,4 +1,4 @@
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { SMTPServerOptions } from 'smtp-server';
 import type { TPlatform } from '../../platform/context';
 import {
   isRefusal,
@@ -35,6 +35,8 @@ export const startListener = async (
   { port = listener.port(platform.config) ?? 0, host = listener.host(platform.config) } = {},
 ): Promise<TRunningListener> => {
   const { config, log } = platform;
+  // Loaded by the first listener: a process without one (the web role, the admin CLI) never loads it.
+  const { SMTPServer } = await import('smtp-server');
   const envelopes = new WeakMap<object, TEnvelopeRoutes>();
   const sessionOf = (session: { user?: unknown }): TInboundSession => ({
     listener: listener.name,
