@@ -17,7 +17,8 @@ import Fastify, {
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { modules } from './modules';
 import type { TPlatform } from './platform/context';
-import { HttpError, handleError, notFound } from './platform/errors';
+import { handleError } from './platform/error-handler';
+import { HttpError, notFound } from './platform/errors';
 import { httpSecurity, isApiRequest } from './platform/http-security';
 import { registerMetrics } from './platform/metrics';
 import type { TRealtimeHub } from './platform/realtime';

@@ -1,6 +1,7 @@
 import { UPLOAD_MESSAGES } from '@sendwell/contracts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, handleError } from './errors';
+import { handleError } from './error-handler';
+import { HttpError } from './errors';
 
 /**
  * How every upload route (list imports, the verification tool, drip recipients) treats its

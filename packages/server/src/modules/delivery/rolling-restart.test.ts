@@ -44,14 +44,19 @@ const claimsUnder = async (sendId: number, keys: number[]) =>
        where send_id = ${sendId} and status = 'sending' and worker_key = any(${keys}::bigint[])`.execute(t.platform.db)
   ).rows[0]!.claims;
 
-/** A worker holding claims of the send now: one in the middle of sending. */
+/**
+ * A worker holding claims of the send now (one in the middle of sending), with how many it
+ * held when seen. That count is the one to keep: asked again a moment later, a worker between
+ * two claims holds none (a quiet clean-clone run failed on exactly that).
+ */
 const sendingWorker = async (sendId: number, workers: TServerProcess[]) => {
-  let found: TServerProcess | undefined;
+  let found: { worker: TServerProcess; claims: number } | undefined;
   await waitFor(
     async () => {
       for (const worker of workers) {
-        if ((await claimsUnder(sendId, keysOf(worker))) > 0) {
-          found = worker;
+        const claims = await claimsUnder(sendId, keysOf(worker));
+        if (claims > 0) {
+          found = { worker, claims };
           return true;
         }
       }
@@ -87,8 +92,7 @@ describe('a rolling restart of the workers in the middle of a send (R37)', () =>
         // A deploy replaces the workers one by one while the send runs.
         const threshold = Math.floor((RECIPIENTS * round) / (WORKERS + 2));
         await waitFor(() => sink.count() >= threshold, PROCESS_PATIENCE_MS, `${threshold} messages`);
-        const worker = await sendingWorker(sendId, workers);
-        const claimsWhenSignalled = await claimsUnder(sendId, keysOf(worker));
+        const { worker, claims: claimsWhenSignalled } = await sendingWorker(sendId, workers);
         const code = await worker.stop('SIGTERM');
         stopped.push({ worker, code, claimsWhenSignalled });
         // It left nothing claimed behind: what it held was recorded or given back before it
