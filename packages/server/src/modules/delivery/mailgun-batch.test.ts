@@ -150,7 +150,14 @@ describe('Mailgun batch sending', () => {
     } finally {
       mailgun.beforeAccepting(null);
     }
-    expect(seen).toEqual([[{ status: 'sending', started: true, count: 25 }]]);
+    // Usually one call holds all 25; the dispatch job the snapshot queued can run beside this
+    // direct dispatch and share the claims out (a quiet clean-clone run saw two calls), so the
+    // rule is asked of every call: no recipient is claimed without being marked started.
+    expect(seen.length).toBeGreaterThan(0);
+    for (const rows of seen) {
+      expect(rows.filter((row) => row.status === 'sending' && !row.started)).toEqual([]);
+      expect(rows.some((row) => row.status === 'sending' && row.started)).toBe(true);
+    }
     expect(await statuses(sendId)).toEqual([{ status: 'sent', count: 25 }]);
   });
 
