@@ -20,14 +20,14 @@ export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
   globalSetup: './global-setup.ts',
-  // Three files at a time, each file's tests in order: a journey mostly waits (on the server,
-  // the worker, an assertion's next poll), and with the headless shell the journeys keep two
-  // cores only 0.7 busy. All 46 alone on a quiet machine: 3 workers 468 s, 4 workers 533 s
-  // (2 workers took 519 s in the same day's `npm test`). Journeys that change what
+  // Two files at a time, each file's tests in order. With the headless shell the journeys
+  // keep two cores only 0.7 busy (they wait on the server, the worker, an assertion's next
+  // poll), yet more workers were not faster on a quiet machine: in `npm test` 2 workers 519 s,
+  // 3 workers 532 s; alone, 3 workers 468 s and 4 workers 533 s. Journeys that change what
   // every user sees run after the others, alone (the projects below); a file whose journeys
   // change what their user sees (notifications, credits) has a user of its own (journeyUser).
   fullyParallel: false,
-  workers: Number(process.env.E2E_WORKERS ?? 3),
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   // The headroom of a loaded machine (another test run beside this one): these bound a hang.
   timeout: 300_000,
