@@ -12,9 +12,9 @@ const CHROMIUM =
   ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium'].find((path) => fs.existsSync(path));
 
 /**
- * Browser journeys in Debian's Chromium (its headless shell) against the built app, served by the built server
- * (`dist/main.js`) as a `web` process with a separate `worker` process, both on one
- * database (see global-setup.ts).
+ * Browser journeys in Debian's Chromium (its headless shell) against the built app, served
+ * by the built server (`dist/main.js`) as a `web` process with a separate `worker` process,
+ * both on one database (see global-setup.ts).
  */
 export default defineConfig({
   testDir: '.',

@@ -48,7 +48,7 @@ export type TMailgunClient = ReturnType<Mailgun['client']>;
 
 /**
  * A mailgun.js client for the account's API key, at its region's address, made with the
- * first call that needs it (`await client()`).
+ * first call that needs it (`await clientOf()`).
  */
 export const mailgunClient = (
   settings: Pick<TMailgunSettings, 'apiKey' | 'region'>,
@@ -73,7 +73,7 @@ export const createMailgunTransport = (
   urls: { us: string; eu: string },
   { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
 ): TMailTransport => {
-  const client = mailgunClient(settings, urls, timeoutMs);
+  const clientOf = mailgunClient(settings, urls, timeoutMs);
 
   /** One messages call; `extra` carries the batch's recipient variables. */
   const post = async (message: Omit<TOutgoingMessage, 'to'>, to: string[], extra: Record<string, string> = {}) => {
@@ -92,7 +92,7 @@ export const createMailgunTransport = (
       ...Object.fromEntries(Object.entries(message.variables ?? {}).map(([name, value]) => [`v:${name}`, value])),
       ...extra,
     };
-    const response = await (await client()).messages.create(
+    const response = await (await clientOf()).messages.create(
       settings.domain,
       data as Parameters<TMailgunClient['messages']['create']>[1],
     );
@@ -145,7 +145,7 @@ export const createMailgunTransport = (
     },
     verify: async () => {
       try {
-        await (await client()).domains.get(settings.domain);
+        await (await clientOf()).domains.get(settings.domain);
       } catch (error) {
         throw describeFailure(error, settings);
       }
@@ -178,9 +178,9 @@ export const mailgunDkimSelector = async (
   urls: { us: string; eu: string },
   { timeoutMs = 5_000 }: { timeoutMs?: number } = {},
 ) => {
-  const client = mailgunClient(settings, urls, timeoutMs);
+  const clientOf = mailgunClient(settings, urls, timeoutMs);
   try {
-    const domain = await (await client()).domains.get(settings.domain);
+    const domain = await (await clientOf()).domains.get(settings.domain);
     const suffix = `._domainkey.${settings.domain.toLowerCase()}`;
     const record = (domain.sending_dns_records ?? []).find(
       (entry) => entry.record_type.toUpperCase() === 'TXT' && entry.name.toLowerCase().endsWith(suffix),

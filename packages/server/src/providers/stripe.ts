@@ -26,9 +26,10 @@ export const createStripe = async (config: TStripeConfig): Promise<TStripe> => {
   });
 };
 
-// Without the SDK loaded there is no client, so no error of Stripe's.
-
-/** Stripe's word for a refused card, shown to the user as is (spec §8: card errors show the provider's message). */
+/**
+ * Stripe's word for a refused card, shown to the user as is (spec §8: card errors show the
+ * provider's message). With the SDK not loaded there is no client, so no error of Stripe's.
+ */
 export const isCardError = (error: unknown): error is Stripe.errors.StripeCardError =>
   sdk !== undefined && error instanceof sdk.errors.StripeCardError;
 
