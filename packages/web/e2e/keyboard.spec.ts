@@ -3,6 +3,9 @@ import { admin, baseUrl, expectAccessible, expectVisibleFocus, hasFocusWithin, t
 
 const CSV = ['Name,Email', 'Ann Archer,ann@example.com', 'Bob Baker,bob@example.com', ''].join('\n');
 
+// Full motion, as most people see the app (the other journeys ask for reduced motion).
+test.use({ reducedMotion: 'no-preference' });
+
 /**
  * The main path with the keyboard alone (issue 18): sign in, connect the test inbox, create
  * a list, import a CSV into it, send to it. Tab, Shift+Tab, Enter, Space, the arrow keys and
