@@ -8,7 +8,6 @@ import {
   type ZPreSendRequest,
   type ZSpamTestPreSendRequest,
 } from '@sendwell/contracts';
-import { getDomain } from 'tldts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
@@ -244,8 +243,11 @@ const dkimItem = async (
     : item('domain', 'dkim', title, 'pass', `${domain} publishes a DKIM key under the selector ${key.name}${whence}.`);
 };
 
+/** A domain's organisational domain (tldts's public suffix list, loaded with the first check, not at every start). */
+const organisationOf = async (domain: string) => (await import('tldts')).getDomain(domain) ?? domain;
+
 const dmarcPolicyOf = async (resolve: TCachingResolver['resolve'], fromDomain: string) => {
-  const org = getDomain(fromDomain) ?? fromDomain;
+  const org = await organisationOf(fromDomain);
   for (const domain of fromDomain === org ? [fromDomain] : [fromDomain, org]) {
     const record = (await txtOf(resolve, `_dmarc.${domain}`)).find((value) => /^v=DMARC1\b/i.test(value));
     if (record) return { record, domain, policy: /(^|;)\s*p=\s*(\w+)/i.exec(record)?.[2]?.toLowerCase() ?? 'none' };
@@ -275,9 +277,9 @@ const dmarcItems = async (
       ),
     );
   } else {
-    const orgFrom = getDomain(fromDomain) ?? fromDomain;
+    const orgFrom = await organisationOf(fromDomain);
     const envelope = account.provider === 'mailgun' ? (account.domain ?? '') : fromDomain;
-    const isAligned = (getDomain(envelope) ?? envelope) === orgFrom;
+    const isAligned = (await organisationOf(envelope)) === orgFrom;
     items.push(
       item(
         'domain',

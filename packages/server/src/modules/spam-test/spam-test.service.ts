@@ -20,14 +20,7 @@ import { chargeCredits, getBalance, InsufficientCreditsError, refundCredits } fr
 import { createSourcedSend, sourcedSendOutcomes } from '../delivery/delivery.service';
 import { resolveSender, saveTemplate } from '../send-email/send-email.service';
 import { findArrival, keepAnalysis } from '../test-inbox/test-inbox.service';
-import {
-  analyseContent,
-  analyseMessage,
-  headersOf,
-  type TAnalysisSettings,
-  type TArrival,
-  type TContentAnalysis,
-} from './analysis';
+import type { TAnalysisSettings, TArrival, TContentAnalysis } from './analysis';
 import { expireSpamTestJob } from './spam-test.jobs';
 
 /**
@@ -205,9 +198,17 @@ export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
   trackingHosts: trackingHostsOf(platform),
 });
 
+/**
+ * The analysis and its checks (with tldts's list of public suffixes, mailparser, mailauth) are
+ * loaded with the first message read, not at every process start: most processes never read one.
+ */
+const loadAnalysis = () => import('./analysis');
+
 /** The spam test's analysis of any message (the test inbox shows it for each of its messages). */
-export const analyse = (platform: TPlatform, arrival: TArrival): Promise<TSpamReport> =>
-  analyseMessage(arrival, analysisSettings(platform));
+export const analyse = async (platform: TPlatform, arrival: TArrival): Promise<TSpamReport> =>
+  (await loadAnalysis()).analyseMessage(arrival, analysisSettings(platform));
+
+const headersOf = async (raw: Buffer) => (await loadAnalysis()).headersOf(raw);
 
 /**
  * What a receiver makes of one of the user's test-inbox messages: its headers as they
@@ -224,7 +225,7 @@ export const analyseTestInboxMessage = async (platform: TPlatform, userId: numbe
     report = await analyse(platform, { ...arrival, raw: arrival.raw });
     await keepAnalysis(platform, id, report);
   }
-  return { headers: headersOf(arrival.raw), report };
+  return { headers: await headersOf(arrival.raw), report };
 };
 
 /**
@@ -232,8 +233,8 @@ export const analyseTestInboxMessage = async (platform: TPlatform, userId: numbe
  * and nothing that costs a credit or a connection (no engines, DNS or mailbox): what the
  * pre-send check shows. The same findings, with the same points, as a spam test of it.
  */
-export const checkComposedMessage = (platform: TPlatform, raw: Buffer): Promise<TContentAnalysis> =>
-  analyseContent(raw, { now: new Date(), trackingHosts: trackingHostsOf(platform) });
+export const checkComposedMessage = async (platform: TPlatform, raw: Buffer): Promise<TContentAnalysis> =>
+  (await loadAnalysis()).analyseContent(raw, { now: new Date(), trackingHosts: trackingHostsOf(platform) });
 
 /**
  * Scores a test whose message has arrived and tells the user's tabs. Safe to run twice
@@ -484,7 +485,7 @@ export const getSpamTest = async (platform: TPlatform, userId: number, id: numbe
     ...toSpamTest(named!),
     html: row.html,
     report: (row.report as TSpamReport | null) ?? null,
-    headers: row.raw ? headersOf(row.raw) : null,
+    headers: row.raw ? await headersOf(row.raw) : null,
   };
 };
 
