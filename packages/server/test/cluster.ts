@@ -51,8 +51,9 @@ export const freePort = async (): Promise<number> => {
  * is to stop flushing to disk. Each commit then returns without waiting for the disk (1.5-3 ms
  * here), which every test waits for many times. A killed process (a kill -9 of a server, or of
  * PostgreSQL itself) loses nothing: a commit still writes its WAL before it answers, into the
- * OS's cache (synchronous_commit stays on). Only a crash of the machine could lose it. The product's own embedded PostgreSQL keeps its durable defaults, and so does every
- * cluster a test starts through the server itself (the crash tests).
+ * OS's cache (synchronous_commit stays on). Only a crash of the machine could lose it. The
+ * product's own embedded PostgreSQL keeps its durable defaults, and so does every cluster a
+ * test starts for itself (the crash tests through the server, database-blips directly).
  */
 const makeNonDurable = async (url: string) => {
   const client = new pg.Client({ connectionString: url });
