@@ -88,7 +88,7 @@ export const openPlatform = async (
           isDatabaseShutdown(error)
             ? log.info('database is shutting down; presence connection closed')
             : log.warn({ err: error }, 'presence connection lost; taking the same key again'),
-        // Which process holds which claims (send_recipients.worker_key), for whoever reads the logs.
+        // Which process holds which claims (send_claims.worker_key), for whoever reads the logs.
         onTaken: (key) => log.info({ presenceKey: key }, 'presence lock taken'),
       }),
       sharedSlots: createSharedSlots(url, (error) =>

@@ -558,6 +558,8 @@ export type SendsTable = {
   unsubscribed_count: Generated<number>;
   /** Why the send waits (the SMTP daily cap); shown with its progress and in the history. */
   note: string | null;
+  /** Every recipient up to this id has been claimed once: new claims start above it (issue 33). */
+  claimed_to: Generated<number>;
   waiting_until: Date | null;
   /** When the circuit breaker paused the send (once), and why (issue 31). */
   breaker_tripped_at: Date | null;
@@ -623,6 +625,20 @@ export type SendRecipientsTable = {
   unsubscribed_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+/**
+ * A claim (issue 33 §2): one per provider call or SMTP claim, its fence, holder and
+ * range of recipient ids; what the reaper and the watchdog look at.
+ */
+export type SendClaimsTable = {
+  lease_token: string;
+  send_id: number;
+  worker_key: number | null;
+  lease_until: Date;
+  first_id: number;
+  last_id: number;
+  created_at: CreatedAt;
 };
 
 export type SendLinksTable = {
@@ -724,6 +740,7 @@ export type Database = {
   announcements: AnnouncementsTable;
   audit_log: AuditLogTable;
   send_recipients: SendRecipientsTable;
+  send_claims: SendClaimsTable;
   send_links: SendLinksTable;
   delivery_events: DeliveryEventsTable;
   account_daily_stats: AccountDailyStatsTable;

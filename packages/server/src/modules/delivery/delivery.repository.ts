@@ -49,39 +49,45 @@ export const ABANDONED_HANDOVER_ERROR =
 const RESTART_GRACE = sql`interval '10 seconds'`;
 
 /**
- * A claimed recipient (`r`) whose claim is abandoned: its lease ran out, or its process is
- * gone (its presence lock is released, or it never had one). Never by presence a claim of
- * the asking process itself (`ownKeys`: it is alive, if only reconnecting), nor one made
+ * A claim (`c`, a `send_claims` row) that is abandoned: its lease ran out, or its process
+ * is gone (its presence lock is released, or it never had one). Never by presence a claim
+ * of the asking process itself (`ownKeys`: it is alive, if only reconnecting), nor one made
  * before PostgreSQL restarted while its process still has the grace to take its lock again.
  * One condition for the reaper and both watchdog questions.
  */
 const isAbandoned = (ownKeys: number[]) => sql<boolean>`
-  (r.lease_until < now()
-   or ((r.worker_key is null or (r.worker_key not in (${liveKeys}) and r.worker_key <> all(${ownKeys}::bigint[])))
-       and not (r.updated_at < pg_postmaster_start_time() and now() < pg_postmaster_start_time() + ${RESTART_GRACE})))`;
+  (c.lease_until < now()
+   or ((c.worker_key is null or (c.worker_key not in (${liveKeys}) and c.worker_key <> all(${ownKeys}::bigint[])))
+       and not (c.created_at < pg_postmaster_start_time() and now() < pg_postmaster_start_time() + ${RESTART_GRACE})))`;
 
 /**
- * Takes back the claims of processes that are gone (their presence lock is released) or
- * whose lease ran out. A recipient whose message was never handed over goes back to
- * pending, its attempt not counted; one whose message was being handed over becomes
+ * Ends claims of a send (`which`: a condition on the claim `c`), deleting their rows: a
+ * recipient still held by one whose message was never handed over goes back to pending,
+ * due now and its attempt not counted; one whose message was being handed over becomes
  * `unknown`: the provider may have accepted it, and exactly once means never sending it
- * blindly again (R1, R3). Answers how many went back to pending.
+ * blindly again (R1, R3). Each claim's recipients are found by its id range and fenced by
+ * its token. Answers how many went back to pending and how many became unknown.
  */
-export const reapAbandonedClaims = async (
+const endClaims = async (
   executor: Executor,
   sendId: number,
   source: 'smtp' | 'mailgun',
-  ownKeys: number[],
+  which: ReturnType<typeof sql<boolean>>,
 ) => {
-  const reaped = await sql<{ pending: number; unknown: number }>`
-    with reaped as (
+  const ended = await sql<{ pending: number; unknown: number }>`
+    with ended as (
+      delete from send_claims c where c.send_id = ${sendId} and ${which}
+      returning c.lease_token, c.first_id, c.last_id),
+    reaped as (
       update send_recipients r
          set status = case when r.started_at is null then 'pending' else 'unknown' end,
              attempts = case when r.started_at is null then greatest(r.attempts - 1, 0) else r.attempts end,
              error = case when r.started_at is null then r.error else ${ABANDONED_HANDOVER_ERROR} end,
+             next_attempt_at = case when r.started_at is null then now() else r.next_attempt_at end,
              lease_token = null, lease_until = null, worker_key = null, updated_at = now()
-       where r.send_id = ${sendId} and r.status = 'sending'
-         and ${isAbandoned(ownKeys)}
+        from ended
+       where r.send_id = ${sendId} and r.id between ended.first_id and ended.last_id
+         and r.lease_token = ended.lease_token and r.status = 'sending'
       returning r.id, r.send_id, r.user_id, r.email, r.status),
     events as (
       insert into delivery_events (user_id, account_id, send_id, recipient_id, email, type, source, detail)
@@ -96,7 +102,40 @@ export const reapAbandonedClaims = async (
     select count(*) filter (where status = 'pending')::int as pending,
            count(*) filter (where status = 'unknown')::int as unknown
       from reaped`.execute(executor);
-  return reaped.rows[0] ?? { pending: 0, unknown: 0 };
+  return ended.rows[0] ?? { pending: 0, unknown: 0 };
+};
+
+/**
+ * Takes back the claims of processes that are gone (their presence lock is released) or
+ * whose lease ran out (`endClaims`). Answers how many recipients went back to pending.
+ */
+export const reapAbandonedClaims = (
+  executor: Executor,
+  sendId: number,
+  source: 'smtp' | 'mailgun',
+  ownKeys: number[],
+) => endClaims(executor, sendId, source, isAbandoned(ownKeys));
+
+/**
+ * The end of a claim of this worker: the recipients it never started (`unstarted`: none
+ * of their bodies went, a committed handover mark included) go back as they were, due now
+ * and the attempt not counted; then the claim's row goes, with anything it still held
+ * ended as the reaper would (there is nothing, when every answer was recorded). Only while
+ * the claim is still this worker's; one another worker took over is left to it.
+ */
+export const endClaim = async (
+  executor: Executor,
+  { sendId, source }: Pick<TSettleContext, 'sendId' | 'source'>,
+  leaseToken: string,
+  unstarted: number[] = [],
+) => {
+  if (unstarted.length > 0) {
+    await sql`
+      update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
+             started_at = null, attempts = attempts - 1, next_attempt_at = now(), updated_at = now()
+       where id = any(${unstarted}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
+  }
+  await endClaims(executor, sendId, source, sql<boolean>`c.lease_token = ${leaseToken}`);
 };
 
 export type TClaimRequest = {
@@ -121,51 +160,66 @@ export type TClaimRequest = {
 };
 
 /**
- * Claims the next recipients for a process (its presence key) under a lease token:
- * pending ones first, then deferred ones whose time has come, after taking back abandoned
- * claims.
+ * Claims the next recipients for a process (its presence key) under a lease token, with
+ * the claim's own row (`send_claims`: fence, holder, lease, id range) in the same
+ * statement: recipients never claimed yet first, from where the last such claim ended
+ * (`sends.claimed_to`); then, after taking back abandoned claims, those due again
+ * (deferred ones whose time has come, and ones given back, through the due index); then,
+ * when neither is left, any pending one the first way passed by (one a claim that rolled
+ * back held while another went past it). No index names a column a claim writes, so each
+ * recipient's row is rewritten in place (the migration `send_claims` says why).
  */
 export const claimRecipients = async (
   db: Executor,
   { sendId, leaseToken, leaseMs, workerKey, ownKeys, limit, handOver = false, source }: TClaimRequest,
 ) => {
-  const take = async (due: ReturnType<typeof sql>) =>
+  const take = async (which: ReturnType<typeof sql>, order: ReturnType<typeof sql>, isNew: boolean) =>
     (
       await sql<TClaimed>`
-        update send_recipients set status = 'sending', lease_token = ${leaseToken},
-               lease_until = now() + ${`${leaseMs} milliseconds`}::interval,
-               worker_key = ${workerKey}, started_at = ${handOver ? sql`now()` : null},
-               attempts = attempts + 1, updated_at = now()
-         where id in (
-           select id from send_recipients
-            where send_id = ${sendId} and ${due}
-            order by id
-            limit ${limit}
-            for update skip locked)
-        returning id, email, name, fields, headers, token, attempts`.execute(db)
+        with picked as (
+          select id from send_recipients
+           where send_id = ${sendId} and ${which}
+           order by ${order}
+           limit ${limit}
+             for update skip locked),
+        claimed as (
+          update send_recipients r set status = 'sending', lease_token = ${leaseToken},
+                 lease_until = now() + ${`${leaseMs} milliseconds`}::interval,
+                 worker_key = ${workerKey}, started_at = ${handOver ? sql`now()` : null},
+                 next_attempt_at = null, attempts = attempts + 1, updated_at = now()
+            from picked
+           where r.id = picked.id
+          returning r.id, r.email, r.name, r.fields, r.headers, r.token, r.attempts),
+        claim as (
+          insert into send_claims (lease_token, send_id, worker_key, lease_until, first_id, last_id)
+          select ${leaseToken}, ${sendId}, ${workerKey}, now() + ${`${leaseMs} milliseconds`}::interval,
+                 min(id), max(id)
+            from claimed
+          having count(*) > 0),
+        moved as (
+          update sends set claimed_to = greatest(claimed_to, (select max(id) from claimed))
+           where id = ${sendId} and ${isNew ? sql`true` : sql`false`} and exists (select 1 from claimed))
+        select * from claimed order by id`.execute(db)
     ).rows;
-  // Pending recipients first, straight off the (send, status, id) index; the rarer due
-  // retries and abandoned claims only when no pending one is left.
-  const pending = await take(sql`status = 'pending'`);
-  if (pending.length > 0) return pending;
+  const byId = sql`id`;
+  const fresh = await take(
+    sql`id > (select claimed_to from sends where id = ${sendId}) and status = 'pending'`,
+    byId,
+    true,
+  );
+  if (fresh.length > 0) return fresh;
   await reapAbandonedClaims(db, sendId, source, ownKeys);
-  return take(sql`(status = 'pending' or (status = 'deferred' and next_attempt_at <= now()))`);
+  // Through the due index, in the order they fell due.
+  const due = await take(
+    sql`next_attempt_at <= now() and status in ('pending', 'deferred')`,
+    sql`next_attempt_at, id`,
+    false,
+  );
+  if (due.length > 0) return due;
+  return take(sql`status = 'pending'`, byId, false);
 };
 
 export type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
-
-/**
- * Gives back the recipients of a claim that were never started (its deadline came first),
- * as they were: due now, the attempt not counted. Only while the claim is still this
- * worker's; one another worker took over is left to it.
- */
-export const releaseUnstarted = async (executor: Executor, leaseToken: string, ids: number[]) => {
-  if (ids.length === 0) return;
-  await sql`
-    update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
-           started_at = null, attempts = attempts - 1, updated_at = now()
-     where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
-};
 
 /**
  * Gives back a whole claim none of whose messages was handed over: one whose statement
@@ -175,9 +229,12 @@ export const releaseUnstarted = async (executor: Executor, leaseToken: string, i
  */
 export const releaseClaim = async (executor: Executor, leaseToken: string) => {
   await sql`
-    update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
-           started_at = null, attempts = greatest(attempts - 1, 0), updated_at = now()
-     where lease_token = ${leaseToken} and status = 'sending'`.execute(executor);
+    with ended as (delete from send_claims where lease_token = ${leaseToken} returning send_id, first_id, last_id)
+    update send_recipients r set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
+           started_at = null, attempts = greatest(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
+      from ended
+     where r.send_id = ended.send_id and r.id between ended.first_id and ended.last_id
+       and r.lease_token = ${leaseToken} and r.status = 'sending'`.execute(executor);
 };
 
 /** Whose send a settle is for, and which path answered (what events and suppressions record). */
@@ -813,8 +870,8 @@ export const queueDueScheduledSends = (trx: Executor) =>
     .execute();
 
 /**
- * Sends with recipients claimable now (pending, due, or claimed by a process that is gone
- * or past their lease), for the watchdog.
+ * Sends with recipients claimable now (never claimed, due again, or held by a claim of a
+ * process that is gone or past its lease), for the watchdog.
  */
 export const findStalledSendIds = async (db: Executor, ownKeys: number[]) =>
   (
@@ -822,22 +879,19 @@ export const findStalledSendIds = async (db: Executor, ownKeys: number[]) =>
       select s.id from sends s
        where s.status = 'sending'
          and (s.waiting_until is null or s.waiting_until <= now())
-         and exists (
-           select 1 from send_recipients r
-            where r.send_id = s.id
-              and (r.status = 'pending'
-                   or (r.status = 'deferred' and r.next_attempt_at <= now())
-                   or (r.status = 'sending' and ${isAbandoned(ownKeys)})))`.execute(db)
+         and (exists (select 1 from send_recipients r
+                       where r.send_id = s.id and r.id > s.claimed_to and r.status = 'pending')
+              or exists (select 1 from send_recipients r
+                          where r.send_id = s.id and r.next_attempt_at <= now() and r.status in ('pending', 'deferred'))
+              or exists (select 1 from send_claims c where c.send_id = s.id and ${isAbandoned(ownKeys)}))`.execute(db)
   ).rows.map((row) => row.id);
 
 /** Sends holding claims of a process that is gone, or past their lease. */
 export const findSendsWithAbandonedClaims = async (db: Executor, ownKeys: number[]) =>
   (
     await sql<{ send_id: number }>`
-      select distinct r.send_id from send_recipients r join sends s on s.id = r.send_id
-       where r.status = 'sending' and s.status in ('sending', 'paused', 'cancelled') and ${isAbandoned(ownKeys)}`.execute(
-      db,
-    )
+      select distinct c.send_id from send_claims c join sends s on s.id = c.send_id
+       where s.status in ('sending', 'paused', 'cancelled') and ${isAbandoned(ownKeys)}`.execute(db)
   ).rows.map((row) => row.send_id);
 
 // --- what the outside world's word changes (the delivery-events module, through the service) ---

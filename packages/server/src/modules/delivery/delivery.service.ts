@@ -471,7 +471,8 @@ export const resendUnknown = async (platform: TPlatform, userId: number, sendId:
       throw new HttpError(409, `This send is ${send.status}.`, 'SEND_STATE');
     }
     const again = await sql<{ id: number }>`
-      update send_recipients set status = 'pending', started_at = null, error = null, attempts = 0, updated_at = now()
+      update send_recipients set status = 'pending', started_at = null, error = null, attempts = 0,
+             next_attempt_at = now(), updated_at = now()
        where send_id = ${sendId} and status = 'unknown' returning id`.execute(trx);
     const resent = again.rows.length;
     if (resent === 0) return 0;

@@ -412,6 +412,41 @@ describe('a send through an SMTP account', () => {
     expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 60 });
   });
 
+  it('claims recipients below where new claims start (one a claim that rolled back held), and leaves no claim behind', async () => {
+    const members = Array.from({ length: 40 }, (_, index) => ({
+      email: `b${String(index).padStart(2, '0')}@example.com`,
+    }));
+    const audience = await seedAudience([members]);
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    // Another claim went past the first 20 while a claim that then rolled back held them:
+    // they are pending, never claimed, below where new claims start, and not due.
+    await sql`
+      update sends set claimed_to = (select id from send_recipients where send_id = ${sendId} order by id offset 19 limit 1)
+       where id = ${sendId}`.execute(t.platform.db);
+    await dispatch(t.platform, sendId);
+    expect(received.map((item) => item.to).sort()).toEqual(members.map((member) => member.email));
+    expect(await sendRow(sendId)).toMatchObject({ status: 'finished', sent_count: 40 });
+    const claims = await sql<{ count: number }>`
+      select count(*)::int as count from send_claims where send_id = ${sendId}`.execute(t.platform.db);
+    expect(claims.rows[0]?.count).toBe(0);
+  });
+
+  it('keeps every index of send_recipients off the columns claims, settles and the intake write, so those rewrite rows in place', async () => {
+    // An index naming one of them makes each of those writes a new row version with an
+    // entry in every index (issue 33: PostgreSQL 46 → 13 µs a recipient without).
+    const written = ['status', 'lease_token', 'lease_until', 'worker_key', 'started_at', 'attempts', 'updated_at'];
+    written.push('sent_at', 'provider_id', 'error', 'delivered_at', 'opened_at', 'clicked_at');
+    const indexes = await sql<{ definition: string }>`
+      select pg_get_indexdef(indexrelid) as definition from pg_index
+       where indrelid = 'send_recipients'::regclass`.execute(t.platform.db);
+    expect(indexes.rows.length).toBeGreaterThanOrEqual(4);
+    for (const { definition } of indexes.rows) {
+      const named = written.filter((column) => new RegExp(`\\b${column}\\b`).test(definition));
+      expect({ definition, named }).toEqual({ definition, named: [] });
+    }
+  });
+
   it('unsubscribes with one click from every list of the account, once, and the next send leaves them out', async () => {
     const audience = await seedAudience([
       [{ email: 'ann@example.com' }, { email: 'bob@example.com' }],
@@ -812,10 +847,14 @@ describe('a send through an SMTP account', () => {
     await dead.connect();
     const key = 987_654_321;
     await dead.query('select pg_advisory_lock($1::bigint)', [key]);
+    // Its claim as the engine writes one: the recipients under its token, and the claim's row.
     await dead.query(
-      `update send_recipients set status = 'sending', lease_token = gen_random_uuid(), worker_key = $2,
-              lease_until = now() + interval '2 minutes', attempts = 1
-        where send_id = $1`,
+      `with claimed as (
+         update send_recipients set status = 'sending', lease_token = '5e4d1d0e-0000-4000-8000-000000000001',
+                worker_key = $2, lease_until = now() + interval '2 minutes', attempts = 1
+          where send_id = $1 returning id)
+       insert into send_claims (lease_token, send_id, worker_key, lease_until, first_id, last_id)
+       select '5e4d1d0e-0000-4000-8000-000000000001', $1, $2, now() + interval '2 minutes', min(id), max(id) from claimed`,
       [sendId, key],
     );
     await dead.query(`update send_recipients set started_at = now() where send_id = $1 and email = 'k03@example.com'`, [

@@ -15,6 +15,7 @@ import {
   addCounts,
   claimRecipients,
   clearWaiting,
+  endClaim,
   failSend,
   failUncomposable,
   findProgressOf,
@@ -25,7 +26,6 @@ import {
   holdSend,
   recordClaimProgress,
   releaseClaim,
-  releaseUnstarted,
   remainingOf,
   settle,
   settleBatch,
@@ -357,6 +357,8 @@ const sendClaims = async (
             )),
           );
         }
+        // Every answer is recorded: the claim's row goes.
+        await persist(platform, () => endClaim(checkpoints, batchContext, leaseToken));
         await bestEffort(platform, addCounts(platform.db, sendId, outcomes));
         await bestEffort(platform, judge(platform, sendId));
         await bestEffort(platform, publishProgress(platform, sendId));
@@ -505,7 +507,7 @@ const sendClaims = async (
       const unstarted = composed.flatMap(({ recipient }, index) =>
         results[index] && !heldBack.has(index) ? [] : [recipient.id],
       );
-      await persist(platform, () => releaseUnstarted(checkpoints, leaseToken, unstarted));
+      await persist(platform, () => endClaim(checkpoints, smtpContext, leaseToken, unstarted));
       await bestEffort(platform, addCounts(platform.db, sendId, outcomes));
       if (reservation) {
         const sent = outcomes.filter((outcome) => outcome === 'sent').length;

@@ -389,6 +389,7 @@ export const composeSample = async (
     complained_count: 0,
     unsubscribed_count: 0,
     note: null,
+    claimed_to: 0,
     waiting_until: null,
     breaker_tripped_at: null,
     breaker_reason: null,
