@@ -118,9 +118,9 @@ export const runB1 = async (): Promise<TFigure> => {
       id: 'B1',
       title: `A send to ${RECIPIENTS.toLocaleString('en-US')} recipients through a local SMTP sink (STARTTLS, 4 sessions, a checkpoint per recipient)`,
       anchor: "listmonk's maintainer: ~833/s through one Haraka server; listmonk default ceiling 100/s",
-      goal: '≥ 1,000/s and ≥ 60% of the raw sink rate',
+      goal: '≥ 1,000/s and ≥ 85% of the raw sink rate (first goal 60 %)',
       measured: `${Math.round(rate).toLocaleString('en-US')} messages/s (median of ${RUNS}, snapshot included); raw sink rate with the same sessions and message, no database ${Math.round(rawRate).toLocaleString('en-US')}/s; ratio ${(rate / rawRate).toFixed(2)}. Against the earlier raw client, which sent the HTML alone (${Math.round(rawHtmlOnlyRate).toLocaleString('en-US')}/s): ${(rate / rawHtmlOnlyRate).toFixed(2)}`,
-      isGoalMet: rate >= 1000 && rate / rawRate >= 0.6,
+      isGoalMet: rate >= 1000 && rate / rawRate >= 0.85,
       runs: { ours, raw, rawHtmlOnly },
     };
   } finally {

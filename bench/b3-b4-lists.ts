@@ -53,7 +53,7 @@ type TSetup = Awaited<ReturnType<typeof setUp>>;
 let shared: Promise<TSetup> | null = null;
 
 const setUp = async () => {
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster({ durable: true });
   const admin = new pg.Client({ connectionString: cluster.adminUrl });
   await admin.connect();
   await admin.query('create database sendwell_bench_lists');

@@ -33,7 +33,7 @@ const hammer = async (url: string, headers: Record<string, string>): Promise<TRu
 
 export const runB7 = async (): Promise<TFigure> => {
   buildServer();
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster({ durable: true });
   const processes: TServerProcess[] = [];
   try {
     const admin = new pg.Client({ connectionString: cluster.adminUrl });

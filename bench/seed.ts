@@ -19,7 +19,7 @@ const BENCH_PLAN_ID = 3;
 
 /** A fresh database in the run's PostgreSQL, and the environment that opens Sendwell on it. */
 export const benchEnvironment = async (database: string, extra: Record<string, string> = {}) => {
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster({ durable: true });
   const admin = new pg.Client({ connectionString: cluster.adminUrl });
   await admin.connect();
   await admin.query(`create database ${database}`);

@@ -11,7 +11,7 @@ import { sealSecret } from '../accounts/secrets';
 import { countAudience } from '../lists/lists.service';
 import { suppress } from '../suppression/suppression.service';
 import { dispatch, recoverAbandonedClaims, snapshotSend, startDueSends } from './delivery.jobs';
-import { MAX_ATTEMPTS } from './delivery.repository';
+import { deleteUserSend, MAX_ATTEMPTS } from './delivery.repository';
 import {
   cancelSend,
   createSend,
@@ -445,6 +445,35 @@ describe('a send through an SMTP account', () => {
       const named = written.filter((column) => new RegExp(`\\b${column}\\b`).test(definition));
       expect({ definition, named }).toEqual({ definition, named: [] });
     }
+  });
+
+  it('takes a send’s delivery events away with the send or its user, and keeps them without the account when the account goes', async () => {
+    const eventsOf = async (sendIds: number[]) =>
+      (
+        await sql<{ send_id: number; account_id: number | null }>`
+          select send_id, account_id from delivery_events where send_id = any(${sendIds}::bigint[])`.execute(
+          t.platform.db,
+        )
+      ).rows;
+    const sent = async (emails: string[]) => {
+      const audience = await seedAudience([emails.map((email) => ({ email }))]);
+      const sendId = await newSend(audience);
+      await snapshotSend(t.platform, sendId);
+      await dispatch(t.platform, sendId);
+      return { audience, sendId };
+    };
+    const deleted = await sent(['gone1@example.com', 'gone2@example.com']);
+    const kept = await sent(['kept1@example.com']);
+    const ofUser = await sent(['user1@example.com']);
+    const ofAccount = await sent(['account1@example.com']);
+    expect(await eventsOf([deleted.sendId, kept.sendId, ofUser.sendId, ofAccount.sendId])).toHaveLength(5);
+    expect(await deleteUserSend(t.platform.db, deleted.audience.user.id, deleted.sendId)).toBe(true);
+    await t.platform.db.deleteFrom('users').where('id', '=', ofUser.audience.user.id).execute();
+    await t.platform.db.deleteFrom('sending_accounts').where('id', '=', ofAccount.audience.accountId).execute();
+    expect(await eventsOf([deleted.sendId, ofUser.sendId])).toEqual([]);
+    expect(await eventsOf([kept.sendId])).toEqual([{ send_id: kept.sendId, account_id: kept.audience.accountId }]);
+    // The account's send stays in History without it, and so do its events.
+    expect(await eventsOf([ofAccount.sendId])).toEqual([{ send_id: ofAccount.sendId, account_id: null }]);
   });
 
   it('unsubscribes with one click from every list of the account, once, and the next send leaves them out', async () => {
