@@ -68,3 +68,19 @@ export const startMailgunProcess = async () => {
     close: () => fake.stop(),
   };
 };
+
+/** The line smtp-sink-process.ts prints once it listens. */
+const SMTP_SINK_LINE = /smtp sink (\{.*\})\n/;
+
+/** B1's SMTP sink (smtp-sink-process.ts) in a process of its own on `port`. */
+export const startSmtpSinkProcess = async (port: number) => {
+  const sink = startServerProcess({ PORT: String(port) }, [], path.join(import.meta.dirname, 'smtp-sink-process.ts'));
+  await sink.waitForOutput(SMTP_SINK_LINE);
+  const { counts } = JSON.parse(sink.output().match(SMTP_SINK_LINE)![1]!) as { counts: string };
+  return {
+    pid: sink.child.pid,
+    /** Messages the sink has accepted so far. */
+    accepted: async () => ((await (await fetch(counts)).json()) as { accepted: number }).accepted,
+    close: () => sink.stop(),
+  };
+};
