@@ -10,6 +10,7 @@ import { createDatabase } from '../packages/server/src/platform/db';
 import { hashPassword } from '../packages/server/src/platform/passwords';
 import { freePort, startTestCluster } from '../packages/server/test/cluster';
 import { signInOverHttp, startServerProcess, type TServerProcess } from '../packages/server/test/processes';
+import { countCpu, describeCpu, medianCpu } from './cpu';
 import { median, type TFigure } from './figures';
 import { buildServer, SERVER_ENTRIES, START_FLAGS, startBareFastify } from './servers';
 
@@ -94,7 +95,8 @@ export const runB7 = async (): Promise<TFigure> => {
     if (check.status !== 200) throw new Error(`list route answered ${check.status}`);
 
     const barePort = await freePort();
-    processes.push(await startBareFastify(barePort));
+    const bare = await startBareFastify(barePort);
+    processes.push(bare);
 
     // Transactions committed per request: each statement outside a transaction is one.
     const stats = new pg.Client({ connectionString: cluster.adminUrl });
@@ -107,12 +109,21 @@ export const runB7 = async (): Promise<TFigure> => {
     };
     const ours: (TRun & { statementsPerRequest: number })[] = [];
     const theirs: TRun[] = [];
+    // Where each request's CPU went, by process: the two servers, PostgreSQL, autocannon (here).
+    const processesOf = { 'Sendwell server': server.child.pid, 'bare Fastify': bare.child.pid };
+    const ourCpu: Record<string, number>[] = [];
+    const bareCpu: Record<string, number>[] = [];
     await hammer(`${base}${PATH}`, { cookie }); // warm-up: JIT, pool, plans
     for (let run = 0; run < RUNS; run++) {
       const before = await commits();
+      const cpu = countCpu('autocannon', processesOf);
       const result = await hammer(`${base}${PATH}`, { cookie });
+      ourCpu.push(cpu.perItem(result.total));
       ours.push({ ...result, statementsPerRequest: Number(((await commits()) - before) / result.total) });
-      theirs.push(await hammer(`http://127.0.0.1:${barePort}${PATH}`, {}));
+      const cpuBare = countCpu('autocannon', processesOf);
+      const bareResult = await hammer(`http://127.0.0.1:${barePort}${PATH}`, {});
+      bareCpu.push(cpuBare.perItem(bareResult.total));
+      theirs.push(bareResult);
     }
     const oursRps = median(ours.map((run) => run.requestsPerSecond));
     const bareRps = median(theirs.map((run) => run.requestsPerSecond));
@@ -125,9 +136,9 @@ export const runB7 = async (): Promise<TFigure> => {
       title: 'Authenticated paged list route (`GET /api/notifications`, 20 rows of 1,000) under autocannon -c 100',
       anchor: 'Fastify ~98% of bare node http on hello-world',
       goal: 'p99 < 100 ms at ≥ 1,000 req/s, and ≥ 0.3 of bare Fastify serving the same page from memory in the same run',
-      measured: `${Math.round(oursRps)} req/s, p50 ${median(ours.map((run) => run.p50))} ms, p99 ${p99} ms, ${statements.toFixed(2)} statements per request; bare Fastify (same page from memory) ${Math.round(bareRps)} req/s; ratio ${(oursRps / bareRps).toFixed(2)}`,
+      measured: `${Math.round(oursRps)} req/s, p50 ${median(ours.map((run) => run.p50))} ms, p99 ${p99} ms, ${statements.toFixed(2)} statements per request; bare Fastify (same page from memory) ${Math.round(bareRps)} req/s; ratio ${(oursRps / bareRps).toFixed(2)}. CPU µs per request: ours ${describeCpu(medianCpu(ourCpu))}; bare ${describeCpu(medianCpu(bareCpu))}`,
       isGoalMet: p99 < 100 && oursRps >= 1000 && oursRps / bareRps >= 0.3 && failures === 0,
-      runs: { ours, bare: theirs },
+      runs: { ours, bare: theirs, cpuMicrosPerRequest: medianCpu(ourCpu), bareCpuMicrosPerRequest: medianCpu(bareCpu) },
     };
   } finally {
     for (const process of processes) await process.stop();
