@@ -19,11 +19,16 @@ import { freePort } from '../packages/server/test/cluster';
 import { startServerProcess } from '../packages/server/test/processes';
 import { median, type TFigure } from './figures';
 import { benchEnvironment, createMailgunSend, seedMailgunAccount, seedMailgunList, startBenchMailgun } from './seed';
-import { buildServer, SERVER_ENTRIES, START_FLAGS } from './servers';
+import { buildServer, SERVER_ENTRIES, START_FLAGS, WORKER_FLAGS } from './servers';
 
 const GOAL_MB = 200;
-/** Node flags for every process here: those of `npm start`, or BENCH_B9_NODE_OPTIONS for experiments. */
-const NODE_OPTIONS = process.env.BENCH_B9_NODE_OPTIONS ?? START_FLAGS;
+/**
+ * Node flags of each role's process: the worker's as README's production command runs it
+ * (`WORKER_FLAGS`: npm start's and a 4 MB young generation), the others as `npm start`;
+ * BENCH_B9_NODE_OPTIONS for experiments, for every role.
+ */
+const flagsOf = (role: (typeof ROLES)[number]) =>
+  process.env.BENCH_B9_NODE_OPTIONS ?? (role === 'worker' ? WORKER_FLAGS : START_FLAGS);
 type TEntry = keyof typeof SERVER_ENTRIES;
 /** Which server the send runs on: `built` (default, what `npm start` runs) or `tsx`. */
 const ENTRY: TEntry = process.env.BENCH_B9_ENTRY === 'tsx' ? 'tsx' : 'built';
@@ -41,7 +46,7 @@ export const memoryOf = (pid: number) => {
 /** A fresh process of `role`, left idle for a moment after it is ready: its RSS in MB. */
 const idleRssOf = async (entry: TEntry, role: (typeof ROLES)[number], env: Record<string, string>) => {
   const server = startServerProcess(
-    { ...env, SENDWELL_ROLE: role, LOG_LEVEL: 'info', PORT: String(await freePort()), NODE_OPTIONS },
+    { ...env, SENDWELL_ROLE: role, LOG_LEVEL: 'info', PORT: String(await freePort()), NODE_OPTIONS: flagsOf(role) },
     [],
     SERVER_ENTRIES[entry],
   );
@@ -85,7 +90,7 @@ export const runB9 = async (): Promise<TFigure> => {
           ...env,
           SENDWELL_ROLE: 'worker',
           LOG_LEVEL: 'info',
-          NODE_OPTIONS,
+          NODE_OPTIONS: flagsOf('worker'),
         },
         [],
         SERVER_ENTRIES[ENTRY],
@@ -143,7 +148,7 @@ export const runB9 = async (): Promise<TFigure> => {
       title: `Peak RSS of the worker process (${server}, SENDWELL_ROLE=worker) during a ${RECIPIENTS.toLocaleString('en-US')}-recipient send through the Mailgun API (snapshot and 1,000-recipient batches; the Mailgun fake and the harness in another process); idle RSS of each role`,
       anchor: 'listmonk 57 MB over 7M sends',
       goal: `< ${GOAL_MB} MB (first goal 256 MB, met at 231)`,
-      measured: `${NODE_OPTIONS ? `run with ${NODE_OPTIONS}${NODE_OPTIONS === START_FLAGS ? ' (as npm start)' : ''}: ` : ''}peak RSS ${Math.round(peakMb)} MB (VmHWM, median of ${RUNS} fresh workers; ${Math.round(median(idles))} MB idle after start); ${Math.round(median(rates)).toLocaleString('en-US')} recipients/s from the send's creation to finished. Idle RSS ${SETTLE_MS / 1000} s after start, built (under tsx): ${idleText}`,
+      measured: `the worker run with ${flagsOf('worker')}${flagsOf('worker') === WORKER_FLAGS ? " (as README's worker command)" : ''}, the others with ${flagsOf('web')}: peak RSS ${Math.round(peakMb)} MB (VmHWM, median of ${RUNS} fresh workers; ${Math.round(median(idles))} MB idle after start); ${Math.round(median(rates)).toLocaleString('en-US')} recipients/s from the send's creation to finished. Idle RSS ${SETTLE_MS / 1000} s after start, built (under tsx): ${idleText}`,
       isGoalMet: peakMb < GOAL_MB,
       runs: {
         entry: ENTRY,
