@@ -63,7 +63,7 @@ const describeFailure = (error: unknown, settings: TSmtpSettings, timeoutMs: num
   }
   if (code === 'ETLS' || /STARTTLS|TLS|SSL|wrong version number/i.test(message ?? '')) {
     return new TransportError(
-      `The secure connection to ${settings.host}:${settings.port} failed. Check the encryption: SSL usually uses port 465, TLS port 587.`,
+      `The secure connection to ${settings.host}:${settings.port} failed${message ? ` (${message.slice(0, 200)})` : ''}. Check the encryption: SSL usually uses port 465, TLS port 587.`,
       'TLS',
     );
   }
