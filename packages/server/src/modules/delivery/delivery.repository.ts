@@ -165,8 +165,9 @@ export type TClaimRequest = {
  * statement: recipients never claimed yet first, from where the last such claim ended
  * (`sends.claimed_to`); then, after taking back abandoned claims, those due again
  * (deferred ones whose time has come, and ones given back, through the due index); then,
- * when neither is left, any pending one the first way passed by (one a claim that rolled
- * back held while another went past it). No index names a column a claim writes, so each
+ * when neither is left, any pending one the first way passed by (none should be, since such
+ * claims take turns: a safety net, one scan of the send as its run drains). No index names
+ * a column a claim writes, so each
  * recipient's row is rewritten in place (the migration `send_claims` says why).
  */
 export const claimRecipients = async (
