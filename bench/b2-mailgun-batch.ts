@@ -59,9 +59,9 @@ const measureBatchSends = async ({ recipients: RECIPIENTS, runs: RUNS }: TSetup)
     // The database's part alone: the engine's own statements for the same recipients (the
     // claim that is also the handover mark, settle with its delivery events, the claim's
     // end, counters), 1,000 at a time and as many side by side as dispatch keeps calls in
-    // flight, with no composing and no HTTP call. It says how far the statements every exactly-once send
-    // must make let this machine go. With `claimOnly`, the claims alone: the one write per
-    // recipient that must be committed before the call.
+    // flight, with no composing and no HTTP call. It says how far the statements every
+    // exactly-once send must make let this machine go. With `claimOnly`, the claims alone:
+    // the one write per recipient that must be committed before the call.
     let seeded = RUNS;
     const statementsAlone = async (claimOnly: boolean) => {
       const listId = await seedMailgunList(platform, owner, seeded++, RECIPIENTS);

@@ -60,6 +60,9 @@ const isAbandoned = (ownKeys: number[]) => sql<boolean>`
    or ((c.worker_key is null or (c.worker_key not in (${liveKeys}) and c.worker_key <> all(${ownKeys}::bigint[])))
        and not (c.created_at < pg_postmaster_start_time() and now() < pg_postmaster_start_time() + ${RESTART_GRACE})))`;
 
+/** What a recipient's row holds of a claim, cleared when the claim lets it go. */
+const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
+
 /**
  * Ends claims of a send (`which`: a condition on the claim `c`), deleting their rows: a
  * recipient still held by one whose message was never handed over goes back to pending,
@@ -84,7 +87,7 @@ const endClaims = async (
              attempts = case when r.started_at is null then greatest(r.attempts - 1, 0) else r.attempts end,
              error = case when r.started_at is null then r.error else ${ABANDONED_HANDOVER_ERROR} end,
              next_attempt_at = case when r.started_at is null then now() else r.next_attempt_at end,
-             lease_token = null, lease_until = null, worker_key = null, updated_at = now()
+             ${released}
         from ended
        where r.send_id = ${sendId} and r.id between ended.first_id and ended.last_id
          and r.lease_token = ended.lease_token and r.status = 'sending'
@@ -131,8 +134,8 @@ export const endClaim = async (
 ) => {
   if (unstarted.length > 0) {
     await sql`
-      update send_recipients set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
-             started_at = null, attempts = attempts - 1, next_attempt_at = now(), updated_at = now()
+      update send_recipients set status = 'pending', started_at = null, attempts = attempts - 1,
+             next_attempt_at = now(), ${released}
        where id = any(${unstarted}::bigint[]) and lease_token = ${leaseToken}`.execute(executor);
   }
   await endClaims(executor, sendId, source, sql<boolean>`c.lease_token = ${leaseToken}`);
@@ -167,14 +170,15 @@ export type TClaimRequest = {
  * (deferred ones whose time has come, and ones given back, through the due index); then,
  * when neither is left, any pending one the first way passed by (none should be, since such
  * claims take turns: a safety net, one scan of the send as its run drains). No index names
- * a column a claim writes, so each
- * recipient's row is rewritten in place (the migration `send_claims` says why).
+ * a column a claim writes, so each recipient's row is rewritten in place (the migration
+ * `send_claims` says why).
  */
 export const claimRecipients = async (
   db: Executor,
   { sendId, leaseToken, leaseMs, workerKey, ownKeys, limit, handOver = false, source }: TClaimRequest,
 ) => {
-  const take = async (which: ReturnType<typeof sql>, order: ReturnType<typeof sql>, isNew: boolean) =>
+  const leaseEnd = sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+  const take = async (which: ReturnType<typeof sql>, order: ReturnType<typeof sql>, { movesCursor = false } = {}) =>
     (
       await sql<TClaimed>`
         with picked as (
@@ -184,8 +188,7 @@ export const claimRecipients = async (
            limit ${limit}
              for update skip locked),
         claimed as (
-          update send_recipients r set status = 'sending', lease_token = ${leaseToken},
-                 lease_until = now() + ${`${leaseMs} milliseconds`}::interval,
+          update send_recipients r set status = 'sending', lease_token = ${leaseToken}, lease_until = ${leaseEnd},
                  worker_key = ${workerKey}, started_at = ${handOver ? sql`now()` : null},
                  next_attempt_at = null, attempts = attempts + 1, updated_at = now()
             from picked
@@ -193,13 +196,16 @@ export const claimRecipients = async (
           returning r.id, r.email, r.name, r.fields, r.headers, r.token, r.attempts),
         claim as (
           insert into send_claims (lease_token, send_id, worker_key, lease_until, first_id, last_id)
-          select ${leaseToken}, ${sendId}, ${workerKey}, now() + ${`${leaseMs} milliseconds`}::interval,
-                 min(id), max(id)
+          select ${leaseToken}, ${sendId}, ${workerKey}, ${leaseEnd}, min(id), max(id)
             from claimed
-          having count(*) > 0),
-        moved as (
-          update sends set claimed_to = greatest(claimed_to, (select max(id) from claimed))
-           where id = ${sendId} and ${isNew ? sql`true` : sql`false`} and exists (select 1 from claimed))
+          having count(*) > 0)
+        ${
+          movesCursor
+            ? sql`, moved as (
+                update sends set claimed_to = greatest(claimed_to, (select max(id) from claimed))
+                 where id = ${sendId} and exists (select 1 from claimed))`
+            : sql``
+        }
         select * from claimed order by id`.execute(db)
     ).rows;
   const byId = sql`id`;
@@ -209,18 +215,14 @@ export const claimRecipients = async (
   const fresh = await take(
     sql`id > (select claimed_to from sends where id = ${sendId} for no key update) and status = 'pending'`,
     byId,
-    true,
+    { movesCursor: true },
   );
   if (fresh.length > 0) return fresh;
   await reapAbandonedClaims(db, sendId, source, ownKeys);
   // Through the due index, in the order they fell due.
-  const due = await take(
-    sql`next_attempt_at <= now() and status in ('pending', 'deferred')`,
-    sql`next_attempt_at, id`,
-    false,
-  );
+  const due = await take(sql`next_attempt_at <= now() and status in ('pending', 'deferred')`, sql`next_attempt_at, id`);
   if (due.length > 0) return due;
-  return take(sql`status = 'pending'`, byId, false);
+  return take(sql`status = 'pending'`, byId);
 };
 
 export type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
@@ -234,8 +236,8 @@ export type TOutcome = 'sent' | 'deferred' | 'failed' | 'unknown';
 export const releaseClaim = async (executor: Executor, leaseToken: string) => {
   await sql`
     with ended as (delete from send_claims where lease_token = ${leaseToken} returning send_id, first_id, last_id)
-    update send_recipients r set status = 'pending', lease_token = null, lease_until = null, worker_key = null,
-           started_at = null, attempts = greatest(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
+    update send_recipients r set status = 'pending', started_at = null, attempts = greatest(attempts - 1, 0),
+           next_attempt_at = now(), ${released}
       from ended
      where r.send_id = ended.send_id and r.id between ended.first_id and ended.last_id
        and r.lease_token = ${leaseToken} and r.status = 'sending'`.execute(executor);
@@ -246,7 +248,6 @@ export type TSettleContext = { sendId: number; userId: number; accountId: number
 
 /** The recipient columns a settle gives back, for its event. */
 const SETTLED = sql`returning id, send_id, user_id, email, status`;
-const released = sql`lease_token = null, lease_until = null, worker_key = null, updated_at = now()`;
 
 /**
  * Records one recipient's outcome and its delivery event in one statement, only while the
@@ -351,7 +352,7 @@ export const recordClaimProgress = async (
   const settling = sql`
     settled as (
       update send_recipients r set status = 'sent', sent_at = now(), provider_id = a.provider_id, error = null,
-             lease_token = null, lease_until = null, worker_key = null, updated_at = now()
+             ${released}
         from unnest(${accepted.map((item) => item.id)}::bigint[], ${accepted.map((item) => item.providerId)}::text[])
              as a (id, provider_id)
        where r.id = a.id and r.lease_token = ${leaseToken}
@@ -363,12 +364,10 @@ export const recordClaimProgress = async (
   const query =
     accepted.length === 0
       ? sql`with ${marking} select 'marked' as kind, id from marked`
-      : marks.length === 0
-        ? sql`with ${settling} select 'settled' as kind, recipient_id as id from events`
-        : sql`with ${marking}, ${settling}
-              select 'marked' as kind, id from marked
-              union all
-              select 'settled' as kind, recipient_id as id from events`;
+      : sql`with ${marking}, ${settling}
+            select 'marked' as kind, id from marked
+            union all
+            select 'settled' as kind, recipient_id as id from events`;
   const rows = await sql<{ kind: 'marked' | 'settled'; id: string }>`${query}`.execute(db);
   const of = (kind: 'marked' | 'settled') =>
     new Set(rows.rows.filter((row) => row.kind === kind).map((row) => Number(row.id)));
