@@ -74,7 +74,7 @@ export const runB1 = async (): Promise<TFigure> => {
       // The message the engine sends (HTML, its plain-text part, List-Unsubscribe, a
       // Message-ID), built for a recipient of the send: the raw client sends it as it is.
       const send = await platform.db.selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
-      const message = buildMessage(platform, send, {
+      const message = await buildMessage(platform, send, {
         email: 'raw@example.com',
         name: 'Reader',
         fields: {},

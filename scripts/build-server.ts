@@ -1,6 +1,7 @@
 /**
  * The server build (`npm run build`, `npm start`, `npm run admin`): esbuild bundles
- * `packages/server/src/main.ts` and `admin.ts` into `packages/server/dist/` as ESM for
+ * `packages/server/src/main.ts`, `admin.ts` and `cpu-tasks.ts` (what the CPU pool's threads
+ * run) into `packages/server/dist/` as ESM for
  * Node 20, with source maps (run them with `node --enable-source-maps` so stack traces
  * name the .ts files). Dependencies stay in node_modules, imported at run time; only our
  * own code is bundled, the workspace package `@sendwell/contracts` included (it exports
@@ -57,7 +58,12 @@ const sourceLocatedImportMeta: Plugin = {
 
 const started = performance.now();
 const result = await build({
-  entryPoints: { main: path.join(serverRoot, 'src/main.ts'), admin: path.join(serverRoot, 'src/admin.ts') },
+  entryPoints: {
+    main: path.join(serverRoot, 'src/main.ts'),
+    admin: path.join(serverRoot, 'src/admin.ts'),
+    // What the CPU pool's threads load (`platform/cpu-pool.ts`).
+    'cpu-tasks': path.join(serverRoot, 'src/cpu-tasks.ts'),
+  },
   outdir,
   bundle: true,
   splitting: true,
@@ -72,6 +78,8 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
   plugins: [externalPackages, sourceLocatedImportMeta],
+  // The CPU pool loads `dist/cpu-tasks.js` when built, and bundles the sources itself when not.
+  define: { __SENDWELL_BUILT__: 'true' },
 });
 
 // Drop what an earlier build left (chunks of another hash). A running server has loaded

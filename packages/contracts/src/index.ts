@@ -10,6 +10,7 @@ export * from './campaigns/campaigns';
 export * from './contact/contact.routes';
 export * from './credits/credits';
 export * from './credits/credits.routes';
+export * from './html/html-bounds';
 export * from './http/errors';
 export * from './http/routes';
 export * from './http/uploads';

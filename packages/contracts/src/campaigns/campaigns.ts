@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasTextOutsideTags, userHtml } from '../html/html-bounds';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
@@ -49,7 +50,7 @@ export const ZCampaignStart = z.object({
   senderName: line(120).default(''),
   alias: line(64).default(''),
   useSubdomain: z.boolean().default(false),
-  signature: z.string().max(20_000).default(''),
+  signature: userHtml(20_000).default(''),
 });
 export type TCampaignStart = z.input<typeof ZCampaignStart>;
 
@@ -106,10 +107,7 @@ export const ZCampaignRecipients = ZTemporary.extend({
 export const ZFollowUp = z.object({
   waitDays: z.coerce.number().int().min(1).max(365).default(5),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
-  body: z
-    .string()
-    .max(2_000_000)
-    .refine((value) => value.replace(/<[^>]*>/g, '').trim() !== '', { message: CAMPAIGN_MESSAGES.bodyRequired }),
+  body: userHtml(2_000_000).refine(hasTextOutsideTags, { message: CAMPAIGN_MESSAGES.bodyRequired }),
 });
 export type TFollowUp = z.input<typeof ZFollowUp>;
 
@@ -130,12 +128,9 @@ export type TClickFollowUp = z.input<typeof ZClickFollowUp>;
 export const ZDripEmail = z.object({
   id: z.number().int().positive().optional(),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
-  body: z
-    .string()
-    .max(2_000_000)
-    .refine((value) => value.replace(/<[^>]*>/g, '').trim() !== '' || /<img\b/i.test(value), {
-      message: CAMPAIGN_MESSAGES.bodyRequired,
-    }),
+  body: userHtml(2_000_000).refine((value) => hasTextOutsideTags(value) || /<img\b/i.test(value), {
+    message: CAMPAIGN_MESSAGES.bodyRequired,
+  }),
   replyTo: line(320)
     .refine((value) => value === '' || z.email().safeParse(value).success, {
       message: CAMPAIGN_MESSAGES.replyToInvalid,
@@ -279,7 +274,7 @@ export const ZCampaignSettings = z.object({
   title: line(200).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.titleRequired })),
   from: line(120).default(''),
   alias: line(64).optional(),
-  signature: z.string().max(20_000).default(''),
+  signature: userHtml(20_000).default(''),
   mailPerDay: z.coerce.number().int().min(1).max(100_000),
   mailPerDelay: z.coerce.number().int().min(120, { message: CAMPAIGN_MESSAGES.mailPerDelayMin }).max(86_400),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZFilterDate } from '../credits/credits';
+import { userHtml } from '../html/html-bounds';
 import { pagedResponse, pageQuery } from '../paging/paging';
 import { ZAbTestPart, ZAbTestResult } from './ab-test';
 
@@ -123,7 +124,7 @@ export const ZScheduledPage = pagedResponse(ZScheduledEmail);
 /** What Edit Scheduled Email may change; the delivery time is required and in the future. */
 export const ZScheduledEdit = z.object({
   subject: z.string().trim().min(1, 'The subject is required.').max(998),
-  message: z.string().min(1, 'The message is required.').max(2_000_000),
+  message: userHtml(2_000_000).pipe(z.string().min(1, 'The message is required.')),
   cc: z.string().max(2000).default(''),
   bcc: z.string().max(2000).default(''),
   reply_to: z.string().max(320).default(''),

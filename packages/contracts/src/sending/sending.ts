@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_PROVIDERS } from '../accounts/accounts';
+import { userHtml } from '../html/html-bounds';
 import { DEFAULT_TIME_ZONE, wallClock, zonedInstant } from '../time/zones';
 import { AB_MESSAGES, AB_METRICS, AB_TEST_LIMITS } from './ab-test';
 
@@ -242,10 +243,7 @@ export const ZSendEmailRequest = z.object({
   reply: headerText(320)
     .refine((value) => value === '' || z.email().safeParse(value).success, { message: SEND_MESSAGES.replyToInvalid })
     .default(''),
-  message: z
-    .string()
-    .max(2_000_000)
-    .refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+  message: userHtml(2_000_000).refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
   delivery: z.string().trim().max(40).default(''),
   sendLater: z.boolean().optional(),
   storageId: z.string().trim().max(100).optional(),
@@ -388,10 +386,7 @@ export type TTemplate = z.infer<typeof ZTemplate>;
 export const ZSaveTemplateRequest = z.object({
   name: z.string().trim().min(1, { message: SEND_MESSAGES.templateNameRequired }).max(120),
   subject: z.string().max(998).default(''),
-  html: z
-    .string()
-    .max(2_000_000)
-    .refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+  html: userHtml(2_000_000).refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
 });
 export type TSaveTemplateRequest = z.input<typeof ZSaveTemplateRequest>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userHtml } from '../html/html-bounds';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute, ZIdParams } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
@@ -133,10 +134,7 @@ export const ZSpamTestRequest = ZSendEmailRequest.pick({
   useSubdomain: true,
   subject: true,
 }).extend({
-  mail_body: z
-    .string()
-    .max(2_000_000)
-    .refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+  mail_body: userHtml(2_000_000).refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
 });
 export type TSpamTestRequest = z.input<typeof ZSpamTestRequest>;
 

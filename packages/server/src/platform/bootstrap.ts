@@ -2,6 +2,7 @@ import { allJobs, moduleHooks } from '../modules';
 import { createStripe } from '../providers/stripe';
 import { hasWorker, type TConfig } from './config';
 import type { TPlatform } from './context';
+import { createCpuPool } from './cpu-pool';
 import { createDatabase, isDatabaseShutdown, type TDatabase } from './db';
 import { startEmbeddedPostgres, type TEmbeddedPostgres } from './embedded-postgres';
 import { createLogger } from './logging';
@@ -97,6 +98,7 @@ export const openPlatform = async (
           : log.warn({ err: error }, 'shared slots connection lost; the slots it held are free again'),
       ),
       stopping: stopping.signal,
+      cpu: createCpuPool({ threads: config.messageWork.threads, maxQueue: 64, memoryMb: 256 }),
     };
     let queueStopped: Promise<void> | undefined;
     const beginStop = () => {
@@ -114,6 +116,7 @@ export const openPlatform = async (
       close: async () => {
         beginStop();
         await queueStopped;
+        await platform.cpu.close();
         await platform.presence.close();
         await platform.sharedSlots.close();
         await database.close();

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { GENERIC_EMAIL_PREFIXES } from '@sendwell/contracts';
 import { z } from 'zod';
@@ -40,6 +41,10 @@ const ZEnvironment = z.object({
   MAIL_FROM: z.string().default('Sendwell <no-reply@localhost>'),
   WEB_DIST_DIR: z.string().optional(),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** Threads for heavy message work (text parts, reading messages); default: the cores but one, 1 to 4. */
+  MESSAGE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /** How long one piece of that work may take before it is ended and reported (a send fails with the reason). */
+  MESSAGE_WORK_TIMEOUT_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   /** How long a request waits for a free database connection before it answers 503. */
   DB_ACQUIRE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
   /** PostgreSQL ends a session idle this long inside a transaction, releasing its locks and connection. */
@@ -168,6 +173,8 @@ export type TConfig = {
   mailFrom: string;
   webDistDir: string;
   dbPoolSize: number;
+  /** The CPU pool (`cpu-pool.ts`): its threads, and how long a task may run. */
+  messageWork: { threads: number; timeoutMs: number };
   dbAcquireTimeoutMs: number;
   dbIdleInTransactionTimeoutMs: number;
   http: { requestTimeoutMs: number; headersTimeoutMs: number; idleTimeoutMs: number; keepAliveTimeoutMs: number };
@@ -368,6 +375,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     mailFrom: e.MAIL_FROM,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../../web/dist', import.meta.url).pathname),
     dbPoolSize: e.DB_POOL_SIZE,
+    messageWork: {
+      threads: e.MESSAGE_THREADS ?? Math.min(4, Math.max(1, os.availableParallelism() - 1)),
+      timeoutMs: e.MESSAGE_WORK_TIMEOUT_SECONDS * 1000,
+    },
     dbAcquireTimeoutMs: Math.round(e.DB_ACQUIRE_TIMEOUT_SECONDS * 1000),
     dbIdleInTransactionTimeoutMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS * 1000,
     http: {

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { TModuleHooks } from '../modules/module';
 import type { TStripe } from '../providers/stripe';
 import type { TConfig } from './config';
+import type { TCpuPool } from './cpu-pool';
 import type { Db } from './db';
 import type { TMailer } from './mailer';
 import type { TPresence } from './presence';
@@ -45,4 +46,6 @@ export type TPlatform = {
   hooks: TModuleHooks;
   /** Limits counted across every process, held in PostgreSQL (verification's connections per mail server, R36). */
   sharedSlots: TSlotPool;
+  /** Threads for heavy message work (text parts, reading messages), off the event loop (R40). */
+  cpu: TCpuPool;
 };

@@ -1,6 +1,7 @@
 import type { TErrorBody, TValidationErrorBody } from '@sendwell/contracts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { CpuTaskError } from './cpu-pool';
 import { isPoolExhausted } from './db';
 import { HttpError, ValidationError } from './errors';
 
@@ -14,8 +15,8 @@ const validationBody = (errors: Record<string, string[]>): TValidationErrorBody 
 
 /**
  * One place that turns errors into answers: schema failures and ValidationError → 422,
- * HttpError → its status with `{status: false, message}`, no free database connection →
- * 503, anything else → 500 with a message that leaks nothing, logged with the request id.
+ * HttpError → its status with `{status: false, message}`, no free database connection or
+ * no room in the CPU pool → 503, anything else → 500 with a message that leaks nothing, logged with the request id.
  */
 export const handleError = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -42,9 +43,13 @@ export const handleError = (error: FastifyError | Error, request: FastifyRequest
     // Fastify's own client errors (bad JSON, body too large): their messages are safe to show.
     return reply.code(statusCode).send({ status: false, message: error.message } satisfies TErrorBody);
   }
-  if (isPoolExhausted(error)) {
-    // Every connection was busy for DB_ACQUIRE_TIMEOUT_SECONDS: say so now rather than hold the caller.
-    request.log.warn('no database connection free in time; answered 503');
+  const isCpuBusy = error instanceof CpuTaskError && error.kind === 'busy';
+  if (isPoolExhausted(error) || isCpuBusy) {
+    // Every connection was busy for DB_ACQUIRE_TIMEOUT_SECONDS, or the CPU pool's queue is full:
+    // say so now rather than hold the caller.
+    request.log.warn(
+      isCpuBusy ? 'the CPU pool had no room; answered 503' : 'no database connection free in time; answered 503',
+    );
     return reply
       .code(503)
       .header('retry-after', '5')

@@ -13,7 +13,7 @@ import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
 import { accountDkimSelector, findAccountRow } from '../accounts/accounts.service';
 import { campaignStartFacts } from '../campaigns/campaigns.service';
-import { composeSample, recentListFigures } from '../delivery/delivery.service';
+import { composeSample, MessageComposeError, recentListFigures } from '../delivery/delivery.service';
 import { audienceFacts } from '../lists/lists.service';
 import { checkSendForm, resolveSender } from '../send-email/send-email.service';
 import { checkComposedMessage } from '../spam-test/spam-test.service';
@@ -410,19 +410,37 @@ const messageItems = async (
   sender: { fromName: string; fromAddress: string },
   message: TCheckedMessage,
 ) => {
-  const raw = await composeSample(platform, {
-    userId,
-    fromName: sender.fromName,
-    fromAddress: sender.fromAddress,
-    subject: message.subject,
-    html: message.html,
-    replyTo: message.replyTo,
-    trackOpens: message.trackOpens,
-    trackClicks: message.trackClicks,
-  });
-  const content = await checkComposedMessage(platform, raw);
   const prefix = message.label ? `${message.label}: ` : '';
   const idPrefix = message.label ? `${message.label.toLowerCase().replace(/\W+/g, '-')}-` : '';
+  let raw: Buffer;
+  try {
+    raw = await composeSample(platform, {
+      userId,
+      fromName: sender.fromName,
+      fromAddress: sender.fromAddress,
+      subject: message.subject,
+      html: message.html,
+      replyTo: message.replyTo,
+      trackOpens: message.trackOpens,
+      trackClicks: message.trackClicks,
+    });
+  } catch (error) {
+    // HTML the engine cannot compose (a drip step stored before the bounds of R40, or past a
+    // CPU thread's time) would fail its send: the check says so instead of scoring it.
+    if (!(error instanceof MessageComposeError)) throw error;
+    const items = [
+      item(
+        'message',
+        `${idPrefix}message-score`,
+        `${prefix}Content score`,
+        'fail',
+        `This email could not be composed: ${error.message}`,
+        'Change the message; a send of it would fail.',
+      ),
+    ];
+    return { items, score: 0 };
+  }
+  const content = await checkComposedMessage(platform, raw);
   const items = [
     item(
       'message',

@@ -173,7 +173,7 @@ describe('VERP addresses', () => {
       track_opens: false,
       track_clicks: false,
     };
-    const message = buildMessage(t.platform, send as never, {
+    const message = await buildMessage(t.platform, send as never, {
       id: 42,
       email: 'ann@example.com',
       name: '',

@@ -1,7 +1,8 @@
 import { renderMergeFields, ZSendEmailRequest } from '@sendwell/contracts';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cpuClock } from '../../../test/cpu-clock';
 import type { TPlatform } from '../../platform/context';
+import { createCpuPool } from '../../platform/cpu-pool';
 import {
   buildBatchMessage,
   buildMessage,
@@ -12,11 +13,13 @@ import {
 } from './message';
 import { linksOf, trackHtml } from './tracking-links';
 
-/** What composing reads of the platform: its public address and signing key. */
+/** What composing reads of the platform: its public address, signing key, and the CPU pool that makes text parts. */
 const platform = {
-  config: { publicUrl: 'https://sendwell.test', port: 0 },
+  config: { publicUrl: 'https://sendwell.test', port: 0, messageWork: { threads: 1, timeoutMs: 120_000 } },
   secrets: { signingKey: Buffer.from('compose-test-signing-key') },
+  cpu: createCpuPool({ threads: 1, maxQueue: 64, memoryMb: 256 }),
 } as unknown as TPlatform;
+afterAll(() => platform.cpu.close());
 
 const sendOf = (html: string, changes: object = {}) =>
   ({
@@ -97,10 +100,10 @@ describe('link tracking', () => {
     expect(tracked).toBe('<!--[if mso]><a href="https://t.test/1">o</a><![endif]--><a href=https://t.test/2>b</a>');
   });
 
-  it('tracks a whole message as before: each web link through the tracker, the pixel before </body>', () => {
+  it('tracks a whole message as before: each web link through the tracker, the pixel before </body>', async () => {
     const html = ORDINARY_HTML[1]!;
     const links = new Map(linksOf(html).map((url, index) => [url, index + 1]));
-    const message = buildMessage(platform, sendOf(html), recipient, links);
+    const message = await buildMessage(platform, sendOf(html), recipient, links);
     expect(message.html).toContain(`href='https://sendwell.test/api/t/c/${refOf(platform, 'tracking', recipient)}/1/`);
     expect(message.html).not.toMatch(/href\s*=\s*["']https?:\/\/acme\.test\/(offer|UPPER)/i);
     // A target holding a merge field differs per recipient: it is no stored link, and stays.
@@ -114,34 +117,28 @@ describe('link tracking', () => {
 });
 
 describe('composing a message', () => {
-  it('composes merge fields named like Object.prototype members as missing, instead of throwing', () => {
+  it('composes merge fields named like Object.prototype members as missing, instead of throwing', async () => {
     const send = sendOf('<p>{{constructor}}{{__proto__::x}}{{toString}}</p>', { subject: '{{hasOwnProperty::Hi}}' });
-    const message = buildMessage(platform, send, recipient);
+    const message = await buildMessage(platform, send, recipient);
     expect(message.subject).toBe('Hi');
     expect(message.html).toContain('<p>x</p>');
-    const { variablesOf } = buildBatchMessage(platform, send, new Map());
+    const { variablesOf } = await buildBatchMessage(platform, send, new Map());
     expect(Object.values(variablesOf(recipient))).toEqual(expect.arrayContaining(['x', 'Hi']));
   });
 
-  it('refuses, with MessageComposeError, a message that would grow past the limit with its fields', () => {
+  it('refuses, with MessageComposeError, a message that would grow past the limit with its fields', async () => {
     const big = { ...recipient, fields: { bio: 'b'.repeat(100_000) } };
     const send = sendOf(`<p>${'{{bio}} '.repeat(200)}</p>`);
-    const error = (() => {
-      try {
-        buildMessage(platform, send, big);
-      } catch (caught) {
-        return caught;
-      }
-    })();
+    const error = await buildMessage(platform, send, big).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MessageComposeError);
     expect(error).toMatchObject({ name: 'MessageComposeError', reason: 'too-large' });
     expect((error as Error).message).toContain(MAX_MESSAGE_CHARS.toLocaleString('en-US'));
     // The same send composes for a recipient whose field is small.
-    expect(buildMessage(platform, send, recipient).html).toContain('<p>');
+    expect((await buildMessage(platform, send, recipient)).html).toContain('<p>');
   });
 
-  it('gives every message a plain-text part from its HTML, fields filled unescaped, with the unsubscribe address', () => {
-    const message = buildMessage(
+  it('gives every message a plain-text part from its HTML, fields filled unescaped, with the unsubscribe address', async () => {
+    const message = await buildMessage(
       platform,
       sendOf('<h1>Hello {{name}}</h1><p>Read <a href="https://acme.test/news">the news</a>.<img src="x.png"></p>'),
       { ...recipient, name: 'Ann & Bob <team>' },
@@ -154,10 +151,10 @@ describe('composing a message', () => {
     expect(message.text).toMatch(/Unsubscribe: https:\/\/\S+\/unsubscribe\/\S+/);
   });
 
-  it('fills one prepared message per recipient with their own values, tracking addresses and headers', () => {
+  it('fills one prepared message per recipient with their own values, tracking addresses and headers', async () => {
     const html = '<p>Hi {{name}} from {{city::nowhere}}</p><a href="https://acme.test/a">a</a>';
     const links = new Map([['https://acme.test/a', 4]]);
-    const messageOf = prepareMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), links);
+    const messageOf = await prepareMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), links);
     // A value that looks like a marker or a Mailgun variable is only text.
     const bob = {
       email: 'bob@example.com',
@@ -169,7 +166,7 @@ describe('composing a message', () => {
     };
     const [ann, other] = [messageOf(recipient), messageOf(bob)];
     // The same as composing each recipient's message on its own.
-    expect(ann).toEqual(buildMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), recipient, links));
+    expect(ann).toEqual(await buildMessage(platform, sendOf(html, { subject: 'For {{name}}\n!' }), recipient, links));
     expect(ann.html).toContain('Hi Ann from Oslo');
     expect(other.html).toContain('Hi \uE000abc.0\uE001 %recipient.token% from nowhere');
     expect(other.subject).toBe('For \uE000abc.0\uE001 %recipient.token% !');
@@ -186,8 +183,8 @@ describe('composing a message', () => {
     expect(ann.headers).not.toHaveProperty('In-Reply-To');
   });
 
-  it('gives a field used many times one batch variable', () => {
-    const { template, variablesOf } = buildBatchMessage(
+  it('gives a field used many times one batch variable', async () => {
+    const { template, variablesOf } = await buildBatchMessage(
       platform,
       sendOf('{{name}} {{name}} {{name::x}} {{name}}', { subject: '{{name}}' }),
       new Map(),
@@ -200,14 +197,14 @@ describe('composing a message', () => {
   });
 });
 
-describe('one reference per purpose (R34)', () => {
+describe('one reference per purpose (R34)', async () => {
   const html = '<p>Hi</p><a href="https://acme.test/a">a</a>';
   const links = new Map([['https://acme.test/a', 4]]);
   const withBounces = {
     ...platform,
     config: { ...platform.config, bounces: { domain: 'b.sendwell.test' } },
   } as TPlatform;
-  const message = buildMessage(withBounces, sendOf(html), recipient, links);
+  const message = await buildMessage(withBounces, sendOf(html), recipient, links);
   const refs = {
     verp: /^bounces\+([^@]+)@/.exec(message.envelopeFrom ?? '')?.[1],
     messageId: /^<([^@]+)@/.exec(message.headers?.['Message-ID'] ?? '')?.[1],
@@ -254,10 +251,10 @@ describe('bounded time on hostile input (R24)', () => {
     'body closings': (size) => fill(size, '</body'),
   };
 
-  /** How long one step took, in milliseconds of CPU (`cpuClock`). */
-  const timed = (step: () => unknown) => {
+  /** How long one step took, in milliseconds of CPU (`cpuClock`: the process's, its CPU pool's threads included). */
+  const timed = async (step: () => unknown) => {
     const elapsed = cpuClock();
-    step();
+    await step();
     return elapsed();
   };
 
@@ -280,15 +277,15 @@ describe('bounded time on hostile input (R24)', () => {
       links: () => {
         links = new Map(linksOf(html).map((url, index) => [url, index + 1]));
       },
-      message: () => {
+      message: async () => {
         try {
-          buildMessage(platform, sendOf(html, { subject: html.slice(0, 998) }), recipient, links);
+          await buildMessage(platform, sendOf(html, { subject: html.slice(0, 998) }), recipient, links);
         } catch (error) {
           // Too large is an answer too; anything else is not.
           expect(error).toBeInstanceOf(MessageComposeError);
         }
       },
-      batch: () => buildBatchMessage(platform, sendOf(html), links).variablesOf(recipient),
+      batch: async () => (await buildBatchMessage(platform, sendOf(html), links)).variablesOf(recipient),
       preview: () => renderMergeFields(html, recipient, true),
     };
   };
@@ -308,7 +305,7 @@ describe('bounded time on hostile input (R24)', () => {
   const CLOCK_FLOOR_MS = 2;
   it.each(Object.keys(hostile))(
     'composes a message of %s in time that grows linearly with its size, up to 2 MB',
-    (label) => {
+    async (label) => {
       const large = steps(hostile[label]!(TWO_MB));
       const small = steps(hostile[label]!(EIGHTH));
       const least = { large: {} as Record<string, number>, small: {} as Record<string, number> };
@@ -325,7 +322,7 @@ describe('bounded time on hostile input (R24)', () => {
           ['large', large],
         ] as const) {
           for (const [step, run] of Object.entries(timedSteps)) {
-            least[size][step] = Math.min(least[size][step] ?? Number.POSITIVE_INFINITY, timed(run));
+            least[size][step] = Math.min(least[size][step] ?? Number.POSITIVE_INFINITY, await timed(run));
           }
         }
         if (Object.values(growth()).every((ratio) => ratio < MAX_GROWTH)) break;

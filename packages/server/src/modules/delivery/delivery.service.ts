@@ -619,7 +619,15 @@ export {
 export { PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 /** The one record of what happened to each message, for the delivery-events module to add to. */
 export { findRecordedProviderIds, insertDeliveryEvents, type TNewDeliveryEvent } from './event-record';
-export { composeSample, fromHeader, messageIdOf, RECIPIENT_VARIABLE, refOfMessageId, refOfVerp } from './message';
+export {
+  composeSample,
+  fromHeader,
+  MessageComposeError,
+  messageIdOf,
+  RECIPIENT_VARIABLE,
+  refOfMessageId,
+  refOfVerp,
+} from './message';
 export { isRefForm, type TRefPurpose } from './recipient-refs';
 /** Composition pieces the intake checks against: tracking signatures, the VERP form, Message-IDs. */
 export { isTrackingSignature } from './tracking-links';

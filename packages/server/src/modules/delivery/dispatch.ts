@@ -33,7 +33,7 @@ import {
   type TOutcome,
   type TSettleContext,
 } from './delivery.repository';
-import { buildBatchMessage, prepareMessage } from './message';
+import { buildBatchMessage, MessageComposeError, prepareMessage } from './message';
 import { notifySendEnded } from './send-ended';
 import { linksOfSend } from './tracking-links';
 
@@ -229,10 +229,7 @@ const dispatchRun = async (
     // The plan no longer allows this account (a downgrade): the send stops and says why,
     // instead of being retried forever.
     if (!(error instanceof HttpError) || error.code !== 'UPGRADE_REQUIRED') throw error;
-    await platform.db.transaction().execute(async (trx) => {
-      if (await failSend(trx, sendId, PLAN_WITHOUT_ACCOUNTS)) await notifySendEnded(platform, trx, sendId);
-    });
-    await publishProgress(platform, sendId, { force: true });
+    await endFailed(platform, sendId, PLAN_WITHOUT_ACCOUNTS);
     return null;
   }
   const links = send.track_clicks ? await linksOfSend(platform.db, sendId) : new Map<string, number>();
@@ -242,7 +239,17 @@ const dispatchRun = async (
     if (send.waiting_until) {
       await clearWaiting(platform.db, sendId);
     }
-    const outcome = await sendClaims(platform, send, transport, links, cap);
+    let outcome: Awaited<ReturnType<typeof sendClaims>>;
+    try {
+      outcome = await sendClaims(platform, send, transport, links, cap);
+    } catch (error) {
+      // The send's HTML cannot be composed for anyone (stored before the bounds of R40, or
+      // past a CPU thread's time): it fails once, with the reason, instead of being retried.
+      if (!(error instanceof MessageComposeError) || error.reason !== 'uncomposable') throw error;
+      platform.log.warn({ sendId, reason: error.message }, 'send failed: its message cannot be composed');
+      await endFailed(platform, sendId, `This email could not be composed: ${error.message}`.slice(0, 1000));
+      return null;
+    }
     // A paused or cancelled send waits as it is; a drained one is finished or rescheduled;
     // a capped one waits for tomorrow unless nothing is left; one this process stopped
     // sending (it is stopping) goes on at once in another worker.
@@ -259,6 +266,14 @@ const dispatchRun = async (
   } finally {
     if (!options.transport) transport.close();
   }
+};
+
+/** A send that cannot go on ends `failed`, once, its reason (`note`) on its progress card and in History. */
+const endFailed = async (platform: TPlatform, sendId: number, note: string) => {
+  await platform.db.transaction().execute(async (trx) => {
+    if (await failSend(trx, sendId, note)) await notifySendEnded(platform, trx, sendId);
+  });
+  await publishProgress(platform, sendId, { force: true });
 };
 
 /**
@@ -315,7 +330,7 @@ const sendClaims = async (
   const timeZone = cap === null ? null : await timeZoneOf(platform.db, send.user_id);
   if (transport.sendBatch) {
     const sendBatch = transport.sendBatch;
-    const { template, variablesOf } = buildBatchMessage(platform, send, links);
+    const { template, variablesOf } = await buildBatchMessage(platform, send, links);
     // Calls in flight at once: some are prepared and checkpointed while others travel.
     const worker = async (): Promise<'drained' | 'stopped' | 'handed-on'> => {
       for (;;) {
@@ -368,7 +383,7 @@ const sendClaims = async (
     if (ended.includes('handed-on')) return 'handed-on';
     return ended.every((end) => end === 'drained') ? 'drained' : 'stopped';
   }
-  const messageOf = prepareMessage(platform, send, links);
+  const messageOf = await prepareMessage(platform, send, links);
   // A pause or cancel is watched for while messages go out, so it takes effect after the
   // messages in flight rather than at the end of the claim.
   let isStopped = false;

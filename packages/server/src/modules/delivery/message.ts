@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mergeValue, replaceMergeFields } from '@sendwell/contracts';
-import { convert as htmlToText } from 'html-to-text';
 import type { Selectable } from 'kysely';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { TPlatform } from '../../platform/context';
+import { CpuTaskError } from '../../platform/cpu-pool';
 import type { SendsTable } from '../../platform/db-schema';
 import { publicUrl } from '../../platform/public-url';
 import type { TOutgoingMessage } from '../../providers/mail';
 import { recipientRef, type TRefPurpose } from './recipient-refs';
+import type { textPartOf } from './text-part';
 import { clickUrl, openUrl, type TTrackingUrls, trackHtml, trackingSignatures } from './tracking-links';
 
 /** The custom variable each provider-batch message carries, naming its recipient row (Mailgun's webhooks give it back). */
@@ -30,13 +31,16 @@ type TRecipient = {
  */
 export const MAX_MESSAGE_CHARS = 10_000_000;
 
-export type TComposeFailure = 'too-large';
+/** One recipient's message is too large with their fields; or the send's HTML cannot be composed for anyone. */
+export type TComposeFailure = 'too-large' | 'uncomposable';
 
 /**
- * One recipient's message cannot be composed. `buildMessage` throws it for that recipient,
- * and so does the `variablesOf` of `buildBatchMessage`; dispatch fails that recipient alone,
- * with `message` as its reason (written for the user), and the send goes on. Anything else
- * thrown while composing is a fault of the code, not of the recipient.
+ * A message cannot be composed. `too-large`: one recipient's, thrown by the function
+ * `prepareMessage` gives and by the `variablesOf` of `buildBatchMessage`; dispatch fails that
+ * recipient alone, with `message` as its reason (written for the user), and the send goes on.
+ * `uncomposable`: the send's HTML itself, thrown while preparing; dispatch fails the send
+ * once, with the reason, instead of retrying it. Anything else thrown while composing is a
+ * fault of the code, not of the message.
  */
 export class MessageComposeError extends Error {
   override readonly name = 'MessageComposeError';
@@ -76,31 +80,33 @@ export const refOf = (platform: TPlatform, purpose: TRefPurpose, recipient: { id
   recipientRef(platform.secrets.signingKey, purpose, recipient);
 
 /**
- * The plain-text alternative of a send's HTML, merge fields left as they are (they are
- * filled per recipient, unescaped): receivers and their filters distrust HTML-only mail
- * (SpamAssassin's MIME_HTML_ONLY, rspamd's), and some readers read text. Converted once
- * per send and template, not per recipient: the last few are kept.
+ * The plain-text alternative of a send's HTML (`text-part.ts`), made on a thread of the CPU
+ * pool (html-to-text takes seconds over a large table, R40). Once per send and template, not
+ * per recipient: the last few are kept. HTML that cannot be converted (nested past the bound,
+ * or past the time or memory of a pool thread) makes the whole send uncomposable.
  */
 const textTemplates = new Map<string, string>();
 const TEXT_TEMPLATES_KEPT = 32;
 
-export const textTemplateOf = (html: string) => {
+export const textTemplateOf = async (platform: TPlatform, html: string) => {
   const known = textTemplates.get(html);
   if (known !== undefined) return known;
-  const text = htmlToText(html, {
-    // No wrapping: a long merge field's fallback must stay on one line to be found again.
-    wordwrap: false,
-    selectors: [
-      // Headings and header cells keep their case: upper-casing would rename merge fields.
-      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-      { selector: 'img', format: 'skip' },
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true, ignoreHref: false } },
-    ],
-  }).trim();
+  let part: Awaited<ReturnType<typeof textPartOf>>;
+  try {
+    part = await platform.cpu.run('textPart', html, { timeoutMs: platform.config.messageWork.timeoutMs });
+  } catch (error) {
+    if (!(error instanceof CpuTaskError) || error.kind === 'busy') throw error;
+    throw new MessageComposeError(
+      'uncomposable',
+      error.kind === 'timeout'
+        ? `Its plain-text part took longer than ${Math.round(platform.config.messageWork.timeoutMs / 1000)} s to make: the HTML is too large or complex. Simplify it and send it again.`
+        : `Its plain-text part could not be made (${error.message}). Simplify the HTML and send it again.`,
+    );
+  }
+  if (part.problem !== null) throw new MessageComposeError('uncomposable', part.problem);
   if (textTemplates.size >= TEXT_TEMPLATES_KEPT) textTemplates.delete(textTemplates.keys().next().value!);
-  textTemplates.set(html, text);
-  return text;
+  textTemplates.set(html, part.text);
+  return part.text;
 };
 
 type TParts = {
@@ -120,6 +126,7 @@ const compose = (
   send: Selectable<SendsTable>,
   links: Map<string, number>,
   parts: TParts,
+  textTemplate: string,
 ): Omit<TOutgoingMessage, 'to'> => {
   const render = (template: string, isHtml: boolean) =>
     replaceMergeFields(template, ({ key, fallback }) => parts.resolve(key, fallback, isHtml));
@@ -131,7 +138,7 @@ const compose = (
   const body = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
   // The subject before the text: a batch numbers its variables in this order.
   const subject = oneLine(render(send.subject, false));
-  const text = `${render(textTemplateOf(send.html), false)}\n\n--\nUnsubscribe: ${parts.unsubscribePage}\n`;
+  const text = `${render(textTemplate, false)}\n\n--\nUnsubscribe: ${parts.unsubscribePage}\n`;
   return {
     from: fromHeader(send.from_name, send.from_address),
     subject,
@@ -156,11 +163,12 @@ const compose = (
  * tracking signatures, not a parse of the HTML (B1: composing was a sixth of a message's
  * time, and every session waited while a claim's 200 messages were composed).
  */
-export const prepareMessage = (
+export const prepareMessage = async (
   platform: TPlatform,
   send: Selectable<SendsTable>,
   links: Map<string, number> = new Map(),
-): ((recipient: TRecipient) => TOutgoingMessage) => {
+): Promise<(recipient: TRecipient) => TOutgoingMessage> => {
+  const textTemplate = await textTemplateOf(platform, send.html);
   // Markers carry a random nonce in private-use characters: no template or field holds one.
   const nonce = randomBytes(6).toString('hex');
   /** A slot's value from the recipient; `value(n)` is another slot's value for the same recipient. */
@@ -181,22 +189,29 @@ export const prepareMessage = (
   slot('tracking', (recipient) => refOf(platform, 'tracking', recipient));
   const trackingSlot = slots.length - 1;
   const unsubscribeUrl = unsubscribeUrls(platform, unsubscribeRef);
-  const message = compose(send, links, {
-    resolve: (key, fallback, isHtml) =>
-      slot(JSON.stringify(['field', key, fallback ?? null, isHtml]), (recipient) => {
-        const value = mergeValue(recipient, key, fallback);
-        return isHtml ? escapeHtml(value) : value;
-      }),
-    tracking: {
-      click: (linkId) =>
-        slot(`click ${linkId}`, (recipient, value) => clickUrl(platform, value(trackingSlot), recipient.token, linkId)),
-      open: () => slot('open', (recipient, value) => openUrl(platform, value(trackingSlot), recipient.token)),
+  const message = compose(
+    send,
+    links,
+    {
+      resolve: (key, fallback, isHtml) =>
+        slot(JSON.stringify(['field', key, fallback ?? null, isHtml]), (recipient) => {
+          const value = mergeValue(recipient, key, fallback);
+          return isHtml ? escapeHtml(value) : value;
+        }),
+      tracking: {
+        click: (linkId) =>
+          slot(`click ${linkId}`, (recipient, value) =>
+            clickUrl(platform, value(trackingSlot), recipient.token, linkId),
+          ),
+        open: () => slot('open', (recipient, value) => openUrl(platform, value(trackingSlot), recipient.token)),
+      },
+      unsubscribePage: unsubscribeUrl.page,
+      unsubscribeOneClick: unsubscribeUrl.oneClick,
+      unsubscribeRef,
+      providerRef: '',
     },
-    unsubscribePage: unsubscribeUrl.page,
-    unsubscribeOneClick: unsubscribeUrl.oneClick,
-    unsubscribeRef,
-    providerRef: '',
-  });
+    textTemplate,
+  );
   const markers = new RegExp(`\uE000${nonce}\\.(\\d+)\uE001`);
   /** A template as its fixed pieces (even indexes) and slot numbers (odd ones). */
   const piecesOf = (template: string) =>
@@ -247,12 +262,12 @@ export const prepareMessage = (
  * unsubscribe link, `List-Unsubscribe` (HTTPS and mailto) with one-click POST, and a
  * Message-ID of its own. A send's dispatch prepares the message once (`prepareMessage`).
  */
-export const buildMessage = (
+export const buildMessage = async (
   platform: TPlatform,
   send: Selectable<SendsTable>,
   recipient: TRecipient,
   links: Map<string, number> = new Map(),
-): TOutgoingMessage => prepareMessage(platform, send, links)(recipient);
+): Promise<TOutgoingMessage> => (await prepareMessage(platform, send, links))(recipient);
 
 /**
  * The Message-ID of a recipient's message: its Message-ID reference at the sender's domain.
@@ -279,29 +294,39 @@ export const refOfMessageId = (messageId: string) => {
  * again with the same fallback reuses its variable, so a recipient's variables stay few
  * however often the template repeats it.
  */
-export const buildBatchMessage = (platform: TPlatform, send: Selectable<SendsTable>, links: Map<string, number>) => {
+export const buildBatchMessage = async (
+  platform: TPlatform,
+  send: Selectable<SendsTable>,
+  links: Map<string, number>,
+) => {
+  const textTemplate = await textTemplateOf(platform, send.html);
   const slots: { key: string; fallback: string | undefined; isHtml: boolean }[] = [];
   const slotIndex = new Map<string, number>();
   const base = publicUrl(platform);
-  const template = compose(send, links, {
-    resolve: (key, fallback, isHtml) => {
-      const id = JSON.stringify([key, fallback ?? null, isHtml]);
-      let index = slotIndex.get(id);
-      if (index === undefined) {
-        index = slots.push({ key, fallback, isHtml }) - 1;
-        slotIndex.set(id, index);
-      }
-      return `%recipient.m${index}%`;
+  const template = compose(
+    send,
+    links,
+    {
+      resolve: (key, fallback, isHtml) => {
+        const id = JSON.stringify([key, fallback ?? null, isHtml]);
+        let index = slotIndex.get(id);
+        if (index === undefined) {
+          index = slots.push({ key, fallback, isHtml }) - 1;
+          slotIndex.set(id, index);
+        }
+        return `%recipient.m${index}%`;
+      },
+      tracking: {
+        click: (linkId) => `${base}/api/t/c/%recipient.t%/${linkId}/%recipient.c${linkId}%`,
+        open: () => `${base}/api/t/o/%recipient.t%/%recipient.o%.gif`,
+      },
+      unsubscribePage: `${base}/unsubscribe/%recipient.u%`,
+      unsubscribeOneClick: `${base}/api/unsubscribe/%recipient.u%`,
+      unsubscribeRef: '%recipient.u%',
+      providerRef: '%recipient.r%',
     },
-    tracking: {
-      click: (linkId) => `${base}/api/t/c/%recipient.t%/${linkId}/%recipient.c${linkId}%`,
-      open: () => `${base}/api/t/o/%recipient.t%/%recipient.o%.gif`,
-    },
-    unsubscribePage: `${base}/unsubscribe/%recipient.u%`,
-    unsubscribeOneClick: `${base}/api/unsubscribe/%recipient.u%`,
-    unsubscribeRef: '%recipient.u%',
-    providerRef: '%recipient.r%',
-  });
+    textTemplate,
+  );
   const variablesOf = (recipient: TRecipient): Record<string, string> => {
     const signatures = trackingSignatures(platform, recipient.token, links);
     let length = 0;
@@ -402,7 +427,7 @@ export const composeSample = async (
     created_at: now,
     updated_at: now,
   } satisfies Selectable<SendsTable>;
-  const message = buildMessage(platform, send, {
+  const message = await buildMessage(platform, send, {
     id: 1,
     email: 'recipient@example.com',
     name: '',

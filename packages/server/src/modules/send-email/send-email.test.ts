@@ -165,7 +165,7 @@ describe('sending', () => {
       expect(response.json().errors[field]).toEqual([SEND_MESSAGES.lineBreak]);
     }
     // Even a row written around the API yields no extra header.
-    const message = buildMessage(
+    const message = await buildMessage(
       t.platform,
       {
         id: 1,
@@ -345,7 +345,7 @@ describe('sending', () => {
   });
 
   it('renders merge fields per recipient with fallbacks', async () => {
-    const message = buildMessage(
+    const message = await buildMessage(
       t.platform,
       {
         id: 7,

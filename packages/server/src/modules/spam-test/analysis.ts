@@ -41,7 +41,11 @@ export type TAnalysisSettings = {
   trackingHosts: string[];
   /** How long an engine may take before it is reported as timed out. */
   engineTimeoutMs?: number;
+  /** Where the message is read and Sendwell's own checks run: in this thread unless given (the services give a CPU thread). */
+  readOwnChecks?: TReadOwnChecks;
 };
+
+export type TReadOwnChecks = (raw: Buffer, context: TMessageContext) => Promise<TOwnChecks>;
 
 export type TArrival = {
   raw: Buffer;
@@ -538,29 +542,69 @@ const parseMessage = async (raw: Buffer): Promise<{ mail: ParsedMail; unreadable
   }
 };
 
-const ownChecks = (
-  { mail, unreadable }: Awaited<ReturnType<typeof parseMessage>>,
-  raw: Buffer,
-  context: TMessageContext,
-) => [...(unreadable ? [unreadable] : []), ...headerChecks(mail, raw, context), ...contentChecks(mail, raw, context)];
+/**
+ * The findings of a message that could not be read in the time or memory a CPU thread has:
+ * scored as unreadable, as a receiver that gives up on it would treat it.
+ */
+export const unreadableOwnChecks = (reason: string): TOwnChecks => ({
+  checks: [
+    check(
+      'content',
+      'structure',
+      'Message structure',
+      'fail',
+      4,
+      `The message could not be read (${reason}); receivers refuse or mangle such mail.`,
+      'Send a smaller, simpler message; let a mail library or the editor build it.',
+    ),
+  ],
+  fromAddress: '',
+});
+
+/** What reading a message takes on a CPU thread gives back: Sendwell's own findings, and its From address. */
+export type TOwnChecks = { checks: TSpamCheck[]; fromAddress: string };
+
+/**
+ * Reads the message (mailparser) and runs Sendwell's own header and content checks: the
+ * part of an analysis that is CPU alone, and 0.1 s or more for a 2 MB message, so it runs on
+ * a thread of the CPU pool (`readOwnChecks` in `cpu-tasks.ts`), not on the event loop (R40).
+ */
+export const readOwnChecks = async (raw: Buffer, context: TMessageContext): Promise<TOwnChecks> => {
+  const { mail, unreadable } = await parseMessage(raw);
+  return {
+    checks: [
+      ...(unreadable ? [unreadable] : []),
+      ...headerChecks(mail, raw, context),
+      ...contentChecks(mail, raw, context),
+    ],
+    fromAddress: mail.from?.value[0]?.address ?? '',
+  };
+};
 
 const scoreOfTenths = (value: number) => fromTenths(Math.min(100, Math.max(0, value)));
 
 /**
  * Sendwell's own header and content checks of a raw message, with nothing else: no DNS,
  * no engine, no mailbox, no database. The spam test's report holds exactly these findings
- * with these points beside its authentication, blocklist and engine findings.
+ * with these points beside its authentication, blocklist and engine findings. `read` is
+ * where the message is read (a CPU thread, for the services).
  */
-export const analyseContent = async (raw: Buffer, context: TMessageContext): Promise<TContentAnalysis> => {
-  const checks = ownChecks(await parseMessage(raw), raw, context);
+export const analyseContent = async (
+  raw: Buffer,
+  context: TMessageContext,
+  read: TReadOwnChecks = readOwnChecks,
+): Promise<TContentAnalysis> => {
+  const { checks } = await read(raw, context);
   const score = scoreOfTenths(100 - penaltyTenths(checks));
   return { score, verdict: scoreVerdict(score), checks };
 };
 
 export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSettings): Promise<TSpamReport> => {
-  const parsed = await parseMessage(arrival.raw);
-  const { mail } = parsed;
-  const fromAddress = mail.from?.value[0]?.address ?? '';
+  const own = await (settings.readOwnChecks ?? readOwnChecks)(arrival.raw, {
+    now: arrival.receivedAt ?? new Date(),
+    trackingHosts: settings.trackingHosts,
+  });
+  const { fromAddress } = own;
   const fromDomain = fromAddress ? fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase() : '';
   const timeoutMs = settings.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
   const { authenticate } = await import('mailauth');
@@ -583,14 +627,7 @@ export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSetti
     askSpamAssassin(settings.spamd, arrival.raw, timeoutMs),
   ]);
   const engines = [rspamd, spamAssassin];
-  const checks = [
-    ...authenticationChecks(auth, fromDomain, arrival.ip),
-    ...ownChecks(parsed, arrival.raw, {
-      now: arrival.receivedAt ?? new Date(),
-      trackingHosts: settings.trackingHosts,
-    }),
-    ...blocklists,
-  ];
+  const checks = [...authenticationChecks(auth, fromDomain, arrival.ip), ...own.checks, ...blocklists];
   let ownTenths = 100 - penaltyTenths(checks);
   const ceiling = dmarcCeilingOf(auth);
   const dmarc = checks.find((item) => item.id === 'dmarc');

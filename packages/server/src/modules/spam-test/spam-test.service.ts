@@ -11,6 +11,7 @@ import {
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
+import { CpuTaskError } from '../../platform/cpu-pool';
 import { HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { publicUrl } from '../../platform/public-url';
@@ -20,7 +21,7 @@ import { chargeCredits, getBalance, InsufficientCreditsError, refundCredits } fr
 import { createSourcedSend, sourcedSendOutcomes } from '../delivery/delivery.service';
 import { resolveSender, saveTemplate } from '../send-email/send-email.service';
 import { findArrival, keepAnalysis } from '../test-inbox/test-inbox.service';
-import type { TAnalysisSettings, TArrival, TContentAnalysis } from './analysis';
+import type { TAnalysisSettings, TArrival, TContentAnalysis, TReadOwnChecks } from './analysis';
 import { expireSpamTestJob } from './spam-test.jobs';
 
 /**
@@ -188,6 +189,26 @@ const trackingHostsOf = (platform: TPlatform) => {
   }
 };
 
+/**
+ * Reads a message on a thread of the CPU pool (R40): mailparser and the checks take 0.1 s
+ * and more for a large message. One that outlives the thread's time or memory is scored as
+ * unreadable; a full pool is the caller's (503 for a request, a retry for a job).
+ */
+const readOnCpu =
+  (platform: TPlatform): TReadOwnChecks =>
+  async (raw, context) => {
+    try {
+      return await platform.cpu.run(
+        'readOwnChecks',
+        { raw, context },
+        { timeoutMs: platform.config.messageWork.timeoutMs },
+      );
+    } catch (error) {
+      if (!(error instanceof CpuTaskError) || error.kind === 'busy') throw error;
+      return (await loadAnalysis()).unreadableOwnChecks(error.message);
+    }
+  };
+
 export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
   resolve: resolverOf(platform),
   mta: platform.config.spamTest.domain,
@@ -196,6 +217,7 @@ export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
   spamd: platform.config.spamTest.spamd,
   engineTimeoutMs: platform.config.spamTest.engineTimeoutMs,
   trackingHosts: trackingHostsOf(platform),
+  readOwnChecks: readOnCpu(platform),
 });
 
 /**
@@ -234,7 +256,11 @@ export const analyseTestInboxMessage = async (platform: TPlatform, userId: numbe
  * pre-send check shows. The same findings, with the same points, as a spam test of it.
  */
 export const checkComposedMessage = async (platform: TPlatform, raw: Buffer): Promise<TContentAnalysis> =>
-  (await loadAnalysis()).analyseContent(raw, { now: new Date(), trackingHosts: trackingHostsOf(platform) });
+  (await loadAnalysis()).analyseContent(
+    raw,
+    { now: new Date(), trackingHosts: trackingHostsOf(platform) },
+    readOnCpu(platform),
+  );
 
 /**
  * Scores a test whose message has arrived and tells the user's tabs. Safe to run twice
