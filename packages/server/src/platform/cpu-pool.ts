@@ -57,8 +57,8 @@ const tasksFile = async (): Promise<string> => {
     return fileURLToPath(new URL('../../dist/cpu-tasks.js', import.meta.url));
   }
   const entry = fileURLToPath(new URL('../cpu-tasks.ts', import.meta.url));
-  // Inside the server package, so the bundle's bare imports resolve from its node_modules.
-  const outDir = fileURLToPath(new URL('../../.cpu-tasks/', import.meta.url));
+  // In the repository's `.tmp/` (ignored), so the bundle's bare imports resolve from its node_modules.
+  const outDir = fileURLToPath(new URL('../../../../.tmp/cpu-tasks/', import.meta.url));
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [entry],
