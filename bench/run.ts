@@ -21,6 +21,7 @@ import { runB13 } from './b13-rolling-restart';
 import { runB14 } from './b14-pre-send';
 import { runB15 } from './b15-delayed-jobs';
 import type { TFigure } from './figures';
+import { runR40 } from './r40-html-bombs';
 
 const benchmarks: Record<string, () => Promise<TFigure>> = {
   B1: runB1,
@@ -38,6 +39,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B13: runB13,
   B14: runB14,
   B15: runB15,
+  R40: runR40,
 };
 
 const wanted = process.argv.slice(2).map((id) => id.toUpperCase());

@@ -9,6 +9,23 @@ import type { TMessageContext } from './modules/spam-test/message-checks';
 /** A send's plain-text part from its HTML (`delivery/text-part.ts`). */
 export const textPart = async (html: string) => (await import('./modules/delivery/text-part')).textPartOf(html);
 
+/** The web links of HTML and where each is written, for click tracking (`delivery/tracking-links.ts`). */
+export const webHrefs = async (html: string) => (await import('./modules/delivery/tracking-links')).webHrefsOf(html);
+
+/** A composed message built into MIME as the SMTP transport builds it (the pre-send check reads it). */
+export const buildMime = async (message: {
+  from: string;
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  replyTo?: string;
+  headers?: Record<string, string>;
+}) => {
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
+  return new Uint8Array(await new MailComposer(message).compile().build());
+};
+
 const bufferOf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** A message read as a receiver reads it, with Sendwell's own findings (`spam-test/analysis.ts`). */

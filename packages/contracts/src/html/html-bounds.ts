@@ -44,7 +44,9 @@ const RAW_TEXT_ELEMENTS = new Set(['script', 'style', 'title', 'textarea', 'xmp'
 /**
  * An element that closes the open ones named when it starts (`<li>` ends the `<li>` before
  * it, a block ends an open `<p>`): unclosed paragraphs, items and cells are siblings, not
- * 300 levels of nesting. The table htmlparser2 uses (after the HTML standard's rules).
+ * 300 levels of nesting. The table of htmlparser2 10, the parser html-to-text and mailparser build
+ * trees with (after the HTML standard's rules). htmlparser2 12 closes more (an `<a>` ends an
+ * open `<a>`, a heading a heading), so the depth measured here is never below either's.
  */
 const P = ['p'];
 const FORM = ['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea'];
@@ -119,6 +121,29 @@ const INTEGRATION_ELEMENTS = new Set([
   'title',
 ]);
 
+/** What a parser does with an element of a name, when it does anything special: one lookup a tag. */
+type TKind = {
+  closes: Set<string> | undefined;
+  isVoid: boolean;
+  isRawText: boolean;
+  isForeign: boolean;
+  isIntegration: boolean;
+};
+const KINDS = new Map<string, TKind>(
+  [...IMPLIED_CLOSES.keys(), ...VOID_ELEMENTS, ...RAW_TEXT_ELEMENTS, ...FOREIGN_ELEMENTS, ...INTEGRATION_ELEMENTS].map(
+    (name) => [
+      name,
+      {
+        closes: IMPLIED_CLOSES.get(name),
+        isVoid: VOID_ELEMENTS.has(name),
+        isRawText: RAW_TEXT_ELEMENTS.has(name),
+        isForeign: FOREIGN_ELEMENTS.has(name),
+        isIntegration: INTEGRATION_ELEMENTS.has(name),
+      },
+    ],
+  ),
+);
+
 const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
 const isLetter = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 
@@ -137,8 +162,9 @@ export type THtmlNesting = {
  */
 export const measureHtmlNesting = (html: string, limit = MAX_HTML_DEPTH): THtmlNesting => {
   const length = html.length;
-  /** Open elements, innermost last. */
+  /** Open elements, innermost last: the first `size` of `open` (an array's length set back is a slow path in V8). */
   const open: string[] = [];
+  let size = 0;
   /** How many elements of each name are open: an end tag of a name none has is passed at once. */
   const openCount = new Map<string, number>();
   /**
@@ -147,27 +173,41 @@ export const measureHtmlNesting = (html: string, limit = MAX_HTML_DEPTH): THtmlN
    */
   const foreignContext: boolean[] = [false];
   let depth = 0;
-  /** Reads a tag name from `from`: letters, digits and anything up to a space, `/` or `>`. */
+  /** Where a tag name from `from` ends (at a space, `/` or `>`); whether it has an upper-case letter. */
+  let hasUpper = false;
   const nameEnd = (from: number) => {
     let at = from;
+    hasUpper = false;
     while (at < length) {
       const code = html.charCodeAt(at);
       if (isSpace(code) || code === 47 /* / */ || code === 62 /* > */) break;
+      if (code >= 65 && code <= 90) hasUpper = true;
       at++;
     }
     return at;
   };
+  /** The tag name between `from` and `end`, lower-cased as parsers compare them. */
+  const nameOf = (from: number, end: number) => {
+    const name = html.slice(from, end);
+    return hasUpper ? name.toLowerCase() : name;
+  };
   const push = (name: string) => {
-    open.push(name);
+    open[size++] = name;
     openCount.set(name, (openCount.get(name) ?? 0) + 1);
   };
   /** Closes the open elements from `index` on (each is closed once: the scan stays linear). */
   const close = (index: number) => {
-    for (let at = open.length - 1; at >= index; at--) {
+    for (let at = size - 1; at >= index; at--) {
       const name = open[at]!;
       openCount.set(name, openCount.get(name)! - 1);
     }
-    open.length = index;
+    size = index;
+  };
+  /** Where the innermost open element of this name is. */
+  const indexOfOpen = (name: string) => {
+    if (!openCount.get(name)) return -1;
+    for (let at = size - 1; at >= 0; at--) if (open[at] === name) return at;
+    return -1;
   };
   let at = 0;
   while (at < length) {
@@ -196,15 +236,15 @@ export const measureHtmlNesting = (html: string, limit = MAX_HTML_DEPTH): THtmlN
         continue;
       }
       const end = nameEnd(lt + 2);
-      const name = html.slice(lt + 2, end).toLowerCase();
+      const name = nameOf(lt + 2, end);
       if ((FOREIGN_ELEMENTS.has(name) || INTEGRATION_ELEMENTS.has(name)) && foreignContext.length > 1) {
         foreignContext.pop();
       }
-      const index = openCount.get(name) ? open.lastIndexOf(name) : -1;
+      const index = indexOfOpen(name);
       if (index !== -1) close(index);
-      else if (name === 'p' && open.length + 1 > depth) {
+      else if (name === 'p' && size + 1 > depth) {
         // A `</p>` with no paragraph open is an empty paragraph, as parsers read it.
-        depth = open.length + 1;
+        depth = size + 1;
         if (depth > limit) return { depth, tooDeepAt: lt };
       }
       const gt = html.indexOf('>', end);
@@ -217,7 +257,7 @@ export const measureHtmlNesting = (html: string, limit = MAX_HTML_DEPTH): THtmlN
     }
     // A start tag: its name, then its attributes (a quoted value may hold `>`).
     const end = nameEnd(lt + 1);
-    const name = html.slice(lt + 1, end).toLowerCase();
+    const name = nameOf(lt + 1, end);
     let cursor = end;
     let isSelfClosing = false;
     while (cursor < length) {
@@ -243,21 +283,25 @@ export const measureHtmlNesting = (html: string, limit = MAX_HTML_DEPTH): THtmlN
     // A tag the text ends inside is no tag: the rest is text.
     if (cursor >= length) break;
     at = cursor + 1;
-    const closes = IMPLIED_CLOSES.get(name);
-    if (closes) {
-      let index = open.length;
-      while (index > 0 && closes.has(open[index - 1]!)) index--;
+    const kind = KINDS.get(name);
+    if (kind?.closes) {
+      let index = size;
+      while (index > 0 && kind.closes.has(open[index - 1]!)) index--;
       close(index);
     }
     // Every element counts where it stands, a void one too (it is a leaf at that depth).
-    if (open.length + 1 > depth) depth = open.length + 1;
+    if (size + 1 > depth) depth = size + 1;
     if (depth > limit) return { depth, tooDeepAt: lt };
-    if (VOID_ELEMENTS.has(name)) continue;
-    if (FOREIGN_ELEMENTS.has(name)) foreignContext.push(true);
-    else if (INTEGRATION_ELEMENTS.has(name)) foreignContext.push(false);
+    if (kind === undefined) {
+      if (!(isSelfClosing && foreignContext.at(-1))) push(name);
+      continue;
+    }
+    if (kind.isVoid) continue;
+    if (kind.isForeign) foreignContext.push(true);
+    else if (kind.isIntegration) foreignContext.push(false);
     // In SVG or MathML `<path/>` is closed at once (htmlparser2 keeps the context `<svg/>` opened).
     if (isSelfClosing && foreignContext.at(-1)) continue;
-    if (RAW_TEXT_ELEMENTS.has(name) && !isSelfClosing) {
+    if (kind.isRawText && !isSelfClosing) {
       // Its text runs to its own end tag, which closes it: nothing inside opens an element.
       const endTag = `</${name}`;
       let search = at;
@@ -270,7 +314,7 @@ export const measureHtmlNesting = (html: string, limit = MAX_HTML_DEPTH): THtmlN
         search = candidate + 2;
       }
       if (found === -1) break;
-      if (INTEGRATION_ELEMENTS.has(name) && foreignContext.length > 1) foreignContext.pop();
+      if (kind.isIntegration && foreignContext.length > 1) foreignContext.pop();
       const gt = html.indexOf('>', found);
       at = gt === -1 ? length : gt + 1;
       continue;

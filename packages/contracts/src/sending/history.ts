@@ -17,6 +17,8 @@ export const ZHistoryRecord = z.object({
   status: z.union([z.literal(0), z.literal(1)]),
   /** Sendwell's own state of the send (queued, sending, paused, finished, cancelled, failed…). */
   state: z.string(),
+  /** Why the send is where it is, in words for the user (why it failed, waits, or was paused), or null. */
+  note: z.string().nullable().optional(),
   recipients_count: z.number().int(),
   sent_count: z.number().int(),
   created_at: z.string(),

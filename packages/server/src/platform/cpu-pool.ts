@@ -39,6 +39,8 @@ export class CpuTaskError extends Error {
 export type TCpuPool = {
   /** Runs a task of `cpu-tasks.ts` on a pool thread; rejects with a CpuTaskError when it cannot finish. */
   run: <K extends TCpuTaskName>(name: K, input: TInput<K>, options: { timeoutMs: number }) => Promise<TOutput<K>>;
+  /** Tasks given and not yet answered, running or waiting: what the pool is doing now. */
+  inFlight: () => number;
   /** Ends the threads once the tasks they run have finished (a stopping process). */
   close: () => Promise<void>;
 };
@@ -104,6 +106,7 @@ export const createCpuPool = ({
   memoryMb: number;
 }): TCpuPool => {
   let pool: Promise<Piscina> | undefined;
+  let inFlight = 0;
   const poolOf = () => {
     pool ??= tasksFile().then(
       (filename) =>
@@ -123,19 +126,24 @@ export const createCpuPool = ({
   };
   return {
     run: async (name, input, { timeoutMs }) => {
-      const piscina = await poolOf();
-      if (piscina.queueSize >= maxQueue) {
-        throw new CpuTaskError('busy', 'Sendwell is busy with other messages right now; try again in a minute.');
-      }
+      inFlight++;
       try {
+        const piscina = await poolOf();
+        if (piscina.queueSize >= maxQueue) {
+          throw new CpuTaskError('busy', 'Sendwell is busy with other messages right now; try again in a minute.');
+        }
         return await piscina.run(input, { name, signal: AbortSignal.timeout(timeoutMs) });
       } catch (error) {
+        if (error instanceof CpuTaskError) throw error;
         if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
           throw new CpuTaskError('timeout', `took longer than ${Math.round(timeoutMs / 1000)} s`);
         }
         throw new CpuTaskError('failed', (error as Error).message);
+      } finally {
+        inFlight--;
       }
     },
+    inFlight: () => inFlight,
     close: async () => {
       if (!pool) return;
       await (await pool).close();

@@ -11,7 +11,7 @@ import {
   prepareMessage,
   refOf,
 } from './message';
-import { linksOf, trackHtml } from './tracking-links';
+import { linksOf, trackHtml, webHrefsOf } from './tracking-links';
 
 /** What composing reads of the platform: its public address, signing key, and the CPU pool that makes text parts. */
 const platform = {
@@ -72,7 +72,7 @@ describe('link tracking', () => {
       const links = linksOf(html);
       expect(links, html).toEqual(oldLinksOf(html));
       const ids = new Map(links.map((url, index) => [url, index + 1]));
-      const tracked = trackHtml(html, { click, open: () => '' }, ids, { opens: false, clicks: true });
+      const tracked = trackHtml(html, { click, open: () => '' }, ids, { opens: false, clicks: true }, webHrefsOf(html));
       expect(tracked, html).toBe(oldTrackLinks(html, click, ids));
     }
   });
@@ -96,6 +96,7 @@ describe('link tracking', () => {
         ['https://acme.test/bare', 2],
       ]),
       { opens: false, clicks: true },
+      webHrefsOf(html),
     );
     expect(tracked).toBe('<!--[if mso]><a href="https://t.test/1">o</a><![endif]--><a href=https://t.test/2>b</a>');
   });

@@ -17,7 +17,8 @@ import {
   startSplitParts,
 } from './delivery.repository';
 import { publishProgress, runDispatch, type TDispatchOptions } from './dispatch';
-import { storeLinks } from './tracking-links';
+import { MessageComposeError, webHrefsOn } from './message';
+import { storeLinks, uniqueLinks } from './tracking-links';
 
 /**
  * The delivery engine's jobs and its worker watch. Their queue names keep the `sending.`
@@ -49,6 +50,19 @@ export const sendSources: Record<SendRow['source'], TSendSource> = {
 };
 
 /**
+ * The links of a send's HTML to track, found on a CPU pool thread. HTML the pool cannot read
+ * in its time stores none: composing meets the same HTML and fails the send, with the reason.
+ */
+const linksToTrack = async (platform: TPlatform, html: string) => {
+  try {
+    return uniqueLinks(await webHrefsOn(platform, html));
+  } catch (error) {
+    if (!(error instanceof MessageComposeError)) throw error;
+    return [];
+  }
+};
+
+/**
  * Takes a send's recipients once, from its source, in one transaction that also queues
  * its dispatch: running it again, or after a crash, gives the same snapshot (R2). Links
  * to track are stored with it.
@@ -57,7 +71,7 @@ export const snapshotSend = async (platform: TPlatform, sendId: number) => {
   await platform.db.transaction().execute(async (trx) => {
     const send = await startSnapshot(trx, sendId);
     if (!send) return;
-    if (send.track_clicks) await storeLinks(trx, sendId, send.html);
+    if (send.track_clicks) await storeLinks(trx, sendId, await linksToTrack(platform, send.html));
     await sendSources[send.source](trx, send);
     await endSnapshot(trx, sendId);
     await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx, singletonKey: `send-${sendId}` });
@@ -66,7 +80,7 @@ export const snapshotSend = async (platform: TPlatform, sendId: number) => {
     // parts go out with the lead; the rest stays held for its decision.
     if (send.track_clicks) {
       for (const part of await findSplitParts(trx, send.user_id, sendId)) {
-        if (part.id !== sendId) await storeLinks(trx, part.id, part.html);
+        if (part.id !== sendId) await storeLinks(trx, part.id, await linksToTrack(platform, part.html));
       }
     }
     for (const partId of await startSplitParts(trx, sendId)) {

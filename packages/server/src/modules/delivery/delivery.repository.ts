@@ -1069,6 +1069,7 @@ export const selectUserSends = (db: Executor, userId: number) =>
       'sends.account_id',
       'sends.type',
       'sends.status',
+      'sends.note',
       'sends.from_name',
       'sends.from_address',
       'sends.subject',

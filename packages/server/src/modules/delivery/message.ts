@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mergeValue, replaceMergeFields } from '@sendwell/contracts';
 import type { Selectable } from 'kysely';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type { TPlatform } from '../../platform/context';
 import { CpuTaskError } from '../../platform/cpu-pool';
 import type { SendsTable } from '../../platform/db-schema';
 import { publicUrl } from '../../platform/public-url';
 import type { TOutgoingMessage } from '../../providers/mail';
 import { recipientRef, type TRefPurpose } from './recipient-refs';
-import type { textPartOf } from './text-part';
 import { clickUrl, openUrl, type TTrackingUrls, trackHtml, trackingSignatures } from './tracking-links';
 
 /** The custom variable each provider-batch message carries, naming its recipient row (Mailgun's webhooks give it back). */
@@ -88,26 +86,38 @@ export const refOf = (platform: TPlatform, purpose: TRefPurpose, recipient: { id
 const textTemplates = new Map<string, string>();
 const TEXT_TEMPLATES_KEPT = 32;
 
-export const textTemplateOf = async (platform: TPlatform, html: string) => {
-  const known = textTemplates.get(html);
-  if (known !== undefined) return known;
-  let part: Awaited<ReturnType<typeof textPartOf>>;
+/**
+ * Work of composing done on a CPU pool thread (R40). What the pool cannot finish in its
+ * time or memory makes the send uncomposable, `what` naming the part; a full pool is not the
+ * message's fault and is thrown as it is (the dispatch job tries again).
+ */
+const onCpu = async <K extends 'textPart' | 'webHrefs'>(platform: TPlatform, name: K, html: string, what: string) => {
+  const { timeoutMs } = platform.config.messageWork;
   try {
-    part = await platform.cpu.run('textPart', html, { timeoutMs: platform.config.messageWork.timeoutMs });
+    return await platform.cpu.run(name, html, { timeoutMs });
   } catch (error) {
     if (!(error instanceof CpuTaskError) || error.kind === 'busy') throw error;
     throw new MessageComposeError(
       'uncomposable',
       error.kind === 'timeout'
-        ? `Its plain-text part took longer than ${Math.round(platform.config.messageWork.timeoutMs / 1000)} s to make: the HTML is too large or complex. Simplify it and send it again.`
-        : `Its plain-text part could not be made (${error.message}). Simplify the HTML and send it again.`,
+        ? `${what} took longer than ${Math.round(timeoutMs / 1000)} s to make: the HTML is too large or complex. Simplify it and send it again.`
+        : `${what} could not be made (${error.message}). Simplify the HTML and send it again.`,
     );
   }
+};
+
+export const textTemplateOf = async (platform: TPlatform, html: string) => {
+  const known = textTemplates.get(html);
+  if (known !== undefined) return known;
+  const part = await onCpu(platform, 'textPart', html, 'Its plain-text part');
   if (part.problem !== null) throw new MessageComposeError('uncomposable', part.problem);
   if (textTemplates.size >= TEXT_TEMPLATES_KEPT) textTemplates.delete(textTemplates.keys().next().value!);
   textTemplates.set(html, part.text);
   return part.text;
 };
+
+/** The web links of HTML and where each is written (`webHrefsOf`), read on a CPU pool thread. */
+export const webHrefsOn = (platform: TPlatform, html: string) => onCpu(platform, 'webHrefs', html, 'Its tracked links');
 
 type TParts = {
   /** A merge field's text in the subject (isHtml false) or the body (escaped). */
@@ -121,20 +131,30 @@ type TParts = {
   providerRef: string;
 };
 
-/** The message as every recipient gets it, with `parts` filling in what is theirs. */
-const compose = (
+/**
+ * The message as every recipient gets it, with `parts` filling in what is theirs. The
+ * links to track are found in the rendered HTML on a CPU pool thread (a tokenizer pass over
+ * up to 2 MB: 50-190 ms on the event loop); only the splicing is done here.
+ */
+const compose = async (
+  platform: TPlatform,
   send: Selectable<SendsTable>,
   links: Map<string, number>,
   parts: TParts,
   textTemplate: string,
-): Omit<TOutgoingMessage, 'to'> => {
+): Promise<Omit<TOutgoingMessage, 'to'>> => {
   const render = (template: string, isHtml: boolean) =>
     replaceMergeFields(template, ({ key, fallback }) => parts.resolve(key, fallback, isHtml));
   const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">You are receiving this email because you subscribed to our list. <a href="${escapeHtml(parts.unsubscribePage)}">Unsubscribe</a></p>`;
-  const html = trackHtml(render(send.html, true), parts.tracking, links, {
-    opens: send.track_opens,
-    clicks: send.track_clicks,
-  });
+  const rendered = render(send.html, true);
+  const isTrackingClicks = send.track_clicks && links.size > 0;
+  const html = trackHtml(
+    rendered,
+    parts.tracking,
+    links,
+    { opens: send.track_opens, clicks: isTrackingClicks },
+    isTrackingClicks ? await webHrefsOn(platform, rendered) : [],
+  );
   const body = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
   // The subject before the text: a batch numbers its variables in this order.
   const subject = oneLine(render(send.subject, false));
@@ -189,7 +209,8 @@ export const prepareMessage = async (
   slot('tracking', (recipient) => refOf(platform, 'tracking', recipient));
   const trackingSlot = slots.length - 1;
   const unsubscribeUrl = unsubscribeUrls(platform, unsubscribeRef);
-  const message = compose(
+  const message = await compose(
+    platform,
     send,
     links,
     {
@@ -303,7 +324,8 @@ export const buildBatchMessage = async (
   const slots: { key: string; fallback: string | undefined; isHtml: boolean }[] = [];
   const slotIndex = new Map<string, number>();
   const base = publicUrl(platform);
-  const template = compose(
+  const template = await compose(
+    platform,
     send,
     links,
     {
@@ -435,5 +457,13 @@ export const composeSample = async (
     token: '0'.repeat(32),
   });
   const { variables: _variables, envelopeFrom: _envelopeFrom, ...mime } = message;
-  return new MailComposer(mime).compile().build();
+  // Built on a CPU pool thread: encoding 2 MB held the event loop up to 300 ms.
+  const { timeoutMs } = platform.config.messageWork;
+  try {
+    const bytes = await platform.cpu.run('buildMime', mime, { timeoutMs });
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch (error) {
+    if (!(error instanceof CpuTaskError) || error.kind === 'busy') throw error;
+    throw new MessageComposeError('uncomposable', `It could not be built into an email (${error.message}).`);
+  }
 };

@@ -9,7 +9,7 @@ import { hmac, safeEqual } from '../../platform/tokens';
 const MAX_LINK_LENGTH = 2000;
 
 /** A web link of the HTML: where its target is written (between the quotes), and what it decodes to. */
-type THref = { start: number; end: number; url: string };
+export type THref = { start: number; end: number; url: string };
 
 /** The spaces HTML allows around `=` in an attribute. */
 const isHtmlSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
@@ -42,7 +42,7 @@ const NO_OP_CALLBACKS: TokenizerCallbacks = {
  * textarea and ordinary comments hold no links; Outlook's conditional comments
  * (`<!--[if mso]>…<![endif]-->`) are read as HTML, their links being the ones Outlook shows.
  */
-const webHrefsOf = (html: string): THref[] => {
+export const webHrefsOf = (html: string): THref[] => {
   const hrefs: THref[] = [];
   const read = (text: string, offset: number, isTopLevel: boolean) => {
     let isAnchor = false;
@@ -106,11 +106,13 @@ const webHrefsOf = (html: string): THref[] => {
 };
 
 /** The web links of a send's HTML, in order, once each. */
-export const linksOf = (html: string) => [...new Set(webHrefsOf(html).map((href) => href.url))];
+export const linksOf = (html: string) => uniqueLinks(webHrefsOf(html));
 
-/** Stores a send's links once (at snapshot time) and answers them by target. */
-export const storeLinks = async (executor: Executor, sendId: number, html: string) => {
-  const urls = linksOf(html);
+/** The targets of web links, in order, once each. */
+export const uniqueLinks = (hrefs: THref[]) => [...new Set(hrefs.map((href) => href.url))];
+
+/** Stores a send's links (`uniqueLinks`) once, at snapshot time; they are answered by target. */
+export const storeLinks = async (executor: Executor, sendId: number, urls: string[]) => {
   if (urls.length > 0) {
     await executor
       .insertInto('send_links')
@@ -153,6 +155,8 @@ export const trackHtml = (
   urls: TTrackingUrls,
   links: Map<string, number>,
   { opens, clicks }: { opens: boolean; clicks: boolean },
+  /** `webHrefsOf(html)`: found on a CPU thread by the engine, here by the tests. */
+  hrefs: THref[],
 ) => {
   let tracked = html;
   if (clicks) {
@@ -160,7 +164,7 @@ export const trackHtml = (
     // One signature per link, however often the message repeats it.
     const clickUrls = new Map<number, string>();
     let copied = 0;
-    for (const href of webHrefsOf(html)) {
+    for (const href of hrefs) {
       const linkId = links.get(href.url);
       if (linkId === undefined) continue;
       let clickUrl = clickUrls.get(linkId);

@@ -52,6 +52,7 @@ export const toHistoryRecord = (row: TSendRow, account: TAccountKind): THistoryR
   type: row.type,
   status: row.status === 'finished' ? 1 : 0,
   state: row.status,
+  note: row.note,
   recipients_count: row.recipients_count,
   sent_count: row.sent_count,
   created_at: row.created_at.toISOString(),

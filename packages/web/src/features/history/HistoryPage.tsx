@@ -62,7 +62,24 @@ export const HistoryPage = () => {
     {
       key: 'status',
       title: 'Status',
-      render: (send) => (send.status === 1 ? 'Sent' : 'Pending'),
+      // The spec's Sent and Pending; a send that ended without going out says so, and why.
+      render: (send) =>
+        send.state === 'failed' ? (
+          <Stack gap={2}>
+            <Badge color="red" variant="light" size="sm">
+              Failed
+            </Badge>
+            {send.note && (
+              <Text size="xs" c="dimmed" maw={260} data-testid="history-note">
+                {send.note}
+              </Text>
+            )}
+          </Stack>
+        ) : send.status === 1 ? (
+          'Sent'
+        ) : (
+          'Pending'
+        ),
     },
     { key: 'created_at', title: 'Created', sortable: true, render: (send) => formatDateTime(send.created_at) },
     {
