@@ -171,6 +171,9 @@ export type EmailChangesTable = {
   token_hash: Buffer | null;
   expires_at: Date;
   used_at: Date | null;
+  old_email: string | null;
+  confirmed_at: Date | null;
+  reverted_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
