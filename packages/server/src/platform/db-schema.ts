@@ -600,6 +600,14 @@ export type AccountDailyCountsTable = {
   sent: Generated<number>;
 };
 
+export type AccountCapReservationsTable = {
+  id: Generated<number>;
+  account_id: number;
+  counted_at: Date;
+  sent: number;
+  created_at: CreatedAt;
+};
+
 export type SendRecipientsTable = {
   id: Generated<number>;
   send_id: number;
@@ -728,6 +736,7 @@ export type Database = {
   sends: SendsTable;
   ab_tests: AbTestsTable;
   account_daily_counts: AccountDailyCountsTable;
+  account_cap_reservations: AccountCapReservationsTable;
   list_member_search: ListMemberSearchTable;
   tickets: TicketsTable;
   verification_jobs: VerificationJobsTable;
