@@ -213,7 +213,7 @@ const commands: Record<string, TCommand> = {
       const userId = await findUserId(platform, email ?? '');
       const accounts = await listUserAccounts(platform, userId);
       if (accounts.length === 0) console.log(`${email} has no sending account.`);
-      console.log('id\tname\tkind\tdaily cap\tsent today');
+      console.log('id\tname\tkind\tdaily cap\tsent in 24 hours');
       for (const account of accounts) {
         const cap =
           account.daily_cap === null

@@ -136,6 +136,10 @@ describe('redactedUrl', () => {
   it('redacts token-like segments and secret query fields of unmatched URLs', () => {
     const secret = token();
     expect(redactedUrl({ url: `/reset-password/${secret}` })).toBe('/reset-password/[redacted]');
+    // The old address's undo link: `<change id>.<HMAC>` (R41).
+    expect(redactedUrl({ url: `/settings/profile/undo-email/12.${secret}` })).toBe(
+      '/settings/profile/undo-email/[redacted]',
+    );
     expect(redactedUrl({ url: `/x?code=short&next=/home&t=${secret}` })).toBe(
       '/x?code=[redacted]&next=%2Fhome&t=[redacted]',
     );

@@ -46,6 +46,7 @@ const OWNER: Record<string, string> = {
   send_recipients: 'delivery',
   send_links: 'delivery',
   account_daily_counts: 'delivery',
+  account_cap_reservations: 'delivery',
   // The engine's record of what happened to each message; the intake adds to it through the
   // delivery service, the reports read it through the same.
   delivery_events: 'delivery',

@@ -14,6 +14,8 @@ const PUBLIC_ROUTES = [
   'POST /api/reset-password',
   // The link that confirms a new email: its token says whose email changes.
   'POST /api/settings/profile/email/confirm',
+  // The old address's undo link: reading that mailbox is the proof, not the password (R41).
+  'POST /api/settings/profile/email/undo',
   'GET /api/docs',
   'GET /api/metrics',
   'GET /api/packages',

@@ -69,7 +69,7 @@ test('a newcomer connects the test inbox as it comes, by keyboard: Test SMTP, th
   await expect(page.getByText('The Account Name field is required')).toHaveCount(0);
 });
 
-test('Profile: name, time zone (every screen follows it), email by the mailed link, password signing out the other device (issue 29 items 2, 3)', async ({
+test('Profile: name, time zone (every screen follows it), email by the mailed link with Cancel and the undo link, password signing out the other device, sign out everywhere (issue 29 items 2, 3; issue 43 item 2)', async ({
   page,
   browser,
 }) => {
@@ -143,10 +143,44 @@ test('Profile: name, time zone (every screen follows it), email by the mailed li
   await page.goto(`${baseUrl()}/credit-log`);
   await expect(page.getByTestId('data-table')).toContainText(shownIn(trialAt, 'Asia/Tokyo'));
 
+  // Email, first a typo: the change waits with Cancel beside it, the old address is told how to
+  // undo it, and Cancel (by keyboard) spends its link (R41).
+  await page.goto(`${baseUrl()}/settings/profile`);
+  const emailSection = page.getByRole('region', { name: 'Email' });
+  const typo = `renamed-${Date.now()}@exmaple.com`;
+  await emailSection.getByLabel('New email').fill(typo);
+  await emailSection.getByLabel('Current password').fill(user.password);
+  await tabTo(page, page.getByRole('button', { name: 'Send confirmation link' }));
+  await page.keyboard.press('Enter');
+  const pending = page.getByTestId('profile-pending-email');
+  await expect(pending).toContainText(typo);
+  await expectAccessible(page, 'profile, a change of email waiting with Cancel');
+  const asked = await waitForMail(user.email, { subject: 'Someone asked to change your Sendwell email' });
+  expect(asked.text).toContain(typo);
+  const undoLink = asked.text.match(/https?:\/\/\S+\/settings\/profile\/undo-email\/[\w.-]+/)?.[0];
+  expect(undoLink).toBeTruthy();
+  const typoLink = (await waitForMail(typo)).text.match(
+    /https?:\/\/\S+\/settings\/profile\/confirm-email\/[\w-]+/,
+  )?.[0];
+  expect(typoLink).toBeTruthy();
+  await tabTo(page, pending.getByRole('button', { name: `Cancel the change to ${typo}` }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByText(`The change to ${typo} is cancelled; its link no longer works.`)).toBeVisible();
+  await expect(pending).toHaveCount(0);
+  // The cancelled change's link answers as a used one; the old address's undo link says nothing is waiting.
+  await page.goto(`${baseUrl()}${new URL(typoLink!).pathname}`);
+  await expect(page.getByText(/This link is invalid, used or more than 24 hours old/)).toBeVisible();
+  await page.goto(`${baseUrl()}${new URL(undoLink!).pathname}`);
+  await expectAccessible(page, 'undo an email change');
+  await tabTo(page, page.getByRole('button', { name: 'Undo the change' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('email-change-undone')).toContainText(
+    `That change did not happen and can no longer happen. Your email is ${user.email}.`,
+  );
+
   // Email: a link goes to the new address; nothing changes until it is opened.
   const newEmail = `renamed-${Date.now()}@example.com`;
   await page.goto(`${baseUrl()}/settings/profile`);
-  const emailSection = page.getByRole('region', { name: 'Email' });
   await emailSection.getByLabel('New email').fill(newEmail);
   await emailSection.getByLabel('Current password').fill(user.password);
   await tabTo(page, page.getByRole('button', { name: 'Send confirmation link' }));
@@ -161,7 +195,9 @@ test('Profile: name, time zone (every screen follows it), email by the mailed li
   await page.goto(`${baseUrl()}${new URL(link!).pathname}`);
   await expect(page.getByTestId('email-confirmed')).toContainText(`Your email is now ${newEmail}.`);
   await expectAccessible(page, 'email confirmed');
-  expect((await waitForMail(user.email)).subject).toBe('Your Sendwell email was changed');
+  expect((await waitForMail(user.email, { subject: 'Your Sendwell email was changed' })).text).toContain(
+    '/settings/profile/undo-email/',
+  );
 
   // Password: the current one asked; the other device is signed out, this one stays.
   await page.goto(`${baseUrl()}/settings/profile`);
@@ -178,4 +214,13 @@ test('Profile: name, time zone (every screen follows it), email by the mailed li
   await page.reload();
   await expect(page.getByTestId('user-name')).toHaveText('Pat Renamed');
   await otherDevice.close();
+
+  // Sign out everywhere: asked in a dialog, then this tab is signed out too.
+  await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Sign out everywhere?' });
+  await expect(dialog).toBeVisible();
+  await expectAccessible(page, 'profile, sign out everywhere asked');
+  await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await expect(page).toHaveURL(/\/login/);
+  await expect(page.getByText(/Every device, this one included, was signed out/)).toBeVisible();
 });

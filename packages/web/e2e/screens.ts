@@ -7,6 +7,7 @@ import {
   fillRoutePath,
   listsApi,
   operatorApi,
+  profileApi,
   sendEmailApi,
   spamTestApi,
   supportApi,
@@ -115,7 +116,7 @@ const inFiveDays = () => `${new Date(Date.now() + 5 * 86_400_000).toISOString().
  */
 const LONG_ADDRESS = 'alexandra.konstantinopoulou-vanderberg@subscribers.example.com';
 
-export const createSeeds = ({ call }: TApi, user: { email: string }) => {
+export const createSeeds = ({ call }: TApi, user: { email: string; password: string }) => {
   const account = once(async () => {
     // The test inbox, as a newcomer connects it: tested, then saved.
     const fields = { driver: 'test-inbox', username: 'ignored', host: 'ignored', port: 1, encryption: 'tls' } as const;
@@ -290,9 +291,17 @@ export const createSeeds = ({ call }: TApi, user: { email: string }) => {
     });
   });
 
+  // A change of email waiting for its link: the Profile shows it with Cancel (R41).
+  const pendingEmail = once(async () => {
+    await call(profileApi.changeEmail, {
+      body: { email: `new-${user.email}`, current_password: user.password },
+    });
+  });
+
   return {
     account,
     list,
+    pendingEmail,
     send,
     scheduled,
     campaign,
@@ -370,6 +379,13 @@ export const screens: TScreen[] = [
     as: 'visitor',
     path: () => '/reset-password/not-a-real-token',
     reach: (page) => expect(page.getByLabel('New password', { exact: false }).first()).toBeVisible(),
+  },
+  {
+    // The old address's link (R41); a made-up link shows the same page until the button is pressed.
+    name: 'undo an email change',
+    as: 'visitor',
+    path: () => `/settings/profile/undo-email/1.${'x'.repeat(43)}`,
+    reach: (page) => expect(page.getByRole('button', { name: 'Undo the change' })).toBeVisible(),
   },
   {
     name: 'contact us, signed out',
@@ -640,6 +656,19 @@ export const screens: TScreen[] = [
         .click();
       await expect(page.getByRole('dialog')).toBeVisible();
       await expect(page.getByRole('dialog')).toHaveCSS('opacity', '1');
+    },
+  },
+  {
+    name: 'profile, a change of email waiting',
+    path: async (seeds) => {
+      await seeds.pendingEmail();
+      return '/settings/profile';
+    },
+    reach: async (page) => {
+      await heading(page, 'Profile');
+      await expect(
+        page.getByTestId('profile-pending-email').getByRole('button', { name: /^Cancel the change/ }),
+      ).toBeVisible();
     },
   },
   { name: 'subscription', path: () => '/settings/subscription', reach: (page) => heading(page, 'Subscription') },

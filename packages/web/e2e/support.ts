@@ -86,8 +86,14 @@ export const admin = (...args: string[]) => {
   return result.stdout;
 };
 
-/** The first message Sendwell mailed to `to` (its own mail: confirmation and reset links), waiting for it. */
-export const waitForMail = async (to: string, timeoutMs = 30_000): Promise<{ subject: string; text: string }> => {
+/**
+ * The first message Sendwell mailed to `to` (its own mail: confirmation and reset links), with
+ * `subject` when given, waiting for it.
+ */
+export const waitForMail = async (
+  to: string,
+  { subject, timeoutMs = 30_000 }: { subject?: string; timeoutMs?: number } = {},
+): Promise<{ subject: string; text: string }> => {
   const dir = process.env.E2E_MAIL_DIR;
   if (!dir) throw new Error('E2E_MAIL_DIR is not set; run through playwright.config.ts');
   const deadline = Date.now() + timeoutMs;
@@ -98,7 +104,7 @@ export const waitForMail = async (to: string, timeoutMs = 30_000): Promise<{ sub
         subject: string;
         text: string;
       };
-      if (mail.to.includes(to.toLowerCase())) return mail;
+      if (mail.to.includes(to.toLowerCase()) && (subject === undefined || mail.subject === subject)) return mail;
     }
     if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250));

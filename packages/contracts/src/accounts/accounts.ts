@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalDomain } from '../lists/email';
 
 /** The spec's account messages (drip-accounts-dashboard §5, §6). */
 export const ACCOUNT_MESSAGES = {
@@ -6,6 +7,9 @@ export const ACCOUNT_MESSAGES = {
   passwordRequired: 'The Password field is required for this operation!',
   nameRequired: 'The Account Name field is required.',
   domainRequired: 'The Domain field is required.',
+  /** Not the spec's: the domain goes into Mailgun's URLs, so it must be a host name and nothing else. */
+  domainInvalid:
+    'The Domain must be a domain name as Mailgun lists it, such as mg.example.com: letters, digits, hyphens and dots only (no slashes, spaces, ports, # or %).',
   apiKeyRequired: 'The API Key field is required.',
   serviceRequired: 'The SMTP Service field is required.',
   usernameRequired: 'The Username field is required.',
@@ -141,6 +145,22 @@ export const SMTP_SERVICES: readonly TSmtpService[] = [
 export const findSmtpService = (driver: string | null | undefined) =>
   SMTP_SERVICES.find((service) => service.driver === driver);
 
+/** RFC 1035: a domain name of at most 253 characters in its written (A-label) form. */
+const MAX_DOMAIN = 253;
+
+/**
+ * A Mailgun sending domain in its stored form (lower-case A-labels), or null when it is not a
+ * host name. It becomes a path segment of Mailgun's URLs (`/v3/{domain}/messages`, which
+ * mailgun.js does not encode): `x.example.com/../../../v3/routes?` would have called another
+ * Mailgun endpoint with the user's key. The one domain rule of list addresses decides
+ * (`canonicalDomain`: UTS #46 through the URL host parser, slashes, `#`, `%`, `:`, `?`, `@`
+ * and spaces refused before parsing; no IP address).
+ */
+export const mailgunDomainOf = (domain: string): string | null => {
+  const canonical = canonicalDomain(domain.trim());
+  return canonical !== null && canonical.length <= MAX_DOMAIN ? canonical : null;
+};
+
 const optionalText = (max = 255) =>
   z
     .string()
@@ -196,6 +216,9 @@ export const ZAccountForm = z
     };
     if (form.provider === 'mailgun') {
       requireField('domain', ACCOUNT_MESSAGES.domainRequired);
+      if (form.domain && mailgunDomainOf(form.domain) === null) {
+        context.addIssue({ code: 'custom', path: ['domain'], message: ACCOUNT_MESSAGES.domainInvalid });
+      }
       return;
     }
     if (form.provider === 'smtp') requireField('driver', ACCOUNT_MESSAGES.serviceRequired);
@@ -221,7 +244,11 @@ export const ZAccountForm = z
         message: 'The Gmail address must be a valid email address.',
       });
     }
-  });
+  })
+  // A Mailgun domain is kept in its one form: lower case, internationalized names as A-labels.
+  .transform((form) =>
+    form.provider === 'mailgun' && form.domain ? { ...form, domain: mailgunDomainOf(form.domain)! } : form,
+  );
 export type TAccountForm = z.input<typeof ZAccountForm>;
 export type TAccountFormParsed = z.output<typeof ZAccountForm>;
 

@@ -59,7 +59,7 @@ export const ZOperatorAccount = z.object({
   operator_mail_per_day: z.number().int().nullable(),
   /** What the account may send a day now, or null when it is not capped. */
   daily_cap: z.number().int().nullable(),
-  /** Messages it sent today (the user's day); 0 when not capped. */
+  /** Messages it sent in the cap's window, the last 24 hours (the spec-era name stays); 0 when not capped. */
   sent_today: z.number().int(),
 });
 export type TOperatorAccount = z.infer<typeof ZOperatorAccount>;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { breakerReason, breakerVerdict, CIRCUIT_BREAKER, formatPercent, ZBreakerSettings } from './circuit-breaker';
+import {
+  BREAKER_LIMITS,
+  breakerRangeText,
+  breakerReason,
+  breakerVerdict,
+  CIRCUIT_BREAKER,
+  formatPercent,
+  ZBreakerSettings,
+} from './circuit-breaker';
 
 const lines = { bouncePercent: CIRCUIT_BREAKER.bouncePercent, complaintPercent: CIRCUIT_BREAKER.complaintPercent };
 
@@ -45,15 +53,35 @@ describe('the circuit breaker rule', () => {
     expect(formatPercent(0.125)).toBe('0.13%');
   });
 
-  it('refuses limits outside (0, 100] with the field named', () => {
-    expect(ZBreakerSettings.safeParse({ breakerBouncePercent: '2.5', breakerComplaintPercent: 0.3 }).data).toEqual({
+  it('takes numbers only, bounces 0.5–50 % and complaints 0.01–5 %, with the field and its range named', () => {
+    expect(ZBreakerSettings.safeParse({ breakerBouncePercent: 2.5, breakerComplaintPercent: 0.3 }).data).toEqual({
       breakerBouncePercent: 2.5,
       breakerComplaintPercent: 0.3,
     });
-    const refused = ZBreakerSettings.safeParse({ breakerBouncePercent: 0, breakerComplaintPercent: 101 });
-    expect(refused.error?.issues.map((issue) => issue.message)).toEqual([
-      'The hard-bounce limit must be more than 0%.',
-      'The complaint limit must be at most 100%.',
-    ]);
+    for (const [bounce, complaint] of [
+      [0.5, 0.01],
+      [50, 5],
+    ]) {
+      expect(
+        ZBreakerSettings.safeParse({ breakerBouncePercent: bounce, breakerComplaintPercent: complaint }).success,
+      ).toBe(true);
+    }
+    const bounceMessage = 'The hard-bounce limit must be a number from 0.5% to 50%.';
+    const complaintMessage = 'The complaint limit must be a number from 0.01% to 5%.';
+    // A coercion took `true` as 1 and `[5]` as 5; 100 % never trips and 1e-9 % always does.
+    for (const value of [true, [5], '2.5', 1e-9, 0, 100, 50.1, Number.NaN, Number.POSITIVE_INFINITY, null]) {
+      const refused = ZBreakerSettings.safeParse({ breakerBouncePercent: value, breakerComplaintPercent: value });
+      expect(
+        refused.error?.issues.map((issue) => [issue.path.join('.'), issue.message]),
+        String(value),
+      ).toEqual([
+        ['breakerBouncePercent', bounceMessage],
+        ['breakerComplaintPercent', complaintMessage],
+      ]);
+    }
+    expect(ZBreakerSettings.safeParse({ breakerBouncePercent: 0.49, breakerComplaintPercent: 1 }).success).toBe(false);
+    expect(ZBreakerSettings.safeParse({ breakerBouncePercent: 5, breakerComplaintPercent: 5.01 }).success).toBe(false);
+    expect(ZBreakerSettings.safeParse({ breakerBouncePercent: 5, breakerComplaintPercent: 0.009 }).success).toBe(false);
+    expect(breakerRangeText(BREAKER_LIMITS.bouncePercent)).toBe('from 0.5% to 50%');
   });
 });

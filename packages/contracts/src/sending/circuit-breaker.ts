@@ -73,15 +73,30 @@ export const breakerReason = (verdict: TBreakerVerdict, what: 'send' | 'campaign
   } reached ${formatPercent(verdict.percent)} (${figures}), above your account's limit of ${formatPercent(verdict.line)}. ${advice}`;
 };
 
+/**
+ * The lines a user may set, in percent (issue 43 item 5). Above 50 % bounces or 5 %
+ * complaints a breaker never trips before the providers have judged the sender (Gmail's line
+ * is 0.3 % complaints); below 0.5 % bounces or 0.01 % complaints any list trips it on its
+ * first few. The database holds the same ranges (`sending_accounts` checks).
+ */
+export const BREAKER_LIMITS = {
+  bouncePercent: { min: 0.5, max: 50 },
+  complaintPercent: { min: 0.01, max: 5 },
+} as const;
+
+/** The range a line must be in, as the form and its errors say it. */
+export const breakerRangeText = ({ min, max }: { min: number; max: number }) =>
+  `from ${formatPercent(min)} to ${formatPercent(max)}`;
+
+/** A line in its range: a JSON number only (not `"5"`, `true` or `[5]`, which a coercion would take). */
+const ZBreakerLine = (what: string, range: { min: number; max: number }) => {
+  const message = `The ${what} limit must be a number ${breakerRangeText(range)}.`;
+  return z.number({ message }).min(range.min, { message }).max(range.max, { message });
+};
+
 /** The account's breaker lines as its settings form sends them. */
 export const ZBreakerSettings = z.object({
-  breakerBouncePercent: z.coerce
-    .number({ message: 'The hard-bounce limit must be a number.' })
-    .gt(0, 'The hard-bounce limit must be more than 0%.')
-    .max(100, 'The hard-bounce limit must be at most 100%.'),
-  breakerComplaintPercent: z.coerce
-    .number({ message: 'The complaint limit must be a number.' })
-    .gt(0, 'The complaint limit must be more than 0%.')
-    .max(100, 'The complaint limit must be at most 100%.'),
+  breakerBouncePercent: ZBreakerLine('hard-bounce', BREAKER_LIMITS.bouncePercent),
+  breakerComplaintPercent: ZBreakerLine('complaint', BREAKER_LIMITS.complaintPercent),
 });
 export type TBreakerSettings = z.infer<typeof ZBreakerSettings>;

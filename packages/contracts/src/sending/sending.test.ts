@@ -88,7 +88,7 @@ describe('merge fields', () => {
 });
 
 describe('SMTP daily cap', () => {
-  it('remaining is the limit minus what was sent today, never below 0', () => {
+  it('remaining is the limit minus what was sent in the last 24 hours, never below 0', () => {
     expect(smtpRemaining(500, 120)).toBe(380);
     expect(smtpRemaining(500, 600)).toBe(0);
   });

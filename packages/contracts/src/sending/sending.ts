@@ -36,9 +36,9 @@ export const SEND_MESSAGES = {
 export const duplicatesWarning = (count: number) =>
   `${count.toLocaleString('en-US')} ${count === 1 ? 'address is' : 'addresses are'} on more than one of the chosen lists. Such recipients would get the email more than once; Sendwell sends it to each of them once.`;
 
-/** The SMTP daily-limit warning when part of the audience can go today. */
+/** The SMTP daily-limit warning when part of the audience can go now. */
 export const dailyLimitPartialWarning = (remaining: number) =>
-  `This SMTP account can send ${remaining.toLocaleString('en-US')} more ${remaining === 1 ? 'email' : 'emails'} today: only the first ${remaining.toLocaleString('en-US')} recipients get it now, and the rest go out on the following days.`;
+  `This SMTP account can send ${remaining.toLocaleString('en-US')} more ${remaining === 1 ? 'email' : 'emails'} now (its limit counts the last 24 hours): only the first ${remaining.toLocaleString('en-US')} recipients get it now, and the rest go out as the limit frees up over the following hours and days.`;
 
 // ---------------------------------------------------------------- sender address
 
@@ -92,7 +92,7 @@ export * from './merge-fields';
 /** An SMTP account's cap when none is set (spec §9). */
 export const DEFAULT_MAIL_PER_DAY = 500;
 
-/** What an SMTP account may still send today: the limit minus what it sent today, never below 0. */
+/** What an SMTP account may still send now: the limit minus what it sent in the last 24 hours, never below 0. */
 export const smtpRemaining = (smtpLimit: number, dailyCount: number) => Math.max(0, smtpLimit - dailyCount);
 
 export type TDailyLimitWarning =
@@ -102,7 +102,7 @@ export type TDailyLimitWarning =
 
 /**
  * The SMTP daily-limit warning of the send flow: nothing when the whole audience fits in
- * today's balance, 'only the first N' when part of it does, 'balance is 0' when none does.
+ * the balance (the cap less the last 24 hours), 'only the first N' when part of it does, 'balance is 0' when none does.
  */
 export const dailyLimitWarning = (smtpLimit: number, dailyCount: number, recipients: number): TDailyLimitWarning => {
   const remaining = smtpRemaining(smtpLimit, dailyCount);
@@ -424,7 +424,7 @@ export const ZSendEmailContent = z.object({
     accounts: z.array(ZSendAccount),
     mailingLists: z.array(ZSendList),
     isSmtp: z.boolean(),
-    /** The SMTP account's daily cap, and what it has sent today (user's time zone). */
+    /** The SMTP account's daily cap, and what it has sent in the last 24 hours (the cap's window). */
     smtpLimit: z.number().int(),
     dailyCount: z.number().int(),
     totalCredit: z.number(),

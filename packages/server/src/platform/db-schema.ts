@@ -171,6 +171,9 @@ export type EmailChangesTable = {
   token_hash: Buffer | null;
   expires_at: Date;
   used_at: Date | null;
+  old_email: string | null;
+  confirmed_at: Date | null;
+  reverted_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
@@ -597,6 +600,14 @@ export type AccountDailyCountsTable = {
   sent: Generated<number>;
 };
 
+export type AccountCapReservationsTable = {
+  id: Generated<number>;
+  account_id: number;
+  counted_at: Date;
+  sent: number;
+  created_at: CreatedAt;
+};
+
 export type SendRecipientsTable = {
   id: Generated<number>;
   send_id: number;
@@ -725,6 +736,7 @@ export type Database = {
   sends: SendsTable;
   ab_tests: AbTestsTable;
   account_daily_counts: AccountDailyCountsTable;
+  account_cap_reservations: AccountCapReservationsTable;
   list_member_search: ListMemberSearchTable;
   tickets: TicketsTable;
   verification_jobs: VerificationJobsTable;

@@ -1,5 +1,5 @@
 import { TransportError } from './mail';
-import { mailgunClient, type TMailgunClient, type TMailgunSettings } from './mailgun';
+import { mailgunClient, pathSegment, type TMailgunClient, type TMailgunSettings } from './mailgun';
 
 export type TProviderList = { address: string; name: string; description: string; membersCount: number };
 export type TProviderMember = { address: string; name: string; subscribed: boolean; vars: Record<string, unknown> };
@@ -48,7 +48,7 @@ export const createMailgunLists = (
      */
     async removeSuppression(domain: string, type: 'bounces' | 'complaints' | 'unsubscribes', address: string) {
       try {
-        await (await clientOf()).suppressions.destroy(domain, type, address);
+        await (await clientOf()).suppressions.destroy(pathSegment(domain), type, address);
       } catch (error) {
         if (!isNotFound(error)) throw failure(error, 'such suppression');
       }
@@ -73,7 +73,7 @@ export const createMailgunLists = (
     async *members(listAddress: string): AsyncGenerator<TProviderMember[]> {
       for (let skip = 0; ; skip += PAGE) {
         const page = await call(`mailing list ${listAddress}`, (client) =>
-          client.lists.members.listMembersByAddress(listAddress, { limit: PAGE, skip }),
+          client.lists.members.listMembersByAddress(pathSegment(listAddress), { limit: PAGE, skip }),
         );
         const items = page.items.map((member) => ({
           address: member.address,
@@ -91,12 +91,12 @@ export const createMailgunLists = (
 
     /** Renames or redescribes a list (its address can change too). */
     updateList: (address: string, list: { address: string; name: string; description: string }) =>
-      call(`mailing list ${address}`, (client) => client.lists.update(address, list)),
+      call(`mailing list ${address}`, (client) => client.lists.update(pathSegment(address), list)),
 
     /** Deletes a list at Mailgun; one that is already gone is not an error. */
     deleteList: async (address: string) => {
       try {
-        await (await clientOf()).lists.destroy(address);
+        await (await clientOf()).lists.destroy(pathSegment(address));
       } catch (error) {
         if (!isNotFound(error)) throw failure(error, `mailing list ${address}`);
       }
@@ -107,7 +107,7 @@ export const createMailgunLists = (
       for (let start = 0; start < members.length; start += BULK_MAX) {
         const slice = members.slice(start, start + BULK_MAX);
         await call(`mailing list ${listAddress}`, (client) =>
-          client.lists.members.createMembers(listAddress, {
+          client.lists.members.createMembers(pathSegment(listAddress), {
             members: slice as Parameters<TMailgunClient['lists']['members']['createMembers']>[1]['members'],
             upsert: 'yes',
           }),
@@ -117,7 +117,7 @@ export const createMailgunLists = (
 
     updateMember: (listAddress: string, member: TProviderMember) =>
       call(`member ${member.address}`, (client) =>
-        client.lists.members.updateMember(listAddress, member.address, {
+        client.lists.members.updateMember(pathSegment(listAddress), pathSegment(member.address), {
           address: member.address,
           name: member.name,
           subscribed: member.subscribed ? 'yes' : 'no',
@@ -127,7 +127,7 @@ export const createMailgunLists = (
     /** Removes a member at Mailgun; one that is already gone is not an error. */
     deleteMember: async (listAddress: string, memberAddress: string) => {
       try {
-        await (await clientOf()).lists.members.destroyMember(listAddress, memberAddress);
+        await (await clientOf()).lists.members.destroyMember(pathSegment(listAddress), pathSegment(memberAddress));
       } catch (error) {
         if (!isNotFound(error)) throw failure(error, `member ${memberAddress}`);
       }

@@ -14,6 +14,15 @@ export const MAILGUN_BATCH_SIZE = 1000;
 
 export type TMailgunSettings = { apiKey: string; domain: string; region: 'us' | 'eu' };
 
+/**
+ * A value as one segment of a Mailgun URL path. mailgun.js puts domains, list addresses and
+ * member addresses into its paths as they come (`/v3/${domain}/messages`): a stored domain
+ * `x.example.com/../../../v3/routes?` called another endpoint with the user's key, and a
+ * member address may hold `?`, `#` or `/` (RFC 5321 allows them before the @). Every such
+ * value goes through here; a valid host name or address passes unchanged but for `@`.
+ */
+export const pathSegment = (value: string) => encodeURIComponent(value);
+
 const statusOf = (error: unknown) => (error as { status?: number }).status;
 
 const describeFailure = (error: unknown, settings: TMailgunSettings): TransportError => {
@@ -93,7 +102,7 @@ export const createMailgunTransport = (
       ...extra,
     };
     const response = await (await clientOf()).messages.create(
-      settings.domain,
+      pathSegment(settings.domain),
       data as Parameters<TMailgunClient['messages']['create']>[1],
     );
     return response.id ?? null;
@@ -145,7 +154,7 @@ export const createMailgunTransport = (
     },
     verify: async () => {
       try {
-        await (await clientOf()).domains.get(settings.domain);
+        await (await clientOf()).domains.get(pathSegment(settings.domain));
       } catch (error) {
         throw describeFailure(error, settings);
       }
@@ -180,7 +189,7 @@ export const mailgunDkimSelector = async (
 ) => {
   const clientOf = mailgunClient(settings, urls, timeoutMs);
   try {
-    const domain = await (await clientOf()).domains.get(settings.domain);
+    const domain = await (await clientOf()).domains.get(pathSegment(settings.domain));
     const suffix = `._domainkey.${settings.domain.toLowerCase()}`;
     const record = (domain.sending_dns_records ?? []).find(
       (entry) => entry.record_type.toUpperCase() === 'TXT' && entry.name.toLowerCase().endsWith(suffix),

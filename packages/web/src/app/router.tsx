@@ -52,6 +52,13 @@ export const routes: RouteObject[] = [
         lazy: async () => ({ Component: (await import('../features/profile/ConfirmEmailPage')).ConfirmEmailPage }),
       },
       {
+        // The link mailed to the old address: undoes a change of email without the password (R41).
+        path: '/settings/profile/undo-email/:token',
+        lazy: async () => ({
+          Component: (await import('../features/profile/UndoEmailChangePage')).UndoEmailChangePage,
+        }),
+      },
+      {
         path: '/reset-password/:token',
         lazy: async () => ({ Component: (await import('../features/auth/ResetPasswordPage')).ResetPasswordPage }),
       },

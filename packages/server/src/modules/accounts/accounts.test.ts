@@ -27,6 +27,7 @@ beforeAll(async () => {
     domains: [
       { name: 'mg.example.com', region: 'us' },
       { name: 'mg.example.eu', region: 'eu' },
+      { name: 'mg.xn--bcher-kva.example', region: 'us' },
     ],
   });
   smtp = new SMTPServer({
@@ -386,6 +387,38 @@ describe('Mailgun accounts', () => {
     expect(moved.statusCode, moved.body).toBe(200);
     // Checked again, with the new domain, at the region's base URL the operator configured.
     expect(mailgun.requests.slice(before).map((request) => request.region)).toEqual(['eu']);
+  });
+
+  it('refuses a domain that is not a host name with a 422, before any call with the key; keeps an IDN as A-labels', async () => {
+    const { user, agent } = await signedIn(t, 3);
+    const before = mailgun.requests.length;
+    for (const domain of [
+      'x.example.com/../../../v3/routes?',
+      'w.example.com#frag',
+      'mg%2Eexample.com',
+      'mg.example.com%2F..%2Fv3%2Froutes',
+      'mg.example.com:443',
+      'api@mg.example.com',
+      'mg.example.com/',
+      'mg example.com',
+      'mg.example.com?x=1',
+      '127.0.0.1',
+      `${'a'.repeat(64)}.example.com`,
+    ]) {
+      const refused = await agent.post('/api/settings/account/create-or-update', mailgunForm({ domain }));
+      expect(refused.statusCode, domain).toBe(422);
+      expect(refused.json().errors.domain, domain).toEqual([ACCOUNT_MESSAGES.domainInvalid]);
+    }
+    expect(mailgun.requests.length).toBe(before);
+    expect(await rawAccountRows(user.id)).toHaveLength(0);
+
+    const idn = await agent.post(
+      '/api/settings/account/create-or-update',
+      mailgunForm({ domain: ' MG.Bücher.Example ' }),
+    );
+    expect(idn.statusCode, idn.body).toBe(200);
+    expect(idn.json().data.domain).toBe('mg.xn--bcher-kva.example');
+    expect(mailgun.requests.at(-1)!.path).toMatch(/^\/v[34]\/domains\/mg\.xn--bcher-kva\.example$/);
   });
 
   it('uses the EU base URL for an EU domain', async () => {

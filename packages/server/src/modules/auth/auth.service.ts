@@ -1,6 +1,7 @@
 import {
   DEFAULT_FREE_PLAN_ID,
   DEFAULT_TIME_ZONE,
+  EMAIL_CHANGE_UNDO_DAYS,
   REGISTRATION_MESSAGES,
   type TOperatorUser,
   type TUserInformation,
@@ -22,7 +23,7 @@ import { changeCredits, toCreditBalance } from '../credits/credits.service';
 import { findPlan } from '../plans/plans.service';
 import { sendPasswordResetJob } from './auth.jobs';
 import * as repository from './auth.repository';
-import { deleteOldEmailChanges } from './profile.repository';
+import { deleteOldEmailChanges, spendEmailChanges } from './profile.repository';
 
 const RESET_LINK_TTL_MS = 60 * 60_000;
 
@@ -180,6 +181,8 @@ export const resetPassword = async (platform: TPlatform, token: string, password
     }
     await repository.updatePasswordHash(trx, reset.user_id, passwordHash);
     await repository.markPasswordResetsUsed(trx, reset.user_id);
+    // A change of email asked for with the old password must not outlive it (R41).
+    await spendEmailChanges(trx, reset.user_id);
     // A new password signs out every device that knew the old one.
     const sessions = await repository.deleteUserSessions(trx, reset.user_id);
     for (const session of sessions) await announceSessionEnd(trx, session.id_hash.toString('hex'));
@@ -193,7 +196,7 @@ export const cleanUpAuth = async (platform: TPlatform) => {
   const [sessions, resets, emailChanges] = await Promise.all([
     repository.deleteExpiredSessions(platform.db),
     repository.deleteOldPasswordResets(platform.db),
-    deleteOldEmailChanges(platform.db),
+    deleteOldEmailChanges(platform.db, EMAIL_CHANGE_UNDO_DAYS),
   ]);
   return {
     sessions: Number(sessions.numDeletedRows),

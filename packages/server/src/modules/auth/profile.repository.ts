@@ -41,15 +41,31 @@ export const isEmailTaken = async (db: Executor, userId: number, email: string) 
 /** A new email for a user; earlier ones still waiting are spent (only the newest link works). */
 export const insertEmailChange = async (
   db: Executor,
-  change: { userId: number; newEmail: string; expiresAt: Date },
+  change: { userId: number; newEmail: string; oldEmail: string; expiresAt: Date },
 ) => {
   await spendEmailChanges(db, change.userId);
   return db
     .insertInto('email_changes')
-    .values({ user_id: change.userId, new_email: change.newEmail, expires_at: change.expiresAt })
+    .values({
+      user_id: change.userId,
+      new_email: change.newEmail,
+      old_email: change.oldEmail,
+      expires_at: change.expiresAt,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
 };
+
+/** A change still waiting for its link, with the name the notice to the old address greets. */
+export const findWaitingEmailChange = (db: Executor, changeId: number) =>
+  db
+    .selectFrom('email_changes')
+    .innerJoin('users', 'users.id', 'email_changes.user_id')
+    .select(['email_changes.new_email', 'email_changes.old_email', 'email_changes.expires_at', 'users.name'])
+    .where('email_changes.id', '=', changeId)
+    .where('email_changes.used_at', 'is', null)
+    .where('email_changes.expires_at', '>', new Date())
+    .executeTakeFirst();
 
 /** The link's token for a change still waiting; answers the change when there was one to give it to. */
 export const setEmailChangeToken = (db: Executor, changeId: number, tokenHash: Buffer) =>
@@ -74,12 +90,73 @@ export const findUsableEmailChangeForUpdate = (db: Executor, tokenHash: Buffer) 
     .forUpdate()
     .executeTakeFirst();
 
-export const spendEmailChanges = (db: Executor, userId: number) =>
+/**
+ * Spends every change of the user still waiting for its link: its link then answers as used.
+ * A newer request, a confirmed change, a password change or reset, "sign out everywhere" and
+ * Cancel all call it (R41). Answers how many were waiting.
+ */
+export const spendEmailChanges = async (db: Executor, userId: number) =>
+  (
+    await db
+      .updateTable('email_changes')
+      .set({ used_at: new Date(), updated_at: new Date() })
+      .where('user_id', '=', userId)
+      .where('used_at', 'is', null)
+      .executeTakeFirst()
+  ).numUpdatedRows;
+
+/** The change its link confirmed: the address it moves from, as it is now. */
+export const markEmailChangeConfirmed = (db: Executor, changeId: number, oldEmail: string) =>
+  db
+    .updateTable('email_changes')
+    .set({ confirmed_at: new Date(), old_email: oldEmail, updated_at: new Date() })
+    .where('id', '=', changeId)
+    .executeTakeFirst();
+
+/**
+ * A change and its user's email, both locked for an undo from the old address (the change's
+ * row first, then the user's, the order a confirmation takes them in). Two undos of one
+ * user's changes take turns on the user's row.
+ */
+export const lockEmailChangeForUndo = (db: Executor, changeId: number) =>
+  db
+    .selectFrom('email_changes')
+    .innerJoin('users', 'users.id', 'email_changes.user_id')
+    .select([
+      'email_changes.user_id',
+      'email_changes.old_email',
+      'email_changes.expires_at',
+      'email_changes.used_at',
+      'email_changes.confirmed_at',
+      'email_changes.reverted_at',
+      'users.email as current_email',
+    ])
+    .where('email_changes.id', '=', changeId)
+    .forUpdate()
+    .executeTakeFirst();
+
+/** Spends one waiting change (the old address cancelled it). */
+export const spendEmailChange = (db: Executor, changeId: number) =>
   db
     .updateTable('email_changes')
     .set({ used_at: new Date(), updated_at: new Date() })
-    .where('user_id', '=', userId)
+    .where('id', '=', changeId)
     .where('used_at', 'is', null)
+    .executeTakeFirst();
+
+/**
+ * An undo put the email back as it was before `changeId`: that change and every later
+ * confirmed one of the user are marked, so no later change's link (which went to an address
+ * the change's author reads) can take the account back again. Earlier changes' links still work.
+ */
+export const markEmailChangesReverted = (db: Executor, userId: number, changeId: number) =>
+  db
+    .updateTable('email_changes')
+    .set({ reverted_at: new Date(), updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('id', '>=', changeId)
+    .where('confirmed_at', 'is not', null)
+    .where('reverted_at', 'is', null)
     .execute();
 
 export const setEmail = (db: Executor, userId: number, email: string) =>
@@ -94,8 +171,15 @@ export const deleteOtherSessions = (db: Executor, userId: number, keepIdHash: Bu
     .returning('id_hash')
     .execute();
 
-export const deleteOldEmailChanges = (db: Executor) =>
+/** Changes a day past their link's life, and confirmed ones a day past the week their undo link works. */
+export const deleteOldEmailChanges = (db: Executor, undoDays: number) =>
   db
     .deleteFrom('email_changes')
     .where('expires_at', '<', new Date(Date.now() - 86_400_000))
+    .where((eb) =>
+      eb.or([
+        eb('confirmed_at', 'is', null),
+        eb('confirmed_at', '<', new Date(Date.now() - (undoDays + 1) * 86_400_000)),
+      ]),
+    )
     .executeTakeFirst();

@@ -1,6 +1,7 @@
 import { PROFILE_MESSAGES, profileApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
+import { clearSessionCookie } from '../../platform/http-security';
 import { routesFor } from '../../platform/routes';
 import * as profile from './profile.service';
 
@@ -41,6 +42,32 @@ export const profileRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     async (request) => {
       const email = await profile.confirmEmailChange(platform, request.body.token);
       return { status: true, message: PROFILE_MESSAGES.emailChanged(email), email };
+    },
+  );
+
+  serve(
+    profileApi.cancelEmail,
+    { config: { rateLimit: { name: 'profile-email-cancel', limit: 30, ...PER_USER_15_MIN } } },
+    async (request) => {
+      const { message, profile: data } = await profile.cancelEmailChange(platform, request.session!.userId);
+      return { status: true, message, data };
+    },
+  );
+
+  // Public: the old mailbox's reader, signed in or not, without the password.
+  serve(
+    profileApi.undoEmail,
+    { config: { public: true, rateLimit: { name: 'profile-email-undo', limit: 10, windowSeconds: 900, per: 'ip' } } },
+    async (request) => ({ status: true, ...(await profile.undoEmailChange(platform, request.body.token)) }),
+  );
+
+  serve(
+    profileApi.signOutEverywhere,
+    { config: { rateLimit: { name: 'profile-sign-out-everywhere', limit: 10, ...PER_USER_15_MIN } } },
+    async (request, reply) => {
+      await profile.signOutEverywhere(platform, request.session!.userId);
+      clearSessionCookie(request, reply);
+      return { status: true, message: PROFILE_MESSAGES.signedOutEverywhere };
     },
   );
 

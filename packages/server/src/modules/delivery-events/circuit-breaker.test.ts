@@ -275,12 +275,34 @@ describe('the circuit breaker', () => {
       breakerComplaintPercent: 0.1,
     });
 
-    const refused = await agent.post(`/api/settings/account/${accountId}/breaker`, {
-      breakerBouncePercent: 0,
-      breakerComplaintPercent: 0.3,
-    });
-    expect(refused.statusCode).toBe(422);
-    expect(JSON.stringify(refused.json())).toContain('The hard-bounce limit must be more than 0%.');
+    // Numbers only, in sane ranges (issue 43 item 5): a coercion took `true` and `[5]`, and
+    // 100 % (never trips) or 1e-9 % (always trips) made no breaker at all.
+    for (const [bounce, complaint, field] of [
+      [0, 0.3, 'breakerBouncePercent'],
+      [true, 0.3, 'breakerBouncePercent'],
+      [[5], 0.3, 'breakerBouncePercent'],
+      ['5', 0.3, 'breakerBouncePercent'],
+      [100, 0.3, 'breakerBouncePercent'],
+      [5, 1e-9, 'breakerComplaintPercent'],
+      [5, 100, 'breakerComplaintPercent'],
+      [5, true, 'breakerComplaintPercent'],
+    ] as const) {
+      const refused = await agent.post(`/api/settings/account/${accountId}/breaker`, {
+        breakerBouncePercent: bounce,
+        breakerComplaintPercent: complaint,
+      });
+      expect(refused.statusCode, JSON.stringify([bounce, complaint])).toBe(422);
+      expect(Object.keys(refused.json().errors)).toEqual([field]);
+      expect(refused.json().errors[field][0]).toMatch(/must be a number from (0\.5% to 50%|0\.01% to 5%)\.$/);
+    }
+    // The database holds the same ranges.
+    await expect(
+      t.platform.db
+        .updateTable('sending_accounts')
+        .set({ breaker_complaint_percent: 100 })
+        .where('id', '=', accountId)
+        .execute(),
+    ).rejects.toThrow(/breaker_complaint_percent_range/);
 
     const saved = await agent.post(`/api/settings/account/${accountId}/breaker`, {
       breakerBouncePercent: 2.5,
@@ -298,7 +320,7 @@ describe('the circuit breaker', () => {
     await stranger.signIn(other.email, other.password);
     const notTheirs = await stranger.post(`/api/settings/account/${accountId}/breaker`, {
       breakerBouncePercent: 50,
-      breakerComplaintPercent: 50,
+      breakerComplaintPercent: 5,
     });
     expect(notTheirs.statusCode).toBe(404);
     const row = await t.platform.db

@@ -588,7 +588,7 @@ export const findRecipientByUnsubscribeRef = async (platform: TPlatform, ref: st
 /** The circuit breaker: every intake has the sends its events touched judged (issue 31). */
 export { judgeSends } from './circuit-breaker.service';
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
-export { dailyCapOf, isDailyCapped, sentToday } from './daily-cap';
+export { dailyCapOf, isDailyCapped, sentInWindow } from './daily-cap';
 /** The recipient state outside events change (delivery-events applies them). */
 /** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
 export {

@@ -1,3 +1,4 @@
+import { formatDateTime } from '@sendwell/contracts';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
@@ -610,7 +611,7 @@ describe('a send through an SMTP account', () => {
     expect((await sendRow(sendId)).opened_count).toBe(1);
   });
 
-  it('keeps an SMTP account within its daily cap across sends, and goes on the next day', async () => {
+  it('keeps an SMTP account within its daily cap across sends, and goes on when the 24 hours have passed', async () => {
     const members = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ email: `${name}@cap.test` }));
     const audience = await seedAudience([members], { mailPerDay: 3 });
     const sendId = await newSend(audience);
@@ -619,25 +620,35 @@ describe('a send through an SMTP account', () => {
     expect(received).toHaveLength(3);
     const held = await sendRow(sendId);
     expect(held.status).toBe('sending');
-    expect(held.note).toContain('at most 3 emails a day');
-    expect(held.waiting_until!.getTime()).toBeGreaterThan(Date.now());
+    expect(held.note).toContain('at most 3 emails in any 24 hours');
+    // The note names the real time the window has room again: 24 hours after the claim ended
+    // (rounded up to the minute it shows), on the user's clock with the zone named.
+    const windowRows = () =>
+      t.platform.db
+        .selectFrom('account_cap_reservations')
+        .select(['counted_at', 'sent'])
+        .where('account_id', '=', audience.accountId)
+        .execute();
+    const [counted] = await windowRows();
+    expect(counted!.sent).toBe(3);
+    const freesAt = held.waiting_until!;
+    expect(freesAt.getTime() - counted!.counted_at.getTime()).toBeGreaterThan(24 * 3_600_000);
+    expect(freesAt.getTime() - counted!.counted_at.getTime()).toBeLessThanOrEqual(24 * 3_600_000 + 60_000);
+    expect(held.note).toContain(
+      `The remaining recipients go out from ${formatDateTime(freesAt, 'America/New_York')} (America/New_York).`,
+    );
 
-    // A second send from the same account gets nothing more today.
+    // A second send from the same account gets nothing more within the window.
     const second = await newSend(audience);
     await snapshotSend(t.platform, second);
     await dispatch(t.platform, second);
     expect(received).toHaveLength(3);
-    const counted = await t.platform.db
-      .selectFrom('account_daily_counts')
-      .select('sent')
-      .where('account_id', '=', audience.accountId)
-      .executeTakeFirstOrThrow();
-    expect(counted.sent).toBe(3);
+    expect((await windowRows()).reduce((sum, row) => sum + row.sent, 0)).toBe(3);
 
-    // The next day: yesterday's count stays with yesterday.
+    // 24 hours later: what went out then no longer counts.
     await t.platform.db
-      .updateTable('account_daily_counts')
-      .set({ day: sql`day - 1` })
+      .updateTable('account_cap_reservations')
+      .set({ counted_at: sql`counted_at - interval '24 hours'` })
       .where('account_id', '=', audience.accountId)
       .execute();
     await dispatch(t.platform, sendId);
@@ -646,6 +657,36 @@ describe('a send through an SMTP account', () => {
     const done = await sendRow(sendId);
     expect(done).toMatchObject({ status: 'finished', sent_count: 5, waiting_until: null });
     expect(done.note).toContain('more than one day');
+  });
+
+  it('holds the daily cap across a change of time zone over the date line: a cap of 3 never lets 6 out (R43)', async () => {
+    const members = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({ email: `${name}@zone-cap.test` }));
+    const audience = await seedAudience([members], { mailPerDay: 3 });
+    await t.platform.db
+      .updateTable('users')
+      .set({ time_zone: 'Pacific/Kiritimati' })
+      .where('id', '=', audience.user.id)
+      .execute();
+    const sendId = await newSend(audience);
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    expect(received).toHaveLength(3);
+    // UTC+14 to UTC-11: a different date on the user's clock whatever the hour.
+    await t.platform.db
+      .updateTable('users')
+      .set({ time_zone: 'Pacific/Pago_Pago' })
+      .where('id', '=', audience.user.id)
+      .execute();
+    await dispatch(t.platform, sendId);
+    const second = await newSend(audience);
+    await snapshotSend(t.platform, second);
+    await dispatch(t.platform, second);
+    expect(received).toHaveLength(3);
+    const held = await sendRow(sendId);
+    expect(held).toMatchObject({ status: 'sending' });
+    // The time it names is the same instant, now on the new zone's clock.
+    expect(held.note).toContain(`${formatDateTime(held.waiting_until!, 'Pacific/Pago_Pago')} (Pacific/Pago_Pago)`);
+    expect(held.waiting_until!.getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
   });
 
   it('holds an SMTP account to the daily cap an operator set, which replaces its own Maximum Email per Day', async () => {
@@ -660,7 +701,7 @@ describe('a send through an SMTP account', () => {
     await snapshotSend(t.platform, sendId);
     await dispatch(t.platform, sendId);
     expect(received).toHaveLength(4);
-    expect((await sendRow(sendId)).note).toContain('at most 4 emails a day');
+    expect((await sendRow(sendId)).note).toContain('at most 4 emails in any 24 hours');
   });
 
   it('sends CC and BCC addresses one copy each, as recipients of their own', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { formatDateTime } from '@sendwell/contracts';
 import type { Selectable } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import { isConnectionLost, retryWhileDisconnected } from '../../platform/db';
@@ -10,7 +11,7 @@ import type { TMailTransport } from '../../providers/mail';
 import { findAccountRow, openAccountTransport } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import { judgeSends } from './circuit-breaker.service';
-import { dailyCapOf, nextDayStart, releaseReservation, reserveToday } from './daily-cap';
+import { CAP_WINDOW_HOURS, dailyCapOf, releaseReservation, reserveRoom, roomFreesAt } from './daily-cap';
 import {
   addCounts,
   claimRecipients,
@@ -104,19 +105,21 @@ const afterDrain = async (platform: TPlatform, sendId: number): Promise<TNextRun
 };
 
 /**
- * The account's daily cap is reached: the rest of the send waits for the user's next
- * day, and the send says so.
+ * The account's daily cap is reached: the rest of the send waits until the cap's window (the
+ * last 24 hours) has room again, and the send says when, on the user's clock with the zone
+ * named (a later change of zone leaves the note true).
  */
-const holdUntilTomorrow = async (platform: TPlatform, send: Selectable<SendsTable>, cap: number): Promise<TNextRun> => {
-  const { at, day } = await nextDayStart(platform.db, await timeZoneOf(platform.db, send.user_id));
+const holdUntilRoom = async (platform: TPlatform, send: Selectable<SendsTable>, cap: number): Promise<TNextRun> => {
+  const at = await roomFreesAt(platform.db, send.account_id!, cap);
+  const timeZone = await timeZoneOf(platform.db, send.user_id);
   await holdSend(
     platform.db,
     send.id,
     at,
-    `Daily limit reached: this account sends at most ${cap.toLocaleString('en-US')} emails a day. The remaining recipients go out from ${day}.`,
+    `Daily limit reached: this account sends at most ${cap.toLocaleString('en-US')} emails in any ${CAP_WINDOW_HOURS} hours. The remaining recipients go out from ${formatDateTime(at, timeZone)} (${timeZone}).`,
   );
   await publishProgress(platform, send.id, { force: true });
-  return { startAfter: at, singletonKey: `cap-${send.id}-${day}` };
+  return { startAfter: at, singletonKey: `cap-${send.id}-${at.toISOString()}` };
 };
 
 /**
@@ -251,11 +254,11 @@ const dispatchRun = async (
       return null;
     }
     // A paused or cancelled send waits as it is; a drained one is finished or rescheduled;
-    // a capped one waits for tomorrow unless nothing is left; one this process stopped
+    // a capped one waits for room in the cap's window unless nothing is left; one this process stopped
     // sending (it is stopping) goes on at once in another worker.
     if (outcome === 'drained') return await afterDrain(platform, sendId);
     if (outcome === 'capped') {
-      if (await hasRecipientsLeft(platform.db, sendId)) return await holdUntilTomorrow(platform, send, cap!);
+      if (await hasRecipientsLeft(platform.db, sendId)) return await holdUntilRoom(platform, send, cap!);
       return await afterDrain(platform, sendId);
     }
     if (outcome === 'handed-on') {
@@ -326,8 +329,6 @@ const sendClaims = async (
   const checkpoints = platform.checkpointDb;
   const isSending = async () => (await findSendStatus(platform.db, sendId)) === 'sending';
   const isProcessStopping = () => platform.stopping.aborted;
-  // The daily cap's day is the user's: their time zone, read once per run.
-  const timeZone = cap === null ? null : await timeZoneOf(platform.db, send.user_id);
   if (transport.sendBatch) {
     const sendBatch = transport.sendBatch;
     const { template, variablesOf } = await buildBatchMessage(platform, send, links);
@@ -410,7 +411,12 @@ const sendClaims = async (
         cap === null
           ? null
           : await persist(platform, () =>
-              reserveToday(platform, { accountId: send.account_id!, timeZone: timeZone! }, cap, CLAIM_SIZE),
+              reserveRoom(
+                platform,
+                { accountId: send.account_id!, leaseMs: platform.config.sendLeaseMs },
+                cap,
+                CLAIM_SIZE,
+              ),
             );
       if (reservation?.granted === 0) return 'capped';
       const { leaseToken, claimed: batch } = await claimNext(platform, sendId, reservation?.granted ?? CLAIM_SIZE, {
@@ -418,10 +424,7 @@ const sendClaims = async (
       });
       if (batch.length === 0) {
         if (reservation) {
-          await bestEffort(
-            platform,
-            releaseReservation(platform.db, send.account_id!, reservation, reservation.granted),
-          );
+          await bestEffort(platform, releaseReservation(platform.db, reservation, reservation.granted));
         }
         return 'drained';
       }
@@ -526,10 +529,7 @@ const sendClaims = async (
       await bestEffort(platform, addCounts(platform.db, sendId, outcomes));
       if (reservation) {
         const sent = outcomes.filter((outcome) => outcome === 'sent').length;
-        await bestEffort(
-          platform,
-          releaseReservation(platform.db, send.account_id!, reservation, reservation.granted - sent),
-        );
+        await bestEffort(platform, releaseReservation(platform.db, reservation, reservation.granted - sent));
       }
       await bestEffort(platform, judge(platform, sendId));
       await bestEffort(platform, publishProgress(platform, sendId));

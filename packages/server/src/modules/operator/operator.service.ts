@@ -16,9 +16,9 @@ import { fieldError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { countLiveProcesses } from '../../platform/presence';
 import { accountRowsOfUser, findAccountForOperator, setOperatorDailyCap } from '../accounts/accounts.service';
-import { endUserSessions, findUserForOperator, setDisabled, timeZoneOf } from '../auth/auth.service';
+import { endUserSessions, findUserForOperator, setDisabled } from '../auth/auth.service';
 import { changeCredits, removeCredits } from '../credits/credits.service';
-import { dailyCapOf, isDailyCapped, sentToday } from '../delivery/delivery.service';
+import { dailyCapOf, isDailyCapped, sentInWindow } from '../delivery/delivery.service';
 import { findPlan, insertPlan, listPlansWithUsers, setUserPlan, updatePlan } from '../plans/plans.service';
 import { probeStatus } from '../verification/verification.service';
 import * as repository from './operator.repository';
@@ -85,11 +85,7 @@ export const changeUserPlan = async (platform: TPlatform, operator: TOperator, u
 
 type TAccountRow = NonNullable<Awaited<ReturnType<typeof findAccountForOperator>>>;
 
-const toOperatorAccount = async (
-  platform: TPlatform,
-  row: TAccountRow,
-  timeZone: string,
-): Promise<TOperatorAccount> => {
+const toOperatorAccount = async (platform: TPlatform, row: TAccountRow): Promise<TOperatorAccount> => {
   const cap = dailyCapOf(row);
   return {
     id: row.id,
@@ -101,15 +97,15 @@ const toOperatorAccount = async (
     mail_per_day: row.mail_per_day,
     operator_mail_per_day: row.operator_mail_per_day,
     daily_cap: cap,
-    sent_today: cap === null ? 0 : await sentToday(platform.db, row.id, timeZone),
+    sent_today: cap === null ? 0 : await sentInWindow(platform.db, row.id),
   };
 };
 
 /** A user's sending accounts with what caps each a day. */
 export const listUserAccounts = async (platform: TPlatform, userId: number) => {
   await findUserForOperator(platform.db, userId);
-  const [rows, timeZone] = await Promise.all([accountRowsOfUser(platform.db, userId), timeZoneOf(platform.db, userId)]);
-  return Promise.all(rows.map((row) => toOperatorAccount(platform, row, timeZone)));
+  const rows = await accountRowsOfUser(platform.db, userId);
+  return Promise.all(rows.map((row) => toOperatorAccount(platform, row)));
 };
 
 /**
@@ -137,11 +133,7 @@ export const setAccountDailyCap = async (
     },
     (trx) => setOperatorDailyCap(trx, accountId, dailyCap),
   );
-  return toOperatorAccount(
-    platform,
-    (await findAccountForOperator(platform.db, accountId))!,
-    await timeZoneOf(platform.db, row.user_id),
-  );
+  return toOperatorAccount(platform, (await findAccountForOperator(platform.db, accountId))!);
 };
 
 /** A disabled user is signed out everywhere at once and cannot sign in again. */

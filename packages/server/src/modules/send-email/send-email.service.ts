@@ -23,9 +23,9 @@ import type { Executor } from '../../platform/db';
 import { notFound, ValidationError } from '../../platform/errors';
 import { startAbTest } from '../ab-tests/ab-tests.service';
 import { accountDomain, findAccountRow, listAccountRows, type TAccountRow } from '../accounts/accounts.service';
-import { findUserProfile, timeZoneOf } from '../auth/auth.service';
+import { findUserProfile } from '../auth/auth.service';
 import { getBalance } from '../credits/credits.service';
-import { createSend, dailyCapOf, sentToday } from '../delivery/delivery.service';
+import { createSend, dailyCapOf, sentInWindow } from '../delivery/delivery.service';
 import { countAudience, findListsByIds, findListsOfAccount } from '../lists/lists.service';
 import { findPlanOfUser } from '../plans/plans.service';
 
@@ -48,13 +48,13 @@ const toSendAccount = (row: TAccountRow, userEmail: string): TSendAccount => ({
 const listsOfAccount = (db: Executor, userId: number, accountId: number): Promise<TSendList[]> =>
   findListsOfAccount(db, userId, accountId);
 
-/** The SMTP cap and today's count of an account (0 and 0 when it has no cap). */
-const capOf = async (db: Executor, row: TAccountRow, timeZone: string) => {
+/** The SMTP cap and what the account sent in the cap's window, the last 24 hours (0 and 0 when it has no cap). */
+const capOf = async (db: Executor, row: TAccountRow) => {
   const cap = dailyCapOf(row);
   return {
     isSmtp: cap !== null,
     smtpLimit: cap ?? 0,
-    dailyCount: cap === null ? 0 : await sentToday(db, row.id, timeZone),
+    dailyCount: cap === null ? 0 : await sentInWindow(db, row.id),
   };
 };
 
@@ -83,9 +83,7 @@ export const sendEmailContent = async (
     listTemplates(platform.db, userId),
   ]);
   const chosen = rows.find((row) => row.id === accountId) ?? rows.find((row) => row.is_primary) ?? rows[0] ?? null;
-  const cap = chosen
-    ? await capOf(platform.db, chosen, user.time_zone)
-    : { isSmtp: false, smtpLimit: 0, dailyCount: 0 };
+  const cap = chosen ? await capOf(platform.db, chosen) : { isSmtp: false, smtpLimit: 0, dailyCount: 0 };
   return {
     chosenAccount: chosen?.id ?? null,
     templates,
@@ -109,7 +107,7 @@ export const accountLists = async (
   return {
     status: true,
     listData: await listsOfAccount(platform.db, userId, accountId),
-    ...(await capOf(platform.db, row, await timeZoneOf(platform.db, userId))),
+    ...(await capOf(platform.db, row)),
   };
 };
 

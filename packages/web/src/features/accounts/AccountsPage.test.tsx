@@ -78,7 +78,7 @@ describe('AccountsPage', () => {
     expect(within(smtp).getByRole('button', { name: 'Edit' })).toBeTruthy();
   });
 
-  it("saves an account's circuit-breaker limits on their own, refusing a limit of 0 beside its field", async () => {
+  it("saves an account's circuit-breaker limits on their own, saying their ranges and refusing one outside beside its field", async () => {
     const account = buildSmtpAccount({ id: 2, name: 'Office server' });
     const fetchMock = stubAccounts([account], {
       'POST /api/settings/account/2/breaker': {
@@ -94,10 +94,14 @@ describe('AccountsPage', () => {
     const bounces = limits.getByLabelText(/Hard bounces above/) as HTMLInputElement;
     expect(bounces.value).toBe('5 %');
     expect((limits.getByLabelText(/Spam complaints above/) as HTMLInputElement).value).toBe('0.1 %');
+    expect(limits.getByText('From 0.5% to 50%.')).toBeTruthy();
+    expect(limits.getByText('From 0.01% to 5%.')).toBeTruthy();
 
-    fireEvent.change(bounces, { target: { value: '0' } });
-    fireEvent.click(limits.getByRole('button', { name: 'Save limits' }));
-    expect(await limits.findByText('The hard-bounce limit must be more than 0%.')).toBeTruthy();
+    for (const outside of ['0', '100', '']) {
+      fireEvent.change(bounces, { target: { value: outside } });
+      fireEvent.click(limits.getByRole('button', { name: 'Save limits' }));
+      expect(await limits.findByText('The hard-bounce limit must be a number from 0.5% to 50%.')).toBeTruthy();
+    }
     expect(callsTo(fetchMock, 'POST /api/settings/account/2/breaker')).toHaveLength(0);
 
     fireEvent.change(bounces, { target: { value: '2' } });

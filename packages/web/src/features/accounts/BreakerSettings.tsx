@@ -1,6 +1,12 @@
 import { Alert, Button, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { CIRCUIT_BREAKER, type TSendingAccount, ZBreakerSettings } from '@sendwell/contracts';
+import {
+  BREAKER_LIMITS,
+  breakerRangeText,
+  CIRCUIT_BREAKER,
+  type TSendingAccount,
+  ZBreakerSettings,
+} from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useZodForm } from '../../app/useZodForm';
 import { useSaveBreakerLines } from './accounts.queries';
@@ -22,17 +28,27 @@ export const BreakerSettings = ({ account }: { account: TSendingAccount }) => {
         onError: fail,
       }),
   });
-  const number = (field: 'breakerBouncePercent' | 'breakerComplaintPercent') => ({
-    value: (form.values[field] as number | string | undefined) ?? '',
+  // The range is said beside each field and checked on Save with the server's own schema; the
+  // input does not clamp a value out of range on its own (a silent change is worse than a message).
+  const number = (
+    field: 'breakerBouncePercent' | 'breakerComplaintPercent',
+    range: { min: number; max: number },
+    step: number,
+  ) => ({
+    // An empty field is NaN to the schema, which refuses it with the range's message.
+    value: Number.isNaN(form.values[field]) ? '' : form.values[field],
     error: form.errors[field],
-    onChange: (value: number | string) => form.setValue(field, value === '' ? '' : Number(value)),
-    min: 0,
-    max: 100,
-    step: 0.1,
+    onChange: (value: number | string) => form.setValue(field, value === '' ? Number.NaN : Number(value)),
+    min: range.min,
+    max: range.max,
+    clampBehavior: 'none' as const,
+    step,
     decimalScale: 3,
     allowNegative: false,
     suffix: ' %',
     required: true,
+    description: `${breakerRangeText(range).replace(/^f/, 'F')}.`,
+    inputWrapperOrder: ['label', 'input', 'description', 'error'] as ('label' | 'input' | 'description' | 'error')[],
   });
   const headingId = `breaker-${account.id}`;
   return (
@@ -52,8 +68,14 @@ export const BreakerSettings = ({ account }: { account: TSendingAccount }) => {
           </Alert>
         )}
         <Group align="flex-start" grow>
-          <NumberInput label="Hard bounces above" {...number('breakerBouncePercent')} />
-          <NumberInput label="Spam complaints above" {...number('breakerComplaintPercent')} />
+          <NumberInput
+            label="Hard bounces above"
+            {...number('breakerBouncePercent', BREAKER_LIMITS.bouncePercent, 0.5)}
+          />
+          <NumberInput
+            label="Spam complaints above"
+            {...number('breakerComplaintPercent', BREAKER_LIMITS.complaintPercent, 0.01)}
+          />
         </Group>
         <Group justify="flex-end">
           <Button type="submit" variant="default" loading={save.isPending}>

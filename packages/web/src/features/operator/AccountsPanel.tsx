@@ -125,8 +125,8 @@ export const AccountsPanel = ({ user }: { user: TOperatorUser }) => {
   return (
     <Stack gap="sm">
       <Text size="sm">
-        SMTP and Gmail accounts send at most their daily cap. The user's own form allows up to 1,000 a day; a cap set
-        here replaces it.
+        SMTP and Gmail accounts send at most their daily cap in any 24 hours. The user's own form allows up to 1,000 a
+        day; a cap set here replaces it.
       </Text>
       <Table.ScrollContainer minWidth={480}>
         <Table>
@@ -134,7 +134,7 @@ export const AccountsPanel = ({ user }: { user: TOperatorUser }) => {
             <Table.Tr>
               <Table.Th>Account</Table.Th>
               <Table.Th>Daily cap</Table.Th>
-              <Table.Th ta="right">Sent today</Table.Th>
+              <Table.Th ta="right">Sent, last 24 hours</Table.Th>
               <Table.Th>
                 <VisuallyHidden>Actions</VisuallyHidden>
               </Table.Th>

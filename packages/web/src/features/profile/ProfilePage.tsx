@@ -1,7 +1,8 @@
 import { Alert, Button, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
 import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProfileName } from '@sendwell/contracts';
-import { IconClock, IconKey, IconMail, IconUser } from '@tabler/icons-react';
+import { IconClock, IconDeviceDesktopOff, IconKey, IconMail, IconUser } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { z } from 'zod';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
@@ -9,7 +10,14 @@ import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { PasswordField } from '../../components/PasswordField';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
-import { useChangeEmail, useChangePassword, useProfile, useUpdateProfile } from './profile.queries';
+import {
+  useCancelEmailChange,
+  useChangeEmail,
+  useChangePassword,
+  useProfile,
+  useSignOutEverywhere,
+  useUpdateProfile,
+} from './profile.queries';
 
 const success = (message: string) =>
   notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
@@ -98,6 +106,32 @@ const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
   );
 };
 
+/** A new email waiting for its link, with Cancel (the link then stops working). */
+const PendingEmail = ({ profile, pendingEmail }: { profile: TProfile; pendingEmail: string }) => {
+  const cancel = useCancelEmailChange();
+  return (
+    <Alert color="blue" data-testid="profile-pending-email">
+      <Stack gap="xs">
+        <Text size="sm">
+          Waiting for you to open the link we sent to <strong>{pendingEmail}</strong> (it works for 24 hours). Until
+          then your email stays {profile.email}. Did not ask for it? Cancel it and change your password.
+        </Text>
+        <Group>
+          <Button
+            variant="default"
+            size="xs"
+            loading={cancel.isPending}
+            aria-label={`Cancel the change to ${pendingEmail}`}
+            onClick={() => cancel.mutate(undefined, { onSuccess: ({ message }) => success(message) })}
+          >
+            Cancel
+          </Button>
+        </Group>
+      </Stack>
+    </Alert>
+  );
+};
+
 const EmailForm = ({ profile }: { profile: TProfile }) => {
   const change = useChangeEmail();
   const form = useZodForm(ZEmailChangeRequest, {
@@ -118,12 +152,7 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
         <Text size="sm">
           You sign in with <strong data-testid="profile-email">{profile.email}</strong>.
         </Text>
-        {profile.pending_email && (
-          <Alert color="blue" data-testid="profile-pending-email">
-            Waiting for you to open the link we sent to <strong>{profile.pending_email}</strong> (it works for 24
-            hours). Until then your email stays {profile.email}.
-          </Alert>
-        )}
+        {profile.pending_email && <PendingEmail profile={profile} pendingEmail={profile.pending_email} />}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput label="New email" type="email" autoComplete="email" {...form.inputProps('email')} />
           <PasswordField
@@ -200,6 +229,36 @@ const PasswordForm = () => {
   );
 };
 
+/** Ends every session, this one too, after asking. */
+const SignOutEverywhere = () => {
+  const signOut = useSignOutEverywhere();
+  const ask = () =>
+    modals.openConfirmModal({
+      title: 'Sign out everywhere?',
+      centered: true,
+      children: (
+        <Text size="sm">
+          Every device signed in to your account is signed out, this one too, and the links we mailed to reset your
+          password or change your email stop working.
+        </Text>
+      ),
+      labels: { confirm: 'Sign out everywhere', cancel: 'Stay signed in' },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        signOut.mutate(undefined, {
+          onSuccess: ({ message }) =>
+            notifications.show({ color: 'green', title: 'Signed out', message, position: 'top-center' }),
+        }),
+    });
+  return (
+    <Group justify="flex-end">
+      <Button variant="outline" color="red" loading={signOut.isPending} onClick={ask}>
+        Sign out everywhere
+      </Button>
+    </Group>
+  );
+};
+
 /** Profile (the user menu's first item): the signed-in user's name, time zone, email and password. */
 export const ProfilePage = () => {
   const profile = useProfile();
@@ -242,6 +301,13 @@ export const ProfilePage = () => {
             description="Changing it signs out every other device; this one stays signed in."
           >
             <PasswordForm />
+          </Section>
+          <Section
+            icon={<IconDeviceDesktopOff size={18} aria-hidden />}
+            title="Devices"
+            description="Lost a device, or think someone knows your password? Sign out everywhere, then change your password."
+          >
+            <SignOutEverywhere />
           </Section>
         </Stack>
       )}

@@ -6,8 +6,10 @@ import {
   type TProfileUpdate,
 } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { callRoute } from '../../app/api';
-import { USER_QUERY_KEY } from '../../app/session';
+import { callRoute, resetCsrfToken } from '../../app/api';
+import { isUnauthorized } from '../../app/errors';
+import { realtime } from '../../app/realtime';
+import { endSession, USER_QUERY_KEY } from '../../app/session';
 
 export const profileKeys = { profile: ['profile'] as const };
 
@@ -40,6 +42,47 @@ export const useUpdateProfile = () =>
 
 export const useChangeEmail = () =>
   useProfileChange((body: TEmailChangeRequest) => callRoute(profileApi.changeEmail, { body }));
+
+/** The Profile's Cancel beside a waiting change: its link stops working. */
+export const useCancelEmailChange = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => callRoute(profileApi.cancelEmail),
+    onSuccess: ({ data }) => queryClient.setQueryData(profileKeys.profile, data),
+  });
+};
+
+/**
+ * "Sign out everywhere": this tab is signed out too, like Sign out (the socket is paused first,
+ * so the server's word that this session ended is not taken for an expired one).
+ */
+export const useSignOutEverywhere = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => callRoute(profileApi.signOutEverywhere),
+    onMutate: () => realtime.pause(),
+    onSuccess: () => {
+      resetCsrfToken();
+      endSession(queryClient);
+    },
+    onError: (error) => {
+      if (!isUnauthorized(error)) realtime.resume();
+    },
+  });
+};
+
+/** The old address's undo link: a click on its page (never on arrival, so a mail scanner undoes nothing). */
+export const useUndoEmailChange = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (token: string) => callRoute(profileApi.undoEmail, { body: { token } }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: USER_QUERY_KEY });
+      void queryClient.invalidateQueries({ queryKey: profileKeys.profile });
+    },
+    meta: { reportErrors: false },
+  });
+};
 
 export const useChangePassword = () =>
   useMutation({

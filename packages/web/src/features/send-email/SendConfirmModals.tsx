@@ -53,8 +53,9 @@ export const DuplicatesModal = ({
 type TShownWarning = Exclude<TDailyLimitWarning, { kind: 'none' }>;
 
 /**
- * SMTP and Gmail accounts have a daily cap (spec §9). With part of today's balance left the
- * user may go on; with none left they may schedule the email instead, or come back tomorrow.
+ * SMTP and Gmail accounts have a daily cap (spec §9), counted over the last 24 hours. With part
+ * of the balance left the user may go on; with none left they may schedule the email instead,
+ * or come back tomorrow (within 24 hours all of it is back).
  */
 export const DailyLimitModal = ({
   warning,

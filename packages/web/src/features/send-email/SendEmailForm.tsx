@@ -199,7 +199,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     setFlow({ step: 'confirm', check, isSendLater: hasDeliveryTime(values) });
 
   const afterDuplicates = (check: TDuplicatesResponse) => {
-    // The cap counts what goes out today; a scheduled email is held to its own day by the server.
+    // The cap counts what went out in the last 24 hours; a scheduled email is held by the server when its time comes.
     const warning =
       audience?.isSmtp && !hasDeliveryTime(values)
         ? dailyLimitWarning(audience.smtpLimit, audience.dailyCount, check.recipients)
