@@ -237,14 +237,23 @@ describe('lawful bombs are worked on off the event loop (R40)', () => {
 
   it('a send stored before the bound with HTML nested past it fails once with the nesting reason', async () => {
     const seeded = await seed();
-    const id = await createSend(t.platform, seeded.user.id, {
-      accountId: seeded.accountId,
-      fromName: 'Acme',
-      fromAddress: 'news@acme.test',
-      subject: 'Old bomb',
-      html: BOMBS.nested,
-      listIds: [seeded.listId],
-    });
+    // Written as it was before the bound (the engine's own check refuses it now).
+    const { id } = await t.platform.db
+      .insertInto('sends')
+      .values({
+        user_id: seeded.user.id,
+        account_id: seeded.accountId,
+        status: 'queued',
+        from_name: 'Acme',
+        from_address: 'news@acme.test',
+        subject: 'Old bomb',
+        html: BOMBS.nested,
+        list_ids: [seeded.listId],
+        list_names: 'All',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.platform.queue.enqueue(snapshotSendJob, { sendId: id });
     const runQueued = queuedJobRunner(t.platform);
     await runQueued(snapshotSendJob);
     await runQueued(dispatchSendJob);

@@ -3,6 +3,7 @@ import { hasTextOutsideTags, userHtml } from '../html/html-bounds';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
+import { SEND_FIELDS } from '../sending/sending';
 import { CAMPAIGN_MESSAGES, FREQUENCIES, ZDailyPlan } from './schedule';
 
 export * from './schedule';
@@ -131,11 +132,8 @@ export const ZDripEmail = z.object({
   body: userHtml(2_000_000).refine((value) => hasTextOutsideTags(value) || /<img\b/i.test(value), {
     message: CAMPAIGN_MESSAGES.bodyRequired,
   }),
-  replyTo: line(320)
-    .refine((value) => value === '' || z.email().safeParse(value).success, {
-      message: CAMPAIGN_MESSAGES.replyToInvalid,
-    })
-    .default(''),
+  // The one Reply-To rule of every send (R42), its stored form.
+  replyTo: SEND_FIELDS.replyTo.default(''),
   globalReply: z.boolean().default(false),
   period: z.coerce.number().int().min(0).max(1000).default(5),
   frequency: z.enum(FREQUENCIES).default('day'),

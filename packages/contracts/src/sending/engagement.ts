@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEND_FIELDS } from './sending';
 
 /**
  * Re-send by engagement (issue 31 §3): from a finished send's History row, a new send to its
@@ -22,12 +23,7 @@ export const ZEngagementAudience = z.object({
 
 export const ZEngagementResend = ZEngagementAudience.extend({
   /** A new subject (a re-send to those who did not open often gets one); the send's own when blank. */
-  subject: z
-    .string()
-    .trim()
-    .max(998)
-    .refine((value) => !/[\r\n]/.test(value), { message: 'The subject may not hold a line break.' })
-    .optional(),
+  subject: SEND_FIELDS.subjectOrBlank.optional(),
 });
 export type TEngagementResend = z.input<typeof ZEngagementResend>;
 

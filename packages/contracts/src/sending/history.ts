@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ZFilterDate } from '../credits/credits';
-import { userHtml } from '../html/html-bounds';
 import { pagedResponse, pageQuery } from '../paging/paging';
 import { ZAbTestPart, ZAbTestResult } from './ab-test';
+import { SEND_FIELDS } from './sending';
 
 /** Spec §3 "History record": type 1 Standard, 2 Scheduled Mail; status 1 Sent, otherwise Pending. */
 export const ZHistoryRecord = z.object({
@@ -125,11 +125,11 @@ export const ZScheduledPage = pagedResponse(ZScheduledEmail);
 
 /** What Edit Scheduled Email may change; the delivery time is required and in the future. */
 export const ZScheduledEdit = z.object({
-  subject: z.string().trim().min(1, 'The subject is required.').max(998),
-  message: userHtml(2_000_000).pipe(z.string().min(1, 'The message is required.')),
-  cc: z.string().max(2000).default(''),
-  bcc: z.string().max(2000).default(''),
-  reply_to: z.string().max(320).default(''),
+  subject: SEND_FIELDS.subject,
+  message: SEND_FIELDS.message,
+  cc: SEND_FIELDS.copies.default(''),
+  bcc: SEND_FIELDS.copies.default(''),
+  reply_to: SEND_FIELDS.replyTo.default(''),
   delivery_time: z
     .string()
     .min(1, 'The delivery time is required.')

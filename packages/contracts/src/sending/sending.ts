@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_PROVIDERS } from '../accounts/accounts';
 import { userHtml } from '../html/html-bounds';
+import { canonicalEmail, readEmailCell } from '../lists/email';
 import { DEFAULT_TIME_ZONE, wallClock, zonedInstant } from '../time/zones';
 import { AB_MESSAGES, AB_METRICS, AB_TEST_LIMITS } from './ab-test';
 
@@ -194,18 +195,62 @@ const headerText = (max: number) =>
     .refine((value) => !/[\r\n]/.test(value), { message: SEND_MESSAGES.lineBreak })
     .transform((value) => value.trim());
 
-const emailList = (value: string) =>
-  value
-    .split(/[,;]/)
-    .map((item) => item.trim())
-    .filter(Boolean);
+/**
+ * CC or BCC: addresses (bare or `Name <addr>`) separated by commas or semicolons, each read
+ * as a list reads a member's (`readEmailCell`: the lower-case A-label domain, no mailto:, no
+ * line break) and kept once each, joined by ", ". The stored form is what suppression is
+ * matched against, so `Bad@Example.COM ` and `"Bad" <bad@example.com>` are the same address.
+ */
+const copiesField = headerText(2000).transform((value, context) => {
+  const addresses: string[] = [];
+  for (const item of value.split(/[,;]/)) {
+    if (item.trim() === '') continue;
+    const { email } = readEmailCell(item);
+    if (email === null) {
+      context.addIssue({ code: 'custom', message: SEND_MESSAGES.copyInvalid });
+      return z.NEVER;
+    }
+    if (!addresses.some((known) => known.toLowerCase() === email.toLowerCase())) addresses.push(email);
+  }
+  return addresses.join(', ');
+});
 
-const copyField = headerText(2000).refine(
-  (value) => emailList(value).every((item) => z.email().safeParse(item).success),
-  {
-    message: SEND_MESSAGES.copyInvalid,
-  },
-);
+/** Reply-To: empty, or one address in its stored form. */
+const replyToField = headerText(320).transform((value, context) => {
+  if (value === '') return '';
+  const email = canonicalEmail(value);
+  if (email === null) {
+    context.addIssue({ code: 'custom', message: SEND_MESSAGES.replyToInvalid });
+    return z.NEVER;
+  }
+  return email;
+});
+
+/**
+ * The parts of a send a user writes, read the same way on every path that creates or
+ * changes a send (R42): Send Email and its A/B parts, Edit Scheduled Email by either route,
+ * Send again, the re-send by engagement, drip steps, the API. Each form names them as the
+ * spec does (`message`, `reply`, `reply_to`); the engine checks them again as `ZSendContent`
+ * before any send is written, so no path around a form skips them.
+ */
+export const SEND_FIELDS = {
+  subject: headerText(998).pipe(z.string().min(1, { message: SEND_MESSAGES.subjectRequired })),
+  /** A subject that may be left blank (a re-send keeps its send's own). */
+  subjectOrBlank: headerText(998),
+  message: userHtml(2_000_000).refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+  copies: copiesField,
+  replyTo: replyToField,
+};
+
+/** A send's content as the engine stores it (`delivery.service`'s `checkedContent`). */
+export const ZSendContent = z.object({
+  subject: SEND_FIELDS.subject,
+  html: SEND_FIELDS.message,
+  cc: SEND_FIELDS.copies.default(''),
+  bcc: SEND_FIELDS.copies.default(''),
+  replyTo: SEND_FIELDS.replyTo.default(''),
+});
+export type TSendContent = z.output<typeof ZSendContent>;
 
 /** What an alias may hold (one pass over a character class: linear). */
 const ALIAS_PATTERN = /^[A-Za-z0-9._+-]+$/;
@@ -237,13 +282,11 @@ export const ZSendEmailRequest = z.object({
     .array(z.coerce.number().int().positive(), { message: SEND_MESSAGES.listsRequired })
     .min(1, { message: SEND_MESSAGES.listsRequired })
     .max(100),
-  subject: headerText(998).pipe(z.string().min(1, { message: SEND_MESSAGES.subjectRequired })),
-  cc: copyField.default(''),
-  bcc: copyField.default(''),
-  reply: headerText(320)
-    .refine((value) => value === '' || z.email().safeParse(value).success, { message: SEND_MESSAGES.replyToInvalid })
-    .default(''),
-  message: userHtml(2_000_000).refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+  subject: SEND_FIELDS.subject,
+  cc: SEND_FIELDS.copies.default(''),
+  bcc: SEND_FIELDS.copies.default(''),
+  reply: SEND_FIELDS.replyTo.default(''),
+  message: SEND_FIELDS.message,
   delivery: z.string().trim().max(40).default(''),
   sendLater: z.boolean().optional(),
   storageId: z.string().trim().max(100).optional(),

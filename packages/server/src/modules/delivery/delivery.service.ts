@@ -1,9 +1,15 @@
-import { canonicalEmail, type TSendProgress } from '@sendwell/contracts';
+import {
+  canonicalEmail,
+  SEND_MESSAGES,
+  type TSendContent,
+  type TSendProgress,
+  ZSendContent,
+} from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { TSendSource } from '../../platform/db-schema';
-import { HttpError, notFound } from '../../platform/errors';
+import { HttpError, notFound, ValidationError } from '../../platform/errors';
 import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
 import { findListsByIds, type TListUsageCheck } from '../lists/lists.service';
 import { dispatchSendJob, snapshotSendJob } from './delivery.jobs';
@@ -17,6 +23,7 @@ import {
   insertGivenRecipients,
   releaseHeldSend as releaseHeldSendRow,
   type TEventRecipient,
+  updateScheduled as updateScheduledRow,
 } from './delivery.repository';
 import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
 import { messageIdOf } from './message';
@@ -37,13 +44,44 @@ export type TNewSend = {
   trackClicks?: boolean;
 };
 
-/** The account and lists of a new send, the user's own, and the plan allowing the account. */
-const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewSend, 'accountId' | 'listIds'>) => {
-  const account = await findAccountRow(platform.db, userId, input.accountId);
+/**
+ * The one check every path that creates or changes a send goes through (R42): Send Email
+ * and its A/B parts, Edit Scheduled Email by either route, Send again, the re-send by
+ * engagement, drip steps and spam tests, the API. The content is read by the schema the
+ * forms use (`ZSendContent`: subject, bounded HTML, copies and Reply-To in their stored form,
+ * a sender without line breaks), so a path that skips a form (or a row written before the
+ * rules) is refused with the same words, or normalised the same way, before anything is stored.
+ */
+export const checkedContent = (
+  input: { subject: string; html: string; cc?: string; bcc?: string; replyTo?: string },
+  sender: { fromName: string; fromAddress: string },
+): TSendContent & { fromName: string; fromAddress: string } => {
+  const parsed = ZSendContent.safeParse(input);
+  const fromAddress = canonicalEmail(sender.fromAddress);
+  const errors: Record<string, string[]> = {};
+  for (const issue of parsed.error?.issues ?? []) {
+    const field = String(issue.path[0] ?? '_');
+    errors[field] = [...(errors[field] ?? []), issue.message];
+  }
+  if (/[\r\n]/.test(sender.fromName)) errors.fromName = [SEND_MESSAGES.lineBreak];
+  if (fromAddress === null) errors.fromAddress = [`Not an email address: ${JSON.stringify(sender.fromAddress)}.`];
+  if (!parsed.success || Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return { ...parsed.data, fromName: sender.fromName.trim(), fromAddress: fromAddress! };
+};
+
+/** The account of a new send, the user's own, and the plan allowing it to send (R23). */
+const sendingAccountOf = async (executor: Executor, userId: number, accountId: number) => {
+  const account = await findAccountRow(executor, userId, accountId);
   if (!account) throw notFound('This sending account does not exist.');
-  await requireAccountsAllowed(platform.db, userId, account.driver).catch((error: unknown) => {
+  await requireAccountsAllowed(executor, userId, account.driver).catch((error: unknown) => {
     throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
   });
+  return account;
+};
+
+/** The account and lists of a new send, the user's own, and the plan allowing the account. */
+const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewSend, 'accountId' | 'listIds'>) => {
+  const account = await sendingAccountOf(platform.db, userId, input.accountId);
   const lists = await findListsByIds(platform.db, userId, input.listIds);
   if (lists.length !== new Set(input.listIds).size) throw notFound('One of these mailing lists does not exist.');
   return { account, lists };
@@ -53,16 +91,17 @@ const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewS
 const sendColumnsOf = (
   userId: number,
   { account, lists }: Awaited<ReturnType<typeof sendableOf>>,
-  input: Omit<TNewSend, 'deliverAt' | 'subject'>,
+  content: ReturnType<typeof checkedContent>,
+  input: Pick<TNewSend, 'trackOpens' | 'trackClicks'>,
 ) => ({
   user_id: userId,
   account_id: account.id,
-  from_name: input.fromName,
-  from_address: input.fromAddress,
-  html: input.html,
-  reply_to: input.replyTo ?? '',
-  cc: input.cc ?? '',
-  bcc: input.bcc ?? '',
+  from_name: content.fromName,
+  from_address: content.fromAddress,
+  html: content.html,
+  reply_to: content.replyTo,
+  cc: content.cc,
+  bcc: content.bcc,
   list_ids: lists.map((list) => list.id),
   list_names: lists.map((list) => list.name).join(', '),
   track_opens: input.trackOpens ?? true,
@@ -74,16 +113,17 @@ const sendColumnsOf = (
  * with its job. Lists and account must be the user's own.
  */
 export const createSend = async (platform: TPlatform, userId: number, input: TNewSend) => {
+  const content = checkedContent(input, input);
   const sendable = await sendableOf(platform, userId, input);
   const isScheduled = Boolean(input.deliverAt && input.deliverAt.getTime() > Date.now());
   return platform.db.transaction().execute(async (trx) => {
     const send = await trx
       .insertInto('sends')
       .values({
-        ...sendColumnsOf(userId, sendable, input),
+        ...sendColumnsOf(userId, sendable, content, input),
         type: isScheduled ? 2 : 1,
         status: isScheduled ? 'scheduled' : 'queued',
-        subject: input.subject,
+        subject: content.subject,
         deliver_at: isScheduled ? input.deliverAt! : null,
       })
       .returning('id')
@@ -115,6 +155,9 @@ export const createSplitSend = async (
   input: Omit<TNewSend, 'deliverAt' | 'subject'> & { subjects: string[]; testPercent: number },
   onCreated: (trx: Executor, parts: TSplitParts) => Promise<void>,
 ) => {
+  // Each part's subject is checked as the one subject of a send is.
+  const [content, ...others] = input.subjects.map((subject) => checkedContent({ ...input, subject }, input));
+  const subjects = [content!, ...others].map((part) => part.subject);
   const sendable = await sendableOf(platform, userId, input);
   return platform.db.transaction().execute(async (trx) => {
     const insertPart = async (subject: string, part: number, splitGroup: number | null) =>
@@ -122,7 +165,7 @@ export const createSplitSend = async (
         await trx
           .insertInto('sends')
           .values({
-            ...sendColumnsOf(userId, sendable, input),
+            ...sendColumnsOf(userId, sendable, content!, input),
             type: 1,
             status: part === 1 ? 'queued' : 'held',
             subject,
@@ -134,14 +177,14 @@ export const createSplitSend = async (
           .executeTakeFirstOrThrow()
       ).id;
     // The lead names itself as its group once it has an id (the check wants both or neither).
-    const leadId = await insertPart(input.subjects[0]!, 1, null);
+    const leadId = await insertPart(subjects[0]!, 1, null);
     await trx.updateTable('sends').set({ split_group: leadId, split_part: 1 }).where('id', '=', leadId).execute();
     const testIds = [leadId];
-    for (const [index, subject] of input.subjects.slice(1).entries()) {
+    for (const [index, subject] of subjects.slice(1).entries()) {
       testIds.push(await insertPart(subject, index + 2, leadId));
     }
     // The rest carries subject A until the decision gives it the winner's.
-    const restId = await insertPart(input.subjects[0]!, 0, leadId);
+    const restId = await insertPart(subjects[0]!, 0, leadId);
     await platform.queue.enqueue(
       snapshotSendJob,
       { sendId: leadId },
@@ -206,10 +249,14 @@ export const createEngagementResend = async (
     throw new HttpError(409, 'This send has not finished yet: send to its recipients again once it has.', 'SEND_STATE');
   }
   if (previous.account_id === null) throw notFound('This send’s sending account no longer exists.');
-  const account = await findAccountRow(platform.db, userId, previous.account_id);
-  if (!account) throw notFound('This send’s sending account no longer exists.');
-  await requireAccountsAllowed(platform.db, userId, account.driver).catch((error: unknown) => {
-    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+  const content = checkedContent(
+    { subject: input.subject || previous.subject, html: previous.html, replyTo: previous.reply_to },
+    { fromName: previous.from_name, fromAddress: previous.from_address },
+  );
+  const account = await sendingAccountOf(platform.db, userId, previous.account_id).catch((error: unknown) => {
+    throw error instanceof HttpError && error.statusCode === 404
+      ? notFound('This send’s sending account no longer exists.')
+      : error;
   });
   return platform.db.transaction().execute(async (trx) => {
     const send = await trx
@@ -219,11 +266,11 @@ export const createEngagementResend = async (
         account_id: account.id,
         type: 1,
         status: 'queued',
-        from_name: previous.from_name,
-        from_address: previous.from_address,
-        subject: input.subject || previous.subject,
-        html: previous.html,
-        reply_to: previous.reply_to,
+        from_name: content.fromName,
+        from_address: content.fromAddress,
+        subject: content.subject,
+        html: content.html,
+        reply_to: content.replyTo,
         list_ids: previous.list_ids,
         list_names: previous.list_names,
         track_opens: previous.track_opens,
@@ -308,11 +355,8 @@ export const createSourcedSend = async (
   userId: number,
   input: TSourcedSend,
 ): Promise<{ sendId: number; recipients: number }> => {
-  const account = await findAccountRow(trx, userId, input.accountId);
-  if (!account) throw notFound('This sending account does not exist.');
-  await requireAccountsAllowed(trx, userId, account.driver).catch((error: unknown) => {
-    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
-  });
+  const content = checkedContent(input, input);
+  const account = await sendingAccountOf(trx, userId, input.accountId);
   const recipients = input.recipients.map((recipient) => {
     const email = canonicalEmail(recipient.email);
     if (!email) throw new HttpError(422, `Not an email address: ${JSON.stringify(recipient.email)}.`, 'INVALID_EMAIL');
@@ -331,11 +375,11 @@ export const createSourcedSend = async (
       type: 1,
       source: input.source,
       status: 'queued',
-      from_name: input.fromName,
-      from_address: input.fromAddress,
-      subject: input.subject,
-      html: input.html,
-      reply_to: input.replyTo ?? '',
+      from_name: content.fromName,
+      from_address: content.fromAddress,
+      subject: content.subject,
+      html: content.html,
+      reply_to: content.replyTo,
       list_ids: [],
       track_opens: input.trackOpens ?? true,
       track_clicks: input.trackClicks ?? true,
@@ -349,6 +393,46 @@ export const createSourcedSend = async (
     { executor: trx, singletonKey: `snapshot-${send.id}` },
   );
   return { sendId: send.id, recipients: kept };
+};
+
+/**
+ * Changes a scheduled send not yet started (Edit Scheduled Email, by either route): its
+ * content through the one check (`checkedContent`), the rest as given by the caller, who
+ * checked the account and lists. Answers whether it was still pending and is now changed.
+ */
+export const changeScheduledSend = async (
+  db: Executor,
+  userId: number,
+  id: number,
+  changes: {
+    subject: string;
+    html: string;
+    cc: string;
+    bcc: string;
+    replyTo: string;
+    deliverAt: Date;
+    sender: { fromName: string; fromAddress: string };
+  } & Partial<{
+    account_id: number;
+    list_ids: number[];
+    list_names: string;
+    track_opens: boolean;
+    track_clicks: boolean;
+  }>,
+) => {
+  const { subject, html, cc, bcc, replyTo, deliverAt, sender, ...rest } = changes;
+  const content = checkedContent({ subject, html, cc, bcc, replyTo }, sender);
+  return updateScheduledRow(db, userId, id, {
+    ...rest,
+    from_name: content.fromName,
+    from_address: content.fromAddress,
+    subject: content.subject,
+    html: content.html,
+    cc: content.cc,
+    bcc: content.bcc,
+    reply_to: content.replyTo,
+    deliver_at: deliverAt,
+  });
 };
 
 /**
@@ -613,7 +697,6 @@ export {
   type TFirstTimeKind,
   type TSendCounter,
   type TSendRow,
-  updateScheduled,
 } from './delivery.repository';
 /** Said when a plan without sending accounts meets a send through one; editing a scheduled send says it too. */
 export { PLAN_WITHOUT_ACCOUNTS } from './dispatch';

@@ -7,6 +7,7 @@ import { paginate } from '../../platform/paging';
 import { requireAccountsAllowed } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
+  changeScheduledSend,
   createEngagementResend,
   createSend,
   deleteUserSend,
@@ -17,7 +18,6 @@ import {
   selectUserSends,
   setScheduledStatus,
   type TSendRow,
-  updateScheduled,
 } from '../delivery/delivery.service';
 import { checkSendForm } from './send-email.service';
 
@@ -142,13 +142,14 @@ export const editScheduled = async (platform: TPlatform, userId: number, id: num
   if (row.type !== 2) throw notFound('This scheduled email does not exist.');
   const deliverAt = new Date(edit.delivery_time);
   if (deliverAt.getTime() <= Date.now()) throw fieldError('delivery_time', 'The delivery time must be in the future.');
-  const isEdited = await updateScheduled(platform.db, userId, id, {
+  const isEdited = await changeScheduledSend(platform.db, userId, id, {
     subject: edit.subject,
     html: edit.message,
     cc: edit.cc,
     bcc: edit.bcc,
-    reply_to: edit.reply_to,
-    deliver_at: deliverAt,
+    replyTo: edit.reply_to,
+    deliverAt,
+    sender: { fromName: row.from_name, fromAddress: row.from_address },
   });
   if (!isEdited) throw notNow(row, 'edited');
 };
@@ -166,18 +167,17 @@ export const saveScheduledForm = async (platform: TPlatform, userId: number, id:
   await requireAccountsAllowed(platform.db, userId, checked.driver).catch((error: unknown) => {
     throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
   });
-  const isEdited = await updateScheduled(platform.db, userId, id, {
+  const isEdited = await changeScheduledSend(platform.db, userId, id, {
     account_id: checked.accountId,
-    from_name: checked.fromName,
-    from_address: checked.fromAddress,
+    sender: { fromName: checked.fromName, fromAddress: checked.fromAddress },
     subject: form.subject,
     html: form.message,
     cc: form.cc,
     bcc: form.bcc,
-    reply_to: form.reply,
+    replyTo: form.reply,
     list_ids: checked.lists.map((list) => list.id),
     list_names: checked.lists.map((list) => list.name).join(', '),
-    deliver_at: checked.deliverAt!,
+    deliverAt: checked.deliverAt!,
     track_opens: form.trackOpens,
     track_clicks: form.trackClicks,
   });
