@@ -7,14 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { pino } from 'pino';
+import { claimRecipients, endClaim } from '../packages/server/src/modules/delivery/claims';
 import { dispatch, snapshotSend } from '../packages/server/src/modules/delivery/delivery.jobs';
-import {
-  addCounts,
-  claimRecipients,
-  endClaim,
-  settleBatch,
-} from '../packages/server/src/modules/delivery/delivery.repository';
 import { BATCH_CALLS_IN_FLIGHT } from '../packages/server/src/modules/delivery/dispatch';
+import { addCounts, settleBatch } from '../packages/server/src/modules/delivery/outcomes';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { MAILGUN_BATCH_SIZE } from '../packages/server/src/providers/mailgun';

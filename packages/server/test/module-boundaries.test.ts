@@ -215,3 +215,44 @@ describe('module layers (DESIGN §7)', () => {
     expect(cycles).toEqual([]);
   });
 });
+
+/**
+ * DESIGN §8 (issue 44): an outcome is applied in one place. What a result means for a
+ * recipient (its state and first-time columns, its send's figures, its delivery event) is
+ * written by `delivery/outcomes.ts`, and by the claim code (`delivery/claims.ts`), which
+ * ends what an abandoned claim held; every intake hands its events to `applyOutcomes`.
+ */
+describe('outcomes in one place (DESIGN §8)', () => {
+  const SOURCE_DIR = path.resolve(import.meta.dirname, '../src');
+  const filesWhere = (pattern: RegExp) =>
+    sourcesOf(SOURCE_DIR)
+      .filter((file) => pattern.test(fs.readFileSync(file, 'utf8')))
+      .map((file) => path.relative(SOURCE_DIR, file).split(path.sep).join('/'))
+      .sort();
+
+  it("writes a recipient's row only in delivery/outcomes.ts and the claim code", () => {
+    expect(filesWhere(/\bupdate\s+send_recipients\b|updateTable\(\s*'send_recipients'/)).toEqual([
+      'modules/delivery/claims.ts',
+      'modules/delivery/outcomes.ts',
+    ]);
+  });
+
+  it("moves a send's figures only there", () => {
+    const figures = '(?:sent|failed|unknown|delivered|opened|clicked|complained|unsubscribed)_count';
+    expect(filesWhere(new RegExp(`update\\s+sends\\b[^\`]*\\b${figures}\\s*=`))).toEqual([
+      'modules/delivery/claims.ts',
+      'modules/delivery/outcomes.ts',
+    ]);
+  });
+
+  it('records delivery events only there, through the one record (event-record.ts)', () => {
+    expect(filesWhere(/insert\s+into\s+delivery_events\b|insertInto\(\s*'delivery_events'/)).toEqual([
+      'modules/delivery/claims.ts',
+      'modules/delivery/event-record.ts',
+    ]);
+    expect(filesWhere(/\b(?:insertDeliveryEvents|eventsOfSettled)\b/)).toEqual([
+      'modules/delivery/event-record.ts',
+      'modules/delivery/outcomes.ts',
+    ]);
+  });
+});

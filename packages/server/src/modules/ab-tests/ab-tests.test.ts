@@ -5,7 +5,7 @@ import { createAgent, startTestApp, type TTestApp } from '../../../test/app';
 import { queuedJobRunner } from '../../../test/jobs';
 import { seedSinkList, startCountingSink, type TCountingSink } from '../../../test/sending';
 import { dispatch, dispatchSendJob, snapshotSendJob } from '../delivery/delivery.jobs';
-import { recordDeliveryEvents, type TIntakeEvent } from '../delivery-events/delivery-events.service';
+import { applyOutcomes, type TIntakeEvent } from '../delivery/delivery.service';
 import { decideAbTest, decideAbTestJob } from './ab-tests.jobs';
 
 /**
@@ -103,7 +103,7 @@ const engage = async (sendId: number, emails: string[], type: 'opened' | 'clicke
     source: 'tracking',
     ...(link ? { linkId: link } : {}),
   }));
-  await t.platform.db.transaction().execute((trx) => recordDeliveryEvents(t.platform, trx, events));
+  await t.platform.db.transaction().execute((trx) => applyOutcomes(t.platform, trx, events));
 };
 
 const abTestOf = (leadId: number) =>

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startSmtpSink } from '../../../test/smtp-sink';
 import { PROCESS_PATIENCE_MS } from '../../../test/wait';
-import { recordDeliveryEvents } from '../delivery-events/delivery-events.service';
+import { applyOutcomes } from '../delivery/delivery.service';
 import { campaignBreakerEmailJob } from './campaign-breaker.jobs';
 import { syncMessages, tickCampaigns } from './scheduler';
 
@@ -12,7 +12,7 @@ import { syncMessages, tickCampaigns } from './scheduler';
  * The circuit breaker of a drip campaign (issue 31 §2): each step is an engine send of one
  * recipient, so the campaign is judged as a whole. The engine's acceptances are written as
  * dispatch leaves them (the scheduler tests do not run the engine); the hard bounces come
- * through the real intake (`recordDeliveryEvents`, as a bounce report or Mailgun's event does).
+ * through the real intake (`applyOutcomes`, as a bounce report or Mailgun's event does).
  */
 
 let t: TTestApp;
@@ -116,7 +116,7 @@ const settleMessages = async (campaignId: number) => {
        where r.send_id = any(${sendIds}::bigint[]) and r.email like '%@nx.example.com'`.execute(t.platform.db)
   ).rows;
   await t.platform.db.transaction().execute((trx) =>
-    recordDeliveryEvents(
+    applyOutcomes(
       t.platform,
       trx,
       bouncing.map((recipient) => ({

@@ -1,15 +1,16 @@
 import type { TPlatform } from '../../platform/context';
 import {
+  applyOutcomes,
   findRecipientsByRefs,
   findSendRecipientsByEmails,
   refOfMessageId,
   refOfVerp,
   type TEventRecipient,
+  type TIntakeEvent,
   type TRefPurpose,
 } from '../delivery/delivery.service';
 import { LOCAL_REPORTS_ADDRESS, type TInboundListener, type TInboundRoute } from '../inbound/inbound.service';
 import { parseReport, reasonLabel, type TNamedOutcome, type TOriginalRefs, type TReport } from './bounce-parser';
-import { recordDeliveryEvents, type TIntakeEvent } from './delivery-events.service';
 
 /**
  * Bounces and complaints of SMTP and Gmail sends (R32). Each message leaves with the
@@ -184,7 +185,7 @@ export const receiveReport = async (platform: TPlatform, raw: Buffer, verpRefs: 
       events.push(bounceEvent(recipient, outcome, report));
     }
   }
-  const isNew = await platform.db.transaction().execute((trx) => recordDeliveryEvents(platform, trx, events));
+  const isNew = await platform.db.transaction().execute((trx) => applyOutcomes(platform, trx, events));
   return { report, recorded: isNew.filter(Boolean).length };
 };
 

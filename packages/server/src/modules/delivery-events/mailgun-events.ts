@@ -1,8 +1,13 @@
 import type { TPlatform } from '../../platform/context';
 import { findAccountOwners } from '../accounts/accounts.service';
-import { findRecipientsByRefs, RECIPIENT_VARIABLE, type TEventRecipient } from '../delivery/delivery.service';
+import {
+  applyOutcomes,
+  findRecipientsByRefs,
+  RECIPIENT_VARIABLE,
+  type TEventRecipient,
+  type TIntakeEvent,
+} from '../delivery/delivery.service';
 import { findPendingEvents, markApplied } from './delivery-events.repository';
-import { recordDeliveryEvents, type TIntakeEvent } from './delivery-events.service';
 import type { TMailgunEvent as TEvent } from './mailgun-webhooks';
 
 /**
@@ -18,7 +23,7 @@ const APPLY_BATCH = 1000;
 
 /**
  * Applies stored events in batches: each event once (its row is marked applied in the same
- * transaction), through the one entry point every intake uses (`recordDeliveryEvents`),
+ * transaction), through the one entry point every intake uses (`applyOutcomes`),
  * which moves each send's counters once per batch rather than once per event.
  */
 export const applyPendingEvents = async (platform: TPlatform) => {
@@ -47,7 +52,7 @@ export const applyPendingEvents = async (platform: TPlatform) => {
         }),
         pending.map((row) => row.account_id),
       );
-      await recordDeliveryEvents(
+      await applyOutcomes(
         platform,
         trx,
         pending.flatMap((row, index) => {

@@ -1,11 +1,11 @@
 import type { TPlatform } from '../../platform/context';
 import {
+  applyOutcomes,
   findRecipientsByRefs,
   findSendLink,
   isTrackingSignature,
   type TEventRecipient,
 } from '../delivery/delivery.service';
-import { recordDeliveryEvents } from './delivery-events.service';
 
 /**
  * Opens and clicks: the tracking addresses each message carries (`delivery/tracking-links.ts`
@@ -35,7 +35,7 @@ const recipientOf = async (platform: TPlatform, trackingRef: string) =>
 export const recordOpen = async (platform: TPlatform, trackingRef: string, sig: string) => {
   const recipient = await recipientOf(platform, trackingRef);
   if (!recipient || !isTrackingSignature(platform, recipient.token, 'open', sig)) return;
-  await platform.db.transaction().execute((trx) => recordDeliveryEvents(platform, trx, [tracked(recipient, 'opened')]));
+  await platform.db.transaction().execute((trx) => applyOutcomes(platform, trx, [tracked(recipient, 'opened')]));
 };
 
 /**
@@ -49,7 +49,7 @@ export const recordClick = async (platform: TPlatform, trackingRef: string, link
   if (!link || !/^https?:\/\//i.test(link.url)) return null;
   await platform.db
     .transaction()
-    .execute((trx) => recordDeliveryEvents(platform, trx, [tracked(recipient, 'clicked', link.id)]));
+    .execute((trx) => applyOutcomes(platform, trx, [tracked(recipient, 'clicked', link.id)]));
   return link.url;
 };
 

@@ -1,7 +1,6 @@
 import type { TPlatform } from '../../platform/context';
-import { findRecipientByUnsubscribeRef, isRefForm } from '../delivery/delivery.service';
+import { applyOutcomes, findRecipientByUnsubscribeRef, isRefForm } from '../delivery/delivery.service';
 import { unsubscribeEverywhere } from '../suppression/suppression.service';
-import { recordDeliveryEvents } from './delivery-events.service';
 
 /**
  * Unsubscribing from a message: the link in every email (`GET /unsubscribe/{token}`, a page
@@ -24,7 +23,7 @@ export const unsubscribe = async (platform: TPlatform, token: string) => {
   const found = isToken(token) ? await findByToken(platform, token) : undefined;
   if (!found) return null;
   await platform.db.transaction().execute(async (trx) => {
-    const [isNew] = await recordDeliveryEvents(platform, trx, [
+    const [isNew] = await applyOutcomes(platform, trx, [
       {
         recipient: {
           id: found.id,

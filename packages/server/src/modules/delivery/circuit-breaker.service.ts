@@ -6,7 +6,8 @@ import { findAccountRow } from '../accounts/accounts.service';
 import { findUserProfile } from '../auth/auth.service';
 import { notifyUser } from '../notifications/notifications.service';
 import { breakerEmailJob } from './circuit-breaker.jobs';
-import { countHandedOver, findBreakerFigures, findProgressOf, findSend, tripSendBreaker } from './delivery.repository';
+import { findProgressOf, findSend, tripSendBreaker } from './send-lifecycle';
+import { countHandedOver, findBreakerFigures } from './send-reads';
 
 /**
  * The circuit breaker (issue 31 §2, rule in contracts `sending/circuit-breaker.ts`): a send
@@ -16,7 +17,7 @@ import { countHandedOver, findBreakerFigures, findProgressOf, findSend, tripSend
  * pause; a resumed send is not judged again (they have seen the figures and chose to go on).
  *
  * Fed by both sides of a message's life: every intake (Mailgun's events, bounce reports,
- * feedback loops) through `recordDeliveryEvents`, and dispatch after each claim (refusals at
+ * feedback loops) through `applyOutcomes`, and dispatch after each claim (refusals at
  * handover are hard bounces too). A drip step is a send of one recipient: campaigns judge the
  * campaign as a whole (`campaigns/scheduler.ts`).
  */

@@ -2,22 +2,18 @@ import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { defineJob } from '../../platform/queue';
 import { findAccountRow } from '../accounts/accounts.service';
+import { insertEngagedAudience, insertListAudience, insertSplitAudience } from './audience';
+import { findSendsWithAbandonedClaims, findStalledSendIds, reapAbandonedClaims } from './claims';
+import { publishProgress, runDispatch, type TDispatchOptions } from './dispatch';
+import { MessageComposeError, webHrefsOn } from './message';
 import {
   endSnapshot,
   findSend,
-  findSendsWithAbandonedClaims,
   findSplitParts,
-  findStalledSendIds,
-  insertEngagedAudience,
-  insertListAudience,
-  insertSplitAudience,
   queueDueScheduledSends,
-  reapAbandonedClaims,
   startSnapshot,
   startSplitParts,
-} from './delivery.repository';
-import { publishProgress, runDispatch, type TDispatchOptions } from './dispatch';
-import { MessageComposeError, webHrefsOn } from './message';
+} from './send-lifecycle';
 import { storeLinks, uniqueLinks } from './tracking-links';
 
 /**

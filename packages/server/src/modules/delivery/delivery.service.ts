@@ -5,29 +5,37 @@ import {
   type TSendProgress,
   ZSendContent,
 } from '@sendwell/contracts';
-import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
-import type { TSendSource } from '../../platform/db-schema';
+import type { TSendSource, TSendStatus } from '../../platform/db-schema';
 import { HttpError, notFound, ValidationError } from '../../platform/errors';
 import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
 import { findListsByIds, type TListUsageCheck } from '../lists/lists.service';
+import { countEngagedRecipients, insertGivenRecipients } from './audience';
 import { dispatchSendJob, snapshotSendJob } from './delivery.jobs';
+import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
+import { messageIdOf } from './message';
+import { requeueUnknown } from './outcomes';
+import { isRefOf, parseRef, type TRefPurpose } from './recipient-refs';
 import {
-  countEngagedRecipients,
+  findSend,
+  findUserSendStatus,
+  insertSend,
+  makeSplitLead,
+  moveSendStatus,
+  releaseHeldSend as releaseHeldSendRow,
+  updateScheduled as updateScheduledRow,
+} from './send-lifecycle';
+import {
+  countWaiting,
   findLinkClicks,
   findRecipientForPage,
   findRecipientOutcomes,
   findRecipientsByIdsOrTokens,
-  findSend,
-  insertGivenRecipients,
-  releaseHeldSend as releaseHeldSendRow,
+  findScheduledSendsOfList,
+  findUserSendRow,
   type TEventRecipient,
-  updateScheduled as updateScheduledRow,
-} from './delivery.repository';
-import { PLAN_WITHOUT_ACCOUNTS, publishProgress } from './dispatch';
-import { messageIdOf } from './message';
-import { isRefOf, parseRef, type TRefPurpose } from './recipient-refs';
+} from './send-reads';
 
 export type TNewSend = {
   accountId: number;
@@ -108,6 +116,10 @@ const sendColumnsOf = (
   track_clicks: input.trackClicks ?? true,
 });
 
+/** A new send's snapshot job, queued in the transaction that records the send (a rollback takes both). */
+const queueSnapshot = (platform: TPlatform, trx: Executor, sendId: number) =>
+  platform.queue.enqueue(snapshotSendJob, { sendId }, { executor: trx, singletonKey: `snapshot-${sendId}` });
+
 /**
  * Records a send and queues its snapshot in the same transaction, so a send exists only
  * with its job. Lists and account must be the user's own.
@@ -117,25 +129,15 @@ export const createSend = async (platform: TPlatform, userId: number, input: TNe
   const sendable = await sendableOf(platform, userId, input);
   const isScheduled = Boolean(input.deliverAt && input.deliverAt.getTime() > Date.now());
   return platform.db.transaction().execute(async (trx) => {
-    const send = await trx
-      .insertInto('sends')
-      .values({
-        ...sendColumnsOf(userId, sendable, content, input),
-        type: isScheduled ? 2 : 1,
-        status: isScheduled ? 'scheduled' : 'queued',
-        subject: content.subject,
-        deliver_at: isScheduled ? input.deliverAt! : null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    if (!isScheduled) {
-      await platform.queue.enqueue(
-        snapshotSendJob,
-        { sendId: send.id },
-        { executor: trx, singletonKey: `snapshot-${send.id}` },
-      );
-    }
-    return send.id;
+    const sendId = await insertSend(trx, {
+      ...sendColumnsOf(userId, sendable, content, input),
+      type: isScheduled ? 2 : 1,
+      status: isScheduled ? 'scheduled' : 'queued',
+      subject: content.subject,
+      deliver_at: isScheduled ? input.deliverAt! : null,
+    });
+    if (!isScheduled) await queueSnapshot(platform, trx, sendId);
+    return sendId;
   });
 };
 
@@ -160,36 +162,25 @@ export const createSplitSend = async (
   const subjects = [content!, ...others].map((part) => part.subject);
   const sendable = await sendableOf(platform, userId, input);
   return platform.db.transaction().execute(async (trx) => {
-    const insertPart = async (subject: string, part: number, splitGroup: number | null) =>
-      (
-        await trx
-          .insertInto('sends')
-          .values({
-            ...sendColumnsOf(userId, sendable, content!, input),
-            type: 1,
-            status: part === 1 ? 'queued' : 'held',
-            subject,
-            split_group: splitGroup,
-            split_part: splitGroup === null ? null : part,
-            split_test_percent: input.testPercent,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-    // The lead names itself as its group once it has an id (the check wants both or neither).
+    const insertPart = (subject: string, part: number, splitGroup: number | null) =>
+      insertSend(trx, {
+        ...sendColumnsOf(userId, sendable, content!, input),
+        type: 1,
+        status: part === 1 ? 'queued' : 'held',
+        subject,
+        split_group: splitGroup,
+        split_part: splitGroup === null ? null : part,
+        split_test_percent: input.testPercent,
+      });
     const leadId = await insertPart(subjects[0]!, 1, null);
-    await trx.updateTable('sends').set({ split_group: leadId, split_part: 1 }).where('id', '=', leadId).execute();
+    await makeSplitLead(trx, leadId);
     const testIds = [leadId];
     for (const [index, subject] of subjects.slice(1).entries()) {
       testIds.push(await insertPart(subject, index + 2, leadId));
     }
     // The rest carries subject A until the decision gives it the winner's.
     const restId = await insertPart(subjects[0]!, 0, leadId);
-    await platform.queue.enqueue(
-      snapshotSendJob,
-      { sendId: leadId },
-      { executor: trx, singletonKey: `snapshot-${leadId}` },
-    );
+    await queueSnapshot(platform, trx, leadId);
     await onCreated(trx, { leadId, testIds, restId });
     return leadId;
   });
@@ -259,34 +250,26 @@ export const createEngagementResend = async (
       : error;
   });
   return platform.db.transaction().execute(async (trx) => {
-    const send = await trx
-      .insertInto('sends')
-      .values({
-        user_id: userId,
-        account_id: account.id,
-        type: 1,
-        status: 'queued',
-        from_name: content.fromName,
-        from_address: content.fromAddress,
-        subject: content.subject,
-        html: content.html,
-        reply_to: content.replyTo,
-        list_ids: previous.list_ids,
-        list_names: previous.list_names,
-        track_opens: previous.track_opens,
-        track_clicks: previous.track_clicks,
-        resend_of: previous.id,
-        resend_audience: input.audience,
-        resend_link_id: input.linkId,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await platform.queue.enqueue(
-      snapshotSendJob,
-      { sendId: send.id },
-      { executor: trx, singletonKey: `snapshot-${send.id}` },
-    );
-    return send.id;
+    const resendId = await insertSend(trx, {
+      user_id: userId,
+      account_id: account.id,
+      type: 1,
+      status: 'queued',
+      from_name: content.fromName,
+      from_address: content.fromAddress,
+      subject: content.subject,
+      html: content.html,
+      reply_to: content.replyTo,
+      list_ids: previous.list_ids,
+      list_names: previous.list_names,
+      track_opens: previous.track_opens,
+      track_clicks: previous.track_clicks,
+      resend_of: previous.id,
+      resend_audience: input.audience,
+      resend_link_id: input.linkId,
+    });
+    await queueSnapshot(platform, trx, resendId);
+    return resendId;
   });
 };
 
@@ -367,32 +350,24 @@ export const createSourcedSend = async (
       headers: checkHeaders(recipient.headers),
     };
   });
-  const send = await trx
-    .insertInto('sends')
-    .values({
-      user_id: userId,
-      account_id: account.id,
-      type: 1,
-      source: input.source,
-      status: 'queued',
-      from_name: content.fromName,
-      from_address: content.fromAddress,
-      subject: content.subject,
-      html: content.html,
-      reply_to: content.replyTo,
-      list_ids: [],
-      track_opens: input.trackOpens ?? true,
-      track_clicks: input.trackClicks ?? true,
-    })
-    .returning(['id', 'user_id'])
-    .executeTakeFirstOrThrow();
-  const kept = await insertGivenRecipients(trx, send, recipients);
-  await platform.queue.enqueue(
-    snapshotSendJob,
-    { sendId: send.id },
-    { executor: trx, singletonKey: `snapshot-${send.id}` },
-  );
-  return { sendId: send.id, recipients: kept };
+  const sendId = await insertSend(trx, {
+    user_id: userId,
+    account_id: account.id,
+    type: 1,
+    source: input.source,
+    status: 'queued',
+    from_name: content.fromName,
+    from_address: content.fromAddress,
+    subject: content.subject,
+    html: content.html,
+    reply_to: content.replyTo,
+    list_ids: [],
+    track_opens: input.trackOpens ?? true,
+    track_clicks: input.trackClicks ?? true,
+  });
+  const kept = await insertGivenRecipients(trx, { id: sendId, user_id: userId }, recipients);
+  await queueSnapshot(platform, trx, sendId);
+  return { sendId, recipients: kept };
 };
 
 /**
@@ -451,71 +426,21 @@ export const sourcedSendOutcomes = async (platform: TPlatform, db: Executor, use
     clickedAt: row.clicked_at,
   }));
 
-/**
- * What became of the recipients of many sourced sends at once (a drip campaign's messages):
- * by send, its recipients' state, when sent, delivered, opened, clicked and unsubscribed,
- * and the provider's or server's words when it failed.
- */
-export const sourcedOutcomesOfSends = async (db: Executor, sendIds: number[]) =>
-  sendIds.length === 0
-    ? []
-    : db
-        .selectFrom('send_recipients')
-        .select([
-          'send_id',
-          'email',
-          'status',
-          'error',
-          'sent_at',
-          'delivered_at',
-          'opened_at',
-          'clicked_at',
-          'unsubscribed_at',
-          'complained_at',
-        ])
-        .where('send_id', 'in', sendIds)
-        .execute();
-
-/** The first click on each link of these sends: a drip step's click follow-up waits for one. */
-export const firstClicksOf = async (db: Executor, sendIds: number[]) =>
-  sendIds.length === 0
-    ? []
-    : (
-        await sql<{ send_id: number; url: string; clicked_at: Date }>`
-          select e.send_id, l.url, min(e.occurred_at) as clicked_at
-            from delivery_events e join send_links l on l.id = e.link_id
-           where e.send_id = any(${sendIds}::bigint[]) and e.type = 'clicked'
-           group by e.send_id, l.url`.execute(db)
-      ).rows.map((row) => ({ ...row, send_id: Number(row.send_id) }));
-
 const changeStatus = async (
   platform: TPlatform,
   userId: number,
   sendId: number,
-  from: string[],
+  from: TSendStatus[],
   to: 'paused' | 'sending' | 'cancelled',
 ) => {
   const changed = await platform.db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('sends')
-      .set({ status: to, updated_at: new Date(), ...(to === 'cancelled' ? { finished_at: new Date() } : {}) })
-      .where('user_id', '=', userId)
-      .where('id', '=', sendId)
-      .where('status', 'in', from as never[])
-      .executeTakeFirst();
-    if (updated.numUpdatedRows > 0n && to === 'sending') {
-      await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
-    }
-    return updated.numUpdatedRows > 0n;
+    const isMoved = await moveSendStatus(trx, userId, sendId, from, to);
+    if (isMoved && to === 'sending') await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    return isMoved;
   });
   if (changed) await publishProgress(platform, sendId, { force: true });
   if (!changed) {
-    const exists = await platform.db
-      .selectFrom('sends')
-      .select('status')
-      .where('user_id', '=', userId)
-      .where('id', '=', sendId)
-      .executeTakeFirst();
+    const exists = await findUserSendStatus(platform.db, userId, sendId);
     if (!exists) throw notFound('This send does not exist.');
     throw new HttpError(409, `This send is ${exists.status}.`, 'SEND_STATE');
   }
@@ -543,29 +468,13 @@ export const cancelSend = (platform: TPlatform, userId: number, sendId: number) 
  */
 export const resendUnknown = async (platform: TPlatform, userId: number, sendId: number) => {
   const count = await platform.db.transaction().execute(async (trx) => {
-    const send = await trx
-      .selectFrom('sends')
-      .select(['id', 'status'])
-      .where('user_id', '=', userId)
-      .where('id', '=', sendId)
-      .forUpdate()
-      .executeTakeFirst();
+    const send = await findUserSendStatus(trx, userId, sendId, { lock: true });
     if (!send) throw notFound('This send does not exist.');
     if (!['finished', 'sending', 'paused'].includes(send.status)) {
       throw new HttpError(409, `This send is ${send.status}.`, 'SEND_STATE');
     }
-    const again = await sql<{ id: number }>`
-      update send_recipients set status = 'pending', started_at = null, error = null, attempts = 0,
-             next_attempt_at = now(), updated_at = now()
-       where send_id = ${sendId} and status = 'unknown' returning id`.execute(trx);
-    const resent = again.rows.length;
-    if (resent === 0) return 0;
-    await sql`
-      update sends set unknown_count = greatest(unknown_count - ${resent}, 0), updated_at = now(),
-             status = case when status = 'finished' then 'sending' else status end,
-             finished_at = case when status = 'finished' then null else finished_at end
-       where id = ${sendId}`.execute(trx);
-    await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    const resent = await requeueUnknown(trx, sendId);
+    if (resent > 0) await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
     return resent;
   });
   await publishProgress(platform, sendId, { force: true });
@@ -576,29 +485,18 @@ export const resendUnknown = async (platform: TPlatform, userId: number, sendId:
  * A scheduled send that has not gone out uses its lists: the lists module asks this (the
  * module's `listUsageCheck`) before a list is deleted.
  */
-export const scheduledListUsage: TListUsageCheck = async (db, userId, listId) => {
-  const rows = await db
-    .selectFrom('sends')
-    .select(['id', 'subject'])
-    .where('user_id', '=', userId)
-    .where('status', '=', 'scheduled')
-    .where((eb) => eb(eb.val(listId), '=', eb.fn.any('list_ids')))
-    .execute();
-  return rows.map((row) => ({ type: 'scheduled' as const, id: row.id, name: row.subject }));
-};
+export const scheduledListUsage: TListUsageCheck = async (db, userId, listId) =>
+  (await findScheduledSendsOfList(db, userId, listId)).map((row) => ({
+    type: 'scheduled' as const,
+    id: row.id,
+    name: row.subject,
+  }));
 
 /** `GET /api/email/sends/{id}`: one of the user's sends with its progress. */
 export const sendProgress = async (platform: TPlatform, userId: number, sendId: number): Promise<TSendProgress> => {
-  const send = await platform.db
-    .selectFrom('sends')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('id', '=', sendId)
-    .executeTakeFirst();
+  const send = await findUserSendRow(platform.db, userId, sendId);
   if (!send) throw notFound('This send does not exist.');
-  const waiting = await sql<{ waiting: number }>`
-    select count(*)::int as waiting from send_recipients
-     where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')`.execute(platform.db);
+  const waiting = await countWaiting(platform.db, sendId);
   const iso = (value: Date | null) => value?.toISOString() ?? null;
   return {
     id: send.id,
@@ -610,7 +508,7 @@ export const sendProgress = async (platform: TPlatform, userId: number, sendId: 
     sent_count: send.sent_count,
     failed_count: send.failed_count,
     unknown_count: send.unknown_count,
-    waiting_count: waiting.rows[0]?.waiting ?? 0,
+    waiting_count: waiting,
     delivered_count: send.delivered_count,
     opened_count: send.opened_count,
     clicked_count: send.clicked_count,
@@ -673,35 +571,9 @@ export const findRecipientByUnsubscribeRef = async (platform: TPlatform, ref: st
 export { judgeSends } from './circuit-breaker.service';
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
 export { dailyCapOf, isDailyCapped, sentInWindow } from './daily-cap';
-/** The recipient state outside events change (delivery-events applies them). */
-/** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
-export {
-  addToSendCounters,
-  cancelHeldParts,
-  deleteUserSend,
-  FIRST_TIME,
-  failRecipient,
-  findBounceSplit,
-  findHardBouncedSends,
-  findSendLink,
-  findSendRecipientsByEmails,
-  findSplitParts,
-  findUserSend,
-  recentListFigures,
-  selectSendEvents,
-  selectUserEvents,
-  selectUserSends,
-  setFirstTimes,
-  setScheduledStatus,
-  type TEventRecipient,
-  type TFirstTimeKind,
-  type TSendCounter,
-  type TSendRow,
-} from './delivery.repository';
 /** Said when a plan without sending accounts meets a send through one; editing a scheduled send says it too. */
 export { PLAN_WITHOUT_ACCOUNTS } from './dispatch';
-/** The one record of what happened to each message, for the delivery-events module to add to. */
-export { findRecordedProviderIds, insertDeliveryEvents, type TNewDeliveryEvent } from './event-record';
+export type { TNewDeliveryEvent } from './event-record';
 export {
   composeSample,
   fromHeader,
@@ -711,7 +583,28 @@ export {
   refOfMessageId,
   refOfVerp,
 } from './message';
+/** Outcomes in one place: every intake hands the outside world's word to `applyOutcomes` (`outcomes.ts`). */
+export { applyOutcomes, type TIntakeEvent } from './outcomes';
 export { isRefForm, type TRefPurpose } from './recipient-refs';
+export { cancelHeldParts, deleteUserSend, findSplitParts, setScheduledStatus } from './send-lifecycle';
+/** The recipient state outside events change (delivery-events applies them). */
+/** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
+/** What the drip engine reads of its messages' sends: their recipients' outcomes and first clicks. */
+export {
+  findBounceSplit,
+  findHardBouncedSends,
+  findSendLink,
+  findSendRecipientsByEmails,
+  findUserSend,
+  firstClicksOf,
+  recentListFigures,
+  selectSendEvents,
+  selectUserEvents,
+  selectUserSends,
+  sourcedOutcomesOfSends,
+  type TEventRecipient,
+  type TSendRow,
+} from './send-reads';
 /** Composition pieces the intake checks against: tracking signatures, the VERP form, Message-IDs. */
 export { isTrackingSignature } from './tracking-links';
 

@@ -12,7 +12,6 @@ import { sealSecret } from '../accounts/secrets';
 import { countAudience } from '../lists/lists.service';
 import { suppress } from '../suppression/suppression.service';
 import { dispatch, recoverAbandonedClaims, snapshotSend, startDueSends } from './delivery.jobs';
-import { deleteUserSend, MAX_ATTEMPTS } from './delivery.repository';
 import {
   cancelSend,
   createSend,
@@ -24,6 +23,8 @@ import {
 } from './delivery.service';
 import { PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 import { MAX_MESSAGE_CHARS } from './message';
+import { MAX_ATTEMPTS } from './outcomes';
+import { deleteUserSend } from './send-lifecycle';
 
 type TReceived = { to: string; raw: string };
 let t: TTestApp;

@@ -10,32 +10,31 @@ import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport } from '../../providers/mail';
 import { findAccountRow, openAccountTransport } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
-import { judgeSends } from './circuit-breaker.service';
+import { claimRecipients, endClaim, releaseClaim, type TClaimed } from './claims';
 import { CAP_WINDOW_HOURS, dailyCapOf, releaseReservation, reserveRoom, roomFreesAt } from './daily-cap';
+import { buildBatchMessage, MessageComposeError, prepareMessage } from './message';
 import {
   addCounts,
-  claimRecipients,
-  clearWaiting,
-  endClaim,
-  failSend,
   failUncomposable,
+  judgeAfterClaim,
+  recordClaimProgress,
+  settle,
+  settleBatch,
+  type TOutcome,
+  type TSettleContext,
+} from './outcomes';
+import { notifySendEnded } from './send-ended';
+import {
+  clearWaiting,
+  failSend,
   findProgressOf,
   findSend,
   findSendStatus,
   finishSend,
   hasRecipientsLeft,
   holdSend,
-  recordClaimProgress,
-  releaseClaim,
   remainingOf,
-  settle,
-  settleBatch,
-  type TClaimed,
-  type TOutcome,
-  type TSettleContext,
-} from './delivery.repository';
-import { buildBatchMessage, MessageComposeError, prepareMessage } from './message';
-import { notifySendEnded } from './send-ended';
+} from './send-lifecycle';
 import { linksOfSend } from './tracking-links';
 
 /**
@@ -175,14 +174,6 @@ const claimNext = (
       throw error;
     }
   });
-
-/**
- * The circuit breaker's look after each claim, its counters just moved: refusals at handover
- * are hard bounces no intake sees, and a send that reached 200 messages with the intake's
- * bounces already in is judged here (a pause stops the loop at its next status look).
- */
-const judge = (platform: TPlatform, sendId: number) =>
-  platform.db.transaction().execute((trx) => judgeSends(platform, trx, [sendId]));
 
 export type TDispatchOptions = { transport?: TMailTransport; connections?: number };
 
@@ -376,7 +367,7 @@ const sendClaims = async (
         // Every answer is recorded: the claim's row goes.
         await persist(platform, () => endClaim(checkpoints, batchContext, leaseToken));
         await bestEffort(platform, addCounts(platform.db, sendId, outcomes));
-        await bestEffort(platform, judge(platform, sendId));
+        await bestEffort(platform, judgeAfterClaim(platform, sendId));
         await bestEffort(platform, publishProgress(platform, sendId));
       }
     };
@@ -531,7 +522,7 @@ const sendClaims = async (
         const sent = outcomes.filter((outcome) => outcome === 'sent').length;
         await bestEffort(platform, releaseReservation(platform.db, reservation, reservation.granted - sent));
       }
-      await bestEffort(platform, judge(platform, sendId));
+      await bestEffort(platform, judgeAfterClaim(platform, sendId));
       await bestEffort(platform, publishProgress(platform, sendId));
     }
   } finally {

@@ -1,7 +1,7 @@
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { notifyUser } from '../notifications/notifications.service';
-import { findSend } from './delivery.repository';
+import { findSend } from './send-lifecycle';
 
 const figure = (count: number) => count.toLocaleString('en-US');
 

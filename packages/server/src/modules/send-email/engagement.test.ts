@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, startTestApp, type TTestApp } from '../../../test/app';
 import { seedSinkList, startCountingSink, type TCountingSink } from '../../../test/sending';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
-import { createSend } from '../delivery/delivery.service';
-import { recordDeliveryEvents, type TIntakeEvent } from '../delivery-events/delivery-events.service';
+import { applyOutcomes, createSend, type TIntakeEvent } from '../delivery/delivery.service';
 import { suppress } from '../suppression/suppression.service';
 
 /**
@@ -79,7 +78,7 @@ const engage = async (sendId: number) => {
     };
   };
   await t.platform.db.transaction().execute((trx) =>
-    recordDeliveryEvents(t.platform, trx, [
+    applyOutcomes(t.platform, trx, [
       ...['r1@example.com', 'r2@example.com', 'r3@example.com', 'r4@example.com'].map((email) =>
         event(email, 'opened'),
       ),

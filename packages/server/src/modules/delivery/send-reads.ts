@@ -1,0 +1,380 @@
+import { sql } from 'kysely';
+import { dateBounds } from '../../platform/date-filter';
+import type { Executor } from '../../platform/db';
+/**
+ * What the screens and the breaker read of sends and their recipients: History and its
+ * details, Scheduled Emails, the dashboard's events, the pre-send check's recent figures, the
+ * breaker's figures, the recipient an intake or a public page names. Reads only; the reports
+ * module reads through the delivery service.
+ */
+
+/** A send's tracked links and how many of its recipients clicked each. */
+export const findLinkClicks = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ id: number; url: string; clicked: number }>`
+      select l.id, l.url, count(distinct e.recipient_id)::int as clicked
+        from send_links l left join delivery_events e on e.link_id = l.id and e.send_id = ${sendId} and e.type = 'clicked'
+       where l.send_id = ${sendId}
+       group by l.id, l.url order by l.id`.execute(db)
+  ).rows.map((row) => ({ ...row, id: Number(row.id) }));
+
+/** What became of each recipient of a send, in the order they were given. */
+export const findRecipientOutcomes = (db: Executor, userId: number, sendId: number) =>
+  db
+    .selectFrom('send_recipients')
+    .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
+    .select([
+      'send_recipients.id',
+      'send_recipients.email',
+      'send_recipients.token',
+      'send_recipients.status',
+      'send_recipients.error',
+      'send_recipients.sent_at',
+      'send_recipients.opened_at',
+      'send_recipients.clicked_at',
+      'sends.id as send_id',
+      'sends.from_address',
+    ])
+    .where('sends.user_id', '=', userId)
+    .where('send_recipients.send_id', '=', sendId)
+    .orderBy('send_recipients.id')
+    .execute();
+
+/** A recipient an outside event names, with whose send, account and user it is. */
+export type TEventRecipient = {
+  id: number;
+  send_id: number;
+  email: string;
+  user_id: number;
+  account_id: number | null;
+};
+
+/**
+ * The recipient rows these references may name, by position (`recipient-refs.ts`): a row
+ * id (new messages) or a token (messages sent before references), each found by its
+ * unique index; the caller checks each reference's MAC against the row's token. With
+ * `accountIds`, only a send of that account counts for each reference (a reference is not
+ * an authority across accounts: a webhook names its account).
+ */
+export const findRecipientsByIdsOrTokens = async (
+  db: Executor,
+  given: { id: number | null; token: string | null; accountId: number | null }[],
+): Promise<(TEventRecipient & { position: number; token: string })[]> => {
+  if (given.length === 0) return [];
+  const found = await sql<TEventRecipient & { position: number; token: string }>`
+    with given as (
+      select * from unnest(${given.map((item) => item.id)}::bigint[], ${given.map((item) => item.token)}::text[],
+                           ${given.map((item) => item.accountId)}::bigint[])
+             with ordinality as given (id, token, account_id, position))
+    select given.position, r.id, r.send_id, r.email, r.user_id, s.account_id, r.token
+      from given join send_recipients r on r.id = given.id
+      join sends s on s.id = r.send_id and (given.account_id is null or s.account_id = given.account_id)
+    union all
+    select given.position, r.id, r.send_id, r.email, r.user_id, s.account_id, r.token
+      from given join send_recipients r on r.token = given.token
+      join sends s on s.id = r.send_id and (given.account_id is null or s.account_id = given.account_id)`.execute(db);
+  return found.rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    send_id: Number(row.send_id),
+    user_id: Number(row.user_id),
+    account_id: row.account_id === null ? null : Number(row.account_id),
+    position: Number(row.position),
+  }));
+};
+
+/** The recipients of one send with these addresses (any case): a report that names several. */
+export const findSendRecipientsByEmails = async (
+  db: Executor,
+  sendId: number,
+  emails: string[],
+): Promise<TEventRecipient[]> =>
+  emails.length === 0
+    ? []
+    : (
+        await sql<TEventRecipient>`
+          select r.id, r.send_id, r.email, r.user_id, s.account_id
+            from send_recipients r join sends s on s.id = r.send_id
+           where r.send_id = ${sendId} and lower(r.email) = any(${emails.map((email) => email.toLowerCase())}::text[])`.execute(
+          db,
+        )
+      ).rows.map((row) => ({
+        ...row,
+        id: Number(row.id),
+        send_id: Number(row.send_id),
+        user_id: Number(row.user_id),
+        account_id: row.account_id === null ? null : Number(row.account_id),
+      }));
+
+/** A recipient an unsubscribe link names (by row id or, for older messages, token), with its send's sender for the page. */
+export const findRecipientForPage = (db: Executor, by: { id: number } | { token: string }) =>
+  db
+    .selectFrom('send_recipients')
+    .innerJoin('sends', 'sends.id', 'send_recipients.send_id')
+    .select([
+      'send_recipients.id',
+      'send_recipients.token',
+      'send_recipients.email',
+      'send_recipients.unsubscribed_at',
+      'send_recipients.user_id',
+      'sends.id as send_id',
+      'sends.account_id',
+      'sends.from_name',
+      'sends.from_address',
+    ])
+    .where((eb) => ('id' in by ? eb('send_recipients.id', '=', by.id) : eb('send_recipients.token', '=', by.token)))
+    .executeTakeFirst();
+
+/** A stored link target of a send (a click may only ever go there, R16). */
+export const findSendLink = (db: Executor, sendId: number, linkId: number) =>
+  db
+    .selectFrom('send_links')
+    .select(['id', 'url'])
+    .where('id', '=', linkId)
+    .where('send_id', '=', sendId)
+    .executeTakeFirst();
+
+/** A user's sends, for the history and scheduled tables. */
+export const selectUserSends = (db: Executor, userId: number) =>
+  db
+    .selectFrom('sends')
+    .select([
+      'sends.id',
+      'sends.account_id',
+      'sends.type',
+      'sends.status',
+      'sends.note',
+      'sends.from_name',
+      'sends.from_address',
+      'sends.subject',
+      'sends.list_names',
+      'sends.list_ids',
+      'sends.cc',
+      'sends.bcc',
+      'sends.reply_to',
+      'sends.html',
+      'sends.track_opens',
+      'sends.track_clicks',
+      'sends.recipients_count',
+      'sends.sent_count',
+      'sends.failed_count',
+      'sends.unknown_count',
+      'sends.delivered_count',
+      'sends.opened_count',
+      'sends.clicked_count',
+      'sends.complained_count',
+      'sends.unsubscribed_count',
+      'sends.deliver_at',
+      'sends.started_at',
+      'sends.finished_at',
+      'sends.created_at',
+      'sends.split_group',
+      'sends.split_part',
+    ])
+    .where('sends.user_id', '=', userId)
+    // The history lists what a user sent from the Send Email page; drip steps and spam
+    // tests have screens of their own.
+    .where('sends.source', '=', 'lists');
+
+export type TSendRow = Awaited<ReturnType<ReturnType<typeof selectUserSends>['executeTakeFirstOrThrow']>>;
+
+export const findUserSend = (db: Executor, userId: number, id: number) =>
+  selectUserSends(db, userId).where('sends.id', '=', id).executeTakeFirst();
+
+/** The delivery events of one send, as the history detail table shows them. */
+export const selectSendEvents = (db: Executor, sendId: number) =>
+  db
+    .selectFrom('delivery_events')
+    .select([
+      'id',
+      'email as recipient',
+      sql<string>`case when type = 'accepted' then 'sent' else type end`.as('event_type'),
+      'detail',
+      'occurred_at as created_at',
+      'is_first',
+    ])
+    .where('send_id', '=', sendId);
+
+/**
+ * A user's delivery events of a kind and within the spec's date filters (`first_date`,
+ * `last_date`, read in `timeZone`), newest first by the caller's order (the dashboard's table
+ * and export): the events of the user's messages, as the dashboard's counters count them
+ * (R33): none of a spam test (not a send), none a provider reports about an address Sendwell
+ * sent nothing to.
+ */
+export const selectUserEvents = (
+  db: Executor,
+  userId: number,
+  filters: { type?: string | undefined; first_date?: string | undefined; last_date?: string | undefined },
+  timeZone: string,
+) => {
+  let rows = db
+    .selectFrom('delivery_events')
+    .leftJoin('sends', 'sends.id', 'delivery_events.send_id')
+    .select([
+      'delivery_events.id',
+      'delivery_events.email as recipient',
+      'delivery_events.type as event_type',
+      'delivery_events.severity',
+      'delivery_events.occurred_at as created_at',
+      'delivery_events.detail',
+      'delivery_events.is_first',
+    ])
+    .where('delivery_events.user_id', '=', userId)
+    .where('delivery_events.recipient_id', 'is not', null)
+    .where((eb) => eb.or([eb('sends.source', 'is', null), eb('sends.source', '<>', 'spam-test')]));
+  if (filters.type) rows = rows.where('delivery_events.type', '=', filters.type as never);
+  for (const bound of dateBounds('delivery_events.occurred_at', filters, timeZone)) rows = rows.where(bound);
+  return rows;
+};
+
+/**
+ * How a send's failed recipients split into hard and soft bounces (its failed events'
+ * severities; one failed event per recipient). History's counts and details read it.
+ */
+export const findBounceSplit = async (db: Executor, sendId: number) => {
+  const row = (
+    await sql<{ hard: number; soft: number }>`
+      select count(*) filter (where severity = 'permanent')::int as hard,
+             count(*) filter (where severity is distinct from 'permanent')::int as soft
+        from delivery_events where send_id = ${sendId} and type = 'failed'`.execute(db)
+  ).rows[0];
+  return { hard: row?.hard ?? 0, soft: row?.soft ?? 0 };
+};
+
+/**
+ * What the circuit breaker judges each running send of Send Email by (issue 31), from the
+ * maintained counters: the messages handed over as far as the counters know (accepted,
+ * unknown, and refused at handover: a failure event of a recipient never accepted), its hard
+ * bounces and complaints. Failure events are few (a send passing 5 %
+ * stops), so reading them per send stays cheap; the lines are the account's (accounts module). The counters lag the messages of claims in
+ * progress: the caller counts those exactly before it trips anything.
+ */
+export const findBreakerFigures = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{
+          id: number;
+          user_id: number;
+          account_id: number;
+          attempts: number;
+          hard_bounces: number;
+          complaints: number;
+        }>`
+          select s.id, s.user_id, s.account_id,
+                 (s.sent_count + s.unknown_count + coalesce(f.refused, 0))::int as attempts,
+                 coalesce(f.hard, 0)::int as hard_bounces, s.complained_count as complaints
+            from sends s
+            left join lateral (
+              select count(*) filter (where e.severity = 'permanent') as hard,
+                     count(*) filter (where r.sent_at is null) as refused
+                from delivery_events e join send_recipients r on r.id = e.recipient_id
+               where e.send_id = s.id and e.type = 'failed') f on true
+           where s.id = any(${sendIds}::bigint[]) and s.source = 'lists' and s.status = 'sending'
+             and s.breaker_tripped_at is null and s.account_id is not null
+           order by s.id`.execute(db)
+      ).rows.map((row) => ({
+        ...row,
+        id: Number(row.id),
+        user_id: Number(row.user_id),
+        account_id: Number(row.account_id),
+      }));
+
+/** The messages of a send handed over so far, counted from its recipients (the breaker's exact figure). */
+export const countHandedOver = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ handed: number }>`
+      select count(*)::int as handed from send_recipients
+       where send_id = ${sendId}
+         and (status in ('sent', 'failed', 'unknown', 'deferred') or started_at is not null)`.execute(db)
+  ).rows[0]?.handed ?? 0;
+
+/**
+ * How recent sends to any of these lists went (the pre-send check): their messages handed
+ * over, hard bounces and complaints, over the last `days` days. Sends of the `lists` source
+ * naming one of the lists; each send's failure events are few.
+ */
+export const recentListFigures = async (db: Executor, userId: number, listIds: number[], days: number) =>
+  (
+    await sql<{ sends: number; attempts: number; hard_bounces: number; complaints: number }>`
+      with recent as (
+        select id, sent_count, unknown_count, complained_count from sends
+         where user_id = ${userId} and source = 'lists' and list_ids && ${listIds}::bigint[]
+           and created_at > now() - make_interval(days => ${days}) and status in ('finished', 'sending', 'paused', 'cancelled'))
+      select count(*)::int as sends,
+             coalesce(sum(sent_count + unknown_count), 0)::int as attempts,
+             coalesce(sum(complained_count), 0)::int as complaints,
+             (select count(*)::int from delivery_events e
+               where e.send_id in (select id from recent) and e.type = 'failed' and e.severity = 'permanent') as hard_bounces
+        from recent`.execute(db)
+  ).rows[0]!;
+
+/** Of these sends, the ones with a hard bounce (a permanent failure event): a drip campaign's breaker counts them. */
+export const findHardBouncedSends = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{ send_id: number }>`
+          select distinct send_id from delivery_events
+           where send_id = any(${sendIds}::bigint[]) and type = 'failed' and severity = 'permanent'`.execute(db)
+      ).rows.map((row) => Number(row.send_id));
+
+/**
+ * What became of the recipients of many sourced sends at once (a drip campaign's messages):
+ * by send, its recipients' state, when sent, delivered, opened, clicked and unsubscribed,
+ * and the provider's or server's words when it failed.
+ */
+export const sourcedOutcomesOfSends = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : db
+        .selectFrom('send_recipients')
+        .select([
+          'send_id',
+          'email',
+          'status',
+          'error',
+          'sent_at',
+          'delivered_at',
+          'opened_at',
+          'clicked_at',
+          'unsubscribed_at',
+          'complained_at',
+        ])
+        .where('send_id', 'in', sendIds)
+        .execute();
+
+/** The first click on each link of these sends: a drip step's click follow-up waits for one. */
+export const firstClicksOf = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await sql<{ send_id: number; url: string; clicked_at: Date }>`
+          select e.send_id, l.url, min(e.occurred_at) as clicked_at
+            from delivery_events e join send_links l on l.id = e.link_id
+           where e.send_id = any(${sendIds}::bigint[]) and e.type = 'clicked'
+           group by e.send_id, l.url`.execute(db)
+      ).rows.map((row) => ({ ...row, send_id: Number(row.send_id) }));
+
+/** The scheduled sends of a user that use a list (asked before the list is deleted). */
+export const findScheduledSendsOfList = (db: Executor, userId: number, listId: number) =>
+  db
+    .selectFrom('sends')
+    .select(['id', 'subject'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'scheduled')
+    .where((eb) => eb(eb.val(listId), '=', eb.fn.any('list_ids')))
+    .execute();
+
+/** A user's send, whole (its progress card); undefined when not theirs. */
+export const findUserSendRow = (db: Executor, userId: number, sendId: number) =>
+  db.selectFrom('sends').selectAll().where('user_id', '=', userId).where('id', '=', sendId).executeTakeFirst();
+
+/** How many of a send's recipients are still to be sent (pending, deferred, or in a claim). */
+export const countWaiting = async (db: Executor, sendId: number) =>
+  (
+    await sql<{ waiting: number }>`
+      select count(*)::int as waiting from send_recipients
+       where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')`.execute(db)
+  ).rows[0]!.waiting;
