@@ -71,6 +71,7 @@ export const membersQuery = (db: Executor, userId: number, listId: number) =>
       'list_id',
       'account_id',
       'fields',
+      'unconfirmed',
       'created_at',
     ])
     .where('user_id', '=', userId)
@@ -89,6 +90,7 @@ export const findMember = (db: Executor, userId: number, memberId: number) =>
       'list_id',
       'account_id',
       'fields',
+      'unconfirmed',
       'created_at',
     ])
     .where('user_id', '=', userId)
@@ -117,16 +119,22 @@ export const deleteMembers = (db: Executor, userId: number, listId: number, ids:
 
 export type TMemberUpsert = { email: string; fullname: string; subscribed?: boolean; fields: Record<string, string> };
 
+/** The consent record each member an upsert adds gets: where they came from. */
+export type TUpsertConsent = { source: 'import' | 'provider' | 'api'; detail: string; ip: string | null };
+
 /**
  * Adds members or merges them into those already on the list (same address, any case):
  * a given name replaces the stored one, custom fields are merged, the subscription is
- * kept unless `subscribed` is given. Answers how many were added and updated.
+ * kept unless `subscribed` is given (never for a member who has not confirmed a double
+ * opt-in signup: only the person can, from the confirmation email). Each member added gets
+ * `consent` as its consent record, in the same statement. Answers how many were added and
+ * updated.
  */
 export const upsertMembers = async (
   db: Executor,
   list: { userId: number; listId: number; accountId: number },
   members: TMemberUpsert[],
-  { setSubscribed = false }: { setSubscribed?: boolean } = {},
+  { setSubscribed = false, consent = null }: { setSubscribed?: boolean; consent?: TUpsertConsent | null } = {},
 ) => {
   if (members.length === 0) return { added: 0, updated: 0 };
   const result = await sql<{ added: number; updated: number }>`
@@ -144,9 +152,13 @@ export const upsertMembers = async (
       on conflict (list_id, lower(email)) do update
          set fullname = case when excluded.fullname <> '' then excluded.fullname else m.fullname end,
              fields = m.fields || excluded.fields,
-             subscribed = case when ${setSubscribed} then excluded.subscribed else m.subscribed end,
+             subscribed = case when ${setSubscribed} and not m.unconfirmed then excluded.subscribed else m.subscribed end,
              updated_at = now()
-      returning (xmax = 0) as inserted
+      returning m.id, (xmax = 0) as inserted
+    ), consented as (
+      insert into member_consents (user_id, list_id, member_id, source, source_detail, ip)
+      select ${list.userId}, ${list.listId}, id, ${consent?.source ?? ''}, ${consent?.detail ?? ''}, ${consent?.ip ?? null}::inet
+        from written where inserted and ${consent !== null}
     )
     select count(*) filter (where inserted)::int as added, count(*) filter (where not inserted)::int as updated
       from written`.execute(db);
