@@ -13,6 +13,7 @@ import { publicUrl } from '../../platform/public-url';
 import { consumeRateLimit } from '../../platform/rate-limit';
 import { createSourcedSend, findRecipientByRef } from '../delivery/delivery.service';
 import { recordDeliveryEvents } from '../delivery-events/delivery-events.service';
+import { queueSearchIndexing } from '../lists/lists.jobs';
 import type { TFormList } from '../lists/signup-form.service';
 import {
   confirmSubscription,
@@ -144,7 +145,7 @@ export const submitSignup = async (
   if (!perList.isAllowed) {
     return { kind: 'form', errors: {}, status: 429, message: tooMany(Math.ceil(perList.retryAfterSeconds / 60)) };
   }
-  await platform.db.transaction().execute(async (trx) => {
+  const outcome = await platform.db.transaction().execute(async (trx) => {
     const outcome = await subscribeMember(trx, list, {
       ...read.signup,
       consent: {
@@ -155,10 +156,17 @@ export const submitSignup = async (
         text: list.consent_text,
       },
     });
-    if (outcome.kind !== 'confirm') return;
+    if (outcome.kind !== 'confirm') return outcome;
     const sendId = await sendConfirmation(platform, trx, list, read.signup, outcome.token);
     await recordConfirmationSend(trx, outcome.consentId, sendId);
+    return outcome;
   });
+  // A new member is found by the member table's search (its terms indexed after the commit).
+  if (outcome.kind !== 'already') {
+    await queueSearchIndexing(platform, list.id).catch((error: unknown) =>
+      platform.log.error({ err: error }, 'could not queue member search indexing'),
+    );
+  }
   return { kind: 'done' };
 };
 
