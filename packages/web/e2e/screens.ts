@@ -298,10 +298,18 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
     });
   });
 
+  /** The list's public signup form (issue 48): where its hosted page is. */
+  const signupForm = once(async () => {
+    const { id } = await list();
+    const form = await call(listsApi.signupForm, { params: { listId: id } });
+    return { listId: id, hostedPath: new URL(form.data.form_url).pathname };
+  });
+
   return {
     account,
     list,
     pendingEmail,
+    signupForm,
     send,
     scheduled,
     campaign,
@@ -590,6 +598,20 @@ export const screens: TScreen[] = [
       return `/mailing-lists/detail/${accountId}/${id}`;
     },
     reach: (page) => tableWith(page, /Newsletter subscribers/, 'ann@example.com'),
+  },
+  {
+    name: 'list signup form',
+    path: async (seeds) => `/mailing-lists/signup-form/${(await seeds.signupForm()).listId}`,
+    reach: async (page) => {
+      await heading(page, 'Signup form');
+      await expect(page.getByLabel('Embeddable form (HTML)')).toHaveValue(/<form method="post"/);
+    },
+  },
+  {
+    name: 'hosted signup form',
+    as: 'visitor',
+    path: async (seeds) => (await seeds.signupForm()).hostedPath,
+    reach: (page) => heading(page, /Subscribe to Newsletter subscribers/),
   },
 
   // Tools.

@@ -69,7 +69,7 @@ export const SIGNUP_DEFAULTS = {
   confirmationSubject: 'Please confirm your subscription to {{list_name}}',
   confirmationHtml:
     '<p>Hello,</p><p>Someone, hopefully you, asked to receive emails from <strong>{{list_name}}</strong> at this address.</p>' +
-    '<p><a href="{{confirm_url}}">Yes, subscribe me</a></p>' +
+    '<p>To confirm, <a href="{{confirm_url}}">open this link and press the button</a>; until you do, you get nothing from us.</p>' +
     '<p>If it was not you, ignore this email: you will not be added, and you will hear nothing more from us.</p>',
 } as const;
 

@@ -128,7 +128,7 @@ export const signupPage = (input: TSignupPage) => {
   form += `<div class="hp" aria-hidden="true"><label for="f-${HONEYPOT_FIELD}">Leave this empty</label><input id="f-${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" type="text" tabindex="-1" autocomplete="off"></div>`;
   form += `<input type="hidden" name="form" value="${input.origin.form}"><input type="hidden" name="page" value="${escapeHtml(input.origin.page)}">`;
   form += `<div class="field"><p id="captcha-label" class="muted">Before you subscribe, your browser proves it is not a robot (this takes a second, no puzzle to solve).</p>
-<altcha-widget challenge="${CHALLENGE_PATH}" name="altcha" aria-describedby="captcha-label" configuration='{"hideLogo":true,"hideFooter":true}'></altcha-widget>
+<altcha-widget challenge="${CHALLENGE_PATH}" name="altcha" auto="onsubmit" aria-describedby="captcha-label" configuration='{"hideLogo":true,"hideFooter":true,"auto":"onsubmit"}'></altcha-widget>
 ${errors.altcha ? `<p class="error" id="f-altcha-error" role="alert">${escapeHtml(errors.altcha)}</p>` : ''}
 <noscript><p class="error">This check needs JavaScript. Turn it on for this page to subscribe.</p></noscript></div>`;
   if (input.consentText) form += `<p class="consent">${escapeHtml(input.consentText)}</p>`;
