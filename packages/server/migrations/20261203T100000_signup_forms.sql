@@ -27,6 +27,8 @@ alter table list_members
   add column unconfirmed boolean not null default false,
   add column import_id bigint,
   add constraint list_members_unconfirmed_not_subscribed check (not (subscribed and unconfirmed));
+-- The hourly cleanup finds signups never confirmed through this (few rows: only those waiting).
+create index list_members_unconfirmed_idx on list_members (id) where unconfirmed;
 
 -- Where an import's file came from, for the consent records of the members it added.
 alter table list_imports add column ip inet;

@@ -36,6 +36,8 @@ export type TScreen = {
   name: string;
   /** Who looks: a signed-out visitor, or the journey's user (an operator too, so the operator area shows). */
   as?: 'visitor' | 'user';
+  /** A page the server renders outside the app (a recipient's): loaded, never reached through the app's router. */
+  outsideApp?: boolean;
   /** The address, from the seeds the screen needs (each made once per run, through the API or the admin CLI). */
   path: (seeds: TSeeds) => string | Promise<string>;
   /** Waits until the screen shows its content, then opens what the screen is (a tab, a row, a dialog). */
@@ -610,6 +612,7 @@ export const screens: TScreen[] = [
   {
     name: 'hosted signup form',
     as: 'visitor',
+    outsideApp: true,
     path: async (seeds) => (await seeds.signupForm()).hostedPath,
     reach: (page) => heading(page, /Subscribe to Newsletter subscribers/),
   },

@@ -76,6 +76,8 @@ export const SIGNUP_DEFAULTS = {
 /** How long a confirmation link works, and the least time between two confirmation emails to one member. */
 export const CONFIRMATION_TTL_HOURS = 7 * 24;
 export const CONFIRMATION_COOLDOWN_MINUTES = 10;
+/** A signup never confirmed is deleted this long after its link expired: nobody agreed to be kept. */
+export const UNCONFIRMED_KEPT_DAYS = 30;
 
 /**
  * How many signups a form takes: per client address (every list together) and per list, in

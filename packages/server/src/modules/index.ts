@@ -29,6 +29,7 @@ import { importListJob } from './lists/imports.service';
 import { bringInProviderLists, indexLeftBehind, indexListSearchJob, syncProviderListsJob } from './lists/lists.jobs';
 import { listRoutes } from './lists/lists.routes';
 import { listsPersonalData } from './lists/personal-data';
+import { cleanUpExpiredSignups } from './lists/subscriptions.service';
 import type { TModule, TModuleHooks } from './module';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
@@ -108,6 +109,7 @@ export const modules: TModule[] = [
     onWorkerStart: indexLeftBehind,
     accountSaved: bringInProviderLists,
     personalData: listsPersonalData,
+    cleanup: cleanUpExpiredSignups,
   },
   // The Bounces and Suppression page; its service is what the engine and the intake call.
   {

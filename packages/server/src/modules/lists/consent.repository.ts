@@ -290,3 +290,22 @@ export const renameMembers = (db: Executor, userId: number, memberIds: number[],
     .where('user_id', '=', userId)
     .where('id', 'in', memberIds.length > 0 ? memberIds : [0])
     .execute();
+
+/**
+ * Deletes members whose double opt-in signup was never confirmed and whose last link expired
+ * before `before` (their consent records go with them), at most `limit` a call. Through the
+ * partial index of unconfirmed members: only those waiting are read.
+ */
+export const deleteExpiredSignups = async (db: Executor, before: Date, limit: number) =>
+  Number(
+    (
+      await sql`
+        delete from list_members where id in (
+          select m.id from list_members m
+           where m.unconfirmed
+             and not exists (select 1 from member_consents c
+                              where c.member_id = m.id
+                                and (c.confirm_expires_at is null or c.confirm_expires_at > ${before}))
+           limit ${limit})`.execute(db)
+    ).numAffectedRows ?? 0n,
+  );

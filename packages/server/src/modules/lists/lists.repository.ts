@@ -239,7 +239,9 @@ export const subscribedMembersOf = (userId: number, listIds: number[]) =>
 
 /**
  * Unsubscribes an address from every list of one sending account (a recipient's
- * unsubscribe link, a complaint). Answers how many memberships changed.
+ * unsubscribe link, a complaint); a signup of it still waiting for its confirmation is
+ * cancelled too (the unsubscribe link of a confirmation email means "do not add me").
+ * Answers how many memberships changed.
  */
 export const unsubscribeFromAccountLists = async (
   db: Executor,
@@ -247,11 +249,11 @@ export const unsubscribeFromAccountLists = async (
 ) => {
   const updated = await db
     .updateTable('list_members')
-    .set({ subscribed: false, updated_at: new Date() })
+    .set({ subscribed: false, unconfirmed: false, updated_at: new Date() })
     .where('user_id', '=', userId)
     .where('account_id', '=', accountId)
     .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .where('subscribed', '=', true)
+    .where((eb) => eb.or([eb('subscribed', '=', true), eb('unconfirmed', '=', true)]))
     .executeTakeFirst();
   return Number(updated.numUpdatedRows);
 };
@@ -279,13 +281,16 @@ export const findMemberships = async (db: Executor, userId: number, emails: stri
   ).rows;
 };
 
-/** Unsubscribes these addresses from every list of the user (the suppression screen). Answers how many memberships changed. */
+/**
+ * Unsubscribes these addresses from every list of the user (the suppression screen), their
+ * signups waiting for a confirmation cancelled too. Answers how many memberships changed.
+ */
 export const unsubscribeFromAllLists = async (db: Executor, userId: number, emails: string[]) => {
   if (emails.length === 0) return 0;
   const result = await sql`
-    update list_members m set subscribed = false, updated_at = now()
+    update list_members m set subscribed = false, unconfirmed = false, updated_at = now()
       from mailing_lists l
-     where l.user_id = ${userId} and m.list_id = l.id and m.subscribed
+     where l.user_id = ${userId} and m.list_id = l.id and (m.subscribed or m.unconfirmed)
        and lower(m.email) = any(${emails.map((email) => email.toLowerCase())}::text[])`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 };

@@ -1,4 +1,9 @@
-import { CONFIRMATION_COOLDOWN_MINUTES, CONFIRMATION_TTL_HOURS, type TMemberConsent } from '@sendwell/contracts';
+import {
+  CONFIRMATION_COOLDOWN_MINUTES,
+  CONFIRMATION_TTL_HOURS,
+  type TMemberConsent,
+  UNCONFIRMED_KEPT_DAYS,
+} from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { hashToken, randomToken } from '../../platform/tokens';
@@ -248,3 +253,16 @@ export const membershipsOnAccount = (db: Executor, userId: number, accountId: nu
 /** The person's own name on these memberships (the preferences page). */
 export const renameMembers = (db: Executor, userId: number, memberIds: number[], fullname: string) =>
   consents.renameMembers(db, userId, memberIds, fullname);
+
+/**
+ * The lists module's part of the hourly cleanup (R30, R47): signups never confirmed, whose
+ * link expired more than `UNCONFIRMED_KEPT_DAYS` ago, are deleted with their consent
+ * records (10,000 a run): an address nobody confirmed is not kept.
+ */
+export const cleanUpExpiredSignups = async (platform: TPlatform) => ({
+  expiredSignups: await consents.deleteExpiredSignups(
+    platform.db,
+    new Date(Date.now() - UNCONFIRMED_KEPT_DAYS * 86_400_000),
+    10_000,
+  ),
+});

@@ -5,8 +5,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
+import { HttpError } from '../../platform/errors';
 import { findListByFormKey, type TFormList } from '../lists/signup-form.service';
-import { CAPTCHA_SCRIPT_PATH, confirmPage, messagePage, preferencesPage, signupPage, type TFormValues } from './pages';
+import {
+  CAPTCHA_SCRIPT_PATH,
+  confirmPage,
+  escapeHtml,
+  messagePage,
+  preferencesPage,
+  signupPage,
+  type TFormValues,
+} from './pages';
 import {
   changePreferences,
   confirmSignup,
@@ -53,6 +62,22 @@ const notValid = (reply: FastifyReply, text: string) => html(reply, 404, message
 
 const formNotFound = (reply: FastifyReply) =>
   html(reply, 404, messagePage('Form not found', ['This signup form does not exist (any more).']));
+
+/**
+ * A refusal a service words for people (the list's account may no longer send, Mailgun did
+ * not answer, a list the person is not on) as a page: a visitor's browser shows it, where
+ * the API's JSON would be a page of braces. Anything else is the error handler's (logged,
+ * a 500 that says nothing).
+ */
+const orPage = async (reply: FastifyReply, work: () => Promise<FastifyReply>) => {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    const status = error.statusCode >= 500 ? 503 : error.statusCode;
+    return html(reply, status, messagePage('This did not work', [error.message, 'Nothing was changed.']));
+  }
+};
 
 const ZKey = z.object({ key: z.string().max(64) });
 const ZToken = z.object({ token: z.string().max(128) });
@@ -134,7 +159,7 @@ export const signupPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async
       list.double_opt_in
         ? messagePage('Almost done: check your inbox', [
             `We sent you an email to confirm your subscription to ${list.name}. Open the link in it to start receiving our emails.`,
-            'Nothing arrived? Look in your spam folder, or sign up again in a few minutes.',
+            'Nothing arrived? Look in your spam folder, or sign up again in ten minutes.',
           ])
         : messagePage('Thank you for subscribing', [`You are subscribed to ${list.name}.`]),
     );
@@ -155,7 +180,7 @@ export const signupPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async
           messagePage(
             'This link has expired',
             ['Confirmation links work for a week. Sign up again to get a new one.'],
-            `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${outcome.listName}</a></p>`,
+            `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${escapeHtml(outcome.listName)}</a></p>`,
           ),
         );
       case 'already':
@@ -206,6 +231,26 @@ const NOTICES = {
   rename: 'Your name is saved.',
 } as const;
 
+/** A visitor's post of a list's form: the thanks page, or the form again (errors, the captcha step, a limit). */
+const takeSignup = async (platform: TPlatform, request: FastifyRequest, reply: FastifyReply, list: TFormList) => {
+  const body = formOf(request.body);
+  const origin =
+    body.form === 'hosted'
+      ? { form: 'hosted' as const, page: '' }
+      : { form: 'embedded' as const, page: String(body.page ?? '') || embeddingPage(request, platform) };
+  const answer = await submitSignup(
+    platform,
+    list,
+    { ...body, form: origin.form, page: origin.page },
+    { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+  );
+  if (answer.kind === 'done') return reply.code(303).redirect(`/subscribe/${list.form_key}/thanks`);
+  const message = answer.message
+    ? { kind: answer.status === 200 ? ('notice' as const) : ('alert' as const), text: answer.message }
+    : undefined;
+  return html(reply, answer.status, renderForm(list, formValues(list, body), answer.errors, origin, message));
+};
+
 /** The posts of those pages: public, without CSRF (see above), limited per client address. */
 export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   // Plain HTML forms post form-encoded; only this plugin reads that content type.
@@ -230,22 +275,7 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
     async (request, reply) => {
       const list = await findListByFormKey(platform.db, request.params.key);
       if (!list) return formNotFound(reply);
-      const body = formOf(request.body);
-      const origin =
-        body.form === 'hosted'
-          ? { form: 'hosted' as const, page: '' }
-          : { form: 'embedded' as const, page: String(body.page ?? '') || embeddingPage(request, platform) };
-      const answer = await submitSignup(
-        platform,
-        list,
-        { ...body, form: origin.form, page: origin.page },
-        { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
-      );
-      if (answer.kind === 'done') return reply.code(303).redirect(`/subscribe/${list.form_key}/thanks`);
-      const message = answer.message
-        ? { kind: answer.status === 200 ? ('notice' as const) : ('alert' as const), text: answer.message }
-        : undefined;
-      return html(reply, answer.status, renderForm(list, formValues(list, body), answer.errors, origin, message));
+      return orPage(reply, () => takeSignup(platform, request, reply, list));
     },
   );
 
@@ -261,26 +291,28 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
     },
     async (request, reply) => {
       const { token } = request.params;
-      const outcome = isConfirmationToken(token)
-        ? await confirmSignup(platform, token, request.ip)
-        : { kind: 'invalid' as const };
-      if (outcome.kind === 'invalid') return notValid(reply, 'This confirmation link is not valid.');
-      if (outcome.kind === 'expired') {
+      return orPage(reply, async () => {
+        const outcome = isConfirmationToken(token)
+          ? await confirmSignup(platform, token, request.ip)
+          : { kind: 'invalid' as const };
+        if (outcome.kind === 'invalid') return notValid(reply, 'This confirmation link is not valid.');
+        if (outcome.kind === 'expired') {
+          return html(
+            reply,
+            410,
+            messagePage(
+              'This link has expired',
+              ['Confirmation links work for a week. Sign up again to get a new one.'],
+              `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${escapeHtml(outcome.listName)}</a></p>`,
+            ),
+          );
+        }
         return html(
           reply,
-          410,
-          messagePage(
-            'This link has expired',
-            ['Confirmation links work for a week. Sign up again to get a new one.'],
-            `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${outcome.listName}</a></p>`,
-          ),
+          200,
+          messagePage('You are subscribed', [`Thank you: your subscription to ${outcome.listName} is confirmed.`]),
         );
-      }
-      return html(
-        reply,
-        200,
-        messagePage('You are subscribed', [`Thank you: your subscription to ${outcome.listName} is confirmed.`]),
-      );
+      });
     },
   );
 
@@ -312,9 +344,11 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
       if (!change) {
         return html(reply, 422, messagePage('Nothing changed', ['This request did not say what to change.']));
       }
-      const notice = await changePreferences(platform, request.params.token, change);
-      if (notice === null) return notValid(reply, 'This link is not valid or has expired.');
-      return reply.code(303).redirect(`/preferences/${request.params.token}?done=${change.action}`);
+      return orPage(reply, async () => {
+        const notice = await changePreferences(platform, request.params.token, change);
+        if (notice === null) return notValid(reply, 'This link is not valid or has expired.');
+        return reply.code(303).redirect(`/preferences/${request.params.token}?done=${change.action}`);
+      });
     },
   );
 };

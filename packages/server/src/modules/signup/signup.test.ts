@@ -12,6 +12,7 @@ import {
 import { solveCaptcha } from '../../../test/registration';
 import { dispatch, snapshotSend } from '../delivery/delivery.jobs';
 import { createSend } from '../delivery/delivery.service';
+import { cleanUpExpiredSignups } from '../lists/subscriptions.service';
 
 let t: TTestApp;
 beforeAll(async () => {
@@ -131,6 +132,21 @@ describe('the hosted signup page', () => {
     const script = await t.app.inject({ url: '/subscribe/altcha.js' });
     expect(script.statusCode).toBe(200);
     expect(script.body).toContain('customElements.define("altcha-widget"');
+  });
+
+  it('shows what a user typed (the list’s name and description, the words to agree to) as text, never as markup (R15)', async () => {
+    const seeded = await seed({ consentText: 'I agree <img src=x onerror=alert(2)>' });
+    await seeded.agent.post(`/api/mailing-lists/update/list/${seeded.listId}`, {
+      alias: 'news',
+      name: 'News <script>alert(1)</script>',
+      description: '"><svg onload=alert(3)>',
+    });
+    const page = await t.app.inject({ url: `/subscribe/${seeded.formKey}` });
+    expect(page.body).not.toMatch(/<script>alert|<img src=x|<svg onload/);
+    expect(page.body).toContain('News &#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    const settings = (await seeded.agent.get(`/api/mailing-lists/${seeded.listId}/signup-form`)).json().data;
+    expect(settings.embed_html).not.toMatch(/<script>alert|<img src=x/);
   });
 
   it('offers a plain HTML snippet posting to the public address, with the same fields and no script', async () => {
@@ -329,6 +345,49 @@ describe('double opt-in (R47)', () => {
     // A link of no signup at all, and a malformed one.
     expect((await t.app.inject({ url: `/subscribe/confirm/${'A'.repeat(43)}` })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url: '/api/subscribe/confirm/x' })).statusCode).toBe(404);
+  });
+
+  it('cancels a signup from the confirmation email’s unsubscribe link: its confirmation link opens nothing', async () => {
+    const seeded = await seed();
+    await signUp(seeded.formKey, { email: 'nope@example.org', first_name: 'No' });
+    const [member] = await membersOf(seeded.listId);
+    const [consent] = await consentsOf(member!.id);
+    const html = (await deliver(seeded.userId, consent!.confirmation_send_id!, 'nope@example.org'))!.html_body!;
+    const unsubscribe = /\/unsubscribe\/([0-9a-z]+-[0-9a-f]+)/.exec(html)![1];
+    expect((await t.app.inject({ method: 'POST', url: `/api/unsubscribe/${unsubscribe}` })).statusCode).toBe(200);
+    expect((await membersOf(seeded.listId))[0]).toMatchObject({ subscribed: false, unconfirmed: false });
+    expect((await t.app.inject({ method: 'POST', url: `/api${confirmPathIn(html)}` })).statusCode).toBe(404);
+  });
+
+  it('forgets signups never confirmed a month after their link expired, and keeps the rest', async () => {
+    const seeded = await seed();
+    for (const email of ['old@example.org', 'recent@example.org', 'done@example.org']) {
+      await signUp(seeded.formKey, { email, first_name: 'N' });
+    }
+    const [old, recent, done] = await membersOf(seeded.listId);
+    await t.platform.db
+      .updateTable('member_consents')
+      .set({ confirm_expires_at: sql`now() - interval '31 days'` })
+      .where('member_id', 'in', [old!.id, done!.id])
+      .execute();
+    await t.platform.db
+      .updateTable('member_consents')
+      .set({ confirm_expires_at: sql`now() - interval '29 days'` })
+      .where('member_id', '=', recent!.id)
+      .execute();
+    // Confirmed before it expired: a member like any other.
+    await t.platform.db
+      .updateTable('list_members')
+      .set({ subscribed: true, unconfirmed: false })
+      .where('id', '=', done!.id)
+      .execute();
+    const cleaned = await cleanUpExpiredSignups(t.platform);
+    expect(cleaned.expiredSignups).toBeGreaterThanOrEqual(1);
+    expect((await membersOf(seeded.listId)).map((member) => member.email)).toEqual([
+      'recent@example.org',
+      'done@example.org',
+    ]);
+    expect(await consentsOf(old!.id)).toEqual([]);
   });
 
   it('subscribes at once on a single opt-in list, with the consent record and no email', async () => {
