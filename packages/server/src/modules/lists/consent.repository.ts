@@ -183,16 +183,28 @@ export const markConfirmed = async (db: Executor, consentId: number, memberId: n
     .execute();
 };
 
-/** Members leave their lists: neither subscribed nor waiting for a confirmation. Answers those that changed. */
-export const unsubscribeMembersById = (db: Executor, userId: number, memberIds: number[]) =>
-  db
-    .updateTable('list_members')
-    .set({ subscribed: false, unconfirmed: false, updated_at: new Date() })
-    .where('user_id', '=', userId)
-    .where('id', 'in', memberIds.length > 0 ? memberIds : [0])
-    .where((eb) => eb.or([eb('subscribed', '=', true), eb('unconfirmed', '=', true)]))
-    .returning(['id', 'list_id', 'email', 'fullname'])
-    .execute();
+/** Who leaves: members by id, or addresses (any case) on the user's lists, or on one account's lists. */
+export type TLeaving = { memberIds: number[] } | { emails: string[]; accountId?: number };
+
+/**
+ * Members leave their lists: neither subscribed nor waiting for a confirmation (a waiting
+ * signup is cancelled, its link opens nothing). Through the user's lists, one probe of the
+ * (list_id, lower(email)) index each for addresses. Answers the members that changed.
+ */
+export const leaveLists = async (db: Executor, userId: number, leaving: TLeaving) => {
+  const which =
+    'memberIds' in leaving
+      ? sql`m.id = any(${leaving.memberIds}::bigint[])`
+      : sql`lower(m.email) = any(${leaving.emails.map((email) => email.toLowerCase())}::text[])
+            ${leaving.accountId === undefined ? sql`` : sql`and l.account_id = ${leaving.accountId}`}`;
+  return (
+    await sql<{ id: number; list_id: number; email: string; fullname: string }>`
+      update list_members m set subscribed = false, unconfirmed = false, updated_at = now()
+        from mailing_lists l
+       where l.user_id = ${userId} and m.list_id = l.id and (m.subscribed or m.unconfirmed) and ${which}
+      returning m.id, m.list_id, m.email, m.fullname`.execute(db)
+  ).rows.map((row) => ({ ...row, id: Number(row.id), list_id: Number(row.list_id) }));
+};
 
 /** A member's consent records, newest first, the import that added it (if one did) last. */
 export const findConsentsOfMember = async (db: Executor, userId: number, memberId: number) =>

@@ -238,27 +238,6 @@ export const subscribedMembersOf = (userId: number, listIds: number[]) =>
         where m.user_id = ${userId} and m.list_id = any(${listIds}::bigint[]) and m.subscribed)`;
 
 /**
- * Unsubscribes an address from every list of one sending account (a recipient's
- * unsubscribe link, a complaint); a signup of it still waiting for its confirmation is
- * cancelled too (the unsubscribe link of a confirmation email means "do not add me").
- * Answers how many memberships changed.
- */
-export const unsubscribeFromAccountLists = async (
-  db: Executor,
-  { userId, accountId, email }: { userId: number; accountId: number; email: string },
-) => {
-  const updated = await db
-    .updateTable('list_members')
-    .set({ subscribed: false, unconfirmed: false, updated_at: new Date() })
-    .where('user_id', '=', userId)
-    .where('account_id', '=', accountId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .where((eb) => eb.or([eb('subscribed', '=', true), eb('unconfirmed', '=', true)]))
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows);
-};
-
-/**
  * "This address is subscribed on one of the user's lists", for other modules' set-based
  * queries (the suppression table's status). Through the user's lists, so each lookup is
  * one probe of the (list_id, lower(email)) index per list.
@@ -279,20 +258,6 @@ export const findMemberships = async (db: Executor, userId: number, emails: stri
        where l.user_id = ${userId}
        order by l.address`.execute(db)
   ).rows;
-};
-
-/**
- * Unsubscribes these addresses from every list of the user (the suppression screen), their
- * signups waiting for a confirmation cancelled too. Answers how many memberships changed.
- */
-export const unsubscribeFromAllLists = async (db: Executor, userId: number, emails: string[]) => {
-  if (emails.length === 0) return 0;
-  const result = await sql`
-    update list_members m set subscribed = false, unconfirmed = false, updated_at = now()
-      from mailing_lists l
-     where l.user_id = ${userId} and m.list_id = l.id and (m.subscribed or m.unconfirmed)
-       and lower(m.email) = any(${emails.map((email) => email.toLowerCase())}::text[])`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
 };
 
 /** The addresses of a list's members not verified yet (each once), for a list verification. */

@@ -415,6 +415,4 @@ export {
   onAnyListOf,
   setVerifyStatus,
   subscribedMembersOf,
-  unsubscribeFromAccountLists,
-  unsubscribeFromAllLists,
 } from './lists.repository';

@@ -92,7 +92,7 @@ export const updateMember = async (
       .execute();
     if (member.unconfirmed) return;
     if (!isSubscribed) {
-      if (member.subscribed) await unsubscribeMembers(platform, trx, userId, [memberId]);
+      if (member.subscribed) await unsubscribeMembers(platform, trx, userId, { memberIds: [memberId] });
       return;
     }
     await trx

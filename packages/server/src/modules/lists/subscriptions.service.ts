@@ -7,7 +7,7 @@ import {
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { hashToken, randomToken } from '../../platform/tokens';
-import type { TConsentInput } from './consent.repository';
+import type { TConsentInput, TLeaving } from './consent.repository';
 import * as consents from './consent.repository';
 import { findList, type TListRow } from './lists.repository';
 import { mailgunOfList, upsertAtProvider } from './lists.service';
@@ -201,25 +201,44 @@ export const confirmSubscription = async (
 };
 
 /**
- * Members leave their lists (the preferences page's "unsubscribe from this list"): no longer
- * subscribed, and a signup still waiting for its confirmation is cancelled (its link opens
- * nothing). Answers the members that changed.
+ * Members leave their lists, however it is asked: by id (the preferences page, the member
+ * screen), or by address on one account's lists (an unsubscribe link or one-click POST, a
+ * complaint: `unsubscribeEverywhere`) or on all the user's (the suppression screen). No
+ * longer subscribed, and a signup still waiting for its confirmation is cancelled. With the
+ * platform given, a Mailgun list gets the change too (a failure there undoes it). Answers
+ * the members that changed.
  */
-export const unsubscribeMembers = async (platform: TPlatform, trx: Executor, userId: number, memberIds: number[]) => {
-  const changed = await consents.unsubscribeMembersById(trx, userId, memberIds);
-  for (const listId of new Set(changed.map((member) => Number(member.list_id)))) {
+export const unsubscribeMembers = async (
+  platform: TPlatform | null,
+  trx: Executor,
+  userId: number,
+  leaving: TLeaving,
+) => {
+  const changed = await consents.leaveLists(trx, userId, leaving);
+  if (!platform) return changed;
+  for (const listId of new Set(changed.map((member) => member.list_id))) {
     const list = await findList(trx, userId, listId);
     if (!list) continue;
     await upsertAtProvider(
       await mailgunOfList(platform, trx, list),
       list,
       changed
-        .filter((member) => Number(member.list_id) === listId)
+        .filter((member) => member.list_id === listId)
         .map((member) => ({ email: member.email, fullname: member.fullname, subscribed: false })),
     );
   }
   return changed;
 };
+
+/** An address leaves every list of one sending account; answers how many memberships changed. */
+export const unsubscribeFromAccountLists = async (
+  db: Executor,
+  { userId, accountId, email }: { userId: number; accountId: number; email: string },
+) => (await unsubscribeMembers(null, db, userId, { emails: [email], accountId })).length;
+
+/** Addresses leave every list of the user; answers how many memberships changed. */
+export const unsubscribeFromAllLists = async (db: Executor, userId: number, emails: string[]) =>
+  emails.length === 0 ? 0 : (await unsubscribeMembers(null, db, userId, { emails })).length;
 
 /** A consent record of its own for a member added another way (by hand, through the API). */
 export const recordConsent = (

@@ -252,16 +252,13 @@ export const changePreferences = async (platform: TPlatform, token: string, chan
       case 'leave': {
         const membership = lists.find((list) => Number(list.list_id) === change.listId);
         if (!membership) throw new HttpError(404, 'You are not on this list.', 'NOT_FOUND');
-        await unsubscribeMembers(platform, trx, recipient.user_id, [membership.member_id]);
+        await unsubscribeMembers(platform, trx, recipient.user_id, { memberIds: [Number(membership.member_id)] });
         return `You are unsubscribed from ${membership.list_name}.`;
       }
       case 'leave-all': {
-        await unsubscribeMembers(
-          platform,
-          trx,
-          recipient.user_id,
-          lists.map((list) => list.member_id),
-        );
+        await unsubscribeMembers(platform, trx, recipient.user_id, {
+          memberIds: lists.map((list) => Number(list.member_id)),
+        });
         await recordDeliveryEvents(platform, trx, [
           {
             recipient: {
