@@ -37,6 +37,10 @@ const OWNER: Record<string, string> = {
   list_member_search: 'lists',
   list_imports: 'lists',
   list_import_files: 'lists',
+  // Consent records and double opt-in confirmations of members (issue 48).
+  member_consents: 'lists',
+  // The hashes of addresses erased on request, read with the suppressions (issue 48 §4).
+  erased_addresses: 'suppression',
   suppressions: 'suppression',
   // The soft bounces the temporary suppression rule counts.
   soft_bounces: 'suppression',
@@ -105,8 +109,11 @@ const LAYERS: string[][] = [
   // An A/B subject test's decision over the engine's split sends; History and Send Email call it.
   ['ab-tests'],
   ['delivery-events', 'reports', 'send-email'],
-  ['spam-test', 'campaigns'],
-  ['operator', 'deliverability'],
+  // Signup forms over lists, the engine (the confirmation email), the intake (an unsubscribe
+  // from the preferences page) and registration's captcha.
+  ['spam-test', 'campaigns', 'signup'],
+  // The person's data goes through every module's registered part; it imports none.
+  ['operator', 'deliverability', 'privacy'],
 ];
 
 const sourcesOf = (dir: string): string[] =>

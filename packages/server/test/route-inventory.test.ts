@@ -25,6 +25,11 @@ const PUBLIC_ROUTES = [
   'POST /api/contact-us',
   'POST /api/billing/stripe-webhook',
   'POST /api/unsubscribe/:token',
+  // Signup forms (issue 48): a form on any site, the confirmation link's button, the
+  // preferences page. No session to ride on; captcha, honeypot and limits instead.
+  'POST /api/subscribe/:key',
+  'POST /api/subscribe/confirm/:token',
+  'POST /api/preferences/:token',
   'GET /api/t/o/:token/:sig',
   'GET /api/t/c/:token/:linkId/:sig',
   'POST /api/webhooks/mailgun/:accountId',
@@ -42,6 +47,10 @@ const CSRF_EXEMPT_ROUTES = [
   'POST /api/billing/stripe-webhook',
   'POST /api/webhooks/mailgun/:accountId',
   'POST /api/unsubscribe/:token',
+  // A signup form posted from another site cannot carry our token; the links carry their own.
+  'POST /api/subscribe/:key',
+  'POST /api/subscribe/confirm/:token',
+  'POST /api/preferences/:token',
 ];
 
 let t: TTestApp;

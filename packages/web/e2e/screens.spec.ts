@@ -185,7 +185,8 @@ for (const viewport of VIEWPORTS) {
         try {
           const address = await screen.path(seeds);
           lap('seeds');
-          await visit(page, address);
+          if (screen.outsideApp) await page.goto(`${baseUrl()}${address}`);
+          else await visit(page, address);
           await screen.reach(page);
           lap('reach');
           for (const problem of await layoutProblems(page)) problems.push(`${screen.name}: ${problem}`);

@@ -36,6 +36,8 @@ export type TScreen = {
   name: string;
   /** Who looks: a signed-out visitor, or the journey's user (an operator too, so the operator area shows). */
   as?: 'visitor' | 'user';
+  /** A page the server renders outside the app (a recipient's): loaded, never reached through the app's router. */
+  outsideApp?: boolean;
   /** The address, from the seeds the screen needs (each made once per run, through the API or the admin CLI). */
   path: (seeds: TSeeds) => string | Promise<string>;
   /** Waits until the screen shows its content, then opens what the screen is (a tab, a row, a dialog). */
@@ -298,10 +300,18 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
     });
   });
 
+  /** The list's public signup form (issue 48): where its hosted page is. */
+  const signupForm = once(async () => {
+    const { id } = await list();
+    const form = await call(listsApi.signupForm, { params: { listId: id } });
+    return { listId: id, hostedPath: new URL(form.data.form_url).pathname };
+  });
+
   return {
     account,
     list,
     pendingEmail,
+    signupForm,
     send,
     scheduled,
     campaign,
@@ -590,6 +600,21 @@ export const screens: TScreen[] = [
       return `/mailing-lists/detail/${accountId}/${id}`;
     },
     reach: (page) => tableWith(page, /Newsletter subscribers/, 'ann@example.com'),
+  },
+  {
+    name: 'list signup form',
+    path: async (seeds) => `/mailing-lists/signup-form/${(await seeds.signupForm()).listId}`,
+    reach: async (page) => {
+      await heading(page, 'Signup form');
+      await expect(page.getByLabel('Embeddable form (HTML)')).toHaveValue(/<form method="post"/);
+    },
+  },
+  {
+    name: 'hosted signup form',
+    as: 'visitor',
+    outsideApp: true,
+    path: async (seeds) => (await seeds.signupForm()).hostedPath,
+    reach: (page) => heading(page, /Subscribe to Newsletter subscribers/),
   },
 
   // Tools.

@@ -25,6 +25,7 @@ import {
   ZUpdateListRequest,
   ZUpdateMemberRequest,
 } from './lists';
+import { ZMemberConsent, ZSignupSettings, ZUpdateSignupSettings } from './signup';
 
 const ZListIdParams = z.object({ listId: z.coerce.number().int().positive() });
 const ok = <T extends z.ZodRawShape>(shape: T) => z.object({ status: z.literal(true), message: z.string(), ...shape });
@@ -147,6 +148,34 @@ export const listsApi = {
     path: '/mailing-lists/imports/:id',
     params: ZIdParams,
     response: z.object({ data: ZListImport }),
+  }),
+  /** The list's members with their consent records, a CSV download. */
+  exportMembers: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/:listId/export',
+    params: ZListIdParams,
+    response: z.string(),
+  }),
+  /** A member's consent records, newest first (an imported member's is its import). */
+  memberConsent: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/get-member-consent/:id',
+    params: ZIdParams,
+    response: z.object({ status: z.literal(true), data: z.array(ZMemberConsent) }),
+  }),
+  /** The list's signup form: fields, double opt-in, confirmation email, the hosted page and the snippet. */
+  signupForm: defineRoute({
+    method: 'GET',
+    path: '/mailing-lists/:listId/signup-form',
+    params: ZListIdParams,
+    response: ok({ data: ZSignupSettings }),
+  }),
+  updateSignupForm: defineRoute({
+    method: 'POST',
+    path: '/mailing-lists/:listId/signup-form',
+    params: ZListIdParams,
+    body: ZUpdateSignupSettings,
+    response: ok({ data: ZSignupSettings }),
   }),
   /** The skipped rows of an import, a CSV download (a document, not JSON). */
   skippedReport: defineRoute({

@@ -17,6 +17,8 @@ export const LIST_MESSAGES = {
   memberSaved: 'The member has been saved.',
   memberAdded: 'The member has been added to the list.',
   memberExists: 'This address is already on the list.',
+  memberUnconfirmed:
+    'This member has not confirmed the subscription yet. Only they can, with the link in the confirmation email.',
   emailInvalid: 'Please enter a valid email address.',
   noGeneric: 'Excellent! There are no generic emails in your mailing list.',
   genericCleared: 'The generic addresses have been removed from the list.',
@@ -73,6 +75,8 @@ export const ZMailingList = z.object({
   verified: z.boolean(),
   verify_status: z.enum(VERIFY_STATUSES),
   verified_at: z.string().nullable(),
+  /** Signups through the list's form wait for the confirmation link. */
+  double_opt_in: z.boolean(),
   created_at: z.string(),
 });
 export type TMailingList = z.infer<typeof ZMailingList>;
@@ -141,6 +145,8 @@ export const ZMember = z.object({
   list_id: z.number().int(),
   account_id: z.number().int(),
   fields: z.record(z.string(), z.string()),
+  /** Signed up to a double opt-in list and not confirmed yet (then `subscribe` is 0). */
+  unconfirmed: z.boolean(),
   created_at: z.string(),
 });
 export type TMember = z.infer<typeof ZMember>;

@@ -11,43 +11,53 @@ import { billingRoutes } from './billing/billing.routes';
 import { campaignBreakerEmailJob } from './campaigns/campaign-breaker.jobs';
 import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
+import { campaignsPersonalData } from './campaigns/personal-data';
 import { contactRoutes } from './contact/contact.routes';
 import { creditRoutes } from './credits/credits.routes';
 import { preSendRoutes } from './deliverability/pre-send.routes';
 import { breakerEmailJob } from './delivery/circuit-breaker.jobs';
 import { dispatchSendJob, sendingTickJob, snapshotSendJob, watchSending } from './delivery/delivery.jobs';
 import { scheduledListUsage } from './delivery/delivery.service';
+import { deliveryPersonalData } from './delivery/personal-data';
 import { bounceListener, bounceRoute, feedbackRoute } from './delivery-events/bounces';
 import { applyEventsJob } from './delivery-events/delivery-events.jobs';
 import { recipientPages, recipientRoutes, webhookRoutes } from './delivery-events/delivery-events.routes';
 import { pruneWebhookRecords } from './delivery-events/mailgun-webhooks';
+import { deliveryEventsPersonalData } from './delivery-events/personal-data';
 import { startInboundListeners } from './inbound/receiver';
 import { importListJob } from './lists/imports.service';
 import { bringInProviderLists, indexLeftBehind, indexListSearchJob, syncProviderListsJob } from './lists/lists.jobs';
 import { listRoutes } from './lists/lists.routes';
+import { listsPersonalData } from './lists/personal-data';
+import { cleanUpExpiredSignups } from './lists/subscriptions.service';
 import type { TModule, TModuleHooks } from './module';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
 import { operatorRoutes } from './operator/operator.routes';
 import { planRoutes } from './plans/plans.routes';
+import { privacyRoutes } from './privacy/privacy.routes';
 import { cleanUpCaptchas } from './registration/captcha.service';
 import { registrationRoutes } from './registration/registration.routes';
 import { dashboardRoutes } from './reports/dashboard.routes';
 import { historyRoutes } from './reports/history.routes';
 import { scheduledRoutes } from './send-email/scheduled.routes';
 import { sendEmailRoutes } from './send-email/send-email.routes';
+import { signupPages, signupRoutes } from './signup/signup.routes';
 import { spamTestListener, spamTestRoute } from './spam-test/mailbox';
 import { expireSpamTestJob } from './spam-test/spam-test.jobs';
 import { spamTestRoutes } from './spam-test/spam-test.routes';
+import { suppressionPersonalData } from './suppression/personal-data';
 import { suppressionRoutes } from './suppression/suppression.routes';
 import { cleanUpSuppressions } from './suppression/suppression.service';
 import { systemJobs } from './system/system.jobs';
 import { systemRoutes } from './system/system.routes';
+import { testInboxPersonalData } from './test-inbox/personal-data';
 import { testInboxRoutes } from './test-inbox/test-inbox.routes';
 import { testInboxListener, testInboxRoute } from './test-inbox/test-inbox.service';
 import { ticketJobs } from './tickets/tickets.jobs';
 import { supportRoutes, ticketServiceRoutes } from './tickets/tickets.routes';
 import { unreadTicketsOf } from './tickets/tickets.service';
+import { verificationPersonalData } from './verification/personal-data';
 import { verifyJob } from './verification/verification.jobs';
 import { verificationRoutes } from './verification/verification.routes';
 import { verifyAfterImport } from './verification/verification.service';
@@ -89,6 +99,7 @@ export const modules: TModule[] = [
     routes: [testInboxRoutes],
     inboundListeners: [testInboxListener],
     inboundRoutes: [testInboxRoute],
+    personalData: testInboxPersonalData,
   },
   { name: 'accounts', routes: [accountRoutes] },
   {
@@ -97,14 +108,22 @@ export const modules: TModule[] = [
     jobs: [importListJob, syncProviderListsJob, indexListSearchJob] as TJobDefinition[],
     onWorkerStart: indexLeftBehind,
     accountSaved: bringInProviderLists,
+    personalData: listsPersonalData,
+    cleanup: cleanUpExpiredSignups,
   },
   // The Bounces and Suppression page; its service is what the engine and the intake call.
-  { name: 'suppression', routes: [suppressionRoutes], cleanup: cleanUpSuppressions },
+  {
+    name: 'suppression',
+    routes: [suppressionRoutes],
+    cleanup: cleanUpSuppressions,
+    personalData: suppressionPersonalData,
+  },
   {
     name: 'verification',
     routes: [verificationRoutes],
     jobs: [verifyJob] as TJobDefinition[],
     verifyImportedList: verifyAfterImport,
+    personalData: verificationPersonalData,
   },
   // The delivery engine: sources, snapshot, claims, composition, transports, settles, caps.
   {
@@ -112,6 +131,7 @@ export const modules: TModule[] = [
     listUsageCheck: scheduledListUsage,
     jobs: [snapshotSendJob, dispatchSendJob, sendingTickJob, breakerEmailJob] as TJobDefinition[],
     onWorkerStart: watchSending,
+    personalData: deliveryPersonalData,
   },
   // The outside world's word about messages: provider webhooks, bounces, tracking, unsubscribes.
   {
@@ -122,6 +142,7 @@ export const modules: TModule[] = [
     inboundListeners: [bounceListener],
     inboundRoutes: [bounceRoute, feedbackRoute],
     cleanup: pruneWebhookRecords,
+    personalData: deliveryEventsPersonalData,
   },
   // A/B subject tests (issue 31): a split send's test row and its decision job; History reads their result.
   { name: 'ab-tests', jobs: [decideAbTestJob] as TJobDefinition[] },
@@ -142,10 +163,16 @@ export const modules: TModule[] = [
     name: 'campaigns',
     routes: [campaignRoutes],
     jobs: [tickCampaignsJob, campaignBreakerEmailJob] as TJobDefinition[],
+    personalData: campaignsPersonalData,
   },
+  // Signup forms (issue 48 §1): the hosted page, an embedded form's post, the confirmation
+  // email and link, the preferences page of every email's footer.
+  { name: 'signup', routes: [signupRoutes], pages: signupPages },
   { name: 'operator', routes: [operatorRoutes] },
   // The pre-send check (issue 31): DNS, the spam test's content checks and the lists, before Send Email's confirmation.
   { name: 'deliverability', routes: [preSendRoutes] },
+  // A person's data on request (issue 48 §4): export and erase one address through every module's part.
+  { name: 'privacy', routes: [privacyRoutes] },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);
@@ -161,4 +188,5 @@ export const moduleHooks: TModuleHooks = {
   inboundListeners: registered('inboundListeners').flat(),
   inboundRoutes: registered('inboundRoutes').flat(),
   cleanups: registered('cleanup'),
+  personalData: registered('personalData'),
 };

@@ -25,6 +25,20 @@ export type TAccountSaved = (
   account: { userId: number; accountId: number; provider: string; importLists: boolean },
 ) => Promise<{ message?: string } | undefined>;
 
+/**
+ * A module's part of a person's data on request (issue 48 §4, R46): every row of its tables
+ * about one address of one user, and erasing them. The privacy module asks every
+ * registered part, and erases through all of them in one transaction; a module whose table
+ * can hold an address registers one (`privacy.test.ts` searches every table and column of
+ * the schema, so a table left out is found).
+ */
+export type TPersonalData = {
+  /** The rows about the address (any case), by table name. */
+  find: (db: Executor, userId: number, email: string) => Promise<Record<string, unknown[]>>;
+  /** Deletes them in the caller's transaction (or keeps only what must stay, hashed); answers the rows per table. */
+  erase: (platform: TPlatform, trx: Executor, userId: number, email: string) => Promise<Record<string, number>>;
+};
+
 /** A module's part of the hourly cleanup (R30): deletes what it no longer needs; answers what it deleted, by kind. */
 export type TCleanup = (platform: TPlatform) => Promise<Record<string, number>>;
 
@@ -46,6 +60,8 @@ export type TModuleHooks = {
   inboundRoutes: TInboundRoute[];
   /** Run by the system module's hourly cleanup job. */
   cleanups: TCleanup[];
+  /** Every module's rows about one address (the privacy module's export and erase). */
+  personalData: TPersonalData[];
 };
 
 export type TModuleOptions = { platform: TPlatform };
@@ -71,4 +87,5 @@ export type TModule = {
   inboundListeners?: TInboundListener[];
   inboundRoutes?: TInboundRoute[];
   cleanup?: TCleanup;
+  personalData?: TPersonalData;
 };

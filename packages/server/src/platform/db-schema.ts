@@ -425,6 +425,16 @@ export type MailingListsTable = {
   unverified_subscribers_count: Generated<number>;
   verify_status: Generated<'unverified' | 'processing' | 'verified'>;
   verified_at: Date | null;
+  /** Signups through the list's form wait for the confirmation link (issue 48). */
+  double_opt_in: Generated<boolean>;
+  /** The random key of the list's public form, `/subscribe/<form_key>`. */
+  form_key: Generated<string>;
+  /** Which fields the form asks for (contracts `ZSignupFields`). */
+  form_fields: ColumnType<unknown, string | undefined, string>;
+  consent_text: Generated<string>;
+  /** Empty: the built-in confirmation email. */
+  confirmation_subject: Generated<string>;
+  confirmation_html: Generated<string>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
@@ -440,8 +450,41 @@ export type ListMembersTable = {
   verified: Generated<boolean>;
   verified_at: Date | null;
   fields: ColumnType<Record<string, string>, string | undefined, string>;
+  /** Signed up to a double opt-in list and not confirmed yet: never subscribed meanwhile. */
+  unconfirmed: Generated<boolean>;
+  /** The import that added the member (its consent record). */
+  import_id: number | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+};
+
+/** An act of consent of a member, and a double opt-in signup's confirmation (issue 48). */
+export type MemberConsentsTable = {
+  id: Generated<number>;
+  user_id: number;
+  list_id: number;
+  member_id: number;
+  source: 'form' | 'manual' | 'import' | 'provider' | 'api';
+  source_detail: Generated<string>;
+  ip: string | null;
+  user_agent: string | null;
+  consent_text: Generated<string>;
+  confirm_token_hash: Buffer | null;
+  confirm_expires_at: Date | null;
+  confirmation_sent_at: Date | null;
+  confirmations_sent: Generated<number>;
+  confirmation_send_id: number | null;
+  confirmed_at: Date | null;
+  confirmed_ip: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+/** An erased address, kept only as `erased_address_hash(user_id, email)` so it stays unmailed. */
+export type ErasedAddressesTable = {
+  user_id: number;
+  email_hash: Buffer;
+  created_at: CreatedAt;
 };
 
 export type ListImportsTable = {
@@ -463,6 +506,8 @@ export type ListImportsTable = {
   skipped_reasons: ColumnType<Record<string, number>, string | undefined, string>;
   has_report: Generated<boolean>;
   error: string | null;
+  /** Where the file was uploaded from (the consent record of the members it added). */
+  ip: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: Date | null;
@@ -526,7 +571,7 @@ export type TSendStatus =
   | 'held';
 
 /** Where a send's recipients come from: its lists, or a source that gives them at creation. */
-export type TSendSource = 'lists' | 'drip' | 'spam-test';
+export type TSendSource = 'lists' | 'drip' | 'spam-test' | 'confirmation';
 
 export type SendsTable = {
   id: Generated<number>;
@@ -728,6 +773,8 @@ export type Database = {
   sending_accounts: SendingAccountsTable;
   mailing_lists: MailingListsTable;
   list_members: ListMembersTable;
+  member_consents: MemberConsentsTable;
+  erased_addresses: ErasedAddressesTable;
   list_imports: ListImportsTable;
   list_import_files: ListImportFilesTable;
   suppressions: SuppressionsTable;

@@ -175,3 +175,27 @@ export const callRoute = <R extends TRoute>(route: R, ...[options]: TCallArgumen
   const sentBody = body ?? (route.method === 'POST' || route.method === 'PUT' ? {} : undefined);
   return request<TRouteResponse<R>>(route.method, url, { params: query, body: sentBody, signal });
 };
+
+/**
+ * Calls a route that answers a document (an export) and hands it to the browser as a file
+ * to save. For a POST whose body must stay out of the URL (an address: access logs keep
+ * URLs); a GET export is a plain link.
+ */
+export const downloadRoute = async <R extends TRoute>(
+  route: R,
+  options: TCallOptions<R>,
+  fileName: string,
+): Promise<void> => {
+  const { params, body } = options as { params?: TRoutePathParams<R>; body?: unknown };
+  const response = await send(route.method, routeUrl(route, params), { body });
+  if (!response.ok) throw new ApiError(response.status, await readErrorBody(response));
+  const url = URL.createObjectURL(await response.blob());
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = fileName;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  // The click has started the download by now; the object URL is not needed after it.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+};

@@ -111,6 +111,10 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('../features/lists/MembersPage')).MembersPage }),
               },
               {
+                path: 'mailing-lists/signup-form/:listId',
+                lazy: async () => ({ Component: (await import('../features/lists/SignupFormPage')).SignupFormPage }),
+              },
+              {
                 path: 'campaigns',
                 lazy: async () => ({ Component: (await import('../features/campaigns/CampaignsPage')).CampaignsPage }),
               },

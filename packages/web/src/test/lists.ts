@@ -20,6 +20,7 @@ export const buildList = (overrides: Partial<TMailingList> = {}): TMailingList =
   verified: false,
   verify_status: 'unverified',
   verified_at: null,
+  double_opt_in: true,
   created_at: '2026-11-20T10:00:00.000Z',
   ...overrides,
 });
@@ -34,6 +35,7 @@ export const buildMember = (overrides: Partial<TMember> = {}): TMember => ({
   list_id: 5,
   account_id: 1,
   fields: {},
+  unconfirmed: false,
   created_at: '2026-11-21T09:00:00.000Z',
   ...overrides,
 });

@@ -25,7 +25,7 @@ export const insertListAudience = async (
     select distinct on (lower(m.email)) ${send.id}, m.user_id, m.email, m.fullname, m.fields,
            replace(gen_random_uuid()::text, '-', '')
       from ${subscribedMembersOf(send.user_id, send.list_ids)} m
-     where ${notSuppressed(sql`m.user_id`, sql`m.email`)}
+     where ${notSuppressed(send.user_id, sql`m.email`)}
      order by lower(m.email), m.list_id
     on conflict (send_id, lower(email)) do nothing`.execute(trx);
   const copies = [
@@ -73,7 +73,7 @@ export const insertSplitAudience = async (
     with audience as (
       select distinct on (lower(m.email)) m.user_id, m.email, m.fullname, m.fields
         from ${subscribedMembersOf(lead.user_id, lead.list_ids)} m
-       where ${notSuppressed(sql`m.user_id`, sql`m.email`)}
+       where ${notSuppressed(lead.user_id, sql`m.email`)}
        order by lower(m.email), m.list_id),
     parts as (select id, split_part from sends where split_group = ${lead.id}),
     sizes as (
@@ -134,7 +134,7 @@ const engagedRecipientsOf = (
   return sql`(select r.user_id, r.email, r.name, r.fields from send_recipients r
      where r.send_id = ${previous.id} and r.sent_at is not null and r.status <> 'failed'
        and r.unsubscribed_at is null and r.complained_at is null and ${filter}
-       and ${notSuppressed(sql`r.user_id`, sql`r.email`)}
+       and ${notSuppressed(previous.user_id, sql`r.email`)}
        and lower(r.email) in (select lower(m.email) from ${subscribedMembersOf(previous.user_id, previous.list_ids)} m))`;
 };
 

@@ -210,11 +210,12 @@ describe('one reference per purpose (R34)', async () => {
     verp: /^bounces\+([^@]+)@/.exec(message.envelopeFrom ?? '')?.[1],
     messageId: /^<([^@]+)@/.exec(message.headers?.['Message-ID'] ?? '')?.[1],
     unsubscribe: /\/unsubscribe\/([^>/\s]+)>/.exec(message.headers?.['List-Unsubscribe'] ?? '')?.[1],
+    preferences: /\/preferences\/([^"/\s]+)"/.exec(message.html ?? '')?.[1],
     tracking: /\/api\/t\/c\/([^/]+)\//.exec(message.html ?? '')?.[1],
     provider: message.variables?.['sendwell-recipient'],
   };
 
-  it('gives the VERP address, Message-ID, unsubscribe link, tracking links and provider variable each its own value', () => {
+  it('gives the VERP address, Message-ID, unsubscribe link, preferences link, tracking links and provider variable each its own value', () => {
     const values = Object.values(refs);
     expect(values.every((value) => typeof value === 'string' && value.length > 10)).toBe(true);
     expect(new Set(values).size).toBe(values.length);
@@ -227,6 +228,8 @@ describe('one reference per purpose (R34)', async () => {
     for (const mac of macs) expect(macs.filter((other) => other === mac)).toHaveLength(1);
     // The unsubscribe link's capability is nowhere but in the unsubscribe addresses.
     expect(whole.split(refs.unsubscribe!).length - 1).toBe(4); // List-Unsubscribe (https, mailto), HTML footer, text footer
+    // The preferences page's, in the footers alone.
+    expect(whole.split(refs.preferences!).length - 1).toBe(2);
   });
 });
 

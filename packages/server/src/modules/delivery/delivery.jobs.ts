@@ -43,6 +43,8 @@ export const sendSources: Record<SendRow['source'], TSendSource> = {
   // These give their recipients when the send is created (`createSourcedSend`).
   drip: async () => {},
   'spam-test': async () => {},
+  // A signup's confirmation email (the signup module): one recipient, the address that signed up.
+  confirmation: async () => {},
 };
 
 /**

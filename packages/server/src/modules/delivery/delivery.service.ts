@@ -555,14 +555,23 @@ export const findRecipientsByRefs = async (
 };
 
 /** The recipient an unsubscribe reference names, with its send's sender for the page; undefined for any other. */
-export const findRecipientByUnsubscribeRef = async (platform: TPlatform, ref: string) => {
+export const findRecipientByUnsubscribeRef = (platform: TPlatform, ref: string) =>
+  findRecipientByRef(platform, 'unsubscribe', ref);
+
+/**
+ * The recipient a page's reference names (the footer's unsubscribe or preferences link),
+ * checked for that purpose; undefined for anything else. An older message's token still
+ * unsubscribes (it was every link's value before references); no message carried a
+ * preferences link before, so that page takes references only.
+ */
+export const findRecipientByRef = async (platform: TPlatform, purpose: 'unsubscribe' | 'preferences', ref: string) => {
   const parsed = parseRef(ref);
-  if (!parsed) return undefined;
+  if (!parsed || (purpose === 'preferences' && parsed.kind !== 'id')) return undefined;
   const row = await findRecipientForPage(
     platform.db,
     parsed.kind === 'id' ? { id: parsed.id } : { token: parsed.token },
   );
-  if (!row || !isRefOf(platform.secrets.signingKey, 'unsubscribe', parsed, row.token)) return undefined;
+  if (!row || !isRefOf(platform.secrets.signingKey, purpose, parsed, row.token)) return undefined;
   const { token: _token, ...recipient } = row;
   return recipient;
 };

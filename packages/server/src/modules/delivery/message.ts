@@ -125,6 +125,8 @@ type TParts = {
   tracking: TTrackingUrls;
   unsubscribePage: string;
   unsubscribeOneClick: string;
+  /** The recipient's preferences page (their lists of this sender, their name). */
+  preferencesPage: string;
   /** The unsubscribe reference (the List-Unsubscribe mailto names it too). */
   unsubscribeRef: string;
   /** The reference a provider gives back with its events (Mailgun's custom variable). */
@@ -145,7 +147,7 @@ const compose = async (
 ): Promise<Omit<TOutgoingMessage, 'to'>> => {
   const render = (template: string, isHtml: boolean) =>
     replaceMergeFields(template, ({ key, fallback }) => parts.resolve(key, fallback, isHtml));
-  const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">You are receiving this email because you subscribed to our list. <a href="${escapeHtml(parts.unsubscribePage)}">Unsubscribe</a></p>`;
+  const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">You are receiving this email because you subscribed to our list. <a href="${escapeHtml(parts.unsubscribePage)}">Unsubscribe</a> · <a href="${escapeHtml(parts.preferencesPage)}">Manage your subscriptions</a></p>`;
   const rendered = render(send.html, true);
   const isTrackingClicks = send.track_clicks && links.size > 0;
   const html = trackHtml(
@@ -158,7 +160,7 @@ const compose = async (
   const body = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : `${html}${footer}`;
   // The subject before the text: a batch numbers its variables in this order.
   const subject = oneLine(render(send.subject, false));
-  const text = `${render(textTemplate, false)}\n\n--\nUnsubscribe: ${parts.unsubscribePage}\n`;
+  const text = `${render(textTemplate, false)}\n\n--\nUnsubscribe: ${parts.unsubscribePage}\nManage your subscriptions: ${parts.preferencesPage}\n`;
   return {
     from: fromHeader(send.from_name, send.from_address),
     subject,
@@ -209,6 +211,7 @@ export const prepareMessage = async (
   slot('tracking', (recipient) => refOf(platform, 'tracking', recipient));
   const trackingSlot = slots.length - 1;
   const unsubscribeUrl = unsubscribeUrls(platform, unsubscribeRef);
+  const preferencesRef = slot('preferences', (recipient) => refOf(platform, 'preferences', recipient));
   const message = await compose(
     platform,
     send,
@@ -228,6 +231,7 @@ export const prepareMessage = async (
       },
       unsubscribePage: unsubscribeUrl.page,
       unsubscribeOneClick: unsubscribeUrl.oneClick,
+      preferencesPage: `${publicUrl(platform)}/preferences/${preferencesRef}`,
       unsubscribeRef,
       providerRef: '',
     },
@@ -344,6 +348,7 @@ export const buildBatchMessage = async (
       },
       unsubscribePage: `${base}/unsubscribe/%recipient.u%`,
       unsubscribeOneClick: `${base}/api/unsubscribe/%recipient.u%`,
+      preferencesPage: `${base}/preferences/%recipient.p%`,
       unsubscribeRef: '%recipient.u%',
       providerRef: '%recipient.r%',
     },
@@ -356,6 +361,7 @@ export const buildBatchMessage = async (
       // One reference per purpose (R34): the provider's, the unsubscribe link's, the tracking addresses'.
       r: refOf(platform, 'provider', recipient),
       u: refOf(platform, 'unsubscribe', recipient),
+      p: refOf(platform, 'preferences', recipient),
       t: refOf(platform, 'tracking', recipient),
       o: signatures.open,
       ...Object.fromEntries(Object.entries(signatures.clicks).map(([linkId, value]) => [`c${linkId}`, value])),

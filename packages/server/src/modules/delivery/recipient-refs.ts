@@ -2,10 +2,11 @@ import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../platform/tokens';
 
 /**
- * One reference per purpose (R34). A message names its recipient in five places: the VERP
+ * One reference per purpose (R34). A message names its recipient in six places: the VERP
  * envelope sender (bounces come back to it), the Message-ID (a report quotes it, a reply
- * names it in In-Reply-To), the unsubscribe link and List-Unsubscribe, the tracking
- * addresses, and the variable a provider batch gives back in its webhooks. Each carries its
+ * names it in In-Reply-To), the unsubscribe link and List-Unsubscribe, the preferences
+ * link of the footer, the tracking addresses, and the variable a provider batch gives back
+ * in its webhooks. Each carries its
  * own value: the recipient's row id and a MAC of the recipient's secret token under the
  * purpose's label (HMAC-SHA256 with the signing key). The token itself never leaves the
  * server, so seeing one header (a reply's In-Reply-To, a bounce's envelope) gives nothing
@@ -17,7 +18,7 @@ import { safeEqual } from '../../platform/tokens';
  * unsubscribes and clicks keep working. Accepting it does not weaken anything new: a new
  * message never shows its token.
  */
-export type TRefPurpose = 'verp' | 'message-id' | 'unsubscribe' | 'tracking' | 'provider';
+export type TRefPurpose = 'verp' | 'message-id' | 'unsubscribe' | 'preferences' | 'tracking' | 'provider';
 
 /** Hex digits of the MAC kept: 80 bits, lower case (a VERP local part may be case-folded). */
 const MAC_LENGTH = 20;

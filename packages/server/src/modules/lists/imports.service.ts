@@ -144,13 +144,15 @@ const firstRowsOf = async (head: Buffer, isWholeFile: boolean) => {
  * 'uploading' (seen by no page and no job); once the whole file is in, the mapping and the
  * spec's first-row rule are checked and one short transaction queues the import with its
  * job. A file under a chunk is stored in that transaction alone. Nothing is kept of an
- * upload that did not arrive whole or was refused.
+ * upload that did not arrive whole or was refused. `ip` (the uploader's) goes with the
+ * import: the consent record of the members it adds (`list_members.import_id`).
  */
 export const startImport = async (
   platform: TPlatform,
   userId: number,
   listId: number,
   parts: AsyncIterable<TUploadPart>,
+  { ip = null }: { ip?: string | null } = {},
 ) => {
   await requireList(platform.db, userId, listId);
   await deleteAbandonedUploads(platform);
@@ -177,6 +179,7 @@ export const startImport = async (
         file_name: (fileName ?? '').slice(0, 255),
         mapping: '{}',
         status: 'uploading',
+        ip,
       })
     ).id;
     const id = importId;
@@ -230,7 +233,12 @@ export const startImport = async (
 
     const last = pendingBytes > 0 ? Buffer.concat(pending, pendingBytes) : null;
     const queuedId = await platform.db.transaction().execute(async (trx) => {
-      const details = { file_name: fileName!.slice(0, 255), mapping: JSON.stringify(mapping), bytes_total: total };
+      const details = {
+        file_name: fileName!.slice(0, 255),
+        mapping: JSON.stringify(mapping),
+        bytes_total: total,
+        ip,
+      };
       let id = importId;
       if (id === null) {
         id = (await repository.insertImport(trx, { user_id: userId, list_id: listId, ...details })).id;
@@ -316,8 +324,8 @@ const MERGE_BATCH_SQL = `
       from import_rows
      order by lower(email), line desc
   ), written as (
-    insert into list_members as m (user_id, list_id, account_id, email, fullname, fields)
-    select $1, $2, $3, email, fullname, fields from incoming
+    insert into list_members as m (user_id, list_id, account_id, email, fullname, fields, import_id)
+    select $1, $2, $3, email, fullname, fields, $4 from incoming
     on conflict (list_id, lower(email)) do update
        set email = case when m.created_at = now() then excluded.email else m.email end,
            fullname = case when m.created_at = now() or excluded.fullname <> '' then excluded.fullname
@@ -431,7 +439,7 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
      */
     const mergeBatch = async (pieces: Buffer[]) => {
       await pipeline(Readable.from(pieces), client.query(copyFrom(COPY_ROWS_SQL)));
-      const merged = await client.query(MERGE_BATCH_SQL, [userId, listId, accountId]);
+      const merged = await client.query(MERGE_BATCH_SQL, [userId, listId, accountId, importId]);
       const result = merged.rows[0] as { added: number; updated: number };
       counts.added += result.added;
       counts.updated += result.updated;

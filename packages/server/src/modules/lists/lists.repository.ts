@@ -71,6 +71,7 @@ export const membersQuery = (db: Executor, userId: number, listId: number) =>
       'list_id',
       'account_id',
       'fields',
+      'unconfirmed',
       'created_at',
     ])
     .where('user_id', '=', userId)
@@ -89,6 +90,7 @@ export const findMember = (db: Executor, userId: number, memberId: number) =>
       'list_id',
       'account_id',
       'fields',
+      'unconfirmed',
       'created_at',
     ])
     .where('user_id', '=', userId)
@@ -117,16 +119,22 @@ export const deleteMembers = (db: Executor, userId: number, listId: number, ids:
 
 export type TMemberUpsert = { email: string; fullname: string; subscribed?: boolean; fields: Record<string, string> };
 
+/** The consent record each member an upsert adds gets: where they came from. */
+export type TUpsertConsent = { source: 'import' | 'provider' | 'api'; detail: string; ip: string | null };
+
 /**
  * Adds members or merges them into those already on the list (same address, any case):
  * a given name replaces the stored one, custom fields are merged, the subscription is
- * kept unless `subscribed` is given. Answers how many were added and updated.
+ * kept unless `subscribed` is given (never for a member who has not confirmed a double
+ * opt-in signup: only the person can, from the confirmation email). Each member added gets
+ * `consent` as its consent record, in the same statement. Answers how many were added and
+ * updated.
  */
 export const upsertMembers = async (
   db: Executor,
   list: { userId: number; listId: number; accountId: number },
   members: TMemberUpsert[],
-  { setSubscribed = false }: { setSubscribed?: boolean } = {},
+  { setSubscribed = false, consent = null }: { setSubscribed?: boolean; consent?: TUpsertConsent | null } = {},
 ) => {
   if (members.length === 0) return { added: 0, updated: 0 };
   const result = await sql<{ added: number; updated: number }>`
@@ -144,9 +152,13 @@ export const upsertMembers = async (
       on conflict (list_id, lower(email)) do update
          set fullname = case when excluded.fullname <> '' then excluded.fullname else m.fullname end,
              fields = m.fields || excluded.fields,
-             subscribed = case when ${setSubscribed} then excluded.subscribed else m.subscribed end,
+             subscribed = case when ${setSubscribed} and not m.unconfirmed then excluded.subscribed else m.subscribed end,
              updated_at = now()
-      returning (xmax = 0) as inserted
+      returning m.id, (xmax = 0) as inserted
+    ), consented as (
+      insert into member_consents (user_id, list_id, member_id, source, source_detail, ip)
+      select ${list.userId}, ${list.listId}, id, ${consent?.source ?? ''}, ${consent?.detail ?? ''}, ${consent?.ip ?? null}::inet
+        from written where inserted and ${consent !== null}
     )
     select count(*) filter (where inserted)::int as added, count(*) filter (where not inserted)::int as updated
       from written`.execute(db);
@@ -226,25 +238,6 @@ export const subscribedMembersOf = (userId: number, listIds: number[]) =>
         where m.user_id = ${userId} and m.list_id = any(${listIds}::bigint[]) and m.subscribed)`;
 
 /**
- * Unsubscribes an address from every list of one sending account (a recipient's
- * unsubscribe link, a complaint). Answers how many memberships changed.
- */
-export const unsubscribeFromAccountLists = async (
-  db: Executor,
-  { userId, accountId, email }: { userId: number; accountId: number; email: string },
-) => {
-  const updated = await db
-    .updateTable('list_members')
-    .set({ subscribed: false, updated_at: new Date() })
-    .where('user_id', '=', userId)
-    .where('account_id', '=', accountId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .where('subscribed', '=', true)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows);
-};
-
-/**
  * "This address is subscribed on one of the user's lists", for other modules' set-based
  * queries (the suppression table's status). Through the user's lists, so each lookup is
  * one probe of the (list_id, lower(email)) index per list.
@@ -265,17 +258,6 @@ export const findMemberships = async (db: Executor, userId: number, emails: stri
        where l.user_id = ${userId}
        order by l.address`.execute(db)
   ).rows;
-};
-
-/** Unsubscribes these addresses from every list of the user (the suppression screen). Answers how many memberships changed. */
-export const unsubscribeFromAllLists = async (db: Executor, userId: number, emails: string[]) => {
-  if (emails.length === 0) return 0;
-  const result = await sql`
-    update list_members m set subscribed = false, updated_at = now()
-      from mailing_lists l
-     where l.user_id = ${userId} and m.list_id = l.id and m.subscribed
-       and lower(m.email) = any(${emails.map((email) => email.toLowerCase())}::text[])`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
 };
 
 /** The addresses of a list's members not verified yet (each once), for a list verification. */

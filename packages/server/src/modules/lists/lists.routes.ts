@@ -21,6 +21,8 @@ import {
   updateList,
 } from './lists.service';
 import { addMember, bulkDeleteMembers, deleteMember, getMember, listMembers, updateMember } from './members.service';
+import { exportListMembers, getSignupSettings, updateSignupSettings } from './signup-form.service';
+import { consentOfMember } from './subscriptions.service';
 
 /** What a multipart upload may carry besides its file: the fields (5 of at most 64 KB) and part headers. */
 const MULTIPART_OVERHEAD = 512 * 1024;
@@ -107,7 +109,9 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
       upload: { maxBytes: 8 * 1024 * 1024 },
     },
     async (request) => {
-      const { verification, ...counts } = await importParsedRows(platform, userOf(request), request.body);
+      const { verification, ...counts } = await importParsedRows(platform, userOf(request), request.body, {
+        ip: request.ip,
+      });
       const saved = counts.added + counts.updated;
       return {
         status: saved > 0,
@@ -140,7 +144,35 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
   serve(listsApi.addMember, { config: editLimit }, async (request) => ({
     status: true as const,
     message: LIST_MESSAGES.memberAdded,
-    data: await addMember(platform, userOf(request), request.body),
+    data: await addMember(platform, userOf(request), request.body, { ip: request.ip }),
+  }));
+
+  serve(listsApi.memberConsent, async (request) => ({
+    status: true as const,
+    data: await consentOfMember(platform, userOf(request), request.params.id),
+  }));
+
+  serve(listsApi.exportMembers, async (request, reply) => {
+    const list = await requireList(platform.db, userOf(request), request.params.listId);
+    const stream = Readable.from(exportListMembers(platform, userOf(request), list.id));
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="members-${list.id}.csv"`)
+      .send(stream);
+  });
+
+  // --- the signup form (its public side is the signup module's) ---
+
+  serve(listsApi.signupForm, async (request) => ({
+    status: true as const,
+    message: '',
+    data: await getSignupSettings(platform, userOf(request), request.params.listId),
+  }));
+
+  serve(listsApi.updateSignupForm, { config: editLimit }, async (request) => ({
+    status: true as const,
+    message: 'The signup form has been saved.',
+    data: await updateSignupSettings(platform, userOf(request), request.params.listId, request.body),
   }));
 
   serve(listsApi.deleteMember, { config: editLimit }, async (request) => {
@@ -174,6 +206,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
         userOf(request),
         request.params.listId,
         uploadParts(request, { tooLarge: LIST_MESSAGES.csvTooLarge }) as AsyncIterable<TUploadPart>,
+        { ip: request.ip },
       ),
     }),
   );

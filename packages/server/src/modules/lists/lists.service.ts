@@ -43,6 +43,7 @@ export const toList = (row: repository.TListRow): TMailingList => ({
   verified: row.verify_status === 'verified',
   verify_status: row.verify_status,
   verified_at: row.verified_at?.toISOString() ?? null,
+  double_opt_in: row.double_opt_in,
   created_at: row.created_at.toISOString(),
 });
 
@@ -255,7 +256,7 @@ export const importListsFromProvider = async (platform: TPlatform, userId: numbe
             subscribed: member.subscribed,
             fields: stringFields(member.vars),
           })),
-          { setSubscribed: true },
+          { setSubscribed: true, consent: { source: 'provider', detail: `Mailgun list ${address}`, ip: null } },
         );
         members += valid.length;
       }
@@ -362,6 +363,7 @@ export const importParsedRows = async (
   platform: TPlatform,
   userId: number,
   request: z.output<typeof ZPostCsvRequest>,
+  { ip = null }: { ip?: string | null } = {},
 ) => {
   const list = await repository.findListByAddress(platform.db, userId, request.account, request.address);
   if (!list) throw notFound('This mailing list does not exist.');
@@ -384,6 +386,7 @@ export const importParsedRows = async (
       trx,
       { userId, listId: list.id, accountId: list.account_id },
       members,
+      { consent: { source: 'import', detail: 'rows uploaded from a small file', ip } },
     );
     await upsertAtProvider(
       mailgun,
@@ -412,6 +415,4 @@ export {
   onAnyListOf,
   setVerifyStatus,
   subscribedMembersOf,
-  unsubscribeFromAccountLists,
-  unsubscribeFromAllLists,
 } from './lists.repository';

@@ -15,6 +15,7 @@ import { queueSearchIndexing } from './lists.jobs';
 import * as repository from './lists.repository';
 import { mailgunOfList, removeAtProvider, requireList, upsertAtProvider } from './lists.service';
 import { memberSearchWithin } from './member-search';
+import { recordConsent, unsubscribeMembers } from './subscriptions.service';
 
 export const toMember = (row: repository.TMemberRow): TMember => ({
   id: row.id,
@@ -26,6 +27,7 @@ export const toMember = (row: repository.TMemberRow): TMember => ({
   list_id: row.list_id,
   account_id: row.account_id,
   fields: row.fields,
+  unconfirmed: row.unconfirmed,
   created_at: row.created_at.toISOString(),
 });
 
@@ -62,7 +64,12 @@ const requireMember = async (platform: TPlatform, userId: number, memberId: numb
 export const getMember = async (platform: TPlatform, userId: number, memberId: number) =>
   toMember(await requireMember(platform, userId, memberId));
 
-/** Name and subscription change; the email is read-only (spec §5). */
+/**
+ * Name and subscription change; the email is read-only (spec §5). A member who has not
+ * confirmed a double opt-in signup keeps waiting: only the person can confirm (from the
+ * email), so `subscribe: 1` is refused, and a name change alone leaves the signup as it is.
+ * Unsubscribing such a member cancels the signup.
+ */
 export const updateMember = async (
   platform: TPlatform,
   userId: number,
@@ -71,21 +78,40 @@ export const updateMember = async (
 ) => {
   const member = await requireMember(platform, userId, memberId);
   const list = await requireList(platform.db, userId, member.list_id);
+  const isSubscribed = request.subscribe === 1;
+  if (member.unconfirmed && isSubscribed) {
+    throw new HttpError(409, LIST_MESSAGES.memberUnconfirmed, 'MEMBER_UNCONFIRMED');
+  }
   const mailgun = await mailgunOfList(platform, platform.db, list);
   await platform.db.transaction().execute(async (trx) => {
     await trx
       .updateTable('list_members')
-      .set({ fullname: request.fullname, subscribed: request.subscribe === 1, updated_at: new Date() })
+      .set({ fullname: request.fullname, updated_at: new Date() })
       .where('user_id', '=', userId)
       .where('id', '=', memberId)
       .execute();
-    await upsertAtProvider(mailgun, list, [
-      { email: member.email, fullname: request.fullname, subscribed: request.subscribe === 1 },
-    ]);
+    if (member.unconfirmed) return;
+    if (!isSubscribed) {
+      if (member.subscribed) await unsubscribeMembers(platform, trx, userId, { memberIds: [memberId] });
+      return;
+    }
+    await trx
+      .updateTable('list_members')
+      .set({ subscribed: true, updated_at: new Date() })
+      .where('user_id', '=', userId)
+      .where('id', '=', memberId)
+      .execute();
+    await upsertAtProvider(mailgun, list, [{ email: member.email, fullname: request.fullname, subscribed: true }]);
   });
 };
 
-export const addMember = async (platform: TPlatform, userId: number, request: z.output<typeof ZAddMemberRequest>) => {
+/** A member added by hand; its consent record says so, with the address the user added it from. */
+export const addMember = async (
+  platform: TPlatform,
+  userId: number,
+  request: z.output<typeof ZAddMemberRequest>,
+  { ip = null }: { ip?: string | null } = {},
+) => {
   const list = await requireList(platform.db, userId, request.listId);
   const mailgun = await mailgunOfList(platform, platform.db, list);
   const id = await platform.db.transaction().execute(async (trx) => {
@@ -103,6 +129,11 @@ export const addMember = async (platform: TPlatform, userId: number, request: z.
       .returning('id')
       .executeTakeFirst();
     if (!inserted) throw new HttpError(409, LIST_MESSAGES.memberExists, 'MEMBER_EXISTS');
+    await recordConsent(
+      trx,
+      { userId, listId: list.id, memberId: inserted.id },
+      { source: 'manual', detail: 'added by hand', ip, userAgent: null, text: '' },
+    );
     await upsertAtProvider(mailgun, list, [
       { email: request.email, fullname: request.fullname, subscribed: request.subscribe === 1 },
     ]);

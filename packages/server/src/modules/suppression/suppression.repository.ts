@@ -64,12 +64,71 @@ export const upsertSuppressions = async (executor: Executor, entries: TSuppressi
 
 /**
  * The condition "this address is not suppressed for this user", for set-based queries of
- * other modules (a send's snapshot): they hold no SQL of this table of their own.
+ * other modules (a send's snapshot): they hold no SQL of this table of their own. An
+ * address the user erased (a person's data on request) is held as its hash only, in
+ * `erased_addresses`, and stays unmailed: `erased_address_hash` (the migration) is the one
+ * definition of that hash, computed here as on erase. Hashing every address of a snapshot
+ * costs (300k members, measured: 0.69 s against 0.05 s without, about 2 µs a recipient), so
+ * the hash is only asked for when the user has erased someone: the first test is one lookup
+ * for the whole statement (an init plan, since the user is a constant), and `or` stops
+ * there (the same 300k for a user who erased nobody: 0.03 s).
  */
-export const notSuppressed = (userId: RawBuilder<unknown> | number, email: RawBuilder<unknown>) =>
-  sql<boolean>`not exists (
+export const notSuppressed = (userId: number, email: RawBuilder<unknown>) =>
+  sql<boolean>`(not exists (
     select 1 from suppressions s where s.user_id = ${userId} and lower(s.email) = lower(${email})
-       and (s.expires_at is null or s.expires_at > now()))`;
+       and (s.expires_at is null or s.expires_at > now()))
+    and ((select not exists (select 1 from erased_addresses where user_id = ${userId}))
+         or not exists (select 1 from erased_addresses x
+                         where x.user_id = ${userId} and x.email_hash = erased_address_hash(${userId}, ${email}))))`;
+
+/** Whether the user erased this address (its hash is kept). */
+export const isErased = async (executor: Executor, userId: number, email: string) =>
+  (
+    await sql<{ erased: boolean }>`
+      select exists (select 1 from erased_addresses
+                      where user_id = ${userId} and email_hash = erased_address_hash(${userId}, ${email})) as erased`.execute(
+      executor,
+    )
+  ).rows[0]!.erased;
+
+/** Every suppression and soft bounce of an address (any case), for a person's data export. */
+export const findAddressRecords = async (executor: Executor, userId: number, email: string) => ({
+  suppressions: await executor
+    .selectFrom('suppressions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .orderBy('id')
+    .execute(),
+  soft_bounces: await executor
+    .selectFrom('soft_bounces')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .orderBy('id')
+    .execute(),
+});
+
+/**
+ * Forgets an address: its suppressions and soft bounces go, and only its hash stays (so it
+ * stays unmailed). Answers the rows deleted by table.
+ */
+export const eraseAddress = async (executor: Executor, userId: number, email: string) => {
+  const suppressions = await executor
+    .deleteFrom('suppressions')
+    .where('user_id', '=', userId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+  const softBounces = await executor
+    .deleteFrom('soft_bounces')
+    .where('user_id', '=', userId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+  await sql`
+    insert into erased_addresses (user_id, email_hash) values (${userId}, erased_address_hash(${userId}, ${email}))
+    on conflict do nothing`.execute(executor);
+  return { suppressions: Number(suppressions.numDeletedRows), soft_bounces: Number(softBounces.numDeletedRows) };
+};
 
 /** A suppression that holds now: a temporary one only until it lifts. */
 export const isInForce = sql<boolean>`(suppressions.expires_at is null or suppressions.expires_at > now())`;

@@ -15,12 +15,8 @@ import { fieldError, HttpError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { findAccountRow, openMailgunLists } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
-import {
-  findMemberships,
-  onAnyListOf,
-  unsubscribeFromAccountLists,
-  unsubscribeFromAllLists,
-} from '../lists/lists.service';
+import { findMemberships, onAnyListOf } from '../lists/lists.service';
+import { unsubscribeFromAccountLists, unsubscribeFromAllLists } from '../lists/subscriptions.service';
 import {
   allSuppressedEmails,
   deleteSuppression,

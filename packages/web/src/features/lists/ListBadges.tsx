@@ -80,8 +80,13 @@ export const MemberVerifiedBadge = ({ member }: { member: TMember }) => {
   );
 };
 
-export const SubscribedBadge = ({ subscribe }: { subscribe: 0 | 1 }) =>
-  subscribe === 1 ? (
+/** Subscribed, waiting for the person's confirmation (double opt-in), or unsubscribed. */
+export const SubscribedBadge = ({ subscribe, unconfirmed = false }: { subscribe: 0 | 1; unconfirmed?: boolean }) =>
+  unconfirmed ? (
+    <Badge color="yellow" variant="light" tt="none" c="var(--mantine-color-yellow-9)">
+      Unconfirmed
+    </Badge>
+  ) : subscribe === 1 ? (
     <Badge color="blue" variant="light" tt="none">
       Subscribed
     </Badge>

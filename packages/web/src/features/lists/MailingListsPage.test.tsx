@@ -101,12 +101,16 @@ describe('MailingListsPage', () => {
       'View/Edit Members',
       'Import CSV',
       'Edit List',
+      'Signup Form',
       'Verify Your List',
       'Generic Email Control',
       'Delete List',
     ]);
     expect(menu.getByRole('menuitem', { name: 'View/Edit Members' }).getAttribute('href')).toBe(
       '/mailing-lists/detail/1/5',
+    );
+    expect(menu.getByRole('menuitem', { name: 'Signup Form' }).getAttribute('href')).toBe(
+      '/mailing-lists/signup-form/5',
     );
   });
 

@@ -6,6 +6,7 @@ import {
   IconDots,
   IconEdit,
   IconFileImport,
+  IconForms,
   IconMailCheck,
   IconPlus,
   IconRefresh,
@@ -25,7 +26,14 @@ import { ActiveImports } from './ImportProgressCard';
 import { ListVerifiedCell } from './ListBadges';
 import { ListFormModal, type TListFormState } from './ListFormModal';
 import { formatCount } from './lists.format';
-import { LISTS_URL, listDetailPath, listKeys, useImportProgressEvents, useSyncFromProvider } from './lists.queries';
+import {
+  LISTS_URL,
+  listDetailPath,
+  listKeys,
+  signupFormPath,
+  useImportProgressEvents,
+  useSyncFromProvider,
+} from './lists.queries';
 import { useListVerificationEvents, VerifyListModal } from './VerifyListModal';
 
 type TRowActions = {
@@ -60,6 +68,9 @@ const ListActions = ({
       </Menu.Item>
       <Menu.Item leftSection={<IconEdit size={16} aria-hidden />} onClick={() => onEdit(list)}>
         Edit List
+      </Menu.Item>
+      <Menu.Item component={Link} to={signupFormPath(list)} leftSection={<IconForms size={16} aria-hidden />}>
+        Signup Form
       </Menu.Item>
       <Menu.Item leftSection={<IconMailCheck size={16} aria-hidden />} onClick={() => onVerify(list)}>
         Verify Your List

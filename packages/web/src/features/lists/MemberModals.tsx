@@ -157,9 +157,14 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
           error={failure.fields.fullname}
           onChange={(event) => setFullname(event.currentTarget.value)}
         />
+        {/* A double opt-in signup waits for the person: only they can confirm, from the email. */}
         <Switch
           label="Subscribed"
           checked={isSubscribed}
+          disabled={member.unconfirmed}
+          description={
+            member.unconfirmed ? 'Unconfirmed: waiting for the person to open the confirmation link.' : undefined
+          }
           onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
         />
         <Group justify="flex-end">

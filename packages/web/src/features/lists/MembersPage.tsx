@@ -3,9 +3,14 @@ import type { TMailingList, TMember } from '@sendwell/contracts';
 import {
   IconAddressBook,
   IconArrowLeft,
+  IconDatabaseExport,
   IconDots,
+  IconDownload,
   IconEdit,
+  IconEraser,
   IconFileImport,
+  IconForms,
+  IconLicense,
   IconPlus,
   IconTrash,
 } from '@tabler/icons-react';
@@ -20,8 +25,16 @@ import { ImportCsvModal, type TImportTarget } from './ImportCsvModal';
 import { ActiveImports } from './ImportProgressCard';
 import { MemberVerifiedBadge, SubscribedBadge } from './ListBadges';
 import { formatCount } from './lists.format';
-import { listKeys, membersUrl, useImportProgressEvents, useListInfo } from './lists.queries';
+import {
+  listKeys,
+  membersExportUrl,
+  membersUrl,
+  signupFormPath,
+  useImportProgressEvents,
+  useListInfo,
+} from './lists.queries';
 import { AddMemberModal, BulkDeleteMembersModal, DeleteMemberModal, EditMemberModal } from './MemberModals';
+import { ConsentModal, ErasePersonModal, ExportPersonModal } from './PersonDataModals';
 import { useRetained } from './useRetained';
 
 const BackLink = () => (
@@ -48,15 +61,22 @@ const ListNotFound = () => (
   </>
 );
 
+type TMemberActions = {
+  onEdit: (member: TMember) => void;
+  onConsent: (member: TMember) => void;
+  onExport: (member: TMember) => void;
+  onErase: (member: TMember) => void;
+  onDelete: (member: TMember) => void;
+};
+
 const MemberActions = ({
   member,
   onEdit,
+  onConsent,
+  onExport,
+  onErase,
   onDelete,
-}: {
-  member: TMember;
-  onEdit: (member: TMember) => void;
-  onDelete: (member: TMember) => void;
-}) => (
+}: TMemberActions & { member: TMember }) => (
   <Menu position="bottom-end" shadow="md">
     <Menu.Target>
       <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${member.email}`}>
@@ -67,8 +87,18 @@ const MemberActions = ({
       <Menu.Item leftSection={<IconEdit size={16} aria-hidden />} onClick={() => onEdit(member)}>
         Edit
       </Menu.Item>
+      <Menu.Item leftSection={<IconLicense size={16} aria-hidden />} onClick={() => onConsent(member)}>
+        Consent
+      </Menu.Item>
+      <Menu.Item leftSection={<IconDatabaseExport size={16} aria-hidden />} onClick={() => onExport(member)}>
+        Export their data
+      </Menu.Item>
+      <Menu.Divider />
       <Menu.Item color="red" leftSection={<IconTrash size={16} aria-hidden />} onClick={() => onDelete(member)}>
         Delete
+      </Menu.Item>
+      <Menu.Item color="red" leftSection={<IconEraser size={16} aria-hidden />} onClick={() => onErase(member)}>
+        Erase their data
       </Menu.Item>
     </Menu.Dropdown>
   </Menu>
@@ -84,6 +114,9 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
   const [importing, setImporting] = useState<TImportTarget | null>(null);
   const [editing, setEditing] = useState<TMember | null>(null);
   const [deleting, setDeleting] = useState<TMember | null>(null);
+  const [consentOf, setConsentOf] = useState<TMember | null>(null);
+  const [exporting, setExporting] = useState<TMember | null>(null);
+  const [erasing, setErasing] = useState<TMember | null>(null);
   const [bulkDelete, setBulkDelete] = useState<TBulkDelete | null>(null);
   const shownBulkDelete = useRetained(bulkDelete);
 
@@ -99,7 +132,7 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
       key: 'subscribe',
       title: 'Subscribed',
       sortable: true,
-      render: (member) => <SubscribedBadge subscribe={member.subscribe} />,
+      render: (member) => <SubscribedBadge subscribe={member.subscribe} unconfirmed={member.unconfirmed} />,
     },
     { key: 'verified', title: 'Verified', sortable: true, render: (member) => <MemberVerifiedBadge member={member} /> },
     {
@@ -116,7 +149,16 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
       align: 'center',
       // One small control already: phones show it as it is, pinned to the row's edge.
       isCompact: true,
-      render: (member) => <MemberActions member={member} onEdit={setEditing} onDelete={setDeleting} />,
+      render: (member) => (
+        <MemberActions
+          member={member}
+          onEdit={setEditing}
+          onConsent={setConsentOf}
+          onExport={setExporting}
+          onErase={setErasing}
+          onDelete={setDeleting}
+        />
+      ),
     },
   ];
 
@@ -137,6 +179,23 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
         }
         actions={
           <>
+            <Button
+              variant="default"
+              component={Link}
+              to={signupFormPath(list)}
+              leftSection={<IconForms size={16} aria-hidden />}
+            >
+              Signup Form
+            </Button>
+            <Button
+              variant="default"
+              component="a"
+              href={membersExportUrl(list.id)}
+              download
+              leftSection={<IconDownload size={16} aria-hidden />}
+            >
+              Export CSV
+            </Button>
             <Button
               variant="default"
               leftSection={<IconFileImport size={16} aria-hidden />}
@@ -180,6 +239,9 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
       <ImportCsvModal list={importing} onClose={() => setImporting(null)} />
       <EditMemberModal member={editing} onClose={() => setEditing(null)} />
       <DeleteMemberModal member={deleting} onClose={() => setDeleting(null)} />
+      <ConsentModal member={consentOf} onClose={() => setConsentOf(null)} />
+      <ExportPersonModal member={exporting} onClose={() => setExporting(null)} />
+      <ErasePersonModal member={erasing} onClose={() => setErasing(null)} />
       <BulkDeleteMembersModal
         list={list}
         memberIds={shownBulkDelete?.ids ?? []}

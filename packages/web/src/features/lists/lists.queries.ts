@@ -1,5 +1,6 @@
 import {
   listsApi,
+  privacyApi,
   routeUrl,
   type TAddMemberRequest,
   type TBulkDeleteMembersRequest,
@@ -7,16 +8,22 @@ import {
   type TImportMapping,
   type TListImport,
   type TMailingList,
+  type TPersonExportRequest,
   type TRealtimePayload,
   type TUpdateListRequest,
   type TUpdateMemberRequest,
+  type TUpdateSignupSettings,
 } from '@sendwell/contracts';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { callRoute } from '../../app/api';
+import { callRoute, downloadRoute } from '../../app/api';
 import { useRealtimeEvent } from '../../app/realtime';
 
 export const LISTS_URL = routeUrl(listsApi.list);
 export const membersUrl = (listId: number) => routeUrl(listsApi.members, { listId });
+/** The list's members with their consent, a CSV download. */
+export const membersExportUrl = (listId: number) => routeUrl(listsApi.exportMembers, { listId });
+/** The list's signup form settings page. */
+export const signupFormPath = (list: Pick<TMailingList, 'id'>) => `/mailing-lists/signup-form/${list.id}`;
 /** The skipped-rows report of an import, a CSV download. */
 export const skippedReportUrl = (importId: number) => routeUrl(listsApi.skippedReport, { id: importId });
 /** The list's member screen (spec §2 linked path). */
@@ -33,6 +40,8 @@ export const listKeys = {
   members: (listId: number) => ['lists', 'members', listId] as const,
   allMembers: ['lists', 'members'] as const,
   member: (id: number) => ['lists', 'member', id] as const,
+  memberConsent: (id: number) => ['lists', 'member-consent', id] as const,
+  signupForm: (listId: number) => ['lists', 'signup-form', listId] as const,
   genericControl: (listId: number) => ['lists', 'generic-control', listId] as const,
   deleteCheck: (listId: number) => ['lists', 'delete-check', listId] as const,
   genericNames: ['lists', 'generic-names'] as const,
@@ -182,6 +191,57 @@ export const useBulkDeleteMembers = () => {
   return useMutation({
     mutationFn: (request: TBulkDeleteMembersRequest) => callRoute(listsApi.bulkDeleteMembers, { body: request }),
     onSuccess: () => invalidateListData(queryClient),
+  });
+};
+
+/** A member's consent records, newest first. */
+export const useMemberConsent = (id: number) =>
+  useQuery({
+    queryKey: listKeys.memberConsent(id),
+    queryFn: async ({ signal }) => (await callRoute(listsApi.memberConsent, { params: { id }, signal })).data,
+    staleTime: 0,
+  });
+
+// --- a person's data (issue 48 §4) ---
+
+/** Everything held about one address, saved as a JSON or CSV file. */
+export const useExportPerson = () =>
+  useMutation({
+    mutationFn: (request: TPersonExportRequest) =>
+      downloadRoute(privacyApi.exportPerson, { body: request }, `person-data.${request.format ?? 'json'}`),
+  });
+
+/** Erases everything held about one address; the member tables and counts change with it. */
+export const useErasePerson = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (email: string) => callRoute(privacyApi.erasePerson, { body: { email } }),
+    onSuccess: () => invalidateListData(queryClient),
+  });
+};
+
+// --- the signup form ---
+
+export const useSignupForm = (listId: number) =>
+  useQuery({
+    queryKey: listKeys.signupForm(listId),
+    queryFn: async ({ signal }) => (await callRoute(listsApi.signupForm, { params: { listId }, signal })).data,
+    meta: { reportErrors: false },
+  });
+
+export const useUpdateSignupForm = (listId: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: TUpdateSignupSettings) =>
+      callRoute(listsApi.updateSignupForm, { params: { listId }, body: request }),
+    onSuccess: ({ data }) => {
+      queryClient.setQueryData(listKeys.signupForm(listId), data);
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey: listKeys.list(listId) }),
+        queryClient.invalidateQueries({ queryKey: listKeys.table }),
+      ]);
+    },
+    meta: { reportErrors: false },
   });
 };
 

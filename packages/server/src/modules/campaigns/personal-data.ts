@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db';
+import type { TPersonalData } from '../module';
+
+/**
+ * Drip campaigns' part of a person's data (issue 48 §4): the address as a recipient of the
+ * user's campaigns, and the campaign messages it was sent (their words were its own, merge
+ * fields filled in). Found through the user's campaigns, one probe of the
+ * (campaign_id, lower(email)) index each; the messages go with their recipient (on delete
+ * cascade).
+ */
+const recipientsOf = (db: Executor, userId: number, email: string) =>
+  db
+    .selectFrom('campaign_recipients')
+    .selectAll()
+    .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('id').where('user_id', '=', userId))
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .orderBy('id')
+    .execute();
+
+const messagesOf = (db: Executor, recipientIds: number[]) =>
+  recipientIds.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('campaign_messages').selectAll().where('recipient_id', 'in', recipientIds).orderBy('id').execute();
+
+export const campaignsPersonalData: TPersonalData = {
+  find: async (db, userId, email) => {
+    const recipients = await recipientsOf(db, userId, email);
+    return {
+      campaign_recipients: recipients,
+      campaign_messages: await messagesOf(
+        db,
+        recipients.map((recipient) => recipient.id),
+      ),
+    };
+  },
+  erase: async (_platform, trx, userId, email) => {
+    const recipients = await recipientsOf(trx, userId, email);
+    const ids = recipients.map((recipient) => recipient.id);
+    const messages = (await messagesOf(trx, ids)).length;
+    if (ids.length > 0) await trx.deleteFrom('campaign_recipients').where('id', 'in', ids).execute();
+    return { campaign_recipients: ids.length, campaign_messages: messages };
+  },
+};

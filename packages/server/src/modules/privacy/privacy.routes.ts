@@ -1,0 +1,31 @@
+import { privacyApi } from '@sendwell/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { routesFor } from '../../platform/routes';
+import type { TModuleOptions } from '../module';
+import { erasePersonData, exportPersonData } from './privacy.service';
+
+/** A person's data on request: the user's own lists, sends and events only (every part is scoped by the user). */
+export const privacyRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
+  const serve = routesFor(app, ['privacy']);
+  const userOf = (request: { session?: { userId: number } | null }) => request.session!.userId;
+  const limit = { rateLimit: { name: 'person-data', limit: 60, windowSeconds: 600, per: 'user' as const } };
+
+  serve(privacyApi.exportPerson, { config: limit }, async (request, reply) => {
+    const { email, format } = request.body;
+    const document = await exportPersonData(platform, userOf(request), email, format);
+    return reply
+      .header('content-type', format === 'json' ? 'application/json; charset=utf-8' : 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="person-data.${format}"`)
+      .send(document);
+  });
+
+  serve(privacyApi.erasePerson, { config: limit }, async (request) => {
+    const counts = await erasePersonData(platform, userOf(request), request.body.email);
+    const rows = Object.values(counts).reduce((sum, count) => sum + count, 0);
+    return {
+      status: true as const,
+      message: `Erased ${rows} record${rows === 1 ? '' : 's'} about ${request.body.email}. The address is kept only as a hash, so it is never mailed again.`,
+      data: counts,
+    };
+  });
+};
