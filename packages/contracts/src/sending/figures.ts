@@ -39,7 +39,8 @@ export const FIGURE_DEFINITIONS: Record<TFigureName | 'bounced', string> = {
   bounced: 'Hard and soft bounces together: every recipient whose message failed for good, each once.',
   complained: 'Recipients who reported the message as spam (a feedback loop or Mailgun), each once.',
   unsubscribed: 'Recipients who unsubscribed through the message (link, one-click or the provider), each once.',
-  opened: 'Recipients who opened the message at least once (the first open counts; later ones are events only).',
+  opened:
+    'Recipients who opened the message at least once, a click included (a reader whose client blocks images still opened what they clicked in); the first open counts, later ones are events only.',
   clicked: 'Recipients who clicked a tracked link at least once.',
   unknown: 'Recipients whose message may or may not have left: the answer never came.',
 };

@@ -374,6 +374,8 @@ export type TIntakeEvent = {
   detail?: string | null;
   linkId?: number | null;
   occurredAt?: Date;
+  /** An open counted from a click (`applyOutcomes`): recorded the recipient's first time only. */
+  isImplied?: boolean;
   /** What a suppression this event makes says (a word or two, and the words in full). */
   suppression?: { reason: string; message?: string | null; description?: string | null };
 };
@@ -381,7 +383,8 @@ export type TIntakeEvent = {
 const isFirstTimeKind = (kind: string): kind is TFirstTimeKind => Object.hasOwn(FIRST_TIME, kind);
 
 /** Events every occurrence of which is recorded (a figure counts the recipient's first only). */
-const isRepeatable = (type: TIntakeEvent['type']) => type === 'opened' || type === 'clicked' || type === 'deferred';
+const isRepeatable = (event: TIntakeEvent) =>
+  !event.isImplied && (event.type === 'opened' || event.type === 'clicked' || event.type === 'deferred');
 
 const keyOf = (event: TIntakeEvent) => (event.providerEventId ? `${event.source}\u0000${event.providerEventId}` : null);
 
@@ -412,7 +415,35 @@ const keyOf = (event: TIntakeEvent) => (event.providerEventId ? `${event.source}
  * in the same transaction: a send past its account's line pauses with the event that tripped it. Answers, for each event given,
  * whether it was new (its provider id not seen before, and it changed or recorded something).
  */
-export const applyOutcomes = async (platform: TPlatform, trx: Executor, events: TIntakeEvent[]): Promise<boolean[]> => {
+export const applyOutcomes = async (platform: TPlatform, trx: Executor, given: TIntakeEvent[]): Promise<boolean[]> => {
+  // A click is an open too (R33, contracts `figures.ts`): a reader whose client blocks images
+  // or fetches nothing still opened the message they clicked in, as Mailchimp and listmonk
+  // count it. Each click brings an implied open, recorded only when it is the recipient's
+  // first, so `opened` includes every clicker on every screen, the engagement re-send and the
+  // A/B metric alike.
+  const events: TIntakeEvent[] = [];
+  const positions: number[] = [];
+  for (const event of given) {
+    if (event.type === 'clicked' && event.recipient) {
+      events.push({
+        ...event,
+        type: 'opened',
+        providerEventId: null,
+        linkId: null,
+        detail: IMPLIED_OPEN,
+        isImplied: true,
+      });
+    }
+    positions.push(events.push(event) - 1);
+  }
+  const isNew = await applyEach(platform, trx, events);
+  return positions.map((position) => isNew[position]!);
+};
+
+/** What an open counted from a click says of itself. */
+const IMPLIED_OPEN = 'Counted from a click: the reader opened the message to click in it.';
+
+const applyEach = async (platform: TPlatform, trx: Executor, events: TIntakeEvent[]): Promise<boolean[]> => {
   // An event is considered once: the first of a provider id in this call, if not recorded before.
   const recorded = await findRecordedProviderIds(
     trx,
@@ -472,7 +503,7 @@ export const applyOutcomes = async (platform: TPlatform, trx: Executor, events: 
     return true;
   });
   const toRecord = events.flatMap((event, index) =>
-    isConsidered[index] && (isFirst[index] || isRepeatable(event.type)) ? [{ event, index }] : [],
+    isConsidered[index] && (isFirst[index] || isRepeatable(event)) ? [{ event, index }] : [],
   );
   const inserted = await insertDeliveryEvents(
     trx,

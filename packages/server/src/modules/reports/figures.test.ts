@@ -305,6 +305,60 @@ describe('one counting definition on every screen (R33)', () => {
     expect((await agent.get('/api/dashboard/delivery-events')).json().meta.total).toBe(dashboardCsv.length);
   });
 
+  it('counts a reader who clicked without opening as opened, once, on every screen and for the re-send (issue 45 §3)', async () => {
+    const { user, agent, accountId } = await signedIn();
+    const { id: listId } = await t.platform.db
+      .insertInto('mailing_lists')
+      .values({
+        user_id: user.id,
+        account_id: accountId,
+        alias: 'clicks',
+        domain: 'acme.test',
+        address: 'clicks@acme.test',
+        name: 'Clicks',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // One reads with images blocked and clicks twice; one opens, then clicks; one does nothing.
+    const members = ['clicker@example.org', 'opener@example.org', 'idle@example.org'];
+    await t.platform.db
+      .insertInto('list_members')
+      .values(members.map((email) => ({ user_id: user.id, list_id: listId, account_id: accountId, email })))
+      .execute();
+    const sendId = await createSend(t.platform, user.id, {
+      accountId,
+      fromName: 'Acme',
+      fromAddress: 'news@acme.test',
+      subject: 'Clicks',
+      html: '<p>Hello</p><a href="https://acme.test/offer">Offer</a>',
+      listIds: [listId],
+    });
+    await snapshotSend(t.platform, sendId);
+    await dispatch(t.platform, sendId);
+    await recipientActs(user.id, 'clicker@example.org', ['click', 'click']);
+    await recipientActs(user.id, 'opener@example.org', ['open', 'click']);
+
+    const counts = (await agent.get(`/api/history/get-counts/${sendId}`)).json().counts;
+    expect(counts).toMatchObject({ opened_count: 2, clicked_count: 2 });
+    expect((await dashboardOf(agent)).tracking).toMatchObject({ opened: 2, clicked: 2 });
+    const opens = (
+      await agent.get(`/api/history/details/${accountId}/${sendId}`, {
+        query: { event_type: 'opened', per_page: '100' },
+      })
+    ).json().data as { recipient: string; is_first: boolean }[];
+    // The clicker's open is counted once (from the first click); the opener's own open stands.
+    expect(opens.map((row) => [row.recipient, row.is_first]).sort()).toEqual([
+      ['clicker@example.org', true],
+      ['opener@example.org', true],
+    ]);
+    // The re-send to those who did not open reaches the idle reader alone.
+    await t.platform.db.updateTable('sends').set({ status: 'finished' }).where('id', '=', sendId).execute();
+    const notOpened = await agent.get(`/api/history/resend-engagement/${sendId}`, {
+      query: { audience: 'not-opened' },
+    });
+    expect(notOpened.json().count).toBe(1);
+  });
+
   it('counts a drip campaign’s messages by the same definition as the dashboard', async () => {
     const seeded = await signedIn();
     const { agent, user } = seeded;
