@@ -160,7 +160,7 @@ test('pauses a send whose addresses bounce, says why on its progress card, and g
   await expect(reason).toContainText('Paused by Sendwell to protect your sender');
   // Judged at 200 messages (the claim that reached them), past the account's 5 %.
   await expect(reason).toContainText(
-    /hard bounces reached \d+% \(\d+ of the first 200 messages\), above your account's limit of 5%/,
+    /Hard bounces reached \d+% \(\d+ of the first 200 messages\), above your account's limit of 5%/,
   );
   await expectAccessible(page, 'progress card paused by the circuit breaker');
   // The rest waited: 100 of the 300 were never handed over.

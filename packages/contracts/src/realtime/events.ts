@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZBreakerState } from '../sending/circuit-breaker';
 
 /**
  * Every event the private per-user channel carries, by name, with its payload.
@@ -43,6 +44,8 @@ export const realtimeEvents = {
     note: z.string().nullable(),
     /** Why the circuit breaker paused the send (issue 31); null if it never did. */
     breaker_reason: z.string().nullable().optional(),
+    /** The breaker's live figures beside its reason (issue 45 §3); null for a send it never touched. */
+    breaker: ZBreakerState.nullable().optional(),
   }),
   /** An operator answered or closed one of the user's tickets: the badge and the open ticket refresh. */
   TicketEvent: z.object({ id: z.number().int(), unread: z.number().int() }),

@@ -47,7 +47,7 @@ describe('the circuit breaker rule', () => {
   it('says why in figures the user can check', () => {
     const verdict = breakerVerdict({ attempts: 1234, hardBounces: 130, complaints: 0 }, lines)!;
     expect(breakerReason(verdict)).toBe(
-      "Paused to protect your sender reputation: hard bounces reached 10.5% (130 of the first 1,234 messages), above your account's limit of 5%. The list likely holds old or mistyped addresses: verify it, or remove the bounced addresses, before you resume.",
+      "Hard bounces reached 10.5% (130 of the first 1,234 messages), above your account's limit of 5%. The list likely holds old or mistyped addresses: verify it, or remove the bounced addresses, before you resume.",
     );
     expect(formatPercent(0.1)).toBe('0.1%');
     expect(formatPercent(0.125)).toBe('0.13%');

@@ -60,18 +60,31 @@ export const breakerVerdict = (figures: TBreakerFigures, lines: TBreakerLines): 
 /** A percentage as people write it: 5 %, 0.1 %, 10.5 %. */
 export const formatPercent = (value: number) => `${Number(value.toFixed(value < 1 ? 2 : 1)).toLocaleString('en-US')}%`;
 
-/** What the user reads on the progress card, the campaign page, the notification and the email. */
-export const breakerReason = (verdict: TBreakerVerdict, what: 'send' | 'campaign' = 'send') => {
-  const figures = `${verdict.count.toLocaleString('en-US')} of the first ${verdict.attempts.toLocaleString('en-US')} messages`;
+/**
+ * What the user reads on the progress card, the campaign page, the notification and the
+ * email: what passed which line, on which messages, and what to do. The title beside it says
+ * it was paused (or stopped), so the reason does not say it again. `since` names the
+ * messages judged: the first ones, or those since the user resumed it (judged again).
+ */
+export const breakerReason = (verdict: TBreakerVerdict, since: 'start' | 'resume' = 'start') => {
+  const messages = `${verdict.count.toLocaleString('en-US')} of the ${since === 'start' ? 'first ' : ''}${verdict.attempts.toLocaleString('en-US')} messages${since === 'resume' ? ' since it was resumed' : ''}`;
   const advice =
     verdict.kind === 'bounces'
       ? 'The list likely holds old or mistyped addresses: verify it, or remove the bounced addresses, before you resume.'
       : 'Recipients are marking it as spam: check that they asked for it and that unsubscribing is easy before you resume.';
-  const stopped = what === 'send' ? 'Paused' : 'Stopped';
-  return `${stopped} to protect your sender reputation: ${
-    verdict.kind === 'bounces' ? 'hard bounces' : 'spam complaints'
-  } reached ${formatPercent(verdict.percent)} (${figures}), above your account's limit of ${formatPercent(verdict.line)}. ${advice}`;
+  return `${verdict.kind === 'bounces' ? 'Hard bounces' : 'Spam complaints'} reached ${formatPercent(verdict.percent)} (${messages}), above your account's limit of ${formatPercent(verdict.line)}. ${advice}`;
 };
+
+/** The live figures the breaker judges, for the card beside its reason (issue 45 §3). */
+export const ZBreakerState = z.object({
+  /** When the user resumed a send the breaker had paused: the messages since are judged again; null before any resume. */
+  judged_from: z.string().nullable(),
+  /** Messages handed over (accepted, refused or unknown), hard bounces and complaints, now, of those judged. */
+  attempts: z.number().int(),
+  hard_bounces: z.number().int(),
+  complaints: z.number().int(),
+});
+export type TBreakerState = z.infer<typeof ZBreakerState>;
 
 /**
  * The lines a user may set, in percent (issue 43 item 5). Above 50 % bounces or 5 %

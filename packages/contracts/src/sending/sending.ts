@@ -4,6 +4,7 @@ import { userHtml } from '../html/html-bounds';
 import { canonicalEmail, readEmailCell } from '../lists/email';
 import { DEFAULT_TIME_ZONE, wallClock, zonedInstant } from '../time/zones';
 import { AB_MESSAGES, AB_METRICS, AB_TEST_LIMITS } from './ab-test';
+import { ZBreakerState } from './circuit-breaker';
 
 /** The spec's Send Email messages (sending-lists-verification §5, §8). */
 export const SEND_MESSAGES = {
@@ -530,6 +531,8 @@ export const ZSendProgress = z.object({
   note: z.string().nullable(),
   /** Why the circuit breaker paused the send (issue 31), shown while it is paused; null if it never did. */
   breaker_reason: z.string().nullable().optional(),
+  /** The breaker's live figures (and its resume, when judged again), for a send it paused; null otherwise. */
+  breaker: ZBreakerState.nullable().optional(),
   deliver_at: z.string().nullable(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

@@ -609,9 +609,11 @@ export type SendsTable = {
   /** Every recipient up to this id has been claimed once: new claims start above it (issue 33). */
   claimed_to: Generated<number>;
   waiting_until: Date | null;
-  /** When the circuit breaker paused the send (once), and why (issue 31). */
+  /** When the circuit breaker paused the send, and why (issue 31); cleared when the user resumes it. */
   breaker_tripped_at: Date | null;
   breaker_reason: string | null;
+  /** Resumed after the breaker paused it: the messages since are judged again (issue 45 §3). */
+  breaker_judged_from: Date | null;
   /** A re-send by engagement (issue 31): its audience is this send's recipients who did this. */
   resend_of: Generated<number | null>;
   resend_audience: Generated<'not-opened' | 'opened' | 'clicked' | null>;

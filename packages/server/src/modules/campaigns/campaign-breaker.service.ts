@@ -31,8 +31,9 @@ type TFigures = {
 export const judgeCampaigns = async (platform: TPlatform, campaignIds: number[]) => {
   if (campaignIds.length === 0) return [];
   const rows = (
-    await sql<TFigures & { failed_sends: number[]; last_message_id: number | null }>`
+    await sql<TFigures & { failed_sends: number[]; last_message_id: number | null; judged_after: number }>`
       select c.id, c.user_id, c.account_id, c.title, max(m.id) as last_message_id,
+             c.breaker_after_message_id as judged_after,
              count(m.id) filter (where m.sent_at is not null or m.status = 'failed')::int as attempts,
              count(m.id) filter (where m.complained_at is not null)::int as complaints,
              coalesce(array_agg(m.send_id) filter (where m.status = 'failed' and m.send_id is not null), '{}') as failed_sends
@@ -41,7 +42,7 @@ export const judgeCampaigns = async (platform: TPlatform, campaignIds: number[])
           on m.campaign_id = c.id and m.id > c.breaker_after_message_id
        where c.id = any(${[...new Set(campaignIds)]}::bigint[]) and c.running and not c.is_draft
          and c.breaker_reason is null and c.account_id is not null
-       group by c.id`.execute(platform.db)
+       group by c.id, c.breaker_after_message_id`.execute(platform.db)
   ).rows;
   const stopped: number[] = [];
   for (const row of rows) {
@@ -53,7 +54,7 @@ export const judgeCampaigns = async (platform: TPlatform, campaignIds: number[])
       { bouncePercent: account.breaker_bounce_percent, complaintPercent: account.breaker_complaint_percent },
     );
     if (!verdict) continue;
-    const reason = breakerReason(verdict, 'campaign');
+    const reason = breakerReason(verdict, Number(row.judged_after) > 0 ? 'resume' : 'start');
     const id = Number(row.id);
     const isStopped = await platform.db.transaction().execute(async (trx) => {
       const updated = await trx

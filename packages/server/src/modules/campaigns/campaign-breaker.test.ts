@@ -163,9 +163,7 @@ describe("a drip campaign's circuit breaker", () => {
       await syncMessages(t.platform, 1000);
       const stopped = await campaignRow(id);
       expect(stopped.running).toBe(false);
-      expect(stopped.breaker_reason).toMatch(
-        /^Stopped to protect your sender reputation: hard bounces reached 10% \(21 of the first 210 messages\)/,
-      );
+      expect(stopped.breaker_reason).toMatch(/^Hard bounces reached 10% \(21 of the first 210 messages\)/);
 
       // Its page says why; the user is notified and mailed.
       const general = (await agent.get(`/api/campaigns/get-data/general/${id}`)).json().campaign;

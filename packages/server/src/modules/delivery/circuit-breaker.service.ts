@@ -6,15 +6,17 @@ import { findAccountRow } from '../accounts/accounts.service';
 import { findUserProfile } from '../auth/auth.service';
 import { notifyUser } from '../notifications/notifications.service';
 import { breakerEmailJob } from './circuit-breaker.jobs';
-import { findProgressOf, findSend, tripSendBreaker } from './send-lifecycle';
-import { countHandedOver, findBreakerFigures } from './send-reads';
+import { findSend, tripSendBreaker } from './send-lifecycle';
+import { countHandedOver, findBreakerFigures, progressEventOf } from './send-reads';
 
 /**
  * The circuit breaker (issue 31 §2, rule in contracts `sending/circuit-breaker.ts`): a send
  * of Send Email, or a scheduled one, whose hard bounces or complaints pass its account's line
  * after 200 messages pauses itself once, and its user is told three ways: a notification, the
- * progress event (the card shows why) and an email. The user resumes or cancels as after any
- * pause; a resumed send is not judged again (they have seen the figures and chose to go on).
+ * progress event (the card shows why, with the live figures beside it) and an email. The user
+ * resumes or cancels as after any pause; a resumed send is judged again on the messages after
+ * the resume alone (`breaker_judged_from`; the card says so): the user chose to go on with the
+ * figures before, and a fresh run of bounces after it pauses it again.
  *
  * Fed by both sides of a message's life: every intake (Mailgun's events, bounce reports,
  * feedback loops) through `applyOutcomes`, and dispatch after each claim (refusals at
@@ -43,10 +45,11 @@ export const judgeSends = async (platform: TPlatform, trx: Executor, sendIds: nu
     if (!breakerVerdict({ ...counted, attempts: Math.max(figures.attempts, CIRCUIT_BREAKER.minAttempts) }, lines)) {
       continue;
     }
-    const attempts = await countHandedOver(trx, figures.id);
+    // Since a resume the figures are exact already (counted from its events).
+    const attempts = figures.judged_from ? figures.attempts : await countHandedOver(trx, figures.id);
     const verdict = breakerVerdict({ ...counted, attempts }, lines);
     if (!verdict) continue;
-    const reason = breakerReason(verdict);
+    const reason = breakerReason(verdict, figures.judged_from ? 'resume' : 'start');
     if (!(await tripSendBreaker(trx, figures.id, reason))) continue;
     tripped.push(figures.id);
     await tellUser(platform, trx, figures.id, reason);
@@ -63,11 +66,8 @@ const tellUser = async (platform: TPlatform, trx: Executor, sendId: number, reas
     trx,
   );
   await platform.queue.enqueue(breakerEmailJob, { sendId }, { executor: trx, singletonKey: `breaker-${sendId}` });
-  const progress = await findProgressOf(trx, sendId);
-  if (progress) {
-    const { user_id: userId, ...payload } = progress;
-    await publishToUser(trx, userId, 'SendProgressEvent', payload);
-  }
+  const progress = await progressEventOf(trx, sendId);
+  if (progress) await publishToUser(trx, progress.userId, 'SendProgressEvent', progress.payload);
 };
 
 /** The email the user gets when the breaker paused a send (queued with the pause). */

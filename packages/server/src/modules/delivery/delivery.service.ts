@@ -24,9 +24,11 @@ import {
   makeSplitLead,
   moveSendStatus,
   releaseHeldSend as releaseHeldSendRow,
+  resumeAfterBreaker,
   updateScheduled as updateScheduledRow,
 } from './send-lifecycle';
 import {
+  breakerStateOf,
   countWaiting,
   findLinkClicks,
   findRecipientForPage,
@@ -435,7 +437,10 @@ const changeStatus = async (
 ) => {
   const changed = await platform.db.transaction().execute(async (trx) => {
     const isMoved = await moveSendStatus(trx, userId, sendId, from, to);
-    if (isMoved && to === 'sending') await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    if (isMoved && to === 'sending') {
+      await resumeAfterBreaker(trx, sendId);
+      await platform.queue.enqueue(dispatchSendJob, { sendId }, { executor: trx });
+    }
     return isMoved;
   });
   if (changed) await publishProgress(platform, sendId, { force: true });
@@ -516,6 +521,7 @@ export const sendProgress = async (platform: TPlatform, userId: number, sendId: 
     unsubscribed_count: send.unsubscribed_count,
     note: send.note ?? send.error,
     breaker_reason: send.breaker_reason,
+    breaker: await breakerStateOf(platform.db, send),
     deliver_at: iso(send.deliver_at),
     started_at: iso(send.started_at),
     finished_at: iso(send.finished_at),

@@ -27,7 +27,6 @@ import { notifySendEnded } from './send-ended';
 import {
   clearWaiting,
   failSend,
-  findProgressOf,
   findSend,
   findSendStatus,
   finishSend,
@@ -35,6 +34,7 @@ import {
   holdSend,
   remainingOf,
 } from './send-lifecycle';
+import { progressEventOf } from './send-reads';
 import { linksOfSend } from './tracking-links';
 
 /**
@@ -61,11 +61,10 @@ export const publishProgress = async (platform: TPlatform, sendId: number, { for
   progressTold.set(platform, lastProgress);
   if (!force && now - (lastProgress.get(sendId) ?? 0) < 1000) return;
   lastProgress.set(sendId, now);
-  const send = await findProgressOf(platform.db, sendId);
-  if (!send) return;
-  if (['finished', 'cancelled', 'failed'].includes(send.status)) lastProgress.delete(sendId);
-  const { user_id: userId, ...payload } = send;
-  await publishToUser(platform.db, userId, 'SendProgressEvent', payload);
+  const progress = await progressEventOf(platform.db, sendId);
+  if (!progress) return;
+  if (['finished', 'cancelled', 'failed'].includes(progress.payload.status)) lastProgress.delete(sendId);
+  await publishToUser(platform.db, progress.userId, 'SendProgressEvent', progress.payload);
 };
 
 /** SMTP connections one dispatch run keeps open to the account's server. */

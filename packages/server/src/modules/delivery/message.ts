@@ -446,6 +446,7 @@ export const composeSample = async (
     waiting_until: null,
     breaker_tripped_at: null,
     breaker_reason: null,
+    breaker_judged_from: null,
     resend_of: null,
     resend_audience: null,
     resend_link_id: null,

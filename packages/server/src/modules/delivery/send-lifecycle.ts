@@ -125,24 +125,6 @@ export const findSendStatus = async (db: Executor, sendId: number) =>
 export const clearWaiting = (db: Executor, sendId: number) =>
   sql`update sends set waiting_until = null where id = ${sendId}`.execute(db);
 
-/** What the progress card shows, with the owner to tell. */
-export const findProgressOf = (db: Executor, sendId: number) =>
-  db
-    .selectFrom('sends')
-    .select([
-      'id',
-      'user_id',
-      'status',
-      'recipients_count',
-      'sent_count',
-      'failed_count',
-      'unknown_count',
-      'note',
-      'breaker_reason',
-    ])
-    .where('id', '=', sendId)
-    .executeTakeFirst();
-
 /** Scheduled sends whose time has come, queued (in the caller's transaction). */
 export const queueDueScheduledSends = (trx: Executor) =>
   trx
@@ -212,6 +194,14 @@ export const deleteUserSend = async (db: Executor, userId: number, id: number) =
  * Pauses a running send for the circuit breaker, once, saying why; answers whether this call
  * paused it (a send paused, cancelled or finished meanwhile, or tripped before, is left alone).
  */
+/**
+ * A send the breaker paused, resumed by its user: it is judged again from now on, on the
+ * messages after the resume (`breaker_judged_from`); the reason stays, for the card's note.
+ */
+export const resumeAfterBreaker = (db: Executor, sendId: number) =>
+  sql`update sends set breaker_judged_from = now(), breaker_tripped_at = null, updated_at = now()
+       where id = ${sendId} and breaker_tripped_at is not null`.execute(db);
+
 export const tripSendBreaker = async (db: Executor, sendId: number, reason: string) =>
   Number(
     (

@@ -1,3 +1,4 @@
+import type { TBreakerState } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { dateBounds } from '../../platform/date-filter';
 import type { Executor } from '../../platform/db';
@@ -243,43 +244,66 @@ export const findBounceSplit = async (db: Executor, sendId: number) => {
 };
 
 /**
- * What the circuit breaker judges each running send of Send Email by (issue 31), from the
- * maintained counters: the messages handed over as far as the counters know (accepted,
- * unknown, and refused at handover: a failure event of a recipient never accepted), its hard
- * bounces and complaints. Failure events are few (a send passing 5 %
- * stops), so reading them per send stays cheap; the lines are the account's (accounts module). The counters lag the messages of claims in
- * progress: the caller counts those exactly before it trips anything.
+ * The figures the breaker judges sends by (their account's, their own), for those still
+ * sending that it has not paused: from the send's counters, the counters lagging the claims
+ * in progress (a share from them is at most too high, so the breaker counts exactly before
+ * it trips: `countHandedOver`); for a send resumed after a pause, the messages since the
+ * resume alone (`breakerFiguresSince`).
  */
-export const findBreakerFigures = async (db: Executor, sendIds: number[]) =>
-  sendIds.length === 0
-    ? []
-    : (
-        await sql<{
-          id: number;
-          user_id: number;
-          account_id: number;
-          attempts: number;
-          hard_bounces: number;
-          complaints: number;
-        }>`
-          select s.id, s.user_id, s.account_id,
-                 (s.sent_count + s.unknown_count + coalesce(f.refused, 0))::int as attempts,
-                 coalesce(f.hard, 0)::int as hard_bounces, s.complained_count as complaints
-            from sends s
-            left join lateral (
-              select count(*) filter (where e.severity = 'permanent') as hard,
-                     count(*) filter (where r.sent_at is null) as refused
-                from delivery_events e join send_recipients r on r.id = e.recipient_id
-               where e.send_id = s.id and e.type = 'failed') f on true
-           where s.id = any(${sendIds}::bigint[]) and s.source = 'lists' and s.status = 'sending'
-             and s.breaker_tripped_at is null and s.account_id is not null
-           order by s.id`.execute(db)
-      ).rows.map((row) => ({
-        ...row,
-        id: Number(row.id),
-        user_id: Number(row.user_id),
-        account_id: Number(row.account_id),
-      }));
+export const findBreakerFigures = async (db: Executor, sendIds: number[]) => {
+  if (sendIds.length === 0) return [];
+  const rows = (
+    await sql<{
+      id: number;
+      user_id: number;
+      account_id: number;
+      attempts: number;
+      hard_bounces: number;
+      complaints: number;
+      judged_from: Date | null;
+    }>`
+      select s.id, s.user_id, s.account_id, s.breaker_judged_from as judged_from,
+             (s.sent_count + s.unknown_count + coalesce(f.refused, 0))::int as attempts,
+             coalesce(f.hard, 0)::int as hard_bounces, s.complained_count as complaints
+        from sends s
+        left join lateral (
+          select count(*) filter (where e.severity = 'permanent') as hard,
+                 count(*) filter (where r.sent_at is null) as refused
+            from delivery_events e join send_recipients r on r.id = e.recipient_id
+           where e.send_id = s.id and e.type = 'failed' and s.breaker_judged_from is null) f on true
+       where s.id = any(${sendIds}::bigint[]) and s.source = 'lists' and s.status = 'sending'
+         and s.breaker_tripped_at is null and s.account_id is not null
+       order by s.id`.execute(db)
+  ).rows;
+  return Promise.all(
+    rows.map(async (row) => ({
+      ...row,
+      id: Number(row.id),
+      user_id: Number(row.user_id),
+      account_id: Number(row.account_id),
+      ...(row.judged_from ? await breakerFiguresSince(db, Number(row.id), row.judged_from) : {}),
+    })),
+  );
+};
+
+/**
+ * A send's breaker figures over the messages since `since` (its resume), from their events:
+ * the recipients handed over since (accepted, refused, unknown or put off), those among them
+ * that bounced hard, and those that complained, each once.
+ */
+export const breakerFiguresSince = async (db: Executor, sendId: number, since: Date) => {
+  const row = (
+    await sql<{ attempts: number; hard_bounces: number; complaints: number }>`
+      select count(distinct e.recipient_id) filter (where e.type in ('accepted', 'unknown', 'deferred', 'failed'))::int
+               as attempts,
+             count(distinct e.recipient_id) filter (where e.type = 'failed' and e.severity = 'permanent')::int
+               as hard_bounces,
+             count(distinct e.recipient_id) filter (where e.type = 'complained')::int as complaints
+        from delivery_events e
+       where e.send_id = ${sendId} and e.occurred_at >= ${since}`.execute(db)
+  ).rows[0]!;
+  return row;
+};
 
 /** The messages of a send handed over so far, counted from its recipients (the breaker's exact figure). */
 export const countHandedOver = async (db: Executor, sendId: number) =>
@@ -378,3 +402,45 @@ export const countWaiting = async (db: Executor, sendId: number) =>
       select count(*)::int as waiting from send_recipients
        where send_id = ${sendId} and status in ('pending', 'deferred', 'sending')`.execute(db)
   ).rows[0]!.waiting;
+
+/** What the progress card shows of a send, with its owner to tell (`SendProgressEvent`). */
+const findProgressOf = (db: Executor, sendId: number) =>
+  db
+    .selectFrom('sends')
+    .select([
+      'id',
+      'user_id',
+      'status',
+      'recipients_count',
+      'sent_count',
+      'failed_count',
+      'unknown_count',
+      'note',
+      'breaker_reason',
+      'breaker_judged_from',
+    ])
+    .where('id', '=', sendId)
+    .executeTakeFirst();
+
+/**
+ * The breaker's live figures for a send it paused or judges again since a resume (the card
+ * shows them beside its reason, issue 45 §3): the messages judged (all, or those since the
+ * resume), their hard bounces and complaints, counted from their events now. Null for a
+ * send the breaker never touched.
+ */
+export const breakerStateOf = async (
+  db: Executor,
+  send: { id: number; breaker_reason: string | null; breaker_judged_from: Date | null },
+): Promise<TBreakerState | null> => {
+  if (send.breaker_reason === null && send.breaker_judged_from === null) return null;
+  const figures = await breakerFiguresSince(db, send.id, send.breaker_judged_from ?? new Date(0));
+  return { judged_from: send.breaker_judged_from?.toISOString() ?? null, ...figures };
+};
+
+/** A send's progress event (`SendProgressEvent`) with whom it is for; undefined for no such send. */
+export const progressEventOf = async (db: Executor, sendId: number) => {
+  const send = await findProgressOf(db, sendId);
+  if (!send) return undefined;
+  const { user_id: userId, breaker_judged_from: _judgedFrom, ...payload } = send;
+  return { userId, payload: { ...payload, breaker: await breakerStateOf(db, send) } };
+};

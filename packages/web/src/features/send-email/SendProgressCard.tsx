@@ -205,8 +205,24 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
           data-testid="breaker-reason"
         >
           <Text size="sm">{send.breaker_reason}</Text>
+          {send.breaker && (
+            <Text size="sm" mt={4} data-testid="breaker-live">
+              {breakerFiguresText(send.breaker)}
+            </Text>
+          )}
           <Text size="sm" mt={4}>
-            Resume to send to the others anyway, or cancel.
+            Resume to send to the others anyway (the messages after the resume are judged again), or cancel.
+          </Text>
+        </Alert>
+      ) : send.status === 'sending' && send.breaker?.judged_from ? (
+        <Alert
+          color="blue"
+          icon={<IconShieldExclamation size={18} aria-hidden />}
+          title="Resumed after a pause by the breaker"
+          data-testid="breaker-resumed"
+        >
+          <Text size="sm">
+            The messages since you resumed it are judged again against your limits: {breakerFiguresText(send.breaker)}
           </Text>
         </Alert>
       ) : (
@@ -286,6 +302,13 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
 };
 
 /** One send's progress, live: `SendProgressEvent` updates it, a poll covers a dropped socket. */
+/** The breaker's live figures in words: what it judges now, beside its reason (which is a snapshot). */
+const breakerFiguresText = (breaker: NonNullable<TSendProgress['breaker']>) => {
+  const count = (value: number, one: string, many: string) =>
+    `${value.toLocaleString('en-US')} ${value === 1 ? one : many}`;
+  return `Now: ${count(breaker.hard_bounces, 'hard bounce', 'hard bounces')} and ${count(breaker.complaints, 'complaint', 'complaints')} of ${count(breaker.attempts, 'message', 'messages')}${breaker.judged_from ? ' since the resume' : ''}.`;
+};
+
 export const SendProgressCard = ({ sendId, onDismiss }: { sendId: number; onDismiss?: () => void }) => {
   const progress = useSendProgress(sendId);
   useSendProgressEvents(sendId);
