@@ -5,19 +5,23 @@ import { defineJob } from '../../platform/queue';
 import {
   cancelHeldParts,
   findBounceSplit,
+  findHandoverOf,
   findSplitParts,
   publishSendProgress,
   releaseHeldSend,
 } from '../delivery/delivery.service';
 import { notifyUser } from '../notifications/notifications.service';
-import { endAbTest, lockAbTest } from './ab-tests.repository';
+import { endAbTest, lockAbTest, setDecideAt } from './ab-tests.repository';
 
 /** How long a decision waits when the test's snapshot has not been taken yet (a queue behind). */
 const SNAPSHOT_WAIT_MS = 5_000;
+/** How often, at most, a decision looks again while the test parts are still being handed over (a short wait looks as often as it is long). */
+const HANDOVER_LOOK_MS = 30_000;
 
 /**
  * The decision of an A/B test (issue 31 §4), in one transaction: the test locked and acted on
- * only while `testing`; each subject's figures (the engine's counters, `figuresOfSend`); the
+ * only while `testing`; once its parts are all handed over and the wait has passed since (else
+ * asked again: at that time, or within 30 s while messages wait); each subject's figures (the engine's counters, `figuresOfSend`); the
  * winner by `chooseAbWinner` (ties and no data have their rule there); the held rest let go
  * with the winning subject (its dispatch queued in this transaction); the test marked decided.
  * Run twice, the second finds it decided; a crash before the commit leaves it testing, and the
@@ -49,6 +53,28 @@ export const decideAbTest = async (platform: TPlatform, abTestId: number) => {
       return null;
     }
     const tested = parts.filter((part) => (part.split_part ?? 0) > 0);
+    // The wait starts once every test message is handed over (a capped account's parts may
+    // take hours or days): judged before, the rates would be of messages not yet sent.
+    const handover = await findHandoverOf(
+      trx,
+      tested.map((part) => part.id),
+    );
+    const dueAt = handover.isHandedOver
+      ? new Date((handover.lastAt ?? new Date()).getTime() + test.wait_minutes * 60_000)
+      : null;
+    if (dueAt === null || dueAt.getTime() > Date.now()) {
+      if (dueAt) await setDecideAt(trx, abTestId, dueAt);
+      await platform.queue.enqueue(
+        decideAbTestJob,
+        { abTestId },
+        {
+          executor: trx,
+          startAfter:
+            dueAt ?? new Date(Date.now() + Math.min(HANDOVER_LOOK_MS, Math.max(1_000, test.wait_minutes * 60_000))),
+        },
+      );
+      return null;
+    }
     const variants = await Promise.all(
       tested.map(async (part) => ({
         part: part.split_part!,

@@ -60,3 +60,12 @@ export const endAbTest = async (
       .where('status', '=', 'testing')
       .executeTakeFirst()
   ).numUpdatedRows > 0n;
+
+/** When a test still testing will be decided: its parts' handover and the wait, known once they are handed over. */
+export const setDecideAt = (trx: Executor, id: number, decideAt: Date) =>
+  trx
+    .updateTable('ab_tests')
+    .set({ decide_at: decideAt, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'testing')
+    .execute();

@@ -145,6 +145,19 @@ describe('A/B subject test', () => {
     const dealt = [...(await recipientsOf(a!.id)), ...(await recipientsOf(b!.id)), ...(await recipientsOf(rest!.id))];
     expect(dealt.sort()).toEqual([...s.emails].sort());
 
+    // A decision while the test parts wait to be handed over judges nothing and looks again in
+    // 30 s: the wait starts at their handover (issue 45 §3; a capped account's parts may take days).
+    await decideAbTest(t.platform, test.id);
+    expect((await abTestOf(leadId)).status).toBe('testing');
+    const lookedAgain = (
+      await sql<{ start_after: Date; created_on: Date }>`select start_after, created_on from pgboss.job
+        where name = ${decideAbTestJob.name} and data->>'abTestId' = ${String(test.id)} order by created_on desc`.execute(
+        t.platform.db,
+      )
+    ).rows;
+    expect(lookedAgain).toHaveLength(3);
+    expect(lookedAgain[0]!.start_after.getTime() - lookedAgain[0]!.created_on.getTime()).toBeGreaterThanOrEqual(29_000);
+
     // The test parts go through the engine (their dispatch jobs were queued by the snapshot).
     const sentBefore = sink.count();
     expect(await runQueued(dispatchSendJob)).toBe(2);
@@ -158,10 +171,25 @@ describe('A/B subject test', () => {
     await engage(a!.id, aRecipients.slice(0, 1), 'clicked');
     await engage(b!.id, bRecipients.slice(0, 3), 'opened');
 
+    // Handed over, the test is due its wait after the last handover (10 minutes here): a decision
+    // now sets that time and waits for it.
+    await t.platform.db.updateTable('ab_tests').set({ wait_minutes: 10 }).where('id', '=', test.id).execute();
+    await decideAbTest(t.platform, test.id);
+    const lastHandover = (
+      await sql<{ last: Date }>`select max(occurred_at) as last from delivery_events
+        where send_id in (${a!.id}, ${b!.id}) and type = 'accepted'`.execute(t.platform.db)
+    ).rows[0]!.last;
+    const due = await abTestOf(leadId);
+    expect(due.status).toBe('testing');
+    expect(due.decide_at.getTime()).toBe(lastHandover.getTime() + 10 * 60_000);
+    // As if the wait had passed.
+    await sql`update delivery_events set occurred_at = occurred_at - interval '11 minutes'
+      where send_id in (${a!.id}, ${b!.id})`.execute(t.platform.db);
+
     // Two decisions at once and one after: the rest is let go once.
     await Promise.all([decideAbTest(t.platform, test.id), decideAbTest(t.platform, test.id)]);
-    // The queued decisions (its own and the one asked again) find it decided.
-    expect(await runQueued(decideAbTestJob)).toBe(2);
+    // The queued decisions (its own and the ones asked again) find it decided.
+    expect(await runQueued(decideAbTestJob)).toBe(4);
     const decided = await abTestOf(leadId);
     expect(decided).toMatchObject({
       status: 'decided',
@@ -225,6 +253,10 @@ describe('A/B subject test', () => {
     // Three subjects: 20 % of 50 is 10, three each (round(10 / 3)), 41 for the rest.
     expect(parts.map((part) => part.recipients_count)).toEqual([41, 3, 3, 3]);
     await runQueued(dispatchSendJob);
+    // As if the wait after the handover had passed.
+    const testParts = parts.filter((part) => part.split_part !== 0).map((part) => part.id);
+    await sql`update delivery_events set occurred_at = occurred_at - interval '1 hour'
+      where send_id = any(${testParts}::bigint[])`.execute(t.platform.db);
     await decideAbTest(t.platform, (await abTestOf(noData.json().sendId)).id);
     expect(await abTestOf(noData.json().sendId)).toMatchObject({
       status: 'decided',

@@ -602,11 +602,14 @@ export {
 export { applyOutcomes, type TIntakeEvent } from './outcomes';
 export { isRefForm, type TRefPurpose } from './recipient-refs';
 export { cancelHeldParts, deleteUserSend, findSplitParts, setScheduledStatus } from './send-lifecycle';
-/** The recipient state outside events change (delivery-events applies them). */
-/** The user's sends and events as History, Scheduled Emails and the dashboard read and change them. */
-/** What the drip engine reads of its messages' sends: their recipients' outcomes and first clicks. */
+/**
+ * What the other modules read of sends: History, Scheduled Emails and the dashboard (the
+ * user's sends and events), the drip engine (its messages' outcomes and first clicks), the
+ * A/B decision (its parts' handover), the intake (recipients by address).
+ */
 export {
   findBounceSplit,
+  findHandoverOf,
   findHardBouncedSends,
   findSendLink,
   findSendRecipientsByEmails,

@@ -444,3 +444,21 @@ export const progressEventOf = async (db: Executor, sendId: number) => {
   const { user_id: userId, breaker_judged_from: _judgedFrom, ...payload } = send;
   return { userId, payload: { ...payload, breaker: await breakerStateOf(db, send) } };
 };
+
+/**
+ * Whether every recipient of these sends has had their message handed over at least once
+ * (accepted, refused, put off or unknown: none pending or in a claim), and when the last of
+ * them was: an A/B test's wait starts there (issue 45 §3), not when the send was made, so a
+ * capped account's slow test parts are judged after the wait like a fast one's.
+ */
+export const findHandoverOf = async (db: Executor, sendIds: number[]) => {
+  const row = (
+    await sql<{ waiting: boolean; last: Date | null }>`
+      select exists (select 1 from send_recipients r
+                      where r.send_id = any(${sendIds}::bigint[]) and r.status in ('pending', 'sending')) as waiting,
+             (select max(e.occurred_at) from delivery_events e
+               where e.send_id = any(${sendIds}::bigint[])
+                 and e.type in ('accepted', 'failed', 'deferred', 'unknown')) as last`.execute(db)
+  ).rows[0]!;
+  return { isHandedOver: !row.waiting, lastAt: row.last };
+};

@@ -32,7 +32,7 @@ export const AbTestResult = ({ result, accountId }: { result: TAbTestResult; acc
           {result.status === 'testing' &&
             `${result.testPercent}% of the recipients test the subjects; the better ${AB_METRIC_LABELS[
               result.metric
-            ].toLowerCase()} is chosen at ${formatDateTime(result.decideAt)} (after ${describeWait(result.waitMinutes)}).`}
+            ].toLowerCase()} is chosen ${describeWait(result.waitMinutes)} after the last test email is handed over (at ${formatDateTime(result.decideAt)} at the earliest).`}
           {result.status === 'decided' &&
             `Subject ${winner?.letter ?? '?'} won by ${AB_METRIC_LABELS[result.metric].toLowerCase()}, chosen at ${formatDateTime(
               result.decidedAt ?? result.decideAt,

@@ -214,9 +214,15 @@ export const SendConfirmModal = ({
           )}
           <Switch
             label="Send later"
-            description={allowsScheduling ? 'Pick a day and a time instead of sending now.' : undefined}
-            checked={isSendLater}
-            disabled={!allowsScheduling}
+            description={
+              shown.abTest
+                ? 'An A/B test goes out now: its winner is chosen after the wait.'
+                : allowsScheduling
+                  ? 'Pick a day and a time instead of sending now.'
+                  : undefined
+            }
+            checked={isSendLater && !shown.abTest}
+            disabled={!allowsScheduling || Boolean(shown.abTest)}
             onChange={(event) => onSendLaterChange(event.currentTarget.checked)}
           />
           {!allowsScheduling && (

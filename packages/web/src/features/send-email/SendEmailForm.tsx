@@ -338,15 +338,22 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                 </Section>
               )}
               <Section icon={<IconClock size={16} />} title={edit ? 'Delivery time' : 'Send later'}>
-                <DeliveryTimePicker
-                  id={fieldId('delivery')}
-                  value={delivery}
-                  onChange={update}
-                  timeZone={content.timeZone}
-                  allowsScheduling={content.allowsScheduling}
-                  isRequired={edit !== undefined}
-                  error={flow ? undefined : errors.delivery}
-                />
+                {values.abTest ? (
+                  // An A/B test is sent now (its decision waits for the test parts): no time to pick.
+                  <Text size="sm" c="dimmed" data-testid="ab-test-sends-now">
+                    An A/B test goes out now: the winner goes to the rest after the wait.
+                  </Text>
+                ) : (
+                  <DeliveryTimePicker
+                    id={fieldId('delivery')}
+                    value={delivery}
+                    onChange={update}
+                    timeZone={content.timeZone}
+                    allowsScheduling={content.allowsScheduling}
+                    isRequired={edit !== undefined}
+                    error={flow ? undefined : errors.delivery}
+                  />
+                )}
               </Section>
               <Group justify="space-between">
                 <Text size="sm" c="dimmed">

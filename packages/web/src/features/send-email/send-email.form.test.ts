@@ -56,6 +56,14 @@ describe('the A/B test fields', () => {
     );
   });
 
+  it('sends an A/B test now, whatever time was picked before it was switched on (issue 45 §3)', () => {
+    const picked = validateSendForm(
+      filled({ abTest: true, subjectB: 'Hi', deliveryDate: '2027-01-05', deliverySlot: '09:00' }),
+      mailgun,
+    );
+    expect(picked.ok && picked.request).toMatchObject({ abTest: true, delivery: '', sendLater: false });
+  });
+
   it('names what an A/B test lacks on its own field, and nothing when it is off', () => {
     const missing = validateSendForm(filled({ abTest: true, abWaitValue: '', trackOpens: false }), mailgun);
     expect(missing.ok ? null : missing.errors).toMatchObject({

@@ -145,8 +145,9 @@ export const toSendRequest = (
     bcc: values.bcc,
     reply: values.reply,
     message: values.message,
-    delivery: deliveryTimeOf(values),
-    sendLater: hasDeliveryTime(values),
+    // An A/B test is sent now: a time picked before it was switched on is not sent with it.
+    delivery: values.abTest ? '' : deliveryTimeOf(values),
+    sendLater: !values.abTest && hasDeliveryTime(values),
     trackOpens: values.trackOpens,
     trackClicks: values.trackClicks,
     abTest: values.abTest,
@@ -180,15 +181,11 @@ export type TValidation = { ok: true; request: TSendEmailForm } | { ok: false; e
 
 /** The form's checks, the same the server makes: the schema, then what the account's kind and the plan require. */
 export const validateSendForm = (values: TSendFormValues, context: TSendContext): TValidation => {
-  const parsed = ZSendEmailRequest.safeParse(toSendRequest(values, context));
+  const request = toSendRequest(values, context);
+  const parsed = ZSendEmailRequest.safeParse(request);
   const errors: TFieldErrors = parsed.success ? {} : (firstIssueByField(parsed.error.issues) as TFieldErrors);
   const issues = sendFormIssues(
-    {
-      senderName: values.senderName,
-      alias: values.alias,
-      delivery: deliveryTimeOf(values),
-      sendLater: hasDeliveryTime(values),
-    },
+    { senderName: values.senderName, alias: values.alias, delivery: request.delivery, sendLater: request.sendLater },
     context,
   );
   for (const issue of issues) errors[issue.path as TSendField] ??= issue.message;
@@ -200,7 +197,7 @@ export const validateSendForm = (values: TSendFormValues, context: TSendContext)
     abMetric: values.abMetric,
     trackOpens: values.trackOpens,
     trackClicks: values.trackClicks,
-    isSendLater: hasDeliveryTime(values),
+    isSendLater: request.sendLater,
   });
   for (const issue of abIssues) errors[issue.path as TSendField] ??= issue.message;
   if (parsed.success && Object.keys(errors).length === 0) return { ok: true, request: parsed.data };
