@@ -4,13 +4,8 @@
  * of the last 30 days in the database.
  */
 import { sql } from 'kysely';
-import { pino } from 'pino';
-import { buildApp } from '../packages/server/src/app';
-import { openPlatform } from '../packages/server/src/platform/bootstrap';
-import { loadConfig } from '../packages/server/src/platform/config';
-import { startRealtimeHub } from '../packages/server/src/platform/realtime';
 import type { TFigure } from './figures';
-import { benchEnvironment, seedAccount } from './seed';
+import { benchEnvironment, openBenchApp, seedAccount, signInBench } from './seed';
 
 const EVENTS = Number(process.env.BENCH_DASHBOARD_EVENTS ?? 10_000_000);
 const SENDS = 1_000;
@@ -23,17 +18,7 @@ const percentile = (values: number[], p: number) => {
 
 export const runB11 = async (): Promise<TFigure> => {
   const { env, cluster } = await benchEnvironment('sendwell_bench_dashboard', { LOG_LEVEL: 'silent' });
-  const config = loadConfig(env, []);
-  const opened = await openPlatform(config, pino({ level: 'silent' }));
-  const { platform } = opened;
-  const hub = await startRealtimeHub({
-    url: config.databaseUrl!,
-    log: platform.log,
-    onSessionEnded: platform.sessionCache.evict,
-    onListeningChange: platform.sessionCache.setTrusted,
-  });
-  const app = await buildApp({ platform, hub });
-  await app.ready();
+  const { platform, app, close } = await openBenchApp(env);
   try {
     const { userId, accountId } = await seedAccount(platform, {
       values: { name: 'SMTP', provider: 'smtp', driver: 'smtp', username: 'b@bench.test', host: '127.0.0.1', port: 25 },
@@ -60,18 +45,7 @@ export const runB11 = async (): Promise<TFigure> => {
     await sql`analyze`.execute(platform.db);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 
-    const csrf = await app.inject({ method: 'GET', url: '/api/csrf' });
-    const login = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      headers: {
-        cookie: csrf.cookies.map((c) => `${c.name}=${c.value}`).join('; '),
-        'x-csrf-token': csrf.json().token,
-      },
-      payload: { email: 'bench@example.com', password: 'secret123' },
-    });
-    if (login.statusCode !== 200) throw new Error(`sign-in failed: ${login.statusCode}`);
-    const cookie = [...csrf.cookies, ...login.cookies].map((c) => `${c.name}=${c.value}`).join('; ');
+    const { cookie } = await signInBench(app);
     const timeRoute = async (url: string, times = 100) => {
       const first = await app.inject({ method: 'GET', url, headers: { cookie } });
       if (first.statusCode !== 200) throw new Error(`${url} answered ${first.statusCode}: ${first.body.slice(0, 200)}`);
@@ -114,9 +88,7 @@ export const runB11 = async (): Promise<TFigure> => {
       runs: routes,
     };
   } finally {
-    await app.close();
-    await hub.close();
-    await opened.close();
+    await close();
     await cluster.stop();
   }
 };

@@ -5,14 +5,9 @@
  * DNS; the user's next ones (a word fixed, Send again) find the answers cached for their TTL.
  */
 import { sql } from 'kysely';
-import { pino } from 'pino';
-import { buildApp } from '../packages/server/src/app';
-import { openPlatform } from '../packages/server/src/platform/bootstrap';
-import { loadConfig } from '../packages/server/src/platform/config';
-import { startRealtimeHub } from '../packages/server/src/platform/realtime';
 import { startDnsZone } from '../packages/server/test/dns-zone';
 import { median, type TFigure } from './figures';
-import { benchEnvironment, seedAccount, seedList } from './seed';
+import { benchEnvironment, openBenchApp, seedAccount, seedList, signInBench } from './seed';
 
 const MEMBERS = Number(process.env.BENCH_PRE_SEND_MEMBERS ?? 100_000);
 const RUNS = 5;
@@ -34,17 +29,7 @@ export const runB14 = async (): Promise<TFigure> => {
     LOG_LEVEL: 'silent',
     SPAM_TEST_DNS_SERVERS: zone.server,
   });
-  const config = loadConfig(env, []);
-  const opened = await openPlatform(config, pino({ level: 'silent' }));
-  const { platform } = opened;
-  const hub = await startRealtimeHub({
-    url: config.databaseUrl!,
-    log: platform.log,
-    onSessionEnded: platform.sessionCache.evict,
-    onListeningChange: platform.sessionCache.setTrusted,
-  });
-  const app = await buildApp({ platform, hub });
-  await app.ready();
+  const { platform, app, close } = await openBenchApp(env);
   try {
     const { userId, accountId } = await seedAccount(platform, {
       values: {
@@ -74,19 +59,7 @@ export const runB14 = async (): Promise<TFigure> => {
         from sends s, generate_series(1, 40) n where s.user_id = ${userId}`.execute(platform.db);
     await sql`analyze`.execute(platform.db);
 
-    const csrf = await app.inject({ method: 'GET', url: '/api/csrf' });
-    const token = csrf.json().token as string;
-    const login = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      headers: { cookie: csrf.cookies.map((c) => `${c.name}=${c.value}`).join('; '), 'x-csrf-token': token },
-      payload: { email: 'bench@example.com', password: 'secret123' },
-    });
-    if (login.statusCode !== 200) throw new Error(`sign-in failed: ${login.statusCode}`);
-    const cookie = [...csrf.cookies, ...login.cookies].map((c) => `${c.name}=${c.value}`).join('; ');
-    // The session's own CSRF token (a sign-in starts a new session).
-    const sessionToken = (await app.inject({ method: 'GET', url: '/api/csrf', headers: { cookie } })).json()
-      .token as string;
+    const { cookie, token: sessionToken } = await signInBench(app);
     const html = `<h1>November news</h1>${'<p>Our autumn collection is here, with <a href="https://shop.bench.test/autumn">new arrivals</a> and a word from the team.</p>'.repeat(20)}`;
     const ask = async (subject: string) => {
       const started = performance.now();
@@ -123,9 +96,7 @@ export const runB14 = async (): Promise<TFigure> => {
       runs: { cold: cold.ms, warm },
     };
   } finally {
-    await app.close();
-    await hub.close();
-    await opened.close();
+    await close();
     await cluster.stop();
     zone.close();
   }

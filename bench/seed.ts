@@ -5,10 +5,15 @@
  */
 import { sql } from 'kysely';
 import pg from 'pg';
+import { pino } from 'pino';
+import { buildApp } from '../packages/server/src/app';
 import { sealSecret } from '../packages/server/src/modules/accounts/secrets';
 import { createUser } from '../packages/server/src/modules/auth/auth.service';
 import { createSend } from '../packages/server/src/modules/delivery/delivery.service';
+import { openPlatform } from '../packages/server/src/platform/bootstrap';
+import { loadConfig } from '../packages/server/src/platform/config';
 import type { TPlatform } from '../packages/server/src/platform/context';
+import { startRealtimeHub } from '../packages/server/src/platform/realtime';
 import { startTestCluster } from '../packages/server/test/cluster';
 import { startMailgunFake } from '../packages/server/test/mailgun-fake';
 
@@ -122,3 +127,46 @@ export const createMailgunSend = (platform: TPlatform, owner: { userId: number; 
     html: MAILGUN_HTML,
     listIds: [listId],
   });
+
+/** The app in the bench's process on `env` (a `benchEnvironment`'s): the routes through app.inject, as the user reaches them. */
+export const openBenchApp = async (env: Record<string, string>) => {
+  const config = loadConfig(env, []);
+  const opened = await openPlatform(config, pino({ level: 'silent' }));
+  const { platform } = opened;
+  const hub = await startRealtimeHub({
+    url: config.databaseUrl!,
+    log: platform.log,
+    onSessionEnded: platform.sessionCache.evict,
+    onListeningChange: platform.sessionCache.setTrusted,
+  });
+  const app = await buildApp({ platform, hub });
+  await app.ready();
+  return {
+    platform,
+    app,
+    close: async () => {
+      await app.close();
+      await hub.close();
+      await opened.close();
+    },
+  };
+};
+
+/** The bench user signed in (`seedAccount`'s): the session's cookie and its own CSRF token, for app.inject. */
+export const signInBench = async (app: Awaited<ReturnType<typeof openBenchApp>>['app']) => {
+  const csrf = await app.inject({ method: 'GET', url: '/api/csrf' });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/login',
+    headers: {
+      cookie: csrf.cookies.map((c) => `${c.name}=${c.value}`).join('; '),
+      'x-csrf-token': csrf.json().token as string,
+    },
+    payload: { email: 'bench@example.com', password: 'secret123' },
+  });
+  if (login.statusCode !== 200) throw new Error(`sign-in failed: ${login.statusCode}`);
+  const cookie = [...csrf.cookies, ...login.cookies].map((c) => `${c.name}=${c.value}`).join('; ');
+  // A sign-in starts a new session, with a token of its own.
+  const token = (await app.inject({ method: 'GET', url: '/api/csrf', headers: { cookie } })).json().token as string;
+  return { cookie, token };
+};
