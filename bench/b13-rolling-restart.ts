@@ -22,6 +22,26 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WORKERS = 3;
 const GOAL_SECONDS = 5;
 
+/**
+ * What a stopped worker logged from its SIGTERM on, each line with the milliseconds since the
+ * first (pino's `time`): where a slow stop spent its time.
+ */
+const stopStepsOf = (worker: TServerProcess) => {
+  const lines = worker
+    .output()
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { time: number; msg: string }];
+      } catch {
+        return [];
+      }
+    });
+  const first = lines.findIndex((line) => line.msg === 'stopping');
+  if (first === -1) return [];
+  return lines.slice(first).map((line) => `${line.time - lines[first]!.time} ms ${line.msg}`);
+};
+
 /** The presence keys a worker has held, from its log. */
 const keysOf = (worker: TServerProcess) =>
   [...worker.output().matchAll(/"presenceKey":(\d+)/g)].map((match) => Number(match[1]));
@@ -34,7 +54,7 @@ export const runB13 = async (): Promise<TFigure> => {
   });
   const opened = await openPlatform(loadConfig(env, []), pino({ level: 'silent' }));
   const { platform } = opened;
-  const stops: { ms: number; claims: number; code: number | null }[] = [];
+  const stops: { ms: number; claims: number; code: number | null; steps: string[] }[] = [];
   let unknown = 0;
   const workers: TServerProcess[] = [];
   const startWorker = () => startServerProcess({ ...env, LOG_LEVEL: 'info' }, ['--role', 'worker']);
@@ -98,7 +118,7 @@ export const runB13 = async (): Promise<TFigure> => {
         );
         const signalledAt = performance.now();
         const code = await target!.stop('SIGTERM');
-        stops.push({ ms: performance.now() - signalledAt, claims, code });
+        stops.push({ ms: performance.now() - signalledAt, claims, code, steps: stopStepsOf(target!) });
         workers.splice(workers.indexOf(target!), 1, startWorker());
       }
       await waitFor(
@@ -134,6 +154,7 @@ export const runB13 = async (): Promise<TFigure> => {
     goal: `0 unknown, 0 twice, each worker gone in < ${GOAL_SECONDS} s`,
     measured: `time from SIGTERM to exit ${median(seconds).toFixed(2)} s median, ${slowest.toFixed(2)} s the slowest of ${stops.length} stops (each held ${Math.min(...stops.map((stop) => stop.claims))}–${Math.max(...stops.map((stop) => stop.claims))} claimed recipients when signalled; exit codes ${[...new Set(stops.map((stop) => stop.code))].join(', ')}); recipients left unknown: ${unknown} of ${(RUNS * RECIPIENTS).toLocaleString('en-US')}; recipients who got the message twice: ${twice}`,
     isGoalMet: unknown === 0 && twice === 0 && slowest < GOAL_SECONDS,
+    // Each stop with its own account of where its time went (`stopStepsOf`).
     runs: { stops, unknown, twice },
   };
 };

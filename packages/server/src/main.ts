@@ -82,11 +82,11 @@ const stop = async (signal: string) => {
     cutConnections.unref();
     await app?.close();
     clearTimeout(cutConnections);
-    log.info('stopping: HTTP closed');
+    log.info({ ms: Date.now() - startedAt }, 'stopping: HTTP closed');
     await hub?.close();
-    log.info('stopping: realtime closed');
+    log.info({ ms: Date.now() - startedAt }, 'stopping: realtime closed');
     for (const stopWatch of stopWatches.reverse()) await stopWatch();
-    log.info('stopping: worker watches and inbound listeners closed');
+    log.info({ ms: Date.now() - startedAt }, 'stopping: worker watches and inbound listeners closed');
     await opened.close();
     log.info({ ms: Date.now() - startedAt }, 'stopped');
     process.exit(0);

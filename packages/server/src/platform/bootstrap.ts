@@ -114,13 +114,19 @@ export const openPlatform = async (
       embedded,
       beginStop,
       close: async () => {
+        // Each step logged with the time since the stop began: a slow stop says what it waited for (B13).
+        const startedAt = Date.now();
+        const done = (step: string) => log.info({ ms: Date.now() - startedAt }, `stopping: ${step}`);
         beginStop();
         await queueStopped;
+        done('job queue stopped');
         await platform.cpu.close();
         await platform.presence.close();
         await platform.sharedSlots.close();
+        done('CPU pool, presence and shared slots closed');
         await database.close();
         await embedded?.stop();
+        done('database closed');
       },
     };
   } catch (error) {
