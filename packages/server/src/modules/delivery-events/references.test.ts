@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
@@ -142,6 +143,32 @@ describe('one reference per purpose (R34)', () => {
     expect(followed.headers.location).toBe('https://acme.test/offer');
     await t.app.inject({ url: open });
     expect(await counters()).toEqual({ opened_count: 1, clicked_count: 1 });
+  });
+
+  it('still takes the references and signatures of messages sent before one HMAC served every purpose', async () => {
+    const { recipient, sendId, linkId } = await sentRecipient();
+    // What those messages carried: an HMAC-SHA256 per purpose, and per tracked link.
+    const key = t.platform.secrets.signingKey;
+    const legacyRef = (purpose: string) =>
+      `${recipient.id.toString(36)}-${createHmac('sha256', key).update(`recipient-ref:${purpose}:${recipient.token}`).digest('hex').slice(0, 20)}`;
+    const legacySignature = createHmac('sha256', key)
+      .update(`track:${recipient.token}:${linkId}`)
+      .digest('base64url')
+      .slice(0, 16);
+    expect(legacyRef('tracking')).not.toBe(refOf(t.platform, 'tracking', recipient));
+    for (const purpose of PURPOSES) {
+      const [found] = await findRecipientsByRefs(t.platform, t.platform.db, purpose, [legacyRef(purpose)]);
+      expect(found?.id, purpose).toBe(recipient.id);
+    }
+    const click = await t.app.inject({ url: `/api/t/c/${legacyRef('tracking')}/${linkId}/${legacySignature}` });
+    expect(click.statusCode).toBe(302);
+    expect((await unsubscribe(legacyRef('unsubscribe'))).statusCode).toBe(200);
+    const send = await t.platform.db
+      .selectFrom('sends')
+      .select(['clicked_count', 'unsubscribed_count'])
+      .where('id', '=', sendId)
+      .executeTakeFirstOrThrow();
+    expect(send).toEqual({ clicked_count: 1, unsubscribed_count: 1 });
   });
 
   it('still recognises a message sent before references: its token unsubscribes, tracks and names its bounce', async () => {

@@ -6,8 +6,15 @@ import { CpuTaskError } from '../../platform/cpu-pool';
 import type { SendsTable } from '../../platform/db-schema';
 import { publicUrl } from '../../platform/public-url';
 import type { TOutgoingMessage } from '../../providers/mail';
-import { recipientRef, type TRefPurpose } from './recipient-refs';
-import { clickUrl, openUrl, type TTrackingUrls, trackHtml, trackingSignatures } from './tracking-links';
+import { recipientRefs, type TRefPurpose } from './recipient-refs';
+import {
+  clickUrlWith,
+  openUrlWith,
+  type TTrackingUrls,
+  trackHtml,
+  trackingKeyOf,
+  trackingSignatures,
+} from './tracking-links';
 
 /** The custom variable each provider-batch message carries, naming its recipient row (Mailgun's webhooks give it back). */
 export const RECIPIENT_VARIABLE = 'sendwell-recipient';
@@ -73,9 +80,22 @@ export const unsubscribeUrls = (platform: TPlatform, unsubscribeRef: string) => 
   oneClick: `${publicUrl(platform)}/api/unsubscribe/${unsubscribeRef}`,
 });
 
+/**
+ * A recipient's references under the platform's signing key, all from one HMAC
+ * (`recipient-refs.ts`), kept for the recipient object a message is being composed for: its
+ * message asks for four or five of them.
+ */
+const refsKept = new WeakMap<object, Record<TRefPurpose, string>>();
+
 /** A recipient's reference for one purpose, under the platform's signing key. */
-export const refOf = (platform: TPlatform, purpose: TRefPurpose, recipient: { id: number; token: string }) =>
-  recipientRef(platform.secrets.signingKey, purpose, recipient);
+export const refOf = (platform: TPlatform, purpose: TRefPurpose, recipient: { id: number; token: string }) => {
+  let refs = refsKept.get(recipient);
+  if (refs === undefined) {
+    refs = recipientRefs(platform.secrets.signingKey, recipient);
+    refsKept.set(recipient, refs);
+  }
+  return refs[purpose];
+};
 
 /**
  * The plain-text alternative of a send's HTML (`text-part.ts`), made on a thread of the CPU
@@ -207,9 +227,12 @@ export const prepareMessage = async (
     return marker;
   };
   const unsubscribeRef = slot('unsubscribe', (recipient) => refOf(platform, 'unsubscribe', recipient));
-  // The tracking reference is one slot, computed once per recipient however many links use it.
+  // The tracking reference and key are one slot each, computed once per recipient however
+  // many links use them.
   slot('tracking', (recipient) => refOf(platform, 'tracking', recipient));
   const trackingSlot = slots.length - 1;
+  slot('tracking key', (recipient) => trackingKeyOf(platform, recipient.token));
+  const trackingKeySlot = slots.length - 1;
   const unsubscribeUrl = unsubscribeUrls(platform, unsubscribeRef);
   const preferencesRef = slot('preferences', (recipient) => refOf(platform, 'preferences', recipient));
   const message = await compose(
@@ -224,10 +247,11 @@ export const prepareMessage = async (
         }),
       tracking: {
         click: (linkId) =>
-          slot(`click ${linkId}`, (recipient, value) =>
-            clickUrl(platform, value(trackingSlot), recipient.token, linkId),
+          slot(`click ${linkId}`, (_recipient, value) =>
+            clickUrlWith(platform, value(trackingSlot), value(trackingKeySlot), linkId),
           ),
-        open: () => slot('open', (recipient, value) => openUrl(platform, value(trackingSlot), recipient.token)),
+        open: () =>
+          slot('open', (_recipient, value) => openUrlWith(platform, value(trackingSlot), value(trackingKeySlot))),
       },
       unsubscribePage: unsubscribeUrl.page,
       unsubscribeOneClick: unsubscribeUrl.oneClick,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { OPEN_PIXEL_PATH } from '@sendwell/contracts';
 import { QuoteType, Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 import type { TPlatform } from '../../platform/context';
@@ -132,16 +133,42 @@ export const linksOfSend = async (executor: Executor, sendId: number) =>
 /**
  * A short signature binding a recipient's secret token to a link (or to the open pixel):
  * the tracking reference names the recipient, the signature which of its links.
+ *
+ * One HMAC a recipient derives their tracking key (`trackingKeyOf`), and each link's
+ * signature is SHA-512/256 of that key and the link (B2: an HMAC per link and recipient was
+ * most of a batch's HMACs). A secret 256-bit prefix under a hash that cannot be extended
+ * (SHA-512/256 keeps half of its state hidden, unlike SHA-256) makes a pseudo-random
+ * function, so a signature says nothing of another link's, nor of another recipient's (each
+ * has a key of its own). Signatures of messages sent before (an HMAC each) are still taken.
  */
+export const trackingKeyOf = (platform: TPlatform, token: string) =>
+  hmac(platform.secrets.signingKey, `track-key:${token}`);
+
+const signatureWith = (trackingKey: string, what: string) =>
+  createHash('sha512-256').update(`${trackingKey}:${what}`).digest('base64url').slice(0, 16);
+
 const signature = (platform: TPlatform, token: string, what: string) =>
+  signatureWith(trackingKeyOf(platform, token), what);
+
+/** The signature a message sent before tracking keys carried: an HMAC of the token and the link. */
+const legacySignature = (platform: TPlatform, token: string, what: string) =>
   hmac(platform.secrets.signingKey, `track:${token}:${what}`).slice(0, 16);
 
-/** A tracked link's address: the recipient's tracking reference, the link, the signature. */
+/**
+ * A tracked link's address: the recipient's tracking reference, the link, the signature by
+ * the recipient's tracking key (`trackingKeyOf`, derived once a recipient by the composer).
+ */
+export const clickUrlWith = (platform: TPlatform, trackingRef: string, trackingKey: string, linkId: number) =>
+  `${publicUrl(platform)}/api/t/c/${trackingRef}/${linkId}/${signatureWith(trackingKey, String(linkId))}`;
+
+export const openUrlWith = (platform: TPlatform, trackingRef: string, trackingKey: string) =>
+  `${publicUrl(platform)}${OPEN_PIXEL_PATH}${trackingRef}/${signatureWith(trackingKey, 'open')}.gif`;
+
 export const clickUrl = (platform: TPlatform, trackingRef: string, token: string, linkId: number) =>
-  `${publicUrl(platform)}/api/t/c/${trackingRef}/${linkId}/${signature(platform, token, String(linkId))}`;
+  clickUrlWith(platform, trackingRef, trackingKeyOf(platform, token), linkId);
 
 export const openUrl = (platform: TPlatform, trackingRef: string, token: string) =>
-  `${publicUrl(platform)}${OPEN_PIXEL_PATH}${trackingRef}/${signature(platform, token, 'open')}.gif`;
+  openUrlWith(platform, trackingRef, trackingKeyOf(platform, token));
 
 /** How one message (or a batch template) names its tracking addresses. */
 export type TTrackingUrls = { click: (linkId: number) => string; open: () => string };
@@ -185,14 +212,18 @@ export const trackHtml = (
 };
 
 /** The signatures a recipient's tracking addresses carry, for providers that fill them in per recipient. */
-export const trackingSignatures = (platform: TPlatform, token: string, links: Map<string, number>) => ({
-  open: signature(platform, token, 'open'),
-  clicks: Object.fromEntries([...links.values()].map((linkId) => [linkId, signature(platform, token, String(linkId))])),
-});
+export const trackingSignatures = (platform: TPlatform, token: string, links: Map<string, number>) => {
+  const key = trackingKeyOf(platform, token);
+  return {
+    open: signatureWith(key, 'open'),
+    clicks: Object.fromEntries([...links.values()].map((linkId) => [linkId, signatureWith(key, String(linkId))])),
+  };
+};
 
 /**
  * Whether a tracking address's signature is the one Sendwell gave this recipient's link (or
  * open pixel); `token` is the recipient row's, found by the address's tracking reference.
  */
 export const isTrackingSignature = (platform: TPlatform, token: string, what: 'open' | number, sig: string) =>
-  safeEqual(sig, signature(platform, token, String(what)));
+  safeEqual(sig, signature(platform, token, String(what))) ||
+  safeEqual(sig, legacySignature(platform, token, String(what)));
