@@ -2,6 +2,8 @@ import type { TJobDefinition } from '../platform/queue';
 import { decideAbTestJob } from './ab-tests/ab-tests.jobs';
 import { accountRoutes } from './accounts/accounts.routes';
 import { announcementRoutes } from './announcements/announcements.routes';
+import { apiKeyRoutes } from './api-keys/api-keys.routes';
+import { authenticateApiKey } from './api-keys/api-keys.service';
 import { authJobs } from './auth/auth.jobs';
 import { authRoutes } from './auth/auth.routes';
 import { cleanUpAuth } from './auth/auth.service';
@@ -92,6 +94,8 @@ export const modules: TModule[] = [
     userInformation: unreadTicketsOf,
   },
   { name: 'billing', routes: [billingRoutes] },
+  // API keys (issue 48 §2): Settings → API keys, and how http-security finds a key's holder.
+  { name: 'api-keys', routes: [apiKeyRoutes], apiKeyAuth: authenticateApiKey },
   { name: 'registration', routes: [registrationRoutes], cleanup: cleanUpCaptchas },
   // Mail its users send to the test inbox: its listener on loopback and its route (catch-all).
   {
@@ -189,4 +193,6 @@ export const moduleHooks: TModuleHooks = {
   inboundRoutes: registered('inboundRoutes').flat(),
   cleanups: registered('cleanup'),
   personalData: registered('personalData'),
+  apiKeyAuth: registered('apiKeyAuth')[0] ?? null,
+  eventSinks: registered('eventSink'),
 };
