@@ -119,6 +119,8 @@ const LAYERS: string[][] = [
   ['spam-test', 'campaigns', 'signup'],
   // The person's data goes through every module's registered part; it imports none.
   ['operator', 'deliverability', 'privacy'],
+  // Webhooks out: told of events through the `eventSink` hook; it calls no other module.
+  ['webhooks'],
 ];
 
 const sourcesOf = (dir: string): string[] =>

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { FIGURE_NAMES } from './figures';
-import { SEND_STATUSES } from './sending';
+import { SEND_STATUSES, ZSendEmailRequest } from './sending';
+
+/** The Send Email form's own fields where the call has the same ones: one reading of a sender. */
+const form = ZSendEmailRequest.shape;
 
 /**
  * `POST /api/email/transactional` (issue 48 §2): a saved template to one address, with merge
@@ -12,12 +15,17 @@ export const ZTransactionalRequest = z.object({
   /** One of the user's own templates (its subject and HTML), or a starting one. */
   template_id: z.coerce.number().int().positive(),
   /** The sending account, and the sender as Send Email names it for the account's kind. */
-  account: z.coerce.number().int().positive(),
-  senderName: z.string().max(200).optional().default(''),
-  alias: z.string().max(64).optional().default(''),
-  useSubdomain: z.boolean().optional().default(false),
+  account: form.account,
+  senderName: form.senderName,
+  alias: form.alias,
+  useSubdomain: form.useSubdomain,
   to: z.string().max(320),
-  name: z.string().trim().max(200).optional().default(''),
+  name: z
+    .string()
+    .max(200)
+    .refine((value) => !/[\r\n]/.test(value), { message: 'The name may not hold a line break.' })
+    .optional()
+    .default(''),
   /** Merge data: `{{key}}` in the subject and HTML (and `{{name}}`, `{{email}}`). */
   data: z
     .record(z.string().max(64), z.string().max(10_000))
@@ -25,8 +33,8 @@ export const ZTransactionalRequest = z.object({
     .optional()
     .default({}),
   /** Replaces the template's subject. */
-  subject: z.string().trim().max(998).optional(),
-  reply_to: z.string().max(320).optional().default(''),
+  subject: form.subject.optional(),
+  reply_to: form.reply,
   track_opens: z.boolean().optional().default(true),
   track_clicks: z.boolean().optional().default(true),
   idempotency_key: z.string().trim().min(1).max(255).optional(),

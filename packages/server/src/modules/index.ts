@@ -63,6 +63,9 @@ import { verificationPersonalData } from './verification/personal-data';
 import { verifyJob } from './verification/verification.jobs';
 import { verificationRoutes } from './verification/verification.routes';
 import { verifyAfterImport } from './verification/verification.service';
+import { deliverWebhooksJob, sweepWebhooksJob } from './webhooks/webhooks.jobs';
+import { webhookEndpointRoutes } from './webhooks/webhooks.routes';
+import { pruneWebhookLog, queueEvents } from './webhooks/webhooks.service';
 
 /**
  * Every domain plugs in here: its routes (mounted under /api), pages, jobs and the hooks it
@@ -177,6 +180,14 @@ export const modules: TModule[] = [
   { name: 'deliverability', routes: [preSendRoutes] },
   // A person's data on request (issue 48 §4): export and erase one address through every module's part.
   { name: 'privacy', routes: [privacyRoutes] },
+  // Webhooks out (issue 48 §3): the events lists, the engine and the intake emit, delivered signed and in order.
+  {
+    name: 'webhooks',
+    routes: [webhookEndpointRoutes],
+    jobs: [deliverWebhooksJob, sweepWebhooksJob] as TJobDefinition[],
+    eventSink: queueEvents,
+    cleanup: pruneWebhookLog,
+  },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);

@@ -611,6 +611,7 @@ export {
   findBounceSplit,
   findHandoverOf,
   findHardBouncedSends,
+  findSendForFigures,
   findSendLink,
   findSendRecipientsByEmails,
   findUserSend,
