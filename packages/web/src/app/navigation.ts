@@ -8,6 +8,7 @@ import {
   IconFlame,
   IconHistory,
   IconInbox,
+  IconKey,
   IconLayoutDashboard,
   IconLifebuoy,
   IconMailCheck,
@@ -17,6 +18,7 @@ import {
   IconSettings,
   IconShieldLock,
   IconTool,
+  IconWebhook,
   type TablerIcon,
 } from '@tabler/icons-react';
 
@@ -62,6 +64,8 @@ export const navigation: TNavigationEntry[] = [
       { label: 'Sending Accounts', path: '/settings/accounts', icon: IconServer, available: true },
       { label: 'Test Inbox', path: '/test-inbox', icon: IconInbox, available: true },
       { label: 'Subscription', path: '/settings/subscription', icon: IconCreditCard, available: true },
+      { label: 'API Keys', path: '/settings/api-keys', icon: IconKey, available: true },
+      { label: 'Webhooks', path: '/settings/webhooks', icon: IconWebhook, available: true },
     ],
   },
   { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: true },
