@@ -438,7 +438,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     spamTest: {
       domain: e.SPAM_TEST_DOMAIN.toLowerCase(),
       port: e.SPAM_TEST_MAILBOX ? e.SPAM_TEST_SMTP_PORT : null,
-      credits: e.SPAM_TEST_CREDITS,
+      // Without billing a spam test costs nothing.
+      credits: e.BILLING === 'off' ? 0 : e.SPAM_TEST_CREDITS,
       timeoutMs: Math.round(e.SPAM_TEST_TIMEOUT_MINUTES * 60_000),
       maxWaiting: e.SPAM_TEST_MAX_WAITING,
       dnsServers: splitList(e.SPAM_TEST_DNS_SERVERS ?? e.VERIFY_DNS_SERVERS ?? ''),

@@ -46,6 +46,7 @@ export const getUserInformation = async (platform: TPlatform, userId: number): P
     role: row.role,
     unread_tickets: 0,
     credit: toCreditBalance({ balance: row.balance ?? 0, used: row.used ?? 0 }),
+    billing: platform.config.isBillingOn,
     // What other modules add (the tickets module: unread answers).
     ...Object.assign(
       {},
