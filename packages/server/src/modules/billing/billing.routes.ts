@@ -23,7 +23,7 @@ export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
 
   // A single-company install (`BILLING=off`) sells nothing: its plan and credit calls are not
   // there, before their bodies are read.
-  const sold = new Set(
+  const sold = new Set<string>(
     [billingApi.subscription, billingApi.changePlan, billingApi.buyCredits].map((route) => route.path),
   );
   app.addHook('preValidation', async (request) => {
