@@ -254,12 +254,6 @@ export const saveMembers = async (
     subscribed: member.subscribed ?? true,
   });
   const saved = await platform.db.transaction().execute(async (trx) => {
-    const before = await repository.lockMembersByEmail(
-      trx,
-      list.id,
-      members.map((member) => member.email),
-    );
-    const wasSubscribed = new Map(before.map((row) => [row.email.toLowerCase(), row.subscribed]));
     const rows = [
       ...(await repository.saveMemberRows(
         trx,
@@ -274,7 +268,7 @@ export const saveMembers = async (
         { setSubscribed: false },
       )),
     ];
-    const previous = (row: { email: string }) => wasSubscribed.get(row.email.toLowerCase());
+    const previous = (row: { was_subscribed: boolean | null }) => row.was_subscribed;
     await emitEvents(platform, trx, [
       ...memberEvents(
         userId,

@@ -92,6 +92,19 @@ export const deleteEndpoint = async (db: Executor, userId: number, endpointId: n
 
 // --- the queue ---
 
+/**
+ * Which event types these users' enabled endpoints take (`<user id>:<type>`): most events
+ * have no taker, and are dropped before anything is built for them.
+ */
+export const findWantedTypes = async (db: Executor, userIds: number[]) =>
+  new Set(
+    (
+      await sql<{ key: string }>`
+        select distinct user_id || ':' || unnest(event_types) as key
+          from webhook_endpoints where user_id = any(${userIds}::bigint[]) and is_enabled`.execute(db)
+    ).rows.map((row) => row.key),
+  );
+
 export type TNewDelivery = { userId: number; eventId: string; type: string; orderingKey: string; payload: string };
 
 /**

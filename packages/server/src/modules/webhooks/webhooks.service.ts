@@ -145,9 +145,12 @@ const bodyOf = (eventId: string, type: string, occurredAt: Date, data: Record<st
  * its job with it.
  */
 export const queueEvents: TEventSink = async (platform, trx, events) => {
+  const wanted = await repository.findWantedTypes(trx, [...new Set(events.map((event) => event.userId))]);
+  const taken = events.filter((event) => wanted.has(`${event.userId}:${event.type}`));
+  if (taken.length === 0) return;
   const endpointIds = await repository.insertDeliveries(
     trx,
-    events.map((event: TOutboundEvent) => {
+    taken.map((event: TOutboundEvent) => {
       const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
       return {
         userId: event.userId,
