@@ -219,14 +219,17 @@ export const settleAttempt = async (
   return rows.length > 0;
 };
 
-/** Endpoints with deliveries due and not held (the minute's sweep queues their jobs). */
+/**
+ * Enabled endpoints with deliveries due and not held (the minute's sweep queues their jobs);
+ * a disabled endpoint's wait until it is turned on again.
+ */
 export const findEndpointsDue = async (db: Executor) =>
   (
     await sql<{ endpoint_id: number }>`
-      select distinct endpoint_id from webhook_deliveries
-       where status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())`.execute(
-      db,
-    )
+      select distinct d.endpoint_id from webhook_deliveries d
+        join webhook_endpoints e on e.id = d.endpoint_id and e.is_enabled
+       where d.status = 'pending' and d.next_attempt_at <= now()
+         and (d.leased_until is null or d.leased_until < now())`.execute(db)
   ).rows.map((row) => Number(row.endpoint_id));
 
 /** When the endpoint's next delivery comes due (its earliest waiting one), or null. */

@@ -161,7 +161,9 @@ export const queueEvents: TEventSink = async (platform, trx, events) => {
       };
     }),
   );
-  for (const endpointId of endpointIds) await queueDelivery(platform, endpointId, trx);
+  // In one order everywhere: two transactions queueing jobs for the same endpoints wait for each
+  // other (the queue's unique key per endpoint) and must not wait in a circle.
+  for (const endpointId of endpointIds.sort((a, b) => a - b)) await queueDelivery(platform, endpointId, trx);
 };
 
 /** One delivery job per endpoint waiting or running at a time (the queue's `stately` policy). */
@@ -233,7 +235,8 @@ const RUN_MS = 60_000;
  */
 export const deliverDue = async (platform: TPlatform, endpointId: number) => {
   const endpoint = await repository.findEndpointById(platform.db, endpointId);
-  if (!endpoint) return 0;
+  // A webhook turned off keeps its deliveries waiting (given up a day after their events).
+  if (!endpoint?.is_enabled) return 0;
   const started = Date.now();
   let delivered = 0;
   for (;;) {

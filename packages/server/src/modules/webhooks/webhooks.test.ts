@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
 import { startWebhookReceiver, type TReceived } from '../../../test/webhook-receiver';
+import { findEndpointsDue } from './webhooks.repository';
 import { deliverDue, nextAttemptAt, queueDueDeliveries } from './webhooks.service';
 
 /** R44: signed, at least once, in order per member, retried with backoff, every URL through the guard. */
@@ -242,6 +243,30 @@ describe('webhooks out (R44)', () => {
       const log = (await agent.get(`/api/settings/webhooks/${endpoint.id}/deliveries`)).json();
       expect(log.data[0].attempts[0]).toMatchObject({ status_code: null });
       expect(log.data[0].attempts[0].response).toMatch(/local or private network address/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('holds the deliveries of a webhook turned off, and sends them once it is on again', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const { agent, listId } = await signedIn();
+      const { data: endpoint } = await register(agent, receiver.url, ['member.subscribed']);
+      const saved = { url: receiver.url, events: ['member.subscribed'], description: 'CRM' };
+      await agent.post(`/api/settings/webhooks/${endpoint.id}`, { ...saved, is_enabled: false });
+      await agent.put(`/api/mailing-lists/${listId}/members`, { email: 'later@example.com' });
+      // Turned off when the event happened: nothing queued for it, nothing sent.
+      expect(await deliverDue(t.platform, endpoint.id)).toBe(0);
+      await agent.post(`/api/settings/webhooks/${endpoint.id}`, { ...saved, is_enabled: true });
+      await agent.put(`/api/mailing-lists/${listId}/members`, { email: 'now@example.com' });
+      // Deliveries queued while on and then held by a switch-off wait, and go when it is on.
+      await agent.post(`/api/settings/webhooks/${endpoint.id}`, { ...saved, is_enabled: false });
+      expect(await deliverDue(t.platform, endpoint.id)).toBe(0);
+      expect(await findEndpointsDue(t.platform.db)).not.toContain(endpoint.id);
+      await agent.post(`/api/settings/webhooks/${endpoint.id}`, { ...saved, is_enabled: true });
+      expect(await deliverDue(t.platform, endpoint.id)).toBe(1);
+      expect(receiver.received.map((received) => received.json.data.email)).toEqual(['now@example.com']);
     } finally {
       await receiver.close();
     }
