@@ -107,7 +107,14 @@ export const backupTo = async (config: TConfig, file: string) => {
           Number((await client.query(`select count(*) from public.${quoted(table.name)}`)).rows[0].count),
         ),
       );
-      const secret = config.secretKey ? null : fs.readFileSync(secretFileOf(config), 'utf8').trim();
+      // SECRET_KEY in the environment is the operator's to keep; a generated one is the file's.
+      const secretFile = secretFileOf(config);
+      if (!config.secretKey && !fs.existsSync(secretFile)) {
+        throw new Error(
+          `Neither SECRET_KEY nor ${secretFile} is here: run the backup where Sendwell runs, with its DATA_DIR.`,
+        );
+      }
+      const secret = config.secretKey ? null : fs.readFileSync(secretFile, 'utf8').trim();
       const manifest: TManifest = {
         createdAt: new Date().toISOString(),
         migrations: applied.map((row) => row.name),
@@ -218,6 +225,11 @@ export const restoreFrom = async (config: TConfig, file: string) => {
   if (unknown.length > 0) {
     throw new Error(
       `This backup is from a newer Sendwell (migration ${unknown[0]} is not in this one). Upgrade first.`,
+    );
+  }
+  if (secret !== null && config.secretKey && config.secretKey !== secret) {
+    throw new Error(
+      'SECRET_KEY is set to another secret than the backup’s: unset it (the backup’s secret.key is written) or set it to that secret.',
     );
   }
   if (secret !== null && !config.secretKey) {
