@@ -38,8 +38,11 @@ create table webhook_deliveries (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
--- The heads of each endpoint's keys: the first pending delivery per ordering key.
-create index webhook_deliveries_pending_idx on webhook_deliveries (endpoint_id, ordering_key, id)
+-- A claim walks an endpoint's pending deliveries in id order (the first index) and takes
+-- each that no earlier pending delivery of its ordering key holds back (a probe of the
+-- second): the cost of a claim is what it takes, not the whole queue.
+create index webhook_deliveries_pending_idx on webhook_deliveries (endpoint_id, id) where status = 'pending';
+create index webhook_deliveries_pending_key_idx on webhook_deliveries (endpoint_id, ordering_key, id)
   where status = 'pending';
 -- The minute's sweep: endpoints with deliveries due.
 create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where status = 'pending';

@@ -161,15 +161,14 @@ export type TClaimedDelivery = {
 export const claimDue = async (db: Executor, endpointId: number, leaseToken: string, leaseMs: number, limit: number) =>
   (
     await sql<TClaimedDelivery>`
-      with heads as (
-        select distinct on (ordering_key) id, next_attempt_at, leased_until
-          from webhook_deliveries
-         where endpoint_id = ${endpointId} and status = 'pending'
-         order by ordering_key, id
-      ), due as (
-        select id from heads
-         where next_attempt_at <= now() and (leased_until is null or leased_until < now())
-         order by id
+      with due as (
+        select d.id from webhook_deliveries d
+         where d.endpoint_id = ${endpointId} and d.status = 'pending'
+           and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until < now())
+           and not exists (select 1 from webhook_deliveries earlier
+                            where earlier.endpoint_id = d.endpoint_id and earlier.ordering_key = d.ordering_key
+                              and earlier.status = 'pending' and earlier.id < d.id)
+         order by d.id
          limit ${limit}
       )
       update webhook_deliveries d

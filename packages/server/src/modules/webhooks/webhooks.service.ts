@@ -245,7 +245,7 @@ export const deliverDue = async (platform: TPlatform, endpointId: number) => {
       return delivered;
     }
     const leaseToken = randomUUID();
-    const claimed = await repository.claimDue(platform.db, endpointId, leaseToken, leaseMsOf(platform), IN_FLIGHT * 4);
+    const claimed = await repository.claimDue(platform.db, endpointId, leaseToken, leaseMsOf(platform), IN_FLIGHT * 8);
     if (claimed.length === 0) return delivered;
     let next = 0;
     const lane = async () => {
