@@ -222,6 +222,9 @@ export const bulkDeleteMembers = async (
 
 // --- members by address: the integrators' calls (issue 48 §2) ---
 
+/** How long the search index waits after members are added by address (a burst of bulk calls is indexed once, after it). */
+const SEARCH_INDEX_DELAY_MS = 5_000;
+
 /** A member as a call gives it: what is not given is left as it is (a new address is subscribed). */
 export type TMemberInput = { email: string; fullname?: string; fields?: Record<string, string>; subscribed?: boolean };
 
@@ -291,7 +294,7 @@ export const saveMembers = async (
     return rows;
   });
   if (saved.some((row) => row.inserted)) {
-    await queueSearchIndexing(platform, list.id).catch((error: unknown) =>
+    await queueSearchIndexing(platform, list.id, { delayMs: SEARCH_INDEX_DELAY_MS }).catch((error: unknown) =>
       platform.log.error({ err: error }, 'could not queue member search indexing'),
     );
   }

@@ -190,32 +190,48 @@ export const claimOne = async (db: Executor, deliveryId: number, leaseToken: str
       returning id, user_id, event_id, type, payload, attempts, created_at`.execute(db)
   ).rows[0];
 
+export type TAttemptRecord = {
+  id: number;
+  userId: number;
+  /** Delivered; or pending again at `nextAttemptAt`; or failed for good (both false/null). */
+  isDelivered: boolean;
+  nextAttemptAt: Date | null;
+  statusCode: number | null;
+  response: string;
+  durationMs: number;
+};
+
 /**
- * Records an attempt's answer and what follows, while the lease is still this worker's:
- * delivered; or pending again at `nextAttemptAt`; or failed for good (`nextAttemptAt` null).
- * The attempt goes in the log in the same statement.
+ * Records the answers of a claim's attempts in one statement (one commit for the claim, not
+ * one per delivery), each only while its lease is still this worker's, with the attempts
+ * in the log. A crash before it leaves the leases to end: those deliveries go again (at
+ * least once).
  */
-export const settleAttempt = async (
-  db: Executor,
-  delivery: { id: number; userId: number },
-  leaseToken: string,
-  outcome: { isDelivered: boolean; nextAttemptAt: Date | null },
-  answer: { statusCode: number | null; response: string; durationMs: number },
-) => {
-  const status = outcome.isDelivered ? 'delivered' : outcome.nextAttemptAt ? 'pending' : 'failed';
+export const settleAttempts = async (db: Executor, leaseToken: string, records: TAttemptRecord[]) => {
+  if (records.length === 0) return 0;
+  const column = <T>(pick: (record: TAttemptRecord) => T) => records.map(pick);
   const { rows } = await sql<{ id: number }>`
-    with settled as (
-      update webhook_deliveries
-         set status = ${status}, lease_token = null, leased_until = null, updated_at = now(),
-             next_attempt_at = coalesce(${outcome.nextAttemptAt}::timestamptz, next_attempt_at),
-             delivered_at = case when ${outcome.isDelivered} then now() else null end
-       where id = ${delivery.id} and lease_token = ${leaseToken}
-      returning id
+    with given as (
+      select * from unnest(${column((record) => record.id)}::bigint[], ${column((record) => record.userId)}::bigint[],
+                           ${column((record) => record.isDelivered)}::boolean[],
+                           ${column((record) => record.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
+                           ${column((record) => record.statusCode)}::int[], ${column((record) => record.response)}::text[],
+                           ${column((record) => record.durationMs)}::int[])
+             as g (id, user_id, is_delivered, next_attempt_at, status_code, response, duration_ms)
+    ), settled as (
+      update webhook_deliveries d
+         set status = case when g.is_delivered then 'delivered' when g.next_attempt_at is null then 'failed' else 'pending' end,
+             lease_token = null, leased_until = null, updated_at = now(),
+             next_attempt_at = coalesce(g.next_attempt_at, d.next_attempt_at),
+             delivered_at = case when g.is_delivered then now() else null end
+        from given g
+       where d.id = g.id and d.lease_token = ${leaseToken}
+      returning d.id
     )
     insert into webhook_attempts (delivery_id, user_id, status_code, response, duration_ms)
-    select id, ${delivery.userId}, ${answer.statusCode}, ${answer.response}, ${answer.durationMs} from settled
+    select g.id, g.user_id, g.status_code, g.response, g.duration_ms from given g join settled s on s.id = g.id
     returning delivery_id as id`.execute(db);
-  return rows.length > 0;
+  return rows.length;
 };
 
 /**

@@ -22,7 +22,7 @@ import { decryptSecret, encryptSecret } from '../../platform/encryption';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
 import type { TEventSink, TOutboundEvent } from '../module';
 import { newWebhookSecret, signatureHeader } from './signing';
-import { guardWebhookUrl, postWebhook, type TWebhookAnswer } from './webhook-http';
+import { guardWebhookUrl, postWebhook } from './webhook-http';
 import { deliverWebhooksJob } from './webhooks.jobs';
 import * as repository from './webhooks.repository';
 
@@ -186,17 +186,25 @@ export const nextAttemptAt = (attempts: number, createdAt: Date, now = new Date(
   return new Date(Math.min(now.getTime() + delay, deadline));
 };
 
-/** A worker's hold on a delivery it attempts: past the receiver's timeout, with room to record the answer. */
-const leaseMsOf = (platform: TPlatform) => platform.config.webhooks.timeoutMs + 30_000;
+/** Requests one endpoint gets at once (different members; one member's go one after another). */
+const IN_FLIGHT = 8;
+/** Deliveries one claim takes: their answers are recorded together when the last has come. */
+const CLAIM_SIZE = IN_FLIGHT * 8;
 
-/** One attempt: signed afresh (its own time), posted through the guard, its answer recorded. */
+/**
+ * A worker's hold on the deliveries of a claim: every one of them may take the receiver's
+ * whole timeout, `IN_FLIGHT` at a time, and then the answers are recorded; with room.
+ */
+const leaseMsOf = (platform: TPlatform, size = CLAIM_SIZE) =>
+  platform.config.webhooks.timeoutMs * Math.ceil(size / IN_FLIGHT) + 30_000;
+
+/** One attempt: signed afresh (its own time), posted through the guard; answers what to record. */
 const attempt = async (
   platform: TPlatform,
   endpoint: { id: number; url: string; secret: Buffer | null },
   delivery: repository.TClaimedDelivery,
-  leaseToken: string,
   { retries }: { retries: boolean },
-): Promise<TWebhookAnswer & { isDelivered: boolean }> => {
+): Promise<repository.TAttemptRecord> => {
   const body = JSON.stringify(delivery.payload);
   const answer = await postWebhook(
     endpoint.url,
@@ -209,21 +217,15 @@ const attempt = async (
     { allowLoopback: platform.config.webhooks.allowLoopback, timeoutMs: platform.config.webhooks.timeoutMs },
   );
   const isDelivered = answer.statusCode !== null && answer.statusCode >= 200 && answer.statusCode < 300;
-  await repository.settleAttempt(
-    platform.db,
-    { id: delivery.id, userId: delivery.user_id },
-    leaseToken,
-    {
-      isDelivered,
-      nextAttemptAt: isDelivered || !retries ? null : nextAttemptAt(delivery.attempts, delivery.created_at),
-    },
-    answer,
-  );
-  return { ...answer, isDelivered };
+  return {
+    id: delivery.id,
+    userId: delivery.user_id,
+    isDelivered,
+    nextAttemptAt: isDelivered || !retries ? null : nextAttemptAt(delivery.attempts, delivery.created_at),
+    ...answer,
+  };
 };
 
-/** Requests one endpoint gets at once (different members; one member's go one after another). */
-const IN_FLIGHT = 8;
 /** A run gives its endpoint up after this long, and queues itself again, so one receiver cannot hold a worker. */
 const RUN_MS = 60_000;
 
@@ -245,16 +247,19 @@ export const deliverDue = async (platform: TPlatform, endpointId: number) => {
       return delivered;
     }
     const leaseToken = randomUUID();
-    const claimed = await repository.claimDue(platform.db, endpointId, leaseToken, leaseMsOf(platform), IN_FLIGHT * 8);
+    const claimed = await repository.claimDue(platform.db, endpointId, leaseToken, leaseMsOf(platform), CLAIM_SIZE);
     if (claimed.length === 0) return delivered;
     let next = 0;
+    const records: repository.TAttemptRecord[] = [];
     const lane = async () => {
       while (next < claimed.length) {
-        const delivery = claimed[next++]!;
-        if ((await attempt(platform, endpoint, delivery, leaseToken, { retries: true })).isDelivered) delivered += 1;
+        const record = await attempt(platform, endpoint, claimed[next++]!, { retries: true });
+        records.push(record);
+        if (record.isDelivered) delivered += 1;
       }
     };
     await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, claimed.length) }, lane));
+    await repository.settleAttempts(platform.db, leaseToken, records);
   }
 };
 
@@ -285,8 +290,9 @@ export const sendTestEvent = async (platform: TPlatform, userId: number, endpoin
     payload: JSON.stringify(payload),
   });
   const leaseToken = randomUUID();
-  const claimed = await repository.claimOne(platform.db, id, leaseToken, leaseMsOf(platform));
-  const answer = await attempt(platform, endpoint, claimed!, leaseToken, { retries: false });
+  const claimed = await repository.claimOne(platform.db, id, leaseToken, leaseMsOf(platform, 1));
+  const answer = await attempt(platform, endpoint, claimed!, { retries: false });
+  await repository.settleAttempts(platform.db, leaseToken, [answer]);
   const [delivery] = await repository.pageDeliveries(platform.db, userId, endpointId, 1, 0);
   return {
     status: answer.isDelivered,
