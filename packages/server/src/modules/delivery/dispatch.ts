@@ -8,7 +8,7 @@ import { HttpError } from '../../platform/errors';
 import { groupCommit } from '../../platform/group-commit';
 import { emitEvents } from '../../platform/outbound-events';
 import { publishToUser } from '../../platform/realtime';
-import type { TMailTransport, TSendResult } from '../../providers/mail';
+import type { TMailTransport } from '../../providers/mail';
 import { findAccountRow, openAccountTransport } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import { claimRecipients, endClaim, releaseClaim, type TClaimed } from './claims';
