@@ -63,6 +63,7 @@ import { verificationPersonalData } from './verification/personal-data';
 import { verifyJob } from './verification/verification.jobs';
 import { verificationRoutes } from './verification/verification.routes';
 import { verifyAfterImport } from './verification/verification.service';
+import { webhooksPersonalData } from './webhooks/personal-data';
 import { deliverWebhooksJob, sweepWebhooksJob } from './webhooks/webhooks.jobs';
 import { webhookEndpointRoutes } from './webhooks/webhooks.routes';
 import { pruneWebhookLog, queueEvents } from './webhooks/webhooks.service';
@@ -187,6 +188,7 @@ export const modules: TModule[] = [
     jobs: [deliverWebhooksJob, sweepWebhooksJob] as TJobDefinition[],
     eventSink: queueEvents,
     cleanup: pruneWebhookLog,
+    personalData: webhooksPersonalData,
   },
 ];
 
