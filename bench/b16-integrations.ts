@@ -126,6 +126,8 @@ const newList = async (setup: TSetup, alias: string) =>
         domain: 'bench.test',
         address: `${alias}@bench.test`,
         name: alias,
+        // Members added by the API are subscribed at once (a double opt-in list would mail each a confirmation).
+        double_opt_in: false,
       })
       .returning('id')
       .executeTakeFirstOrThrow()

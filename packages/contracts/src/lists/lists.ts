@@ -388,6 +388,8 @@ export const ZUpsertMemberResponse = z.object({
   message: z.string(),
   /** Whether the address was new to the list. */
   created: z.boolean(),
+  /** A double opt-in list: the address was asked to confirm (it is `unconfirmed` until it does). */
+  confirmation_sent: z.boolean(),
   data: ZMember,
 });
 
@@ -424,6 +426,8 @@ export const ZBulkMembersResponse = z.object({
     updated: z.number().int(),
     invalid: z.number().int(),
     duplicate: z.number().int(),
+    /** Addresses asked to confirm (a double opt-in list): `unconfirmed` until they do. */
+    confirmations: z.number().int(),
   }),
   /** One per row given, in order: `duplicate` when an earlier row of the call had the address. */
   results: z.array(

@@ -45,6 +45,7 @@ import { historyRoutes } from './reports/history.routes';
 import { scheduledRoutes } from './send-email/scheduled.routes';
 import { sendEmailRoutes } from './send-email/send-email.routes';
 import { signupPages, signupRoutes } from './signup/signup.routes';
+import { sendConfirmation } from './signup/signup.service';
 import { spamTestListener, spamTestRoute } from './spam-test/mailbox';
 import { expireSpamTestJob } from './spam-test/spam-test.jobs';
 import { spamTestRoutes } from './spam-test/spam-test.routes';
@@ -175,7 +176,7 @@ export const modules: TModule[] = [
   },
   // Signup forms (issue 48 §1): the hosted page, an embedded form's post, the confirmation
   // email and link, the preferences page of every email's footer.
-  { name: 'signup', routes: [signupRoutes], pages: signupPages },
+  { name: 'signup', routes: [signupRoutes], pages: signupPages, sendSignupConfirmation: sendConfirmation },
   { name: 'operator', routes: [operatorRoutes] },
   // The pre-send check (issue 31): DNS, the spam test's content checks and the lists, before Send Email's confirmation.
   { name: 'deliverability', routes: [preSendRoutes] },
@@ -207,5 +208,6 @@ export const moduleHooks: TModuleHooks = {
   cleanups: registered('cleanup'),
   personalData: registered('personalData'),
   apiKeyAuth: registered('apiKeyAuth')[0] ?? null,
+  sendSignupConfirmation: registered('sendSignupConfirmation')[0] ?? null,
   eventSinks: registered('eventSink'),
 };

@@ -5,6 +5,7 @@ import type { Executor } from '../platform/db';
 import type { TJobDefinition } from '../platform/queue';
 import type { TInboundListener, TInboundRoute } from './inbound/inbound.service';
 import type { TListUsageCheck } from './lists/lists.service';
+import type { TFormList } from './lists/signup-form.service';
 
 /**
  * Fields another module adds to the signed-in user's information (the tickets module: the
@@ -38,6 +39,19 @@ export type TPersonalData = {
   /** Deletes them in the caller's transaction (or keeps only what must stay, hashed); answers the rows per table. */
   erase: (platform: TPlatform, trx: Executor, userId: number, email: string) => Promise<Record<string, number>>;
 };
+
+/**
+ * Mails a double opt-in signup's confirmation (the signup module's email, through the
+ * engine) in the caller's transaction; answers the send. Offered by lists for the member
+ * calls by address (an API add to a double opt-in list asks the person, as a form does).
+ */
+export type TSendSignupConfirmation = (
+  platform: TPlatform,
+  trx: Executor,
+  list: TFormList,
+  signup: { email: string; fullname: string; fields: Record<string, string> },
+  token: string,
+) => Promise<number>;
 
 /** A module's part of the hourly cleanup (R30): deletes what it no longer needs; answers what it deleted, by kind. */
 export type TCleanup = (platform: TPlatform) => Promise<Record<string, number>>;
@@ -95,6 +109,8 @@ export type TModuleHooks = {
   personalData: TPersonalData[];
   /** Null when no module offers API keys (every bearer request is then refused). */
   apiKeyAuth: TApiKeyAuthenticate | null;
+  /** Null when no module mails confirmations (then an add by address to a double opt-in list is refused). */
+  sendSignupConfirmation: TSendSignupConfirmation | null;
   /** Where events go (webhooks out). */
   eventSinks: TEventSink[];
 };
@@ -124,5 +140,6 @@ export type TModule = {
   cleanup?: TCleanup;
   personalData?: TPersonalData;
   apiKeyAuth?: TApiKeyAuthenticate;
+  sendSignupConfirmation?: TSendSignupConfirmation;
   eventSink?: TEventSink;
 };

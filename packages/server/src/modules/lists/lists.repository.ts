@@ -176,6 +176,7 @@ const MEMBER_COLUMNS = [
   'list_id',
   'account_id',
   'fields',
+  'unconfirmed',
   'created_at',
 ] as const;
 
@@ -221,6 +222,8 @@ export const saveMemberRows = async (
          set fullname = case when excluded.fullname <> '' then excluded.fullname else m.fullname end,
              fields = m.fields || excluded.fields,
              subscribed = case when ${setSubscribed} then excluded.subscribed else m.subscribed end,
+             -- Subscribed by the call: a signup that waited for its confirmation is done waiting.
+             unconfirmed = case when ${setSubscribed} and excluded.subscribed then false else m.unconfirmed end,
              updated_at = now()
       returning ${sql.join(MEMBER_COLUMNS.map((column) => sql.ref(`m.${column}`)))}, (xmax = 0) as inserted
     )

@@ -202,7 +202,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
   const sourceOf = (request: { apiKey: unknown }) => (request.apiKey ? ('api' as const) : ('app' as const));
 
   serve(listsApi.upsertMember, { config: editLimit }, async (request) => {
-    const { member, created } = await upsertMember(
+    const { member, created, confirmationSent } = await upsertMember(
       platform,
       userOf(request),
       request.params.listId,
@@ -211,8 +211,13 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
     );
     return {
       status: true as const,
-      message: created ? LIST_MESSAGES.memberAdded : LIST_MESSAGES.memberSaved,
+      message: confirmationSent
+        ? 'The address has been asked to confirm: it joins the list once it does.'
+        : created
+          ? LIST_MESSAGES.memberAdded
+          : LIST_MESSAGES.memberSaved,
       created,
+      confirmation_sent: confirmationSent,
       data: member,
     };
   });

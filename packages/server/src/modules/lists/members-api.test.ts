@@ -29,6 +29,8 @@ const integrator = async () => {
     .executeTakeFirstOrThrow();
   const listId = (await agent.post('/api/mailing-lists', { accountId: account.id, alias: 'news', name: 'News' })).json()
     .data.id as number;
+  // Single opt-in unless a test says otherwise (new lists ask for confirmation).
+  await t.platform.db.updateTable('mailing_lists').set({ double_opt_in: false }).where('id', '=', listId).execute();
   const key = (
     await agent.post('/api/settings/api-keys', { name: 'CRM', scopes: ['lists:read', 'lists:write'] })
   ).json().key as string;
@@ -106,7 +108,7 @@ describe('member calls by address (issue 48 §2)', () => {
     ];
     const response = await api('POST', `/api/mailing-lists/${listId}/members/bulk`, { members: rows });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().counts).toEqual({ added: 2, updated: 1, invalid: 2, duplicate: 1 });
+    expect(response.json().counts).toEqual({ added: 2, updated: 1, invalid: 2, duplicate: 1, confirmations: 0 });
     expect(response.json().results.map((row: { result: string }) => row.result)).toEqual([
       'updated',
       'added',
@@ -169,5 +171,59 @@ describe('member calls by address (issue 48 §2)', () => {
     expect(queued.map((row) => row.type)).toEqual(['member.subscribed', 'member.unsubscribed', 'member.subscribed']);
     expect(queued.every((row) => row.ordering_key === 'eve@example.com')).toBe(true);
     expect(queued[0]!.payload).toMatchObject({ data: { list_id: listId, source: 'api' } });
+  });
+
+  it('asks a new address on a double opt-in list to confirm, and tells webhooks when it does', async () => {
+    const { user, listId, api, members } = await integrator();
+    await t.platform.db.updateTable('mailing_lists').set({ double_opt_in: true }).where('id', '=', listId).execute();
+    const { id: endpointId } = await t.platform.db
+      .insertInto('webhook_endpoints')
+      .values({
+        user_id: user.id,
+        url: 'https://hooks.example.com/x',
+        event_types: ['member.subscribed', 'member.confirmed'],
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const added = await api('PUT', `/api/mailing-lists/${listId}/members`, {
+      email: 'dora@example.com',
+      fullname: 'Dora',
+    });
+    expect(added.statusCode, added.body).toBe(200);
+    expect(added.json()).toMatchObject({
+      created: true,
+      confirmation_sent: true,
+      data: { subscribe: 0, unconfirmed: true },
+    });
+    expect(await members()).toEqual([{ email: 'dora@example.com', fullname: 'Dora', subscribed: false, fields: {} }]);
+    // The confirmation email, through the engine, with the link.
+    const confirmation = await t.platform.db
+      .selectFrom('sends')
+      .innerJoin('send_recipients', 'send_recipients.send_id', 'sends.id')
+      .select(['sends.source', 'send_recipients.email', 'send_recipients.fields'])
+      .where('sends.user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(confirmation).toMatchObject({ source: 'confirmation', email: 'dora@example.com' });
+    const link = String((confirmation.fields as Record<string, string>).confirm_url);
+    // Asked again (an integrator's retry): the same member, no second row.
+    const again = await api('POST', `/api/mailing-lists/${listId}/members/bulk`, {
+      members: [{ email: 'dora@example.com' }, { email: 'eli@example.com' }],
+    });
+    expect(again.json().counts).toMatchObject({ added: 1, updated: 1, confirmations: 1 });
+    const types = async () =>
+      (
+        await t.platform.db
+          .selectFrom('webhook_deliveries')
+          .select('type')
+          .where('endpoint_id', '=', endpointId)
+          .orderBy('id')
+          .execute()
+      ).map((row) => row.type);
+    expect(await types()).toEqual([]);
+    const token = link.split('/').at(-1)!;
+    const confirmed = await t.app.inject({ method: 'POST', url: `/api/subscribe/confirm/${token}` });
+    expect(confirmed.statusCode).toBeLessThan(400);
+    expect((await members()).find((member) => member.email === 'dora@example.com')?.subscribed).toBe(true);
+    expect(await types()).toEqual(['member.confirmed']);
   });
 });

@@ -27,7 +27,8 @@ import {
   upsertAtProvider,
 } from './lists.service';
 import { memberSearchWithin } from './member-search';
-import { recordConsent, unsubscribeMembers } from './subscriptions.service';
+import { findFormList } from './signup-form.service';
+import { recordConfirmationSend, recordConsent, subscribeMember, unsubscribeMembers } from './subscriptions.service';
 
 export const toMember = (row: repository.TMemberRow): TMember => ({
   id: row.id,
@@ -230,75 +231,115 @@ export type TMemberInput = { email: string; fullname?: string; fields?: Record<s
 
 /**
  * Adds addresses to a list or updates the members there: the one function every add by
- * address goes through (the API's add-or-update and its bulk call). In one transaction: the
- * members as they were are locked and read, the rows written, and a `member.subscribed`
- * (or `member.unsubscribed`) event emitted for each whose subscription changed, so a webhook
- * exists exactly when its change committed. The caller gives one row per address.
+ * address goes through (the API's add-or-update and its bulk call), in one transaction. A
+ * given name replaces the stored one, fields are merged. The subscription:
  *
- * Double opt-in plugs in here (issue 48 §1, the `real-stack` branch): when the list asks for
- * confirmation, an address that becomes subscribed is written `unconfirmed` instead, its
- * confirmation email queued in this transaction, and no `member.subscribed` is emitted; the
- * confirmation link emits `member.confirmed` when it is opened.
+ * - asked off (`subscribed: false`): the member leaves through `unsubscribeMembers` (the
+ *   one way a member leaves: its webhook, Mailgun, a waiting signup cancelled);
+ * - asked on, or a new address: on a single opt-in list subscribed at once
+ *   (`member.subscribed`); on a double opt-in list through `subscribeMember`, as a form's
+ *   signup: `unconfirmed`, its confirmation email queued in this transaction (the signup
+ *   module's, through the `sendSignupConfirmation` hook), `member.confirmed` when the link is
+ *   opened; an address subscribed already stays as it is.
+ *
+ * The caller gives one row per address. Answers each row's member and whether it was new,
+ * and how many confirmations were sent.
  */
 export const saveMembers = async (
   platform: TPlatform,
   userId: number,
   listId: number,
   members: TMemberInput[],
-  { source }: { source: TMemberEventSource },
+  { source, ip = null }: { source: TMemberEventSource; ip?: string | null },
 ) => {
   const list = await requireList(platform.db, userId, listId);
+  const isDoubleOptIn = list.double_opt_in;
+  const sendConfirmation = platform.hooks.sendSignupConfirmation;
+  if (isDoubleOptIn && !sendConfirmation) throw new Error('No module mails signup confirmations.');
   const mailgun = await mailgunOfList(platform, platform.db, list);
   const target = { userId, listId: list.id, accountId: list.account_id };
-  const rowOf = (member: TMemberInput) => ({
+  const wantsOn = (member: TMemberInput) => member.subscribed !== false;
+  // Written directly as subscribed only on a single opt-in list, when asked; everything else
+  // keeps its subscription here (a new address off) and changes below, through the one way.
+  const rowOf = (member: TMemberInput, subscribed: boolean) => ({
     email: member.email,
     fullname: member.fullname ?? '',
     fields: member.fields ?? {},
-    subscribed: member.subscribed ?? true,
+    subscribed,
   });
   const saved = await platform.db.transaction().execute(async (trx) => {
+    const subscribedNow = isDoubleOptIn ? [] : members.filter((member) => member.subscribed === true);
+    const rest = members.filter((member) => !subscribedNow.includes(member));
     const rows = [
       ...(await repository.saveMemberRows(
         trx,
         target,
-        members.filter((member) => member.subscribed !== undefined).map(rowOf),
+        subscribedNow.map((member) => rowOf(member, true)),
         { setSubscribed: true },
       )),
       ...(await repository.saveMemberRows(
         trx,
         target,
-        members.filter((member) => member.subscribed === undefined).map(rowOf),
+        rest.map((member) => rowOf(member, !isDoubleOptIn && wantsOn(member))),
         { setSubscribed: false },
       )),
     ];
-    const previous = (row: { was_subscribed: boolean | null }) => row.was_subscribed;
-    await emitEvents(platform, trx, [
-      ...memberEvents(
-        userId,
-        'member.subscribed',
-        rows.filter((row) => row.subscribed && previous(row) !== true),
-        source,
-      ),
-      ...memberEvents(
-        userId,
-        'member.unsubscribed',
-        rows.filter((row) => !row.subscribed && previous(row) === true),
-        source,
-      ),
-    ]);
+    const asked = new Map(members.map((member) => [member.email.toLowerCase(), member]));
+    const askedOf = (row: { email: string }) => asked.get(row.email.toLowerCase())!;
+    const leaving = rows.filter((row) => !wantsOn(askedOf(row)) && (row.subscribed || row.unconfirmed));
+    if (leaving.length > 0) {
+      await unsubscribeMembers(platform, trx, userId, { memberIds: leaving.map((row) => row.id) }, source);
+    }
+    let confirmations = 0;
+    if (isDoubleOptIn) {
+      const formList = await findFormList(trx, userId, list.id);
+      for (const row of rows) {
+        const member = askedOf(row);
+        // A new address, or one asked on that is not on the list: asked to confirm.
+        if (row.subscribed || !wantsOn(member) || (!row.inserted && member.subscribed !== true)) continue;
+        const signup = { email: row.email, fullname: row.fullname, fields: row.fields };
+        const outcome = await subscribeMember(
+          platform,
+          trx,
+          list,
+          { ...signup, consent: { source: 'api', detail: 'added through the API', ip, userAgent: null, text: '' } },
+          { source },
+        );
+        if (outcome.kind !== 'confirm') continue;
+        const sendId = await sendConfirmation!(platform, trx, formList!, signup, outcome.token);
+        await recordConfirmationSend(trx, outcome.consentId, sendId);
+        confirmations += 1;
+      }
+    } else {
+      await emitEvents(
+        platform,
+        trx,
+        memberEvents(
+          userId,
+          'member.subscribed',
+          rows.filter((row) => row.subscribed && row.was_subscribed !== true),
+          source,
+        ),
+      );
+    }
     await upsertAtProvider(
       mailgun,
       list,
-      rows.map((row) => ({ email: row.email, fullname: row.fullname, subscribed: row.subscribed })),
+      rows
+        .filter((row) => !leaving.includes(row))
+        .map((row) => ({ email: row.email, fullname: row.fullname, subscribed: row.subscribed })),
     );
-    return rows;
+    return { rows, confirmations };
   });
-  if (saved.some((row) => row.inserted)) {
+  if (saved.rows.some((row) => row.inserted)) {
     await queueSearchIndexing(platform, list.id, { delayMs: SEARCH_INDEX_DELAY_MS }).catch((error: unknown) =>
       platform.log.error({ err: error }, 'could not queue member search indexing'),
     );
   }
-  return new Map(saved.map((row) => [row.email.toLowerCase(), { member: toMember(row), created: row.inserted }]));
+  return {
+    members: new Map(saved.rows.map((row) => [row.email.toLowerCase(), { id: row.id, created: row.inserted }])),
+    confirmations: saved.confirmations,
+  };
 };
 
 /** `PUT /api/mailing-lists/{listId}/members`: one address, added or updated. */
@@ -310,7 +351,8 @@ export const upsertMember = async (
   source: TMemberEventSource,
 ) => {
   const saved = await saveMembers(platform, userId, listId, [request], { source });
-  return saved.get(request.email.toLowerCase())!;
+  const { id, created } = saved.members.get(request.email.toLowerCase())!;
+  return { member: await getMember(platform, userId, id), created, confirmationSent: saved.confirmations > 0 };
 };
 
 /** Custom field names as an import maps them (the merge fields `{{name}}` reads). */
@@ -360,20 +402,23 @@ export const bulkSaveMembers = async (
     });
     return { email, result: 'saved' as const };
   });
-  const saved = accepted.length > 0 ? await saveMembers(platform, userId, listId, accepted, { source }) : new Map();
+  const saved =
+    accepted.length > 0
+      ? await saveMembers(platform, userId, listId, accepted, { source })
+      : { members: new Map<string, { created: boolean }>(), confirmations: 0 };
   const results = pending.map((row) =>
     row.result === 'saved'
       ? {
           email: row.email,
-          result: saved.get(row.email.toLowerCase())?.created ? ('added' as const) : ('updated' as const),
+          result: saved.members.get(row.email.toLowerCase())?.created ? ('added' as const) : ('updated' as const),
         }
       : row,
   );
-  const counts = { added: 0, updated: 0, invalid: 0, duplicate: 0 };
+  const counts = { added: 0, updated: 0, invalid: 0, duplicate: 0, confirmations: saved.confirmations };
   for (const row of results) counts[row.result] += 1;
   return {
     status: counts.added + counts.updated > 0,
-    message: `${counts.added} added, ${counts.updated} updated, ${counts.invalid} not valid, ${counts.duplicate} repeated.`,
+    message: `${counts.added} added, ${counts.updated} updated, ${counts.invalid} not valid, ${counts.duplicate} repeated.${counts.confirmations > 0 ? ` ${counts.confirmations} asked to confirm.` : ''}`,
     counts,
     results,
   };

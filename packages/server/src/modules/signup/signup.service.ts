@@ -191,7 +191,7 @@ export const confirmUrl = (platform: TPlatform, token: string) => `${publicUrl(p
  * - it works on a first run: through the test inbox, with no `SMTP_URL`.
  * Opens and clicks are not tracked: the link must reach the confirmation page as it is.
  */
-const sendConfirmation = async (
+export const sendConfirmation = async (
   platform: TPlatform,
   trx: Executor,
   list: TFormList,

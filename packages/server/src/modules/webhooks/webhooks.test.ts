@@ -42,6 +42,8 @@ const signedIn = async (app: TTestApp = t) => {
     .executeTakeFirstOrThrow();
   const list = (await agent.post('/api/mailing-lists', { accountId: account.id, alias: 'news', name: 'News' })).json()
     .data as { id: number };
+  // Single opt-in: an address added is subscribed at once (`member.subscribed`).
+  await app.platform.db.updateTable('mailing_lists').set({ double_opt_in: false }).where('id', '=', list.id).execute();
   return { user, agent, listId: list.id };
 };
 
