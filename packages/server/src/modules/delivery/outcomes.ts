@@ -427,7 +427,8 @@ const messageEventsOf = (event: TIntakeEvent, isFirst: boolean): TOutboundEvent[
     case 'complained':
       return of('message.complained');
     case 'opened':
-      return of('message.opened', { first: isFirst });
+      // An open counted from a click (the reader clicked without loading the pixel) says so.
+      return of('message.opened', { first: isFirst, ...(event.isImplied ? { from_click: true } : {}) });
     case 'clicked':
       return of('message.clicked', { first: isFirst, link_id: event.linkId ?? null, url: event.url ?? null });
     default:
