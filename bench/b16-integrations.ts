@@ -11,16 +11,10 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
-import { pino } from 'pino';
-import { buildApp } from '../packages/server/src/app';
 import { createApiKey } from '../packages/server/src/modules/api-keys/api-keys.service';
 import { createUser } from '../packages/server/src/modules/auth/auth.service';
-import { openPlatform } from '../packages/server/src/platform/bootstrap';
-import { loadConfig } from '../packages/server/src/platform/config';
-import { startRealtimeHub } from '../packages/server/src/platform/realtime';
-import { startTestCluster } from '../packages/server/test/cluster';
 import { median, type TFigure } from './figures';
+import { benchEnvironment, openBenchApp } from './seed';
 
 const ROWS = Number(process.env.BENCH_B16_ROWS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_B16_EVENTS ?? 20_000);
@@ -38,48 +32,27 @@ const csvOf = (rows: ReturnType<typeof rowsOf>) =>
   Buffer.from(`Name,Email,City\n${rows.map((row) => `"${row.fullname}",${row.email},${row.fields.city}\n`).join('')}`);
 
 const setUp = async () => {
-  const cluster = await startTestCluster({ durable: true });
-  const admin = new pg.Client({ connectionString: cluster.adminUrl });
-  await admin.connect();
-  await admin.query('create database sendwell_bench_integrations');
-  await admin.end();
-  const config = loadConfig(
-    {
-      DATABASE_URL: cluster.adminUrl.replace(/\/[^/]*$/, '/sendwell_bench_integrations'),
-      SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: '/tmp/sendwell-bench-data',
-      WEB_DIST_DIR: '/nonexistent',
-      TEST_INBOX: 'false',
-      API_KEY_RATE_LIMIT: '100000',
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-    },
-    [],
-  );
-  const opened = await openPlatform(config, pino({ level: 'silent' }));
-  const { platform } = opened;
+  const { env, cluster } = await benchEnvironment('sendwell_bench_integrations', {
+    LOG_LEVEL: 'silent',
+    API_KEY_RATE_LIMIT: '100000',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+  });
+  const bench = await openBenchApp(env);
+  const { platform, app } = bench;
   const user = await createUser(platform, { email: 'bench@example.com', name: 'Bench', password: 'secret123' });
   const account = await platform.db
     .insertInto('sending_accounts')
     .values({ user_id: user.id, name: 'Bench SMTP', provider: 'smtp', driver: 'smtp', username: 'news@bench.test' })
     .returning('id')
     .executeTakeFirstOrThrow();
-  const hub = await startRealtimeHub({
-    url: config.databaseUrl!,
-    log: platform.log,
-    onSessionEnded: platform.sessionCache.evict,
-    onListeningChange: platform.sessionCache.setTrusted,
-  });
-  const app = await buildApp({ platform, hub });
+  // A real socket (the calls and the upload come over HTTP), and the worker role's handlers in
+  // this process: the import job and the webhook deliveries.
   await app.listen({ host: '127.0.0.1', port: 0 });
-  // The worker role's handlers in this process: the import job and the webhook deliveries.
   await platform.queue.work(platform);
   const { key } = await createApiKey(platform, user.id, { name: 'Bench', scopes: ['lists:write', 'lists:read'] });
   const port = (app.server.address() as AddressInfo).port;
   const close = async () => {
-    await app.close();
-    await hub.close();
-    await opened.close();
+    await bench.close();
     await cluster.stop();
   };
   return { platform, userId: user.id, accountId: account.id, key, port, close };
