@@ -20,6 +20,7 @@ import { runB12 } from './b12-crash-recovery';
 import { runB13 } from './b13-rolling-restart';
 import { runB14 } from './b14-pre-send';
 import { runB15 } from './b15-delayed-jobs';
+import { runB16 } from './b16-integrations';
 import type { TFigure } from './figures';
 import { runR40 } from './r40-html-bombs';
 
@@ -39,6 +40,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B13: runB13,
   B14: runB14,
   B15: runB15,
+  B16: runB16,
   R40: runR40,
 };
 

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { usableCredit } from '@sendwell/contracts';
 import { pino } from 'pino';
@@ -9,8 +11,9 @@ import { changeCredits, removeCredits } from './modules/credits/credits.service'
 import { notifyUser } from './modules/notifications/notifications.service';
 import { listUserAccounts, setAccountDailyCap } from './modules/operator/operator.service';
 import { findPlan, insertPlan, listPlans, setUserPlan, updatePlan } from './modules/plans/plans.repository';
+import { backupTo, restoreFrom } from './platform/backup';
 import { openPlatform } from './platform/bootstrap';
-import { loadConfig } from './platform/config';
+import { loadConfig, type TConfig } from './platform/config';
 import type { TPlatform } from './platform/context';
 import { hashPassword } from './platform/passwords';
 
@@ -23,6 +26,45 @@ type TFlags = Record<string, string | undefined>;
 type TCommand = {
   usage: string;
   run: (platform: TPlatform, positionals: string[], flags: TFlags) => Promise<void>;
+};
+
+/** A command that opens the database itself (a backup reads it as it is; a restore fills an empty one). */
+type TDatabaseCommand = {
+  usage: string;
+  runOnDatabase: (config: TConfig, positionals: string[]) => Promise<void>;
+};
+
+const figure = (count: number) => count.toLocaleString('en-US');
+
+const databaseCommands: Record<string, TDatabaseCommand> = {
+  backup: {
+    usage:
+      'backup FILE   (a consistent copy of the database, and secret.key when it is a file, into FILE; works beside a running server)',
+    runOnDatabase: async (config, [file]) => {
+      if (!file) throw new Error('Give the file to write the backup to.');
+      if (fs.existsSync(file)) throw new Error(`${file} exists already: give a new file.`);
+      const manifest = await backupTo(config, path.resolve(file));
+      const rows = manifest.tables.reduce((total, table) => total + table.rows, 0);
+      console.log(`Backed up ${manifest.tables.length} tables, ${figure(rows)} rows, to ${file}.`);
+      console.log(
+        manifest.secret === 'file'
+          ? 'The master secret (secret.key) is in the backup: keep the file as safe as the secret itself.'
+          : 'SECRET_KEY is set in the environment, so it is not in the backup: keep it with the backup, or the stored credentials cannot be read.',
+      );
+    },
+  },
+  restore: {
+    usage: 'restore FILE   (into an empty database: a new DATA_DIR, or an empty DATABASE_URL; stop Sendwell first)',
+    runOnDatabase: async (config, [file]) => {
+      if (!file || !fs.existsSync(file)) throw new Error('Give the backup file to restore.');
+      const { manifest, upgraded } = await restoreFrom(config, path.resolve(file));
+      const rows = manifest.tables.reduce((total, table) => total + table.rows, 0);
+      console.log(
+        `Restored ${manifest.tables.length} tables, ${figure(rows)} rows, from a backup of ${manifest.createdAt}.`,
+      );
+      if (upgraded.length > 0) console.log(`Then upgraded it: ${upgraded.length} migrations of this version ran.`);
+    },
+  },
 };
 
 const findUserId = async (platform: TPlatform, email: string) => {
@@ -256,7 +298,9 @@ const commands: Record<string, TCommand> = {
 
 const printUsage = () => {
   console.log('Usage: npm run admin -- <command>\n');
-  for (const command of Object.values(commands)) console.log(`  ${command.usage}`);
+  for (const command of [...Object.values(commands), ...Object.values(databaseCommands)]) {
+    console.log(`  ${command.usage}`);
+  }
 };
 
 const parseCommandLine = () => {
@@ -290,13 +334,24 @@ const parseCommandLine = () => {
 const { positionals, values } = parseCommandLine();
 const [name, ...rest] = positionals;
 const command = name ? commands[name] : undefined;
-if (!command || values.help) {
+const databaseCommand = name ? databaseCommands[name] : undefined;
+if ((!command && !databaseCommand) || values.help) {
   printUsage();
-  process.exit(command || values.help ? 0 : 1);
+  process.exit(command || databaseCommand || values.help ? 0 : 1);
 }
 
 // The admin CLI only enqueues; running jobs is the worker's business.
 const config = { ...loadConfig(process.env, []), role: 'web' as const };
+if (databaseCommand) {
+  try {
+    await databaseCommand.runOnDatabase(config, rest);
+    process.exit(0);
+  } catch (error) {
+    console.error(`Error: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+if (!command) process.exit(1);
 // Joins the running server's PostgreSQL, or starts it for the command's duration.
 const opened = await openPlatform(config, pino({ level: 'warn' }), { adoptOrphanDatabase: false });
 let exitCode = 0;

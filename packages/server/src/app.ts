@@ -171,7 +171,26 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
 
   await app.register(fastifyCookie);
   await app.register(fastifySwagger, {
-    openapi: { info: { title: 'Sendwell API', version: '1.0.0' } },
+    openapi: {
+      info: { title: 'Sendwell API', version: '1.0.0' },
+      components: {
+        securitySchemes: {
+          // Issue 48 §2: a route an integrator may call says which scope its key needs (`x-api-key-scope`).
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "An API key from Settings → API keys (`sw_…`). A route answers a key only when its scope (`x-api-key-scope`) is one of the key's.",
+          },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'sendwell_session',
+            description: 'The web app’s session (state-changing calls also need the `X-CSRF-Token` header).',
+          },
+        },
+      },
+    },
     transform: jsonSchemaTransform,
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });

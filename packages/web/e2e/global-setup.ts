@@ -58,6 +58,8 @@ export default async function globalSetup() {
     VERIFY_GREYLIST_DELAY_MS: '100',
     // The peers are on loopback, which the probe reaches only when allowed (R35).
     VERIFY_ALLOW_LOOPBACK: 'true',
+    // The webhooks journey's receiver is on loopback too.
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
     ...spamEngines.env,
     SPAM_TEST_SMTP_PORT: '0',
     SPAM_TEST_DNSBL: '',

@@ -697,6 +697,8 @@ export const screens: TScreen[] = [
     },
   },
   { name: 'subscription', path: () => '/settings/subscription', reach: (page) => heading(page, 'Subscription') },
+  { name: 'API keys', path: () => '/settings/api-keys', reach: (page) => heading(page, 'API keys') },
+  { name: 'webhooks', path: () => '/settings/webhooks', reach: (page) => heading(page, 'Webhooks') },
   {
     name: 'credit log',
     path: async (seeds) => {

@@ -53,6 +53,8 @@ export const ZUserInformation = z.object({
   unread_tickets: z.number().int(),
   /** The balance when the page loads; `CreditBalanceEvent` keeps it current after. */
   credit: z.object({ totalCredit: z.number().int(), usedCredit: z.number().int() }),
+  /** False on a single-company install (`BILLING=off`): no plans, credits or Subscription anywhere. */
+  billing: z.boolean(),
 });
 export type TUserInformation = z.infer<typeof ZUserInformation>;
 

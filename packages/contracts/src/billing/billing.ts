@@ -6,6 +6,7 @@ import { ZTimeZone } from '../time/zones';
 export const REGISTRATION_MESSAGES = {
   captcha: 'Please verify the captcha!',
   package: 'Please select package!',
+  closed: 'Registration is closed on this Sendwell. Ask its operator for an account.',
   card: 'Please enter the correct information in the card field!',
   form: 'Please fill the form correctly!',
 } as const;
@@ -99,6 +100,10 @@ export const CREDIT_PACKS = [
 
 /** `GET /api/billing/options`, public: what the billing screens may offer on this server. */
 export const ZBillingOptions = z.object({
+  /** False on a single-company install (`BILLING=off`): registration takes no plan, and nothing is sold. */
+  billing: z.boolean(),
+  /** `closed`: the operator adds users (the admin CLI); the registration page says so. */
+  registration: z.enum(['open', 'closed']),
   /** Null when the operator has not configured Stripe: paid plans and purchases are unavailable. */
   stripePublishableKey: z.string().nullable(),
   creditPacks: z.array(z.object({ credits: z.number().int(), price: z.number() })),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TApiKeyScope } from '../api-keys/scopes';
 
 /** Every call the API serves is mounted here; a descriptor's `path` is relative to it. */
 export const API_PREFIX = '/api';
@@ -19,6 +20,12 @@ export type TRoute = {
   body?: z.ZodType;
   /** The 200 answer. A route that answers a document (HTML, CSV) or a redirect says `z.string()`. */
   response: z.ZodType;
+  /**
+   * The API key scope that may call it (`Authorization: Bearer sw_…`); without one, only a
+   * signed-in browser may (issue 48 §2). The server reads it from here, so the OpenAPI
+   * document and the check cannot differ.
+   */
+  scope?: TApiKeyScope;
 };
 
 /** `:id` of a row the signed-in user owns; anything else is a 422 before the handler runs. */

@@ -4,6 +4,8 @@ import { defineRoute, ZIdParams } from '../http/routes';
 import {
   ZAddMemberRequest,
   ZBulkDeleteMembersRequest,
+  ZBulkMembersRequest,
+  ZBulkMembersResponse,
   ZClearGenericRequest,
   ZCreateListRequest,
   ZDeleteCheckResponse,
@@ -18,12 +20,15 @@ import {
   ZListQuery,
   ZMailingList,
   ZMember,
+  ZMemberByEmailRequest,
   ZMemberPage,
   ZMemberQuery,
   ZPostCsvRequest,
   ZPostCsvResponse,
   ZUpdateListRequest,
   ZUpdateMemberRequest,
+  ZUpsertMemberRequest,
+  ZUpsertMemberResponse,
 } from './lists';
 import { ZMemberConsent, ZSignupSettings, ZUpdateSignupSettings } from './signup';
 
@@ -32,20 +37,29 @@ const ok = <T extends z.ZodRawShape>(shape: T) => z.object({ status: z.literal(t
 
 /** Spec §7's list calls; where the spec shows no path, the ones ARCHITECTURE.md names. */
 export const listsApi = {
-  list: defineRoute({ method: 'GET', path: '/mailing-lists', query: ZListQuery, response: ZListPage }),
+  list: defineRoute({
+    scope: 'lists:read',
+    method: 'GET',
+    path: '/mailing-lists',
+    query: ZListQuery,
+    response: ZListPage,
+  }),
   create: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists',
     body: ZCreateListRequest,
     response: ok({ data: ZMailingList }),
   }),
   info: defineRoute({
+    scope: 'lists:read',
     method: 'GET',
     path: '/mailing-lists/get-list-info/:id',
     params: ZIdParams,
     response: ok({ data: ZMailingList }),
   }),
   update: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists/update/list/:id',
     params: ZIdParams,
@@ -59,6 +73,7 @@ export const listsApi = {
     response: ZDeleteCheckResponse,
   }),
   delete: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists/delete',
     body: ZDeleteListRequest,
@@ -92,6 +107,7 @@ export const listsApi = {
   }),
 
   members: defineRoute({
+    scope: 'lists:read',
     method: 'GET',
     path: '/mailing-lists/:listId/members',
     params: ZListIdParams,
@@ -99,12 +115,14 @@ export const listsApi = {
     response: ZMemberPage,
   }),
   member: defineRoute({
+    scope: 'lists:read',
     method: 'GET',
     path: '/mailing-lists/get-member-info/:id',
     params: ZIdParams,
     response: ok({ data: ZMember }),
   }),
   updateMember: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists/update/member/:id',
     params: ZIdParams,
@@ -112,38 +130,81 @@ export const listsApi = {
     response: ZStatusMessage,
   }),
   addMember: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists/add-member',
     body: ZAddMemberRequest,
     response: ok({ data: ZMember }),
   }),
   deleteMember: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists/delete-member',
     body: ZDeleteMemberRequest,
     response: ZStatusMessage,
   }),
   bulkDeleteMembers: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists/bulk-delete-member',
     body: ZBulkDeleteMembersRequest,
     response: ZStatusMessage,
   }),
 
+  // --- by address, for integrators (issue 48 §2) ---
+
+  /** Adds or updates one member by address (the list's double opt-in applies to a new address). */
+  upsertMember: defineRoute({
+    scope: 'lists:write',
+    method: 'PUT',
+    path: '/mailing-lists/:listId/members',
+    params: ZListIdParams,
+    body: ZUpsertMemberRequest,
+    response: ZUpsertMemberResponse,
+  }),
+  unsubscribeMember: defineRoute({
+    scope: 'lists:write',
+    method: 'POST',
+    path: '/mailing-lists/:listId/members/unsubscribe',
+    params: ZListIdParams,
+    body: ZMemberByEmailRequest,
+    response: ZStatusMessage,
+  }),
+  removeMember: defineRoute({
+    scope: 'lists:write',
+    method: 'POST',
+    path: '/mailing-lists/:listId/members/remove',
+    params: ZListIdParams,
+    body: ZMemberByEmailRequest,
+    response: ZStatusMessage,
+  }),
+  /** Up to 10,000 members in one call, with a result per row. */
+  bulkMembers: defineRoute({
+    scope: 'lists:write',
+    method: 'POST',
+    path: '/mailing-lists/:listId/members/bulk',
+    params: ZListIdParams,
+    body: ZBulkMembersRequest,
+    response: ZBulkMembersResponse,
+  }),
+
   /** Multipart: the `mapping` JSON part, then the `file` part (read in that order). */
   startImport: defineRoute({
+    scope: 'lists:write',
     method: 'POST',
     path: '/mailing-lists/:listId/imports',
     params: ZListIdParams,
     response: ZListImportResponse,
   }),
   activeImports: defineRoute({
+    scope: 'lists:read',
     method: 'GET',
     path: '/mailing-lists/imports',
     query: z.object({ active: z.string().optional() }),
     response: z.object({ data: z.array(ZListImport) }),
   }),
   import: defineRoute({
+    scope: 'lists:read',
     method: 'GET',
     path: '/mailing-lists/imports/:id',
     params: ZIdParams,

@@ -353,3 +353,89 @@ export const ZListImport = z.object({
 });
 export type TListImport = z.infer<typeof ZListImport>;
 export const ZListImportResponse = z.object({ status: z.literal(true), message: z.string(), data: ZListImport });
+
+// --- the integrators' member calls (issue 48 §2), by address rather than by member id ---
+
+/** The address rules of the list (email.ts), in their canonical form, like an import's. */
+const memberEmail = z
+  .string({ message: LIST_MESSAGES.emailInvalid })
+  .max(320)
+  .transform((value, context) => {
+    const email = canonicalEmail(value);
+    if (email === null) context.addIssue({ code: 'custom', message: LIST_MESSAGES.emailInvalid });
+    return email ?? value;
+  });
+const memberFields = z
+  .record(z.string().max(64), z.string().max(1000))
+  .refine((fields) => Object.keys(fields).length <= 50, {
+    message: 'A member may have at most 50 custom fields.',
+  });
+
+/**
+ * `PUT /api/mailing-lists/{listId}/members`: adds the address, or updates the member already
+ * there (any case). A given name replaces the stored one, fields are merged; `subscribed`
+ * false keeps an added address unsubscribed, true subscribes it again.
+ */
+export const ZUpsertMemberRequest = z.object({
+  email: memberEmail,
+  fullname: z.string().trim().max(200).optional(),
+  fields: memberFields.optional(),
+  subscribed: z.boolean().optional(),
+});
+export type TUpsertMemberRequest = z.input<typeof ZUpsertMemberRequest>;
+export const ZUpsertMemberResponse = z.object({
+  status: z.literal(true),
+  message: z.string(),
+  /** Whether the address was new to the list. */
+  created: z.boolean(),
+  /** A double opt-in list: the address was asked to confirm (it is `unconfirmed` until it does). */
+  confirmation_sent: z.boolean(),
+  data: ZMember,
+});
+
+/** `POST /api/mailing-lists/{listId}/members/unsubscribe` and `…/remove`: one address. */
+export const ZMemberByEmailRequest = z.object({ email: memberEmail });
+
+/** The most members one bulk call takes. */
+export const BULK_MEMBERS_MAX = 10_000;
+/**
+ * `POST /api/mailing-lists/{listId}/members/bulk`: up to 10,000 members in one call, each
+ * read as the single call reads it; an invalid row is reported and the others are saved.
+ * Rows are read loosely here (a bad address is a row's result, not a 422 for the call).
+ */
+export const ZBulkMembersRequest = z.object({
+  members: z
+    .array(
+      z.object({
+        email: z.string().max(320),
+        fullname: z.string().max(200).optional(),
+        fields: z.record(z.string(), z.string()).optional(),
+        subscribed: z.boolean().optional(),
+      }),
+    )
+    .min(1, { message: 'Give at least one member.' })
+    .max(BULK_MEMBERS_MAX, { message: `At most ${BULK_MEMBERS_MAX.toLocaleString('en-US')} members per call.` }),
+});
+export type TBulkMembersRequest = z.input<typeof ZBulkMembersRequest>;
+export const BULK_ROW_RESULTS = ['added', 'updated', 'invalid', 'duplicate'] as const;
+export const ZBulkMembersResponse = z.object({
+  status: z.boolean(),
+  message: z.string(),
+  counts: z.object({
+    added: z.number().int(),
+    updated: z.number().int(),
+    invalid: z.number().int(),
+    duplicate: z.number().int(),
+    /** Addresses asked to confirm (a double opt-in list): `unconfirmed` until they do. */
+    confirmations: z.number().int(),
+  }),
+  /** One per row given, in order: `duplicate` when an earlier row of the call had the address. */
+  results: z.array(
+    z.object({
+      email: z.string(),
+      result: z.enum(BULK_ROW_RESULTS),
+      message: z.string().optional(),
+    }),
+  ),
+});
+export type TBulkMembersResponse = z.infer<typeof ZBulkMembersResponse>;

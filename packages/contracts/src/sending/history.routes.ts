@@ -14,6 +14,7 @@ import {
   ZScheduledQuery,
 } from './history';
 import { ZSendEmailRequest } from './sending';
+import { ZSendFiguresResponse } from './transactional';
 
 const ZDetailParams = z.object({
   accountId: z.coerce.number().int().positive(),
@@ -22,8 +23,20 @@ const ZDetailParams = z.object({
 
 /** Send history, its details and export, and scheduled emails (spec §2 screens 8–10, §7). */
 export const historyApi = {
-  list: defineRoute({ method: 'GET', path: '/history', query: ZHistoryQuery, response: ZHistoryPage }),
-  counts: defineRoute({ method: 'GET', path: '/history/get-counts/:id', params: ZIdParams, response: ZHistoryCounts }),
+  list: defineRoute({
+    scope: 'reports:read',
+    method: 'GET',
+    path: '/history',
+    query: ZHistoryQuery,
+    response: ZHistoryPage,
+  }),
+  counts: defineRoute({
+    scope: 'reports:read',
+    method: 'GET',
+    path: '/history/get-counts/:id',
+    params: ZIdParams,
+    response: ZHistoryCounts,
+  }),
   /** 'Yes, Send Again': a new send with the old one's account, lists and message. */
   resend: defineRoute({
     method: 'POST',
@@ -47,7 +60,16 @@ export const historyApi = {
     body: ZEngagementResend,
     response: ZStatusMessage.extend({ id: z.number().int(), count: z.number().int() }),
   }),
+  /** Any send's figures (one of Send Email's, a transactional one, a drip step's), by the one definition. */
+  figures: defineRoute({
+    scope: 'reports:read',
+    method: 'GET',
+    path: '/history/sends/:id/figures',
+    params: ZIdParams,
+    response: ZSendFiguresResponse,
+  }),
   details: defineRoute({
+    scope: 'reports:read',
     method: 'GET',
     path: '/history/details/:accountId/:id',
     params: ZDetailParams,
@@ -56,6 +78,7 @@ export const historyApi = {
   }),
   /** The details as CSV (formula cells escaped, R17). */
   export: defineRoute({
+    scope: 'reports:read',
     method: 'GET',
     path: '/history/details/:accountId/:id/export',
     params: ZDetailParams,

@@ -12,6 +12,7 @@ import {
   ZSendProgress,
   ZTemplate,
 } from './sending';
+import { ZTransactionalRequest, ZTransactionalResponse } from './transactional';
 
 const ZStatus = z.object({ status: z.literal(true), message: z.string() });
 
@@ -39,7 +40,13 @@ export const sendEmailApi = {
     body: ZDuplicatesRequest,
     response: ZDuplicatesResponse,
   }),
-  send: defineRoute({ method: 'POST', path: '/email/send', body: ZSendEmailRequest, response: ZSendEmailResponse }),
+  send: defineRoute({
+    scope: 'send',
+    method: 'POST',
+    path: '/email/send',
+    body: ZSendEmailRequest,
+    response: ZSendEmailResponse,
+  }),
   /** The pre-send check (issue 31 §1; a path of ours beside `/email/send`): the form as it would be sent. */
   preSendCheck: defineRoute({
     method: 'POST',
@@ -47,7 +54,16 @@ export const sendEmailApi = {
     body: ZPreSendRequest,
     response: ZPreSendCheck,
   }),
+  /** A saved template to one address (issue 48 §2): exactly once per idempotency key. */
+  transactional: defineRoute({
+    scope: 'send',
+    method: 'POST',
+    path: '/email/transactional',
+    body: ZTransactionalRequest,
+    response: ZTransactionalResponse,
+  }),
   progress: defineRoute({
+    scope: 'send',
     method: 'GET',
     path: '/email/sends/:id',
     params: ZIdParams,
@@ -62,7 +78,12 @@ export const sendEmailApi = {
 
 /** The template library the Send Email page offers (three built in, and the user's own). */
 export const templatesApi = {
-  list: defineRoute({ method: 'GET', path: '/templates', response: z.object({ data: z.array(ZTemplate) }) }),
+  list: defineRoute({
+    scope: 'send',
+    method: 'GET',
+    path: '/templates',
+    response: z.object({ data: z.array(ZTemplate) }),
+  }),
   save: defineRoute({
     method: 'POST',
     path: '/templates',

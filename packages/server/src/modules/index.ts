@@ -2,6 +2,8 @@ import type { TJobDefinition } from '../platform/queue';
 import { decideAbTestJob } from './ab-tests/ab-tests.jobs';
 import { accountRoutes } from './accounts/accounts.routes';
 import { announcementRoutes } from './announcements/announcements.routes';
+import { apiKeyRoutes } from './api-keys/api-keys.routes';
+import { authenticateApiKey } from './api-keys/api-keys.service';
 import { authJobs } from './auth/auth.jobs';
 import { authRoutes } from './auth/auth.routes';
 import { cleanUpAuth } from './auth/auth.service';
@@ -43,6 +45,7 @@ import { historyRoutes } from './reports/history.routes';
 import { scheduledRoutes } from './send-email/scheduled.routes';
 import { sendEmailRoutes } from './send-email/send-email.routes';
 import { signupPages, signupRoutes } from './signup/signup.routes';
+import { sendConfirmation } from './signup/signup.service';
 import { spamTestListener, spamTestRoute } from './spam-test/mailbox';
 import { expireSpamTestJob } from './spam-test/spam-test.jobs';
 import { spamTestRoutes } from './spam-test/spam-test.routes';
@@ -61,6 +64,10 @@ import { verificationPersonalData } from './verification/personal-data';
 import { verifyJob } from './verification/verification.jobs';
 import { verificationRoutes } from './verification/verification.routes';
 import { verifyAfterImport } from './verification/verification.service';
+import { webhooksPersonalData } from './webhooks/personal-data';
+import { deliverWebhooksJob, sweepWebhooksJob } from './webhooks/webhooks.jobs';
+import { webhookEndpointRoutes } from './webhooks/webhooks.routes';
+import { pruneWebhookLog, queueEvents } from './webhooks/webhooks.service';
 
 /**
  * Every domain plugs in here: its routes (mounted under /api), pages, jobs and the hooks it
@@ -92,6 +99,8 @@ export const modules: TModule[] = [
     userInformation: unreadTicketsOf,
   },
   { name: 'billing', routes: [billingRoutes] },
+  // API keys (issue 48 §2): Settings → API keys, and how http-security finds a key's holder.
+  { name: 'api-keys', routes: [apiKeyRoutes], apiKeyAuth: authenticateApiKey },
   { name: 'registration', routes: [registrationRoutes], cleanup: cleanUpCaptchas },
   // Mail its users send to the test inbox: its listener on loopback and its route (catch-all).
   {
@@ -167,12 +176,21 @@ export const modules: TModule[] = [
   },
   // Signup forms (issue 48 §1): the hosted page, an embedded form's post, the confirmation
   // email and link, the preferences page of every email's footer.
-  { name: 'signup', routes: [signupRoutes], pages: signupPages },
+  { name: 'signup', routes: [signupRoutes], pages: signupPages, sendSignupConfirmation: sendConfirmation },
   { name: 'operator', routes: [operatorRoutes] },
   // The pre-send check (issue 31): DNS, the spam test's content checks and the lists, before Send Email's confirmation.
   { name: 'deliverability', routes: [preSendRoutes] },
   // A person's data on request (issue 48 §4): export and erase one address through every module's part.
   { name: 'privacy', routes: [privacyRoutes] },
+  // Webhooks out (issue 48 §3): the events lists, the engine and the intake emit, delivered signed and in order.
+  {
+    name: 'webhooks',
+    routes: [webhookEndpointRoutes],
+    jobs: [deliverWebhooksJob, sweepWebhooksJob] as TJobDefinition[],
+    eventSink: queueEvents,
+    cleanup: pruneWebhookLog,
+    personalData: webhooksPersonalData,
+  },
 ];
 
 export const allJobs: TJobDefinition[] = modules.flatMap((module) => module.jobs ?? []);
@@ -189,4 +207,7 @@ export const moduleHooks: TModuleHooks = {
   inboundRoutes: registered('inboundRoutes').flat(),
   cleanups: registered('cleanup'),
   personalData: registered('personalData'),
+  apiKeyAuth: registered('apiKeyAuth')[0] ?? null,
+  sendSignupConfirmation: registered('sendSignupConfirmation')[0] ?? null,
+  eventSinks: registered('eventSink'),
 };

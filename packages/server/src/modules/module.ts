@@ -1,10 +1,11 @@
-import type { TUserInformation } from '@sendwell/contracts';
+import type { TApiKeyScope, TUserInformation, TWebhookEventType } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../platform/context';
 import type { Executor } from '../platform/db';
 import type { TJobDefinition } from '../platform/queue';
 import type { TInboundListener, TInboundRoute } from './inbound/inbound.service';
 import type { TListUsageCheck } from './lists/lists.service';
+import type { TFormList } from './lists/signup-form.service';
 
 /**
  * Fields another module adds to the signed-in user's information (the tickets module: the
@@ -39,8 +40,52 @@ export type TPersonalData = {
   erase: (platform: TPlatform, trx: Executor, userId: number, email: string) => Promise<Record<string, number>>;
 };
 
+/**
+ * Mails a double opt-in signup's confirmation (the signup module's email, through the
+ * engine) in the caller's transaction; answers the send. Offered by lists for the member
+ * calls by address (an API add to a double opt-in list asks the person, as a form does).
+ */
+export type TSendSignupConfirmation = (
+  platform: TPlatform,
+  trx: Executor,
+  list: TFormList,
+  signup: { email: string; fullname: string; fields: Record<string, string> },
+  token: string,
+) => Promise<number>;
+
 /** A module's part of the hourly cleanup (R30): deletes what it no longer needs; answers what it deleted, by kind. */
 export type TCleanup = (platform: TPlatform) => Promise<Record<string, number>>;
+
+/** Whose key it is and what it may do. */
+export type TApiKeyHolder = { keyId: number; userId: number; scopes: TApiKeyScope[] };
+
+/**
+ * Finds the holder of an API key (`Authorization: Bearer sw_…`), or null for a key that
+ * is unknown or revoked (R45). The api-keys module registers it; `platform/http-security.ts`
+ * asks it on every request that carries a key, so a revoked key is refused at once.
+ */
+export type TApiKeyAuthenticate = (platform: TPlatform, key: string) => Promise<TApiKeyHolder | null>;
+
+/**
+ * Something that happened which a user may be told of by webhook (issue 48 §3): a member
+ * subscribed, a message bounced, a send finished. `orderingKey` names whose events must
+ * arrive in order (the member's address, lower case; `send:<id>` for a send's).
+ */
+export type TOutboundEvent = {
+  userId: number;
+  type: TWebhookEventType;
+  orderingKey: string;
+  data: Record<string, unknown>;
+  occurredAt?: Date;
+};
+
+/**
+ * Takes events in the transaction of the change they tell of, so an event exists exactly
+ * when its change committed (the webhooks module queues a delivery per endpoint). Called
+ * through `emitEvents` (`platform/outbound-events.ts`) where outcomes are applied: the
+ * engine's settles and ends, the intake's entry point, the member calls of lists.
+ */
+export type TEventSink = (platform: TPlatform, trx: Executor, events: TOutboundEvent[]) => Promise<void>;
 
 /**
  * What modules give each other through their registration, never by import-time side
@@ -62,6 +107,12 @@ export type TModuleHooks = {
   cleanups: TCleanup[];
   /** Every module's rows about one address (the privacy module's export and erase). */
   personalData: TPersonalData[];
+  /** Null when no module offers API keys (every bearer request is then refused). */
+  apiKeyAuth: TApiKeyAuthenticate | null;
+  /** Null when no module mails confirmations (then an add by address to a double opt-in list is refused). */
+  sendSignupConfirmation: TSendSignupConfirmation | null;
+  /** Where events go (webhooks out). */
+  eventSinks: TEventSink[];
 };
 
 export type TModuleOptions = { platform: TPlatform };
@@ -88,4 +139,7 @@ export type TModule = {
   inboundRoutes?: TInboundRoute[];
   cleanup?: TCleanup;
   personalData?: TPersonalData;
+  apiKeyAuth?: TApiKeyAuthenticate;
+  sendSignupConfirmation?: TSendSignupConfirmation;
+  eventSink?: TEventSink;
 };

@@ -137,6 +137,19 @@ const ZEnvironment = z.object({
    */
   PROVIDER_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   ALLOW_LOOPBACK_SMTP: boolean.default(false),
+  /** Requests one API key may make per minute, across every web process (issue 48 §2). */
+  API_KEY_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  /** Lets webhook URLs reach 127.0.0.1 (local development and tests only); private and metadata addresses stay refused. */
+  WEBHOOK_ALLOW_LOOPBACK: boolean.default(false),
+  /** How long a webhook receiver may take to answer one delivery. */
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(10),
+  /**
+   * `off` for a single-company install: no plans, credits or Stripe on any screen or gate
+   * (every user may do everything; verification and spam tests cost nothing).
+   */
+  BILLING: z.enum(['on', 'off']).default('on'),
+  /** Who may register at /register: `open` (anyone), `closed` (the operator adds users with the admin CLI). */
+  REGISTRATION: z.enum(['open', 'closed']).default('open'),
   MAILGUN_US_URL: z.string().url().default('https://api.mailgun.net'),
   MAILGUN_EU_URL: z.string().url().default('https://api.eu.mailgun.net'),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
@@ -221,6 +234,13 @@ export type TConfig = {
   providerEventRetentionDays: number;
   /** Lets users' SMTP accounts reach loopback: local development only (R14). */
   allowLoopbackSmtp: boolean;
+  /** Per API key, across processes. */
+  apiKeyRateLimit: { limit: number; windowSeconds: number };
+  webhooks: { allowLoopback: boolean; timeoutMs: number };
+  /** False on a single-company install (`BILLING=off`): plans, credits and Stripe are nowhere. */
+  isBillingOn: boolean;
+  /** Whether visitors may register themselves; closed, the operator adds users (admin CLI). */
+  isRegistrationOpen: boolean;
   mailgunUrls: { us: string; eu: string };
   google: TGoogleConfig;
 };
@@ -318,6 +338,10 @@ const roleFromArgs = (argv: readonly string[]): string | undefined => {
 
 const stripeConfig = (e: z.infer<typeof ZEnvironment>): TStripeConfig | null => {
   if (!e.STRIPE_SECRET_KEY) return null;
+  // A single-company install has no payments: a key would only offer plans nobody may choose.
+  if (e.BILLING === 'off') {
+    throw new Error('Invalid configuration: BILLING=off has no payments; unset STRIPE_SECRET_KEY (or set BILLING=on)');
+  }
   // The card field needs the publishable key; a secret key alone would offer paid plans nobody can buy.
   if (!e.STRIPE_PUBLISHABLE_KEY) {
     throw new Error('Invalid configuration: STRIPE_PUBLISHABLE_KEY is required when STRIPE_SECRET_KEY is set');
@@ -414,7 +438,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     spamTest: {
       domain: e.SPAM_TEST_DOMAIN.toLowerCase(),
       port: e.SPAM_TEST_MAILBOX ? e.SPAM_TEST_SMTP_PORT : null,
-      credits: e.SPAM_TEST_CREDITS,
+      // Without billing a spam test costs nothing.
+      credits: e.BILLING === 'off' ? 0 : e.SPAM_TEST_CREDITS,
       timeoutMs: Math.round(e.SPAM_TEST_TIMEOUT_MINUTES * 60_000),
       maxWaiting: e.SPAM_TEST_MAX_WAITING,
       dnsServers: splitList(e.SPAM_TEST_DNS_SERVERS ?? e.VERIFY_DNS_SERVERS ?? ''),
@@ -437,6 +462,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     testInboxQuota: { messages: e.TEST_INBOX_MAX_MESSAGES, bytes: e.TEST_INBOX_MAX_MB * 1024 * 1024 },
     providerEventRetentionDays: e.PROVIDER_EVENT_RETENTION_DAYS,
     allowLoopbackSmtp: e.ALLOW_LOOPBACK_SMTP,
+    apiKeyRateLimit: { limit: e.API_KEY_RATE_LIMIT, windowSeconds: 60 },
+    webhooks: { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK, timeoutMs: Math.round(e.WEBHOOK_TIMEOUT_SECONDS * 1000) },
+    isBillingOn: e.BILLING === 'on',
+    isRegistrationOpen: e.REGISTRATION === 'open',
     mailgunUrls: { us: e.MAILGUN_US_URL.replace(/\/+$/, ''), eu: e.MAILGUN_EU_URL.replace(/\/+$/, '') },
     google: {
       enabled: Boolean(e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET),

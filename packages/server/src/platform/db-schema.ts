@@ -571,7 +571,7 @@ export type TSendStatus =
   | 'held';
 
 /** Where a send's recipients come from: its lists, or a source that gives them at creation. */
-export type TSendSource = 'lists' | 'drip' | 'spam-test' | 'confirmation';
+export type TSendSource = 'lists' | 'drip' | 'spam-test' | 'confirmation' | 'transactional';
 
 export type SendsTable = {
   id: Generated<number>;
@@ -771,7 +771,76 @@ export type WebhookTokensTable = {
   created_at: CreatedAt;
 };
 
+export type ApiKeysTable = {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  key_hash: Buffer;
+  key_prefix: string;
+  scopes: string[];
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type WebhookEndpointsTable = {
+  id: Generated<number>;
+  user_id: number;
+  url: string;
+  description: Generated<string>;
+  event_types: string[];
+  secret: Buffer | null;
+  is_enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type WebhookDeliveriesTable = {
+  id: Generated<number>;
+  user_id: number;
+  endpoint_id: number;
+  event_id: string;
+  type: string;
+  ordering_key: string;
+  payload: ColumnType<unknown, string, string>;
+  status: Generated<'pending' | 'delivered' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  lease_token: string | null;
+  leased_until: Date | null;
+  delivered_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type WebhookAttemptsTable = {
+  id: Generated<number>;
+  delivery_id: number;
+  user_id: number;
+  status_code: number | null;
+  response: Generated<string>;
+  duration_ms: Generated<number>;
+  created_at: CreatedAt;
+};
+
+export type TransactionalRequestsTable = {
+  id: Generated<number>;
+  user_id: number;
+  idempotency_key: string;
+  request_hash: Buffer;
+  send_id: number;
+  queued: boolean;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
 export type Database = {
+  api_keys: ApiKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  transactional_requests: TransactionalRequestsTable;
   sending_accounts: SendingAccountsTable;
   mailing_lists: MailingListsTable;
   list_members: ListMembersTable;

@@ -1,6 +1,7 @@
-import { CSRF_HEADER } from '@sendwell/contracts';
+import { API_KEY_MESSAGES, API_KEY_PREFIX, CSRF_HEADER, type TApiKeyScope } from '@sendwell/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { TApiKeyHolder } from '../modules/module';
 import type { TPlatform } from './context';
 import { HttpError, unauthenticated } from './errors';
 import { consumeRateLimit, createMemoryRateLimiter } from './rate-limit';
@@ -36,13 +37,48 @@ declare module 'fastify' {
     /** Set false only for callers that cannot hold our cookie (provider webhooks). */
     csrf?: boolean;
     rateLimit?: TRouteRateLimit;
+    /** The API key scope that may call the route (from its descriptor); without one, keys are refused. */
+    apiKeyScope?: TApiKeyScope;
   }
   interface FastifyRequest {
     session: TSession | null;
+    /** The key a request authenticated with (`Authorization: Bearer sw_…`); null for a browser's session. */
+    apiKey: TApiKeyHolder | null;
   }
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The API key a request carries, if any: `Authorization: Bearer sw_…`. Other bearer tokens
+ * (the metrics token, the ticket service's key) are the business of their own routes.
+ */
+const apiKeyOf = (request: FastifyRequest): string | null => {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1]?.startsWith(API_KEY_PREFIX) ? match[1] : null;
+};
+
+/**
+ * A request with an API key (issue 48 §2, R45): the route must name a scope the key holds;
+ * the key's user is the request's user (every query is scoped by it, as for a session); no
+ * CSRF token (a browser never adds our bearer header by itself: CSRF is a cookie's risk);
+ * every key has a rate limit of its own, shared by every web process, and the route's own
+ * limit counts per key.
+ */
+const authenticateWithKey = async (platform: TPlatform, request: FastifyRequest, key: string) => {
+  const scope = request.routeOptions.config.apiKeyScope;
+  if (!scope) throw new HttpError(403, API_KEY_MESSAGES.noScope, 'API_KEY_NOT_ALLOWED');
+  const holder = (await platform.hooks.apiKeyAuth?.(platform, key)) ?? null;
+  if (!holder) throw new HttpError(401, API_KEY_MESSAGES.invalid, 'API_KEY_INVALID');
+  if (!holder.scopes.includes(scope)) throw new HttpError(403, API_KEY_MESSAGES.missingScope(scope), 'API_KEY_SCOPE');
+  const { limit, windowSeconds } = platform.config.apiKeyRateLimit;
+  const result = await consumeRateLimit(platform.db, `api-key:${holder.keyId}`, limit, windowSeconds);
+  if (!result.isAllowed) throw tooManyRequests(result.retryAfterSeconds);
+  request.apiKey = holder;
+  request.session = { id: `api-key:${holder.keyId}`, userId: holder.userId };
+};
 
 /**
  * Over HTTPS (directly or via a trusted proxy) our cookies are `__Host-` cookies: the browser
@@ -171,6 +207,7 @@ const normalizedPath = (url: string): string => {
  */
 export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { platform: TPlatform }) => {
   app.decorateRequest('session', null);
+  app.decorateRequest('apiKey', null);
   const consumeInMemory = createMemoryRateLimiter();
 
   app.addHook('onRequest', async (request) => {
@@ -178,16 +215,27 @@ export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { plat
     // No matched route: the not-found handler answers 404, and it reads nothing private.
     if (!request.routeOptions.url?.startsWith('/api/')) return;
     const config = request.routeOptions.config;
-    // The session first: a signed-in browser's CSRF token is bound to it.
-    request.session = await findSession(platform, request.cookies[cookieName(request, SESSION_COOKIE)]);
-    if (!SAFE_METHODS.has(request.method) && config.csrf !== false && !hasValidCsrfToken(platform, request)) {
-      throw new HttpError(403, 'Your session has expired. Reload the page and try again.', 'CSRF');
+    // A public route (health, the docs) reads no key: it answers the same to anyone.
+    const key = config.public ? null : apiKeyOf(request);
+    if (key !== null) {
+      // A key stands alone: any cookie sent with it is not read.
+      await authenticateWithKey(platform, request, key);
+    } else {
+      // The session first: a signed-in browser's CSRF token is bound to it.
+      request.session = await findSession(platform, request.cookies[cookieName(request, SESSION_COOKIE)]);
+      if (!SAFE_METHODS.has(request.method) && config.csrf !== false && !hasValidCsrfToken(platform, request)) {
+        throw new HttpError(403, 'Your session has expired. Reload the page and try again.', 'CSRF');
+      }
+      if (!config.public && !request.session) throw unauthenticated();
     }
-    if (!config.public && !request.session) throw unauthenticated();
 
     const rateLimit = config.rateLimit;
     if (rateLimit) {
-      const who = rateLimit.per === 'user' && request.session ? `user:${request.session.userId}` : `ip:${request.ip}`;
+      const who = request.apiKey
+        ? `key:${request.apiKey.keyId}`
+        : rateLimit.per === 'user' && request.session
+          ? `user:${request.session.userId}`
+          : `ip:${request.ip}`;
       const key = `route:${rateLimit.name}:${who}`;
       const result =
         rateLimit.store === 'memory'

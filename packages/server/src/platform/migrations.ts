@@ -4,6 +4,13 @@ import type pg from 'pg';
 
 export const MIGRATIONS_DIR = new URL('../../migrations', import.meta.url).pathname;
 
+/** The migration files of this build, in the order they run. */
+export const migrationFiles = (dir = MIGRATIONS_DIR) =>
+  fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.sql'))
+    .sort();
+
 // Any constant works; it only has to be the same in every Sendwell process.
 const MIGRATION_LOCK_ID = 720_431_877;
 
@@ -13,11 +20,13 @@ const MIGRATION_LOCK_ID = 720_431_877;
  * at once against one database: the first migrates, the others wait and find nothing
  * left to do. Files are forward only; an applied file is never run again.
  */
-export const migrate = async (pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> => {
-  const files = fs
-    .readdirSync(dir)
-    .filter((file) => file.endsWith('.sql'))
-    .sort();
+export const migrate = async (
+  pool: pg.Pool,
+  dir = MIGRATIONS_DIR,
+  /** Only these files (a backup's), for a restore that loads data shaped by them before the rest run. */
+  { only }: { only?: ReadonlySet<string> } = {},
+): Promise<string[]> => {
+  const files = migrationFiles(dir).filter((file) => !only || only.has(file));
   const client = await pool.connect();
   const applied: string[] = [];
   try {

@@ -1,4 +1,4 @@
-import { fromKysely, type Job, PgBoss, type QueueOptions } from 'pg-boss';
+import { fromKysely, type Job, PgBoss, type Queue } from 'pg-boss';
 import type { z } from 'zod';
 import type { TPlatform } from './context';
 import { type Executor, guardedClient } from './db';
@@ -17,8 +17,12 @@ export type TJobDefinition<S extends z.ZodType = z.ZodType> = {
   handler: (data: z.infer<S>, platform: TPlatform, context: TJobContext) => Promise<void>;
   /** A cron expression (UTC) to run it on a schedule, in worker processes. */
   cron?: string;
-  /** The queue's options; `notify: false` for a queue polled every 2 s rather than woken by NOTIFY. */
-  queue?: QueueOptions & { notify?: boolean };
+  /**
+   * The queue's options; `notify: false` for a queue polled every 2 s rather than woken by
+   * NOTIFY; `policy` as pg-boss has them (`stately`: one job waiting and one running per
+   * `singletonKey`).
+   */
+  queue?: Omit<Queue, 'name'> & { notify?: boolean };
   /** Jobs a worker process runs at once for this queue. */
   concurrency?: number;
   /**

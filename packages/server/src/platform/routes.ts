@@ -59,12 +59,21 @@ export const routesFor = (app: TApp, tags: string[]) => {
     app.route({
       method: route.method,
       url: route.path,
-      config: options.config,
+      // The scope an API key needs (issue 48 §2): `http-security.ts` reads it from the route it matched.
+      config: route.scope ? { ...options.config, apiKeyScope: route.scope } : options.config,
       ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
       ...(options.upload ? uploadRouteOptions(options.upload) : {}),
       schema: {
         tags,
         ...(options.hide ? { hide: true } : {}),
+        // The OpenAPI document says which scope a key needs, and that a signed-in browser may call it too.
+        ...(route.scope
+          ? {
+              security: [{ apiKey: [] }, { session: [] }],
+              description: `API key scope: \`${route.scope}\` (or a signed-in session).`,
+              'x-api-key-scope': route.scope,
+            }
+          : {}),
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { querystring: route.query } : {}),
         ...(route.body ? { body: route.body } : {}),

@@ -50,4 +50,15 @@ describe('visibleNavigation', () => {
     expect(labels('user')).not.toContain('Operator');
     expect(labels('operator').at(-1)).toBe('Operator');
   });
+
+  it('leaves out plans and credits on a single-company install (BILLING=off)', () => {
+    const labels = (entries: ReturnType<typeof visibleNavigation>) =>
+      entries.flatMap((entry) => ('children' in entry ? entry.children.map((child) => child.label) : [entry.label]));
+    const withBilling = labels(visibleNavigation(navigation, 'user'));
+    const without = labels(visibleNavigation(navigation, 'user', { billing: false }));
+    expect(withBilling).toEqual(expect.arrayContaining(['Subscription', 'Credit Log', 'API Keys', 'Webhooks']));
+    expect(without).not.toContain('Subscription');
+    expect(without).not.toContain('Credit Log');
+    expect(without).toEqual(expect.arrayContaining(['API Keys', 'Webhooks']));
+  });
 });

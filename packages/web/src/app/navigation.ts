@@ -8,6 +8,7 @@ import {
   IconFlame,
   IconHistory,
   IconInbox,
+  IconKey,
   IconLayoutDashboard,
   IconLifebuoy,
   IconMailCheck,
@@ -17,6 +18,7 @@ import {
   IconSettings,
   IconShieldLock,
   IconTool,
+  IconWebhook,
   type TablerIcon,
 } from '@tabler/icons-react';
 
@@ -28,6 +30,8 @@ export type TNavigationLink = {
   available: boolean;
   /** Shown only to operators (the operator area); the server answers 404 to anyone else anyway. */
   operatorOnly?: boolean;
+  /** Plans and credits: hidden on a single-company install (`BILLING=off`). */
+  billingOnly?: boolean;
 };
 
 export type TNavigationGroup = {
@@ -61,10 +65,18 @@ export const navigation: TNavigationEntry[] = [
     children: [
       { label: 'Sending Accounts', path: '/settings/accounts', icon: IconServer, available: true },
       { label: 'Test Inbox', path: '/test-inbox', icon: IconInbox, available: true },
-      { label: 'Subscription', path: '/settings/subscription', icon: IconCreditCard, available: true },
+      {
+        label: 'Subscription',
+        path: '/settings/subscription',
+        icon: IconCreditCard,
+        available: true,
+        billingOnly: true,
+      },
+      { label: 'API Keys', path: '/settings/api-keys', icon: IconKey, available: true },
+      { label: 'Webhooks', path: '/settings/webhooks', icon: IconWebhook, available: true },
     ],
   },
-  { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: true },
+  { label: 'Credit Log', path: '/credit-log', icon: IconCoins, available: true, billingOnly: true },
   { label: 'Support', path: '/support', icon: IconLifebuoy, available: true },
   { label: 'Notifications', path: '/notifications', icon: IconBell, available: true },
   { label: 'Operator', path: '/operator', icon: IconShieldLock, available: true, operatorOnly: true },
@@ -76,8 +88,10 @@ export const isNavigationGroup = (entry: TNavigationEntry): entry is TNavigation
 export const visibleNavigation = (
   entries: TNavigationEntry[] = navigation,
   role: 'user' | 'operator' = 'user',
+  { billing = true }: { billing?: boolean } = {},
 ): TNavigationEntry[] => {
-  const isShown = (link: TNavigationLink) => link.available && (!link.operatorOnly || role === 'operator');
+  const isShown = (link: TNavigationLink) =>
+    link.available && (!link.operatorOnly || role === 'operator') && (!link.billingOnly || billing);
   return entries.flatMap((entry): TNavigationEntry[] => {
     if (!isNavigationGroup(entry)) return isShown(entry) ? [entry] : [];
     const children = entry.children.filter(isShown);

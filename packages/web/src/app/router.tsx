@@ -91,6 +91,14 @@ export const routes: RouteObject[] = [
                 }),
               },
               {
+                path: 'settings/api-keys',
+                lazy: async () => ({ Component: (await import('../features/integrations/ApiKeysPage')).ApiKeysPage }),
+              },
+              {
+                path: 'settings/webhooks',
+                lazy: async () => ({ Component: (await import('../features/integrations/WebhooksPage')).WebhooksPage }),
+              },
+              {
                 path: 'settings/accounts',
                 lazy: async () => ({ Component: (await import('../features/accounts/AccountsPage')).AccountsPage }),
               },

@@ -11,5 +11,6 @@ export const buildUser = (overrides: Partial<TUserInformation> = {}): TUserInfor
   role: 'user',
   unread_tickets: 0,
   credit: { totalCredit: 1000, usedCredit: 40 },
+  billing: true,
   ...overrides,
 });

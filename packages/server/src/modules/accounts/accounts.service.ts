@@ -17,7 +17,7 @@ import { type TMailTransport, TransportError } from '../../providers/mail';
 import { createMailgunTransport, mailgunDkimSelector } from '../../providers/mailgun';
 import { createMailgunLists } from '../../providers/mailgun-lists';
 import { createSmtpTransport, type TSmtpSettings } from '../../providers/smtp';
-import { findPlanOfUser } from '../plans/plans.service';
+import { planRulesOf } from '../plans/plans.service';
 import { createTestInboxTransport, TEST_INBOX_HOST, testInboxCredentials } from '../test-inbox/test-inbox.service';
 import * as repository from './accounts.repository';
 import { googleAccessToken, isGoogleOffered } from './google.service';
@@ -70,7 +70,8 @@ export const listAccounts = async (platform: TPlatform, userId: number) => {
   return rows.map((row) => toAccount(platform, row, userEmail));
 };
 
-const canCreateAccounts = async (db: Executor, userId: number) => (await findPlanOfUser(db, userId)).allows_accounts;
+const canCreateAccounts = async (platform: TPlatform, db: Executor, userId: number) =>
+  (await planRulesOf(platform, db, userId)).allows_accounts;
 
 /**
  * A plan without sending accounts has the test inbox only (R23): adding, changing or
@@ -90,8 +91,13 @@ export const findAccountForOperator = (db: Executor, id: number) => repository.f
 export const setOperatorDailyCap = (db: Executor, id: number, cap: number | null) =>
   repository.setOperatorMailPerDay(db, id, cap);
 
-export const requireAccountsAllowed = async (db: Executor, userId: number, driver: string | null) => {
-  if (isTestInbox(driver) || (await canCreateAccounts(db, userId))) return;
+export const requireAccountsAllowed = async (
+  platform: TPlatform,
+  db: Executor,
+  userId: number,
+  driver: string | null,
+) => {
+  if (isTestInbox(driver) || (await canCreateAccounts(platform, db, userId))) return;
   throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
 };
 
@@ -120,7 +126,7 @@ export const getProviders = async (
     googleTestMode: google.enabled && google.testUsers.length > 0,
     googleTestUsers: isTestUser ? [userEmail.toLowerCase()] : [],
     userEmail,
-    canCreate: await canCreateAccounts(platform.db, userId),
+    canCreate: await canCreateAccounts(platform, platform.db, userId),
     smtpServices: SMTP_SERVICES.map((service) => ({ ...service })),
     testInbox: testInbox
       ? { host: TEST_INBOX_HOST, port: testInbox.port, ...testInboxCredentials(platform, userId) }
@@ -188,7 +194,7 @@ export const saveAccount = async (
   const driver = form.provider === 'google' ? 'gmail' : form.provider === 'smtp' ? form.driver! : null;
   // Every save, not only the first: otherwise a free plan saves its test inbox again as
   // Mailgun or a real SMTP server (R23). Checked before the provider is contacted.
-  await requireAccountsAllowed(platform.db, userId, driver);
+  await requireAccountsAllowed(platform, platform.db, userId, driver);
   // A Mailgun key (and webhook key) is only ever sent to the Mailgun API at the base URL the
   // operator configured for the region, so a changed domain or region keeps it: Mailgun
   // checks it again with the new domain below. Nothing the user types decides where it goes.
@@ -379,7 +385,7 @@ export const openAccountTransport = async (
   if (!row) throw notFound('This sending account does not exist.');
   // Every send goes through this door: an account kept from a paid period sends nothing
   // once the plan no longer allows accounts (R23).
-  await requireAccountsAllowed(platform.db, userId, row.driver);
+  await requireAccountsAllowed(platform, platform.db, userId, row.driver);
   if (row.provider === 'mailgun') {
     return createMailgunTransport(
       {

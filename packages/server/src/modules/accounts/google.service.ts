@@ -4,7 +4,7 @@ import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
 import { publicUrl } from '../../platform/public-url';
 import { randomToken } from '../../platform/tokens';
-import { findPlanOfUser } from '../plans/plans.service';
+import { planRulesOf } from '../plans/plans.service';
 import * as repository from './accounts.repository';
 import { openSecret, sealSecret } from './secrets';
 
@@ -93,7 +93,7 @@ export const finishGoogleLogin = async (
     throw new HttpError(404, 'Google accounts are not available on this server.');
   }
   // Refused before the code is spent: a plan without accounts connects none, new or again (R23).
-  if (!(await findPlanOfUser(platform.db, userId)).allows_accounts) {
+  if (!(await planRulesOf(platform, platform.db, userId)).allows_accounts) {
     throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
   }
   const tokens = await requestTokens(platform, {
@@ -123,7 +123,7 @@ export const finishGoogleLogin = async (
     const existing = (await repository.listAccountRows(trx, userId)).find(
       (row) => row.provider === 'google' && row.google_email === email,
     );
-    if (!(await findPlanOfUser(trx, userId)).allows_accounts) {
+    if (!(await planRulesOf(platform, trx, userId)).allows_accounts) {
       throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
     }
     const id =

@@ -46,6 +46,7 @@ export const getUserInformation = async (platform: TPlatform, userId: number): P
     role: row.role,
     unread_tickets: 0,
     credit: toCreditBalance({ balance: row.balance ?? 0, used: row.used ?? 0 }),
+    billing: platform.config.isBillingOn,
     // What other modules add (the tickets module: unread answers).
     ...Object.assign(
       {},
@@ -266,3 +267,9 @@ export const findUserProfile = async (db: Executor, userId: number) => {
 export const timeZoneOf = async (db: Executor, userId: number) =>
   (await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst())?.time_zone ??
   DEFAULT_TIME_ZONE;
+
+/** Whether the user exists and may act (not disabled by an operator): an API key of a disabled user opens nothing. */
+export const isUserEnabled = async (db: Executor, userId: number) => {
+  const row = await db.selectFrom('users').select('disabled_at').where('id', '=', userId).executeTakeFirst();
+  return row !== undefined && row.disabled_at === null;
+};

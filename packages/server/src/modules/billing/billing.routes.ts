@@ -15,13 +15,25 @@ export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   const serve = routesFor(app, ['billing']);
 
   serve(billingApi.options, { config: { public: true } }, async () => ({
+    billing: platform.config.isBillingOn,
+    registration: platform.config.isRegistrationOpen ? ('open' as const) : ('closed' as const),
     stripePublishableKey: platform.config.stripe?.publishableKey ?? null,
     creditPacks: CREDIT_PACKS.map((pack) => ({ ...pack })),
   }));
 
-  serve(billingApi.subscription, async (request) => ({
-    data: await getSubscriptionState(platform.db, request.session!.userId),
-  }));
+  // A single-company install (`BILLING=off`) sells nothing: its plan and credit calls are not
+  // there, before their bodies are read.
+  const sold = new Set<string>(
+    [billingApi.subscription, billingApi.changePlan, billingApi.buyCredits].map((route) => route.path),
+  );
+  app.addHook('preValidation', async (request) => {
+    if (!platform.config.isBillingOn && sold.has(request.routeOptions.url?.replace(/^\/api/, '') ?? ''))
+      throw notFound();
+  });
+
+  serve(billingApi.subscription, async (request) => {
+    return { data: await getSubscriptionState(platform.db, request.session!.userId) };
+  });
 
   serve(
     billingApi.changePlan,

@@ -49,7 +49,7 @@ export const recordClick = async (platform: TPlatform, trackingRef: string, link
   if (!link || !/^https?:\/\//i.test(link.url)) return null;
   await platform.db
     .transaction()
-    .execute((trx) => applyOutcomes(platform, trx, [tracked(recipient, 'clicked', link.id)]));
+    .execute((trx) => applyOutcomes(platform, trx, [{ ...tracked(recipient, 'clicked', link.id), url: link.url }]));
   return link.url;
 };
 

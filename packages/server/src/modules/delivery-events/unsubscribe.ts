@@ -42,7 +42,12 @@ export const unsubscribe = async (platform: TPlatform, token: string) => {
     ]);
     // Pressed again after the address came back on a list (imported again): it leaves again.
     if (!isNew && found.account_id !== null) {
-      await unsubscribeEverywhere(trx, { userId: found.user_id, accountId: found.account_id, email: found.email });
+      await unsubscribeEverywhere(
+        platform,
+        trx,
+        { userId: found.user_id, accountId: found.account_id, email: found.email },
+        'unsubscribe-link',
+      );
     }
   });
   return found;

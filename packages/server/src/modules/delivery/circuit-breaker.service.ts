@@ -1,6 +1,7 @@
 import { breakerReason, breakerVerdict, CIRCUIT_BREAKER } from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
+import { emitEvents } from '../../platform/outbound-events';
 import { publishToUser } from '../../platform/realtime';
 import { findAccountRow } from '../accounts/accounts.service';
 import { findUserProfile } from '../auth/auth.service';
@@ -66,6 +67,15 @@ const tellUser = async (platform: TPlatform, trx: Executor, sendId: number, reas
     trx,
   );
   await platform.queue.enqueue(breakerEmailJob, { sendId }, { executor: trx, singletonKey: `breaker-${sendId}` });
+  // Webhooks out (issue 48 §3): `send.paused`, in the transaction of the pause.
+  await emitEvents(platform, trx, [
+    {
+      userId: send.user_id,
+      type: 'send.paused',
+      orderingKey: `send:${send.id}`,
+      data: { send_id: send.id, subject: send.subject, reason },
+    },
+  ]);
   const progress = await progressEventOf(trx, sendId);
   if (progress) await publishToUser(trx, progress.userId, 'SendProgressEvent', progress.payload);
 };

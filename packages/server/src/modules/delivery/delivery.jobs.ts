@@ -45,6 +45,8 @@ export const sendSources: Record<SendRow['source'], TSendSource> = {
   'spam-test': async () => {},
   // A signup's confirmation email (the signup module): one recipient, the address that signed up.
   confirmation: async () => {},
+  // A saved template to one address through the API (issue 48 §2).
+  transactional: async () => {},
 };
 
 /**

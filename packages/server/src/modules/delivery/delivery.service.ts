@@ -80,10 +80,10 @@ export const checkedContent = (
 };
 
 /** The account of a new send, the user's own, and the plan allowing it to send (R23). */
-const sendingAccountOf = async (executor: Executor, userId: number, accountId: number) => {
+const sendingAccountOf = async (platform: TPlatform, executor: Executor, userId: number, accountId: number) => {
   const account = await findAccountRow(executor, userId, accountId);
   if (!account) throw notFound('This sending account does not exist.');
-  await requireAccountsAllowed(executor, userId, account.driver).catch((error: unknown) => {
+  await requireAccountsAllowed(platform, executor, userId, account.driver).catch((error: unknown) => {
     throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
   });
   return account;
@@ -91,7 +91,7 @@ const sendingAccountOf = async (executor: Executor, userId: number, accountId: n
 
 /** The account and lists of a new send, the user's own, and the plan allowing the account. */
 const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewSend, 'accountId' | 'listIds'>) => {
-  const account = await sendingAccountOf(platform.db, userId, input.accountId);
+  const account = await sendingAccountOf(platform, platform.db, userId, input.accountId);
   const lists = await findListsByIds(platform.db, userId, input.listIds);
   if (lists.length !== new Set(input.listIds).size) throw notFound('One of these mailing lists does not exist.');
   return { account, lists };
@@ -246,7 +246,7 @@ export const createEngagementResend = async (
     { subject: input.subject || previous.subject, html: previous.html, replyTo: previous.reply_to },
     { fromName: previous.from_name, fromAddress: previous.from_address },
   );
-  const account = await sendingAccountOf(platform.db, userId, previous.account_id).catch((error: unknown) => {
+  const account = await sendingAccountOf(platform, platform.db, userId, previous.account_id).catch((error: unknown) => {
     throw error instanceof HttpError && error.statusCode === 404
       ? notFound('This send’s sending account no longer exists.')
       : error;
@@ -341,7 +341,7 @@ export const createSourcedSend = async (
   input: TSourcedSend,
 ): Promise<{ sendId: number; recipients: number }> => {
   const content = checkedContent(input, input);
-  const account = await sendingAccountOf(trx, userId, input.accountId);
+  const account = await sendingAccountOf(platform, trx, userId, input.accountId);
   const recipients = input.recipients.map((recipient) => {
     const email = canonicalEmail(recipient.email);
     if (!email) throw new HttpError(422, `Not an email address: ${JSON.stringify(recipient.email)}.`, 'INVALID_EMAIL');
@@ -611,6 +611,7 @@ export {
   findBounceSplit,
   findHandoverOf,
   findHardBouncedSends,
+  findSendForFigures,
   findSendLink,
   findSendRecipientsByEmails,
   findUserSend,

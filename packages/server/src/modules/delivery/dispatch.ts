@@ -6,6 +6,7 @@ import { isConnectionLost, retryWhileDisconnected } from '../../platform/db';
 import type { SendsTable } from '../../platform/db-schema';
 import { HttpError } from '../../platform/errors';
 import { groupCommit } from '../../platform/group-commit';
+import { emitEvents } from '../../platform/outbound-events';
 import { publishToUser } from '../../platform/realtime';
 import type { TMailTransport } from '../../providers/mail';
 import { findAccountRow, openAccountTransport } from '../accounts/accounts.service';
@@ -15,6 +16,7 @@ import { CAP_WINDOW_HOURS, dailyCapOf, releaseReservation, reserveRoom, roomFree
 import { buildBatchMessage, MessageComposeError, prepareMessage } from './message';
 import {
   addCounts,
+  bouncedAtHandover,
   failUncomposable,
   judgeAfterClaim,
   recordClaimProgress,
@@ -23,7 +25,7 @@ import {
   type TOutcome,
   type TSettleContext,
 } from './outcomes';
-import { notifySendEnded } from './send-ended';
+import { emitSendEnded, notifySendEnded } from './send-ended';
 import {
   clearWaiting,
   failSend,
@@ -96,7 +98,10 @@ const afterDrain = async (platform: TPlatform, sendId: number): Promise<TNextRun
     return { startAfter: nextAt ?? new Date(Date.now() + (busy > 0 ? platform.config.sendLeaseMs : 1000)) };
   }
   await platform.db.transaction().execute(async (trx) => {
-    if (await finishSend(trx, sendId)) await notifySendEnded(platform, trx, sendId);
+    if (await finishSend(trx, sendId)) {
+      await notifySendEnded(platform, trx, sendId);
+      await emitSendEnded(platform, trx, sendId);
+    }
   });
   await publishProgress(platform, sendId, { force: true });
   return null;
@@ -264,7 +269,10 @@ const dispatchRun = async (
 /** A send that cannot go on ends `failed`, once, its reason (`note`) on its progress card and in History. */
 const endFailed = async (platform: TPlatform, sendId: number, note: string) => {
   await platform.db.transaction().execute(async (trx) => {
-    if (await failSend(trx, sendId, note)) await notifySendEnded(platform, trx, sendId);
+    if (await failSend(trx, sendId, note)) {
+      await notifySendEnded(platform, trx, sendId);
+      await emitSendEnded(platform, trx, sendId);
+    }
   });
   await publishProgress(platform, sendId, { force: true });
 };
@@ -359,6 +367,7 @@ const sendClaims = async (
                 leaseToken,
                 group.map(({ recipient }) => recipient),
                 results[0]!,
+                (trx, emails) => emitEvents(platform, trx, bouncedAtHandover(send, emails, results[0]!)),
               ),
             )),
           );
@@ -483,8 +492,16 @@ const sendClaims = async (
             // Held back before its body went (the claim is no longer this worker's, or
             // PostgreSQL is away): it never started, and goes back below.
             if (heldBack.has(index)) return;
+            // A refusal settles with its webhook (`message.bounced`) in one transaction: the rare path.
             outcomes.push(
-              await persist(platform, () => settle(checkpoints, smtpContext, leaseToken, recipient, result)),
+              await persist(platform, () =>
+                checkpoints.transaction().execute(async (trx) => {
+                  const outcome = await settle(trx, smtpContext, leaseToken, recipient, result);
+                  if (outcome === 'failed')
+                    await emitEvents(platform, trx, bouncedAtHandover(send, [recipient.email], result));
+                  return outcome;
+                }),
+              ),
             );
             return;
           }

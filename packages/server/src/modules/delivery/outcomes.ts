@@ -13,7 +13,9 @@ import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Db, Executor } from '../../platform/db';
 import type { TDeliveryEventType } from '../../platform/db-schema';
+import { emitEvents } from '../../platform/outbound-events';
 import type { TSendResult } from '../../providers/mail';
+import type { TOutboundEvent } from '../module';
 import { recordSoftBounces, suppress, unsubscribeEverywhere } from '../suppression/suppression.service';
 import { judgeSends } from './circuit-breaker.service';
 import { released, type TClaimed } from './claims';
@@ -188,10 +190,14 @@ export const settleBatch = (
   leaseToken: string,
   batch: TClaimed[],
   result: TSendResult,
+  /** Runs in the same transaction with the addresses that failed for good (their webhooks). */
+  onFailed?: (trx: Executor, emails: string[]) => Promise<void>,
 ): Promise<(TOutcome | null)[]> =>
   db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit = off`.execute(trx);
-    return recordBatchAnswer(trx, context, leaseToken, batch, result);
+    const { outcomes, failed } = await recordBatchAnswer(trx, context, leaseToken, batch, result);
+    if (onFailed && failed.length > 0) await onFailed(trx, failed);
+    return outcomes;
   });
 
 const recordBatchAnswer = async (
@@ -200,7 +206,7 @@ const recordBatchAnswer = async (
   leaseToken: string,
   batch: TClaimed[],
   result: TSendResult,
-): Promise<(TOutcome | null)[]> => {
+): Promise<{ outcomes: (TOutcome | null)[]; failed: string[] }> => {
   const { sendId, userId, accountId, source } = context;
   const ids = batch.map((recipient) => recipient.id);
   const mine = sql`where id = any(${ids}::bigint[]) and lease_token = ${leaseToken}`;
@@ -211,7 +217,7 @@ const recordBatchAnswer = async (
                ${released} ${mine} ${SETTLED})
       ${eventsOfSettled({ accountId, source, type: 'accepted' })}
       returning 'sent' as status`.execute(checkpoints);
-    return updated.rows.map((row) => row.status);
+    return { outcomes: updated.rows.map((row) => row.status), failed: [] };
   }
   if (result.kind === 'temporary') {
     const updated = await sql<{ status: TOutcome; email: string }>`
@@ -229,7 +235,10 @@ const recordBatchAnswer = async (
         .filter((row) => row.status === 'failed')
         .map((row) => ({ userId, email: row.email, message: result.error, source, sendId, accountId })),
     );
-    return updated.rows.map((row) => (row.status === ('deferred' as TOutcome) ? 'deferred' : 'failed'));
+    return {
+      outcomes: updated.rows.map((row) => (row.status === ('deferred' as TOutcome) ? 'deferred' : 'failed')),
+      failed: updated.rows.filter((row) => row.status === 'failed').map((row) => row.email),
+    };
   }
   const status = result.kind === 'unknown' ? 'unknown' : 'failed';
   const updated = await sql<{ email: string }>`
@@ -250,7 +259,10 @@ const recordBatchAnswer = async (
       updated.rows.map((row) => ({ userId, email: row.email, message: result.error, source, sendId, accountId })),
     );
   }
-  return updated.rows.map(() => status);
+  return {
+    outcomes: updated.rows.map(() => status),
+    failed: status === 'failed' ? updated.rows.map((row) => row.email) : [],
+  };
 };
 
 /** Adds one batch's outcomes to the send's counters. */
@@ -373,6 +385,8 @@ export type TIntakeEvent = {
   /** The provider's or receiving server's own words. */
   detail?: string | null;
   linkId?: number | null;
+  /** A click's target, for its webhook. */
+  url?: string;
   occurredAt?: Date;
   /** An open counted from a click (`applyOutcomes`): recorded the recipient's first time only. */
   isImplied?: boolean;
@@ -381,6 +395,71 @@ export type TIntakeEvent = {
 };
 
 const isFirstTimeKind = (kind: string): kind is TFirstTimeKind => Object.hasOwn(FIRST_TIME, kind);
+
+/**
+ * The webhook event of an outside event applied (issue 48 §3), ordered per member by the
+ * address: delivered, bounced (hard or soft), complained, opened and clicked (every one;
+ * `first` says whether it moved the figure).
+ */
+const messageEventsOf = (event: TIntakeEvent, isFirst: boolean): TOutboundEvent[] => {
+  const email = event.recipient?.email ?? event.email;
+  const common = {
+    send_id: event.recipient?.send_id ?? null,
+    email,
+    occurred_at: (event.occurredAt ?? new Date()).toISOString(),
+  };
+  const of = (type: TOutboundEvent['type'], data: Record<string, unknown> = {}): TOutboundEvent[] => [
+    {
+      userId: event.recipient?.user_id ?? event.userId,
+      type,
+      orderingKey: email.toLowerCase(),
+      data: { ...common, ...data },
+    },
+  ];
+  switch (event.type) {
+    case 'delivered':
+      return of('message.delivered');
+    case 'failed':
+      return of('message.bounced', {
+        bounce: event.severity === 'permanent' ? 'hard' : 'soft',
+        message: event.suppression?.message ?? event.detail ?? null,
+      });
+    case 'complained':
+      return of('message.complained');
+    case 'opened':
+      // An open counted from a click (the reader clicked without loading the pixel) says so.
+      return of('message.opened', { first: isFirst, ...(event.isImplied ? { from_click: true } : {}) });
+    case 'clicked':
+      return of('message.clicked', { first: isFirst, link_id: event.linkId ?? null, url: event.url ?? null });
+    default:
+      return [];
+  }
+};
+
+/**
+ * `message.bounced` webhooks (issue 48 §3) of messages refused for good at handover (a 5xx,
+ * or a temporary failure given up), as `messageEventsOf` gives those reported later. Not a
+ * spam test's: a spam test is no send to its user.
+ */
+export const bouncedAtHandover = (
+  send: { id: number; user_id: number; source: string },
+  emails: string[],
+  result: TSendResult,
+): TOutboundEvent[] =>
+  result.accepted || send.source === 'spam-test'
+    ? []
+    : emails.map((email) => ({
+        userId: send.user_id,
+        type: 'message.bounced' as const,
+        orderingKey: email.toLowerCase(),
+        data: {
+          send_id: send.id,
+          email,
+          bounce: result.kind === 'permanent' ? 'hard' : 'soft',
+          message: result.error,
+          occurred_at: new Date().toISOString(),
+        },
+      }));
 
 /** Events every occurrence of which is recorded (a figure counts the recipient's first only). */
 const isRepeatable = (event: TIntakeEvent) =>
@@ -557,10 +636,17 @@ const applyEach = async (platform: TPlatform, trx: Executor, events: TIntakeEven
         break;
       case 'complained':
         await suppress(trx, [{ ...entry, type: 'complained' }]);
-        if (accountId !== null) await unsubscribeEverywhere(trx, { userId, accountId, email });
+        if (accountId !== null) await unsubscribeEverywhere(platform, trx, { userId, accountId, email }, 'complaint');
         break;
       case 'unsubscribed':
-        if (accountId !== null) await unsubscribeEverywhere(trx, { userId, accountId, email });
+        if (accountId !== null) {
+          await unsubscribeEverywhere(
+            platform,
+            trx,
+            { userId, accountId, email },
+            event.source === 'recipient' ? 'unsubscribe-link' : 'provider',
+          );
+        }
         break;
       default:
         break;
@@ -568,6 +654,11 @@ const applyEach = async (platform: TPlatform, trx: Executor, events: TIntakeEven
   }
   await suppressFailures(trx, 'temporary', softBounces);
   await addToSendCounters(trx, counters);
+  await emitEvents(
+    platform,
+    trx,
+    events.flatMap((event, index) => (isNew[index] ? messageEventsOf(event, isFirst[index] === true) : [])),
+  );
   // What the breaker judges: hard bounces and complaints, new for their recipient.
   const judged = events.flatMap((event, index) =>
     isNew[index] &&

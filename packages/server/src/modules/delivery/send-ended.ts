@@ -1,7 +1,10 @@
+import { figuresOfSend } from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
+import { emitEvents } from '../../platform/outbound-events';
 import { notifyUser } from '../notifications/notifications.service';
 import { findSend } from './send-lifecycle';
+import { findBounceSplit } from './send-reads';
 
 const figure = (count: number) => count.toLocaleString('en-US');
 
@@ -40,4 +43,30 @@ export const notifySendEnded = async (platform: TPlatform, trx: Executor, sendId
     },
     trx,
   );
+};
+
+/**
+ * `send.finished` (issue 48 §3), in the transaction that ended the send: its status and its
+ * figures by the one definition (contracts `figures.ts`). Every kind of send but a spam test
+ * (which is no send to its user: GLOSSARY.md).
+ */
+export const emitSendEnded = async (platform: TPlatform, trx: Executor, sendId: number) => {
+  if (platform.hooks.eventSinks.length === 0) return;
+  const send = await findSend(trx, sendId);
+  if (!send || send.source === 'spam-test') return;
+  await emitEvents(platform, trx, [
+    {
+      userId: send.user_id,
+      type: 'send.finished',
+      orderingKey: `send:${send.id}`,
+      data: {
+        send_id: send.id,
+        source: send.source,
+        subject: send.subject,
+        status: send.status,
+        note: send.note,
+        figures: figuresOfSend(send, await findBounceSplit(trx, send.id)),
+      },
+    },
+  ]);
 };

@@ -230,6 +230,37 @@ export const selectUserEvents = (
 };
 
 /**
+ * Any of the user's sends but a spam test (one of Send Email's, a transactional one, a drip
+ * step), with what its figures need: its counters, and its deferred attempts (events).
+ */
+export const findSendForFigures = async (db: Executor, userId: number, sendId: number) =>
+  db
+    .selectFrom('sends')
+    .select([
+      'id',
+      'status',
+      'subject',
+      'created_at',
+      'finished_at',
+      'recipients_count',
+      'sent_count',
+      'failed_count',
+      'unknown_count',
+      'delivered_count',
+      'opened_count',
+      'clicked_count',
+      'complained_count',
+      'unsubscribed_count',
+      sql<number>`(select count(*)::int from delivery_events e where e.send_id = sends.id and e.type = 'deferred')`.as(
+        'deferred',
+      ),
+    ])
+    .where('user_id', '=', userId)
+    .where('id', '=', sendId)
+    .where('source', '<>', 'spam-test')
+    .executeTakeFirst();
+
+/**
  * How a send's failed recipients split into hard and soft bounces (its failed events'
  * severities; one failed event per recipient). History's counts and details read it.
  */

@@ -197,12 +197,17 @@ export const leaveLists = async (db: Executor, userId: number, leaving: TLeaving
       ? sql`m.id = any(${leaving.memberIds}::bigint[])`
       : sql`lower(m.email) = any(${leaving.emails.map((email) => email.toLowerCase())}::text[])
             ${leaving.accountId === undefined ? sql`` : sql`and l.account_id = ${leaving.accountId}`}`;
+  // `was_subscribed`: on the list before (a waiting signup cancelled was not), for its webhook.
   return (
-    await sql<{ id: number; list_id: number; email: string; fullname: string }>`
+    await sql<{ id: number; list_id: number; email: string; fullname: string; was_subscribed: boolean }>`
+      with leaving as (
+        select m.id, m.subscribed from list_members m join mailing_lists l on l.id = m.list_id
+         where l.user_id = ${userId} and (m.subscribed or m.unconfirmed) and ${which}
+      )
       update list_members m set subscribed = false, unconfirmed = false, updated_at = now()
-        from mailing_lists l
-       where l.user_id = ${userId} and m.list_id = l.id and (m.subscribed or m.unconfirmed) and ${which}
-      returning m.id, m.list_id, m.email, m.fullname`.execute(db)
+        from leaving
+       where m.id = leaving.id
+      returning m.id, m.list_id, m.email, m.fullname, leaving.subscribed as was_subscribed`.execute(db)
   ).rows.map((row) => ({ ...row, id: Number(row.id), list_id: Number(row.list_id) }));
 };
 

@@ -42,9 +42,17 @@ export const indexListSearchJob = defineJob({
   },
 });
 
-/** Queues the search indexing of a list (its members committed), one run per list at a time. */
-export const queueSearchIndexing = (platform: TPlatform, listId: number) =>
-  platform.queue.enqueue(indexListSearchJob, { listId }, { singletonKey: `index-search-${listId}` });
+/**
+ * Queues the search indexing of a list (its members committed), one run per list at a time.
+ * `delayMs`: a burst of calls (the bulk API's) is indexed after it, by the first run that
+ * comes due, not alongside each call; members are found by search meanwhile all the same.
+ */
+export const queueSearchIndexing = (platform: TPlatform, listId: number, { delayMs = 0 }: { delayMs?: number } = {}) =>
+  platform.queue.enqueue(
+    indexListSearchJob,
+    { listId },
+    { singletonKey: `index-search-${listId}`, ...(delayMs > 0 ? { startAfter: new Date(Date.now() + delayMs) } : {}) },
+  );
 
 /** At a worker's start: lists with members left unindexed (an upgrade, a lost job). */
 export const indexLeftBehind = (platform: TPlatform) => {

@@ -165,6 +165,82 @@ export const upsertMembers = async (
   return result.rows[0] ?? { added: 0, updated: 0 };
 };
 
+/** A member's row as the member calls answer it. */
+const MEMBER_COLUMNS = [
+  'id',
+  'email',
+  'fullname',
+  'subscribed',
+  'verified',
+  'verified_at',
+  'list_id',
+  'account_id',
+  'fields',
+  'unconfirmed',
+  'created_at',
+] as const;
+
+/** The members of a list with these addresses (any case), locked for the rest of the transaction. */
+export const lockMembersByEmail = (db: Executor, listId: number, emails: string[]) =>
+  db
+    .selectFrom('list_members')
+    .select(['id', 'email', 'subscribed'])
+    .where('list_id', '=', listId)
+    .where(sql<boolean>`lower(email) = any(${emails.map((email) => email.toLowerCase())}::text[])`)
+    .forUpdate()
+    .execute();
+
+/**
+ * Adds members or updates those already on the list (one row per address; the caller
+ * dedupes): a given name replaces the stored one, fields are merged. `setSubscribed`: the
+ * rows' `subscribed` is set on members already there too; otherwise they keep theirs (a new
+ * address is subscribed). Answers each row written, with whether it was inserted and whether
+ * it was subscribed before (null for a new one), as the statement's snapshot saw it: not
+ * `for update` (a row this statement then updates would be skipped by its own lock); the
+ * upsert locks the rows it writes.
+ */
+export const saveMemberRows = async (
+  db: Executor,
+  list: { userId: number; listId: number; accountId: number },
+  members: { email: string; fullname: string; fields: Record<string, string>; subscribed: boolean }[],
+  { setSubscribed }: { setSubscribed: boolean },
+) => {
+  if (members.length === 0) return [];
+  const result = await sql<TMemberRow & { inserted: boolean; was_subscribed: boolean | null }>`
+    with previous as (
+      select id, subscribed from list_members
+       where list_id = ${list.listId} and lower(email) = any(${members.map((member) => member.email.toLowerCase())}::text[])
+    ), written as (
+      insert into list_members as m (user_id, list_id, account_id, email, fullname, subscribed, fields)
+      select ${list.userId}, ${list.listId}, ${list.accountId}, email, fullname, subscribed, fields
+        from unnest(${members.map((member) => member.email)}::text[],
+                    ${members.map((member) => member.fullname)}::text[],
+                    ${members.map((member) => member.subscribed)}::boolean[],
+                    ${members.map((member) => JSON.stringify(member.fields))}::jsonb[])
+             as t(email, fullname, subscribed, fields)
+      on conflict (list_id, lower(email)) do update
+         set fullname = case when excluded.fullname <> '' then excluded.fullname else m.fullname end,
+             fields = m.fields || excluded.fields,
+             subscribed = case when ${setSubscribed} then excluded.subscribed else m.subscribed end,
+             -- Subscribed by the call: a signup that waited for its confirmation is done waiting.
+             unconfirmed = case when ${setSubscribed} and excluded.subscribed then false else m.unconfirmed end,
+             updated_at = now()
+      returning ${sql.join(MEMBER_COLUMNS.map((column) => sql.ref(`m.${column}`)))}, (xmax = 0) as inserted
+    )
+    select written.*, previous.subscribed as was_subscribed
+      from written left join previous on previous.id = written.id`.execute(db);
+  return result.rows;
+};
+
+export const deleteMemberByEmail = (db: Executor, userId: number, listId: number, email: string) =>
+  db
+    .deleteFrom('list_members')
+    .where('user_id', '=', userId)
+    .where('list_id', '=', listId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .returning(['id', 'email'])
+    .execute();
+
 // --- imports ---
 
 export const insertImport = (db: Executor, row: Insertable<ListImportsTable>) =>

@@ -20,7 +20,18 @@ import {
   toList,
   updateList,
 } from './lists.service';
-import { addMember, bulkDeleteMembers, deleteMember, getMember, listMembers, updateMember } from './members.service';
+import {
+  addMember,
+  bulkDeleteMembers,
+  bulkSaveMembers,
+  deleteMember,
+  getMember,
+  listMembers,
+  removeMember,
+  unsubscribeMember,
+  updateMember,
+  upsertMember,
+} from './members.service';
 import { exportListMembers, getSignupSettings, updateSignupSettings } from './signup-form.service';
 import { consentOfMember } from './subscriptions.service';
 
@@ -185,6 +196,61 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
     const deleted = await bulkDeleteMembers(platform, userOf(request), request.body);
     return { status: true, message: `${LIST_MESSAGES.membersDeleted} (${deleted})` };
   });
+
+  // --- by address, for integrators (issue 48 §2): a key's calls say `api`, the app's `app` ---
+
+  const sourceOf = (request: { apiKey: unknown }) => (request.apiKey ? ('api' as const) : ('app' as const));
+
+  serve(listsApi.upsertMember, { config: editLimit }, async (request) => {
+    const { member, created, confirmationSent } = await upsertMember(
+      platform,
+      userOf(request),
+      request.params.listId,
+      request.body,
+      sourceOf(request),
+    );
+    return {
+      status: true as const,
+      message: confirmationSent
+        ? 'The address has been asked to confirm: it joins the list once it does.'
+        : created
+          ? LIST_MESSAGES.memberAdded
+          : LIST_MESSAGES.memberSaved,
+      created,
+      confirmation_sent: confirmationSent,
+      data: member,
+    };
+  });
+
+  serve(listsApi.unsubscribeMember, { config: editLimit }, async (request) => {
+    const wasSubscribed = await unsubscribeMember(
+      platform,
+      userOf(request),
+      request.params.listId,
+      request.body.email,
+      sourceOf(request),
+    );
+    return {
+      status: true,
+      message: wasSubscribed ? 'The member has been unsubscribed.' : 'The member was unsubscribed already.',
+    };
+  });
+
+  serve(listsApi.removeMember, { config: editLimit }, async (request) => {
+    await removeMember(platform, userOf(request), request.params.listId, request.body.email);
+    return { status: true, message: LIST_MESSAGES.memberDeleted };
+  });
+
+  serve(
+    listsApi.bulkMembers,
+    {
+      // A call is up to 10,000 members: a call a second on average, past the key's own limit.
+      config: { rateLimit: { name: 'members-bulk', limit: 600, windowSeconds: 600, per: 'user' } },
+      bodyLimit: 16 * 1024 * 1024,
+    },
+    async (request) =>
+      bulkSaveMembers(platform, userOf(request), request.params.listId, request.body, sourceOf(request)),
+  );
 
   // --- imports of large files ---
 

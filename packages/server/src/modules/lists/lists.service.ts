@@ -20,6 +20,7 @@ import { paginate } from '../../platform/paging';
 import { TransportError } from '../../providers/mail';
 import type { TMailgunLists } from '../../providers/mailgun-lists';
 import { accountDomain, findAccountRow, openMailgunLists } from '../accounts/accounts.service';
+import type { TOutboundEvent } from '../module';
 import * as repository from './lists.repository';
 
 const LIST_ADDRESS_INDEX = 'mailing_lists_address_key';
@@ -402,6 +403,40 @@ export const importParsedRows = async (
     request.verify && verify && counts.added + counts.updated > 0 ? await verify(platform, userId, list.id) : null;
   return { ...result, verification };
 };
+
+/** Where a member event came from, as its webhook says (`source`). */
+export type TMemberEventSource =
+  | 'api'
+  | 'app'
+  | 'form'
+  | 'unsubscribe-link'
+  | 'preferences'
+  | 'complaint'
+  | 'provider'
+  | 'suppression';
+
+/**
+ * The webhook events of memberships that changed (issue 48 §3), ordered per member: by the
+ * address, lower case, so a member's events on every list arrive in the order they happened.
+ */
+export const memberEvents = (
+  userId: number,
+  type: 'member.subscribed' | 'member.confirmed' | 'member.unsubscribed',
+  rows: { list_id: number; email: string; fullname?: string; fields?: Record<string, string> }[],
+  source: TMemberEventSource,
+): TOutboundEvent[] =>
+  rows.map((row) => ({
+    userId,
+    type,
+    orderingKey: row.email.toLowerCase(),
+    data: {
+      list_id: row.list_id,
+      email: row.email,
+      ...(row.fullname !== undefined ? { fullname: row.fullname } : {}),
+      ...(row.fields !== undefined ? { fields: row.fields } : {}),
+      source,
+    },
+  }));
 
 /** For other modules' set-based work (a send's snapshot, unsubscribing everywhere) and the Send Email page. */
 export {

@@ -85,6 +85,16 @@ export const findListByFormKey = (db: Executor, formKey: string) =>
 
 export type TFormList = NonNullable<Awaited<ReturnType<typeof findListByFormKey>>>;
 
+/** One of the user's lists with its form settings (the confirmation email an API add sends). */
+export const findFormList = (db: Executor, userId: number, listId: number): Promise<TFormList | undefined> =>
+  db
+    .selectFrom('mailing_lists')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', listId)
+    .executeTakeFirst()
+    .then((row) => row && { ...row, form_fields: formFieldsOf(row) });
+
 const EXPORT_SLICE = 2_000;
 
 const statusOf = (member: { subscribed: boolean; unconfirmed: boolean }) =>

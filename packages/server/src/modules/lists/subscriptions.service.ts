@@ -6,11 +6,12 @@ import {
 } from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
+import { emitEvents } from '../../platform/outbound-events';
 import { hashToken, randomToken } from '../../platform/tokens';
 import type { TConsentInput, TLeaving } from './consent.repository';
 import * as consents from './consent.repository';
 import { findList, type TListRow } from './lists.repository';
-import { mailgunOfList, upsertAtProvider } from './lists.service';
+import { mailgunOfList, memberEvents, type TMemberEventSource, upsertAtProvider } from './lists.service';
 
 /**
  * A member's subscription as the person changes it: a signup (a form, the API), the
@@ -63,11 +64,30 @@ const newConfirmation = (now: Date) => {
  * fields, only fills them: whoever typed the address has not shown it is theirs.
  */
 export const subscribeMember = async (
+  platform: TPlatform,
   trx: Executor,
   list: TSignupList,
   signup: TSignup,
-  now = new Date(),
+  { source, now = new Date() }: { source: TMemberEventSource; now?: Date },
 ): Promise<TSubscribeOutcome> => {
+  const outcome = await signUp(trx, list, signup, now);
+  // On the list now: a `member.subscribed` webhook (a double opt-in signup waits for `member.confirmed`).
+  if (outcome.kind === 'subscribed') {
+    await emitEvents(
+      platform,
+      trx,
+      memberEvents(
+        list.user_id,
+        'member.subscribed',
+        [{ list_id: list.id, email: signup.email, fullname: signup.fullname }],
+        source,
+      ),
+    );
+  }
+  return outcome;
+};
+
+const signUp = async (trx: Executor, list: TSignupList, signup: TSignup, now: Date): Promise<TSubscribeOutcome> => {
   const isDoubleOptIn = list.double_opt_in;
   let member = await consents.lockMemberByEmail(trx, list.id, signup.email);
   if (!member) {
@@ -191,6 +211,16 @@ export const confirmSubscription = async (
   const outcome = judgeConfirmation(found, now);
   if (outcome.kind !== 'pending' || !found) return outcome;
   await consents.markConfirmed(trx, found.id, found.member_id, ip);
+  await emitEvents(
+    platform,
+    trx,
+    memberEvents(
+      found.user_id,
+      'member.confirmed',
+      [{ list_id: found.list_id, email: found.email, fullname: found.fullname }],
+      'form',
+    ),
+  );
   const listRow = await findList(trx, found.user_id, found.list_id);
   if (listRow) {
     await upsertAtProvider(await mailgunOfList(platform, trx, listRow), listRow, [
@@ -209,13 +239,26 @@ export const confirmSubscription = async (
  * the members that changed.
  */
 export const unsubscribeMembers = async (
-  platform: TPlatform | null,
+  platform: TPlatform,
   trx: Executor,
   userId: number,
   leaving: TLeaving,
+  source: TMemberEventSource,
+  { syncProvider = true }: { syncProvider?: boolean } = {},
 ) => {
   const changed = await consents.leaveLists(trx, userId, leaving);
-  if (!platform) return changed;
+  // Each membership left is a `member.unsubscribed` webhook (a waiting signup cancelled is none).
+  await emitEvents(
+    platform,
+    trx,
+    memberEvents(
+      userId,
+      'member.unsubscribed',
+      changed.filter((member) => member.was_subscribed),
+      source,
+    ),
+  );
+  if (!syncProvider) return changed;
   for (const listId of new Set(changed.map((member) => member.list_id))) {
     const list = await findList(trx, userId, listId);
     if (!list) continue;
@@ -232,13 +275,25 @@ export const unsubscribeMembers = async (
 
 /** An address leaves every list of one sending account; answers how many memberships changed. */
 export const unsubscribeFromAccountLists = async (
+  platform: TPlatform,
   db: Executor,
   { userId, accountId, email }: { userId: number; accountId: number; email: string },
-) => (await unsubscribeMembers(null, db, userId, { emails: [email], accountId })).length;
+  source: TMemberEventSource,
+) =>
+  (await unsubscribeMembers(platform, db, userId, { emails: [email], accountId }, source, { syncProvider: false }))
+    .length;
 
 /** Addresses leave every list of the user; answers how many memberships changed. */
-export const unsubscribeFromAllLists = async (db: Executor, userId: number, emails: string[]) =>
-  emails.length === 0 ? 0 : (await unsubscribeMembers(null, db, userId, { emails })).length;
+export const unsubscribeFromAllLists = async (
+  platform: TPlatform,
+  db: Executor,
+  userId: number,
+  emails: string[],
+  source: TMemberEventSource,
+) =>
+  emails.length === 0
+    ? 0
+    : (await unsubscribeMembers(platform, db, userId, { emails }, source, { syncProvider: false })).length;
 
 /** A consent record of its own for a member added another way (by hand, through the API). */
 export const recordConsent = (

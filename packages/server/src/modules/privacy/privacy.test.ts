@@ -104,9 +104,24 @@ const rowsHolding = async (email: string) => {
  * confirmation email), a second list by hand, a send with an open, a CC of another send,
  * a provider's event, an event of no message, a bounce and a soft bounce, a drip
  * recipient with its message, a verification, an import's skipped-rows report, the test
- * inbox's copies and the member search's terms.
+ * inbox's copies, the member search's terms and the webhook deliveries of its events.
  */
 const seedEverywhere = async (user: TUser, email: string) => {
+  // A webhook taking every event: the address's member and message events wait in its queue.
+  await t.platform.db
+    .insertInto('webhook_endpoints')
+    .values({
+      user_id: user.id,
+      url: 'https://hooks.example.com/sendwell',
+      event_types: [
+        'member.subscribed',
+        'member.confirmed',
+        'member.unsubscribed',
+        'message.opened',
+        'message.bounced',
+      ],
+    })
+    .execute();
   const altcha = await solveCaptcha(createAgent(t.app));
   const signup = await t.app.inject({
     method: 'POST',
@@ -264,6 +279,7 @@ describe('a person’s data on request (R46)', () => {
         'test_inbox_messages',
         'verification_items',
         'verified_addresses',
+        'webhook_deliveries',
       ].sort(),
     );
 

@@ -3,7 +3,7 @@ import { DEFAULT_FREE_PLAN_ID, PRODUCT_NAME, REGISTRATION_MESSAGES, referredPlan
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
-import { fieldError } from '../../platform/errors';
+import { fieldError, HttpError } from '../../platform/errors';
 import { createUser } from '../auth/auth.service';
 import { cancelOrphanSubscription, requirePaidPlanPrice, subscribeNewUser } from '../billing/billing.service';
 import { findPlan, findPlanByName } from '../plans/plans.service';
@@ -31,8 +31,14 @@ export const register = async (
   platform: TPlatform,
   input: TRegistration,
 ): Promise<{ userId: number; customerId: string | null }> => {
+  // The operator adds users on a closed install (the admin CLI); the page says so before anyone fills it in.
+  if (!platform.config.isRegistrationOpen)
+    throw new HttpError(403, REGISTRATION_MESSAGES.closed, 'REGISTRATION_CLOSED');
   await consumeSolution(platform, platform.db, input.altcha);
-  const plan = await resolvePlan(platform.db, input);
+  // Without billing there is one way in: the free plan (whose gates `planRulesOf` opens), no card.
+  const plan = platform.config.isBillingOn
+    ? await resolvePlan(platform.db, input)
+    : await resolvePlan(platform.db, { ...input, package_id: undefined, referred_by: undefined });
   if (!plan.is_free) {
     requirePaidPlanPrice(platform, plan);
     if (!input.stripeToken) throw fieldError('stripeToken', REGISTRATION_MESSAGES.card);

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { routesFor } from '../../platform/routes';
-import { historyCounts, historyDetails, historyExport, listHistory } from './history.service';
+import { historyCounts, historyDetails, historyExport, listHistory, sendFigures } from './history.service';
 
 /** The History page's reading calls (its "Send again" and "Edit", and Scheduled Emails, are `send-email`'s). */
 export const historyRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
@@ -13,6 +13,9 @@ export const historyRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
 
   serve(historyApi.list, async (request) => listHistory(platform, userOf(request), request.query));
   serve(historyApi.counts, async (request) => historyCounts(platform, userOf(request), request.params.id));
+  serve(historyApi.figures, async (request) => ({
+    data: await sendFigures(platform, userOf(request), request.params.id),
+  }));
   serve(historyApi.details, async (request) =>
     historyDetails(platform, userOf(request), request.params.accountId, request.params.id, request.query),
   );

@@ -18,6 +18,7 @@ import { findAccountRow, listAccountRows } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import {
   findBounceSplit,
+  findSendForFigures,
   findUserSend,
   fromHeader,
   selectSendEvents,
@@ -108,6 +109,23 @@ const sendCountsOf = async (platform: TPlatform, row: TSendRow): Promise<TSendCo
     clicked_count: figures.clicked,
     opened_count: figures.opened,
     unknown_count: figures.unknown,
+  };
+};
+
+/**
+ * `GET /api/history/sends/{id}/figures` (issue 48 §2): any send's figures by the one
+ * definition (contracts `figures.ts`), the same numbers History shows for a send of its own.
+ */
+export const sendFigures = async (platform: TPlatform, userId: number, id: number) => {
+  const row = await findSendForFigures(platform.db, userId, id);
+  if (!row) throw notFound('This send does not exist.');
+  return {
+    send_id: row.id,
+    status: row.status,
+    subject: row.subject,
+    created_at: row.created_at.toISOString(),
+    finished_at: row.finished_at?.toISOString() ?? null,
+    figures: figuresOfSend(row, await findBounceSplit(platform.db, row.id), row.deferred),
   };
 };
 

@@ -164,7 +164,7 @@ export const saveScheduledForm = async (platform: TPlatform, userId: number, id:
   if (row.type !== 2) throw notFound('This scheduled email does not exist.');
   const checked = await checkSendForm(platform, userId, { ...form, sendLater: true });
   // A plan without sending accounts keeps the test inbox only, on every path (R23).
-  await requireAccountsAllowed(platform.db, userId, checked.driver).catch((error: unknown) => {
+  await requireAccountsAllowed(platform, platform.db, userId, checked.driver).catch((error: unknown) => {
     throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
   });
   const isEdited = await changeScheduledSend(platform.db, userId, id, {

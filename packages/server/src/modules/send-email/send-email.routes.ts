@@ -12,6 +12,7 @@ import {
   sendEmail,
   sendEmailContent,
 } from './send-email.service';
+import { sendTransactional } from './transactional.service';
 
 /** Sending is a costly act: generous for a person, a wall for a script. */
 const sendLimit = { rateLimit: { name: 'email-send', limit: 30, windowSeconds: 600, per: 'user' as const } };
@@ -37,6 +38,21 @@ export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
 
   serve(sendEmailApi.send, { config: sendLimit }, async (request) =>
     sendEmail(platform, userOf(request), request.body),
+  );
+
+  // An integrator's one email (issue 48 §2): the key's own limit and this one, counted per key.
+  serve(
+    sendEmailApi.transactional,
+    { config: { rateLimit: { name: 'email-transactional', limit: 600, windowSeconds: 60, per: 'user' } } },
+    async (request) => {
+      const header = request.headers['idempotency-key'];
+      return sendTransactional(
+        platform,
+        userOf(request),
+        request.body,
+        typeof header === 'string' ? header : undefined,
+      );
+    },
   );
 
   serve(sendEmailApi.progress, async (request) => ({

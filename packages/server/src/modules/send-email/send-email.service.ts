@@ -27,7 +27,7 @@ import { findUserProfile } from '../auth/auth.service';
 import { getBalance } from '../credits/credits.service';
 import { createSend, dailyCapOf, sentInWindow } from '../delivery/delivery.service';
 import { countAudience, findListsByIds, findListsOfAccount } from '../lists/lists.service';
-import { findPlanOfUser } from '../plans/plans.service';
+import { planRulesOf } from '../plans/plans.service';
 
 const userOf = findUserProfile;
 
@@ -78,7 +78,7 @@ export const sendEmailContent = async (
   const [rows, user, plan, balance, templates] = await Promise.all([
     listAccountRows(platform.db, userId),
     userOf(platform.db, userId),
-    findPlanOfUser(platform.db, userId),
+    planRulesOf(platform, platform.db, userId),
     getBalance(platform.db, userId),
     listTemplates(platform.db, userId),
   ]);
@@ -136,7 +136,7 @@ export const resolveSender = async (
   const [row, user, plan] = await Promise.all([
     findAccountRow(platform.db, userId, form.account),
     userOf(platform.db, userId),
-    findPlanOfUser(platform.db, userId),
+    planRulesOf(platform, platform.db, userId),
   ]);
   if (!row) throw new ValidationError({ account: [SEND_MESSAGES.accountRequired] });
   const nameOnly = sendsAsSenderNameOnly(row.provider);

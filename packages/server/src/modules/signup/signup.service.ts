@@ -145,16 +145,22 @@ export const submitSignup = async (
     return { kind: 'form', errors: {}, status: 429, message: tooMany(Math.ceil(perList.retryAfterSeconds / 60)) };
   }
   const outcome = await platform.db.transaction().execute(async (trx) => {
-    const outcome = await subscribeMember(trx, list, {
-      ...read.signup,
-      consent: {
-        source: 'form',
-        detail: formDetail(body),
-        ip: client.ip,
-        userAgent: client.userAgent,
-        text: list.consent_text,
+    const outcome = await subscribeMember(
+      platform,
+      trx,
+      list,
+      {
+        ...read.signup,
+        consent: {
+          source: 'form',
+          detail: formDetail(body),
+          ip: client.ip,
+          userAgent: client.userAgent,
+          text: list.consent_text,
+        },
       },
-    });
+      { source: 'form' },
+    );
     if (outcome.kind !== 'confirm') return outcome;
     const sendId = await sendConfirmation(platform, trx, list, read.signup, outcome.token);
     await recordConfirmationSend(trx, outcome.consentId, sendId);
@@ -185,7 +191,7 @@ export const confirmUrl = (platform: TPlatform, token: string) => `${publicUrl(p
  * - it works on a first run: through the test inbox, with no `SMTP_URL`.
  * Opens and clicks are not tracked: the link must reach the confirmation page as it is.
  */
-const sendConfirmation = async (
+export const sendConfirmation = async (
   platform: TPlatform,
   trx: Executor,
   list: TFormList,
@@ -251,13 +257,23 @@ export const changePreferences = async (platform: TPlatform, token: string, chan
       case 'leave': {
         const membership = lists.find((list) => Number(list.list_id) === change.listId);
         if (!membership) throw new HttpError(404, 'You are not on this list.', 'NOT_FOUND');
-        await unsubscribeMembers(platform, trx, recipient.user_id, { memberIds: [Number(membership.member_id)] });
+        await unsubscribeMembers(
+          platform,
+          trx,
+          recipient.user_id,
+          { memberIds: [Number(membership.member_id)] },
+          'preferences',
+        );
         return `You are unsubscribed from ${membership.list_name}.`;
       }
       case 'leave-all': {
-        await unsubscribeMembers(platform, trx, recipient.user_id, {
-          memberIds: lists.map((list) => Number(list.member_id)),
-        });
+        await unsubscribeMembers(
+          platform,
+          trx,
+          recipient.user_id,
+          { memberIds: lists.map((list) => Number(list.member_id)) },
+          'preferences',
+        );
         await applyOutcomes(platform, trx, [
           {
             recipient: {

@@ -72,11 +72,16 @@ export const cleanUpSuppressions = async (platform: TPlatform) =>
  * A recipient who unsubscribes (the link, the one-click POST, Mailgun's unsubscribe event)
  * or complains leaves every list of the account the email came from. The memberships are
  * the lists module's; this is the one place that decides what "everywhere" means.
+ * `source` is what the member events say it came from.
  */
 export const unsubscribeEverywhere = (
+  platform: TPlatform,
   executor: Executor,
   recipient: { userId: number; accountId: number; email: string },
-) => unsubscribeFromAccountLists(executor, recipient);
+  source: 'unsubscribe-link' | 'complaint' | 'provider',
+) =>
+  // Each membership left is a `member.unsubscribed` webhook, queued in the caller's transaction.
+  unsubscribeFromAccountLists(platform, executor, recipient, source);
 
 // --- the suppression screen (spec §2 screen 11) ---
 
@@ -131,12 +136,18 @@ export const listSuppressions = async (
   return { data: await withLists(platform, userId, page.data), meta: page.meta };
 };
 
-/** The addresses leave every list of the user; they stay suppressed. Answers how many memberships changed. */
+/**
+ * The addresses leave every list of the user; they stay suppressed. Answers how many
+ * memberships changed; each is a `member.unsubscribed` event (webhooks) in the same transaction.
+ */
+const unsubscribeSuppressed = (platform: TPlatform, userId: number, emails: string[]) =>
+  platform.db.transaction().execute((trx) => unsubscribeFromAllLists(platform, trx, userId, emails, 'suppression'));
+
 export const clearSuppressions = async (platform: TPlatform, userId: number, ids: number[]) =>
-  unsubscribeFromAllLists(platform.db, userId, await findSuppressionEmails(platform.db, userId, ids));
+  unsubscribeSuppressed(platform, userId, await findSuppressionEmails(platform.db, userId, ids));
 
 export const clearAllSuppressions = async (platform: TPlatform, userId: number) =>
-  unsubscribeFromAllLists(platform.db, userId, await allSuppressedEmails(platform.db, userId));
+  unsubscribeSuppressed(platform, userId, await allSuppressedEmails(platform.db, userId));
 
 const MAILGUN_LIST = {
   bounce: 'bounces',

@@ -254,15 +254,17 @@ export const startVerification = async (
         'VERIFY_COST',
       );
     }
-    if (counts.todo > 0) {
-      await chargeCredits(trx, { userId, type: 'verify', amount: counts.todo, reference: `verification ${job.id}` });
+    // A single-company install (`BILLING=off`) has no credits: verification costs nothing.
+    const charged = platform.config.isBillingOn ? counts.todo : 0;
+    if (charged > 0) {
+      await chargeCredits(trx, { userId, type: 'verify', amount: charged, reference: `verification ${job.id}` });
     }
     await trx
       .updateTable('verification_jobs')
       .set({
         status: 'queued',
         recheck: checkAgain,
-        credits_charged: counts.todo,
+        credits_charged: charged,
         checked: job.total - counts.todo,
         valid: counts.valid,
         invalid: counts.invalid,
@@ -425,7 +427,7 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
     .set({ status: 'running', updated_at: new Date() })
     .where('id', '=', jobId)
     .where('status', 'in', ['queued', 'running'])
-    .returning(['id', 'user_id'])
+    .returning(['id', 'user_id', 'credits_charged'])
     .executeTakeFirst();
   if (!job) return;
   const options = engineOptions(platform);
@@ -471,11 +473,15 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
   if (failure) throw failure;
   await platform.db.transaction().execute(async (trx) => {
     // Unknown verdicts are not charged: their credits go back (those found in earlier results cost nothing).
-    const refund = (
-      await sql<{ unknown: number }>`
-        select count(*)::int as unknown from verification_items
-         where job_id = ${jobId} and verdict = 'unknown' and not from_cache`.execute(trx)
-    ).rows[0]!.unknown;
+    // Never more than was charged (nothing, without billing).
+    const refund = Math.min(
+      job.credits_charged,
+      (
+        await sql<{ unknown: number }>`
+          select count(*)::int as unknown from verification_items
+           where job_id = ${jobId} and verdict = 'unknown' and not from_cache`.execute(trx)
+      ).rows[0]!.unknown,
+    );
     const done = await trx
       .updateTable('verification_jobs')
       .set({ status: 'finished', credits_refunded: refund, finished_at: new Date(), updated_at: new Date() })

@@ -88,7 +88,7 @@ export const AppNavbar = ({ onNavigate }: { onNavigate: () => void }) => {
   const announcement = useAnnouncement();
   return (
     <ScrollArea component="nav" aria-label="Main" p="sm" h="100%">
-      {visibleNavigation(undefined, user.role).map((entry) => {
+      {visibleNavigation(undefined, user.role, { billing: user.billing }).map((entry) => {
         if (!isNavigationGroup(entry)) {
           return <LinkItem key={entry.path} link={entry} pathname={pathname} onNavigate={onNavigate} />;
         }

@@ -131,7 +131,8 @@ const VerifyOfferModal = ({ offer, onClose }: { offer: TVerifyOffer | null; onCl
     onError: showError,
   });
   const needed = offer?.stored.creditToBeUsed ?? 0;
-  const isShort = needed > available;
+  // A single-company install (`BILLING=off`) has no credits: nothing to count or buy.
+  const isShort = user.billing && needed > available;
   return (
     <Modal
       opened={offer !== null}
@@ -147,9 +148,11 @@ const VerifyOfferModal = ({ offer, onClose }: { offer: TVerifyOffer | null; onCl
             {offer.stored.alreadyCheckedCount.toLocaleString('en-US')} checked before (no charge). Addresses found
             invalid are not sent to.
           </Text>
-          <Text size="sm" fw={600} data-testid="verify-credits">
-            Credits to use: {needed.toLocaleString('en-US')} of {available.toLocaleString('en-US')} available.
-          </Text>
+          {user.billing && (
+            <Text size="sm" fw={600} data-testid="verify-credits">
+              Credits to use: {needed.toLocaleString('en-US')} of {available.toLocaleString('en-US')} available.
+            </Text>
+          )}
           {isShort && (
             <Alert color="orange">
               To complete this process; please buy credits.{' '}

@@ -92,7 +92,8 @@ export const HomePage = () => {
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         {steps.map((step) => {
           const link = findNavigationLink(step.path);
-          if (!link) return null;
+          // Credits are nowhere on a single-company install (`BILLING=off`).
+          if (!link || (link.billingOnly && !user.billing)) return null;
           return <StepCard key={step.path} step={step} icon={link.icon} isAvailable={link.available} />;
         })}
       </SimpleGrid>

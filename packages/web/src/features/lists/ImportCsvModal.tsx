@@ -61,7 +61,9 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
   // Spec §4: when every address is generic they are not placed on the list.
   const removeGeneric = generic?.isAllGeneric === true || wantsGenericRemoved;
   // Spec §4: the verify option is off when every address is generic, or without credits to spend.
-  const canVerify = generic?.isAllGeneric !== true && usable > 0;
+  // Without billing (`BILLING=off`) verification costs nothing.
+  const isFree = user?.billing === false;
+  const canVerify = generic?.isAllGeneric !== true && (isFree || usable > 0);
 
   const save = () => {
     const found = importProblem(sample, mapping.hasHeaders, mapping.choices);
@@ -160,7 +162,7 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
           label="Verify the addresses after the import"
           description={
             canVerify
-              ? `One credit for each address not checked before; you have ${usable.toLocaleString('en-US')}. Unverified email addresses will increase your email's spam score!`
+              ? `${isFree ? '' : `One credit for each address not checked before; you have ${usable.toLocaleString('en-US')}. `}Unverified email addresses will increase your email's spam score!`
               : generic?.isAllGeneric
                 ? 'Every address in this file is generic: there is nothing to verify.'
                 : 'Verification needs credits: you have none left.'

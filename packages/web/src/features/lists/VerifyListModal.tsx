@@ -64,7 +64,8 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
   }
   if (cost.isError) return <Alert color="red">The cost could not be worked out. Please try again.</Alert>;
   const available = usableCredit(user.credit);
-  const isShort = cost.data.count > available;
+  // A single-company install (`BILLING=off`) has no credits: nothing to count or buy.
+  const isShort = user.billing && cost.data.count > available;
   return (
     <Stack>
       {cost.data.totalCount === 0 ? (
@@ -73,12 +74,14 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
         <>
           <Text size="sm">
             {cost.data.totalCount.toLocaleString('en-US')} member{cost.data.totalCount === 1 ? '' : 's'} not verified
-            yet; {cost.data.controlled.toLocaleString('en-US')} checked before (free of charge).
+            yet; {cost.data.controlled.toLocaleString('en-US')} checked before{user.billing ? ' (free of charge)' : ''}.
           </Text>
-          <Text size="sm">
-            Credits to use: <b>{cost.data.count.toLocaleString('en-US')}</b> of {available.toLocaleString('en-US')}{' '}
-            available.
-          </Text>
+          {user.billing && (
+            <Text size="sm">
+              Credits to use: <b>{cost.data.count.toLocaleString('en-US')}</b> of {available.toLocaleString('en-US')}{' '}
+              available.
+            </Text>
+          )}
           <Text size="sm" c="dark.4">
             Unverified email addresses will increase your email's spam score!
           </Text>

@@ -181,7 +181,21 @@ export const RegisterPage = () => {
     </Stack>
   );
 
-  if (step === 'plan') {
+  // The operator adds users on a closed install (the admin CLI): nothing to fill in here.
+  if (options.data?.registration === 'closed') {
+    return (
+      <AuthLayout title="Create your account" description="Registration is closed." width={520}>
+        <Alert color="blue" data-testid="registration-closed">
+          {REGISTRATION_MESSAGES.closed}
+        </Alert>
+        {footer}
+      </AuthLayout>
+    );
+  }
+
+  // A single-company install (`BILLING=off`) has no plans: the details are the only step.
+  const hasPlans = options.data?.billing !== false;
+  if (step === 'plan' && hasPlans) {
     return (
       <AuthLayout title="Create your account" description="Choose a plan to start with." width={960}>
         {plans.isPending || options.isPending ? (
@@ -246,7 +260,7 @@ export const RegisterPage = () => {
               {alert}
             </Alert>
           )}
-          <Stack gap={2}>
+          <Stack gap={2} display={hasPlans ? undefined : 'none'}>
             <Group justify="space-between" wrap="nowrap">
               <Text size="sm" data-testid="register-chosen-plan">
                 Plan: <strong>{chosenPlan?.name ?? 'none chosen'}</strong>
@@ -321,10 +335,12 @@ export const RegisterPage = () => {
             }}
           />
           <Captcha ref={captchaRef} onPayloadChange={changeCaptcha} error={errors.altcha} />
-          <Group justify="space-between">
-            <Button variant="default" onClick={goBack}>
-              Back
-            </Button>
+          <Group justify={hasPlans ? 'space-between' : 'flex-end'}>
+            {hasPlans && (
+              <Button variant="default" onClick={goBack}>
+                Back
+              </Button>
+            )}
             <Button type="submit" loading={isTokenPending || register.isPending} data-testid="register-submit">
               Get Started
             </Button>

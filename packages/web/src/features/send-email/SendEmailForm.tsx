@@ -24,6 +24,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useCallback, useMemo, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { useUserQuery } from '../../app/session';
 import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
 import { spamTestFieldErrors, validateSpamTestForm } from '../spam-test/spam-test.form';
 import { AbTestFields } from './AbTestFields';
@@ -119,6 +120,8 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
   const checkDuplicates = useCheckDuplicates();
   const sendEmail = useSendEmail();
   const usableCredits = content.totalCredit - content.usedCredit;
+  // A single-company install (`BILLING=off`): spam tests cost nothing.
+  const isBillingOff = useUserQuery().data?.billing === false;
 
   const accountId = Number(values.account);
   const account = content.accounts.find((candidate) => candidate.id === accountId);
@@ -363,7 +366,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                 </Text>
                 <Group gap="sm">
                   {/* Spec §5: offered only from 100 usable credits. */}
-                  {usableCredits >= SPAM_TEST_CREDITS && (
+                  {(usableCredits >= SPAM_TEST_CREDITS || isBillingOff) && (
                     <Button
                       variant="default"
                       size="md"

@@ -13,6 +13,7 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { useUserQuery } from '../../app/session';
 import { PreSendChecklist } from '../send-email/PreSendChecklist';
 import { useSpamTestPreSendCheck } from '../send-email/send-email.queries';
 import { ScoreGauge } from './ScoreGauge';
@@ -42,6 +43,7 @@ const STAGES = ['waiting', 'received', 'scored'] as const;
  */
 export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TOptions) => {
   const [state, setState] = useState<TStep | null>(null);
+  const isBillingOn = useUserQuery().data?.billing !== false;
   const start = useStartSpamTest();
   const navigate = useNavigate();
   useSpamTestEvents();
@@ -109,10 +111,13 @@ export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TO
             Sendwell sends this email through your account to its test mailbox, checks how it is authenticated and what
             filters make of it, and scores it out of 10.
           </Text>
-          <Text size="sm">
-            A spam test costs <strong>{SPAM_TEST_CREDITS} credits</strong>; you have{' '}
-            {usableCredits.toLocaleString('en-US')}. If the email never arrives, the credits come back.
-          </Text>
+          {/* A single-company install (`BILLING=off`) has no credits: a test costs nothing. */}
+          {isBillingOn && (
+            <Text size="sm">
+              A spam test costs <strong>{SPAM_TEST_CREDITS} credits</strong>; you have{' '}
+              {usableCredits.toLocaleString('en-US')}. If the email never arrives, the credits come back.
+            </Text>
+          )}
           {/* The free check first (issue 31 §1): the same checklist as Send Email's confirmation. */}
           <PreSendChecklist
             check={preSend.data}

@@ -3,6 +3,7 @@ import { SPAM_TEST_CREDITS, type TSendEmailContent } from '@sendwell/contracts';
 import { IconFlame, IconHistory } from '@tabler/icons-react';
 import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router';
+import { useUserQuery } from '../../app/session';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { EmailPreview } from '../send-email/EmailPreview';
@@ -52,6 +53,8 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
   const [errors, setErrors] = useState<TFieldErrors>({});
   const [isLiveEdit, setIsLiveEdit] = useState(true);
   const usable = content.totalCredit - content.usedCredit;
+  // A single-company install (`BILLING=off`): a test costs nothing.
+  const isFree = useUserQuery().data?.billing === false;
   const showErrors = (next: TFieldErrors) => {
     setErrors(next);
     focusFirstError(next);
@@ -119,11 +122,13 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
                   isTest
                 />
               </Paper>
-              {usable >= SPAM_TEST_CREDITS ? (
-                <Group justify="space-between">
-                  <Text size="sm" c="dimmed">
-                    {SPAM_TEST_CREDITS} credits a test; you have {usable.toLocaleString('en-US')}.
-                  </Text>
+              {isFree || usable >= SPAM_TEST_CREDITS ? (
+                <Group justify={isFree ? 'flex-end' : 'space-between'}>
+                  {!isFree && (
+                    <Text size="sm" c="dimmed">
+                      {SPAM_TEST_CREDITS} credits a test; you have {usable.toLocaleString('en-US')}.
+                    </Text>
+                  )}
                   <Button
                     type="submit"
                     size="md"

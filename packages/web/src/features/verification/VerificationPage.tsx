@@ -227,7 +227,8 @@ export const VerificationPage = () => {
 
   const credits = stored ? (checkAgain ? stored.total : stored.creditToBeUsed) : 0;
   const available = usableCredit(user.credit);
-  const isShort = credits > available;
+  // A single-company install (`BILLING=off`) has no credits: nothing to count or buy.
+  const isShort = user.billing && credits > available;
 
   const columns: TDataTableColumn<TVerifyJob>[] = [
     { key: 'created_at', title: 'Started', sortable: true, render: (job) => formatDateTime(job.created_at) },
@@ -369,9 +370,12 @@ export const VerificationPage = () => {
                 />
               </>
             )}
-            <Text size="sm">
-              Credits to use: <b>{credits.toLocaleString('en-US')}</b> of {available.toLocaleString('en-US')} available.
-            </Text>
+            {user.billing && (
+              <Text size="sm">
+                Credits to use: <b>{credits.toLocaleString('en-US')}</b> of {available.toLocaleString('en-US')}{' '}
+                available.
+              </Text>
+            )}
             {isShort && (
               <Alert color="red">
                 To complete this process; please buy credits.{' '}

@@ -1,0 +1,201 @@
+import {
+  Anchor,
+  Badge,
+  Button,
+  Checkbox,
+  Code,
+  Group,
+  Loader,
+  Paper,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { notifications } from '@mantine/notifications';
+import {
+  API_KEY_SCOPE_DESCRIPTIONS,
+  API_KEY_SCOPES,
+  type TApiKey,
+  type TApiKeyScope,
+  ZCreateApiKeyRequest,
+} from '@sendwell/contracts';
+import { IconKey } from '@tabler/icons-react';
+import { useState } from 'react';
+import { useFormatDateTime } from '../../app/dates';
+import { useZodForm } from '../../app/useZodForm';
+import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { TableScroller } from '../../components/TableScroller';
+import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './integrations.queries';
+import { SecretOnce } from './SecretOnce';
+
+const CreateKeyForm = ({ onCreated }: { onCreated: (key: string) => void }) => {
+  const create = useCreateApiKey();
+  const form = useZodForm(ZCreateApiKeyRequest, {
+    initialValues: { name: '', scopes: ['lists:read'] },
+    onSubmit: (request, { fail }) =>
+      create.mutate(request, {
+        onSuccess: ({ key }) => {
+          onCreated(key);
+          form.setValue('name', '');
+        },
+        onError: fail,
+      }),
+  });
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-api-key">
+      <form onSubmit={form.onSubmit} noValidate aria-labelledby="new-api-key">
+        <Stack>
+          <Title order={2} fz="lg" id="new-api-key">
+            New API key
+          </Title>
+          <TextInput
+            label="Name"
+            description="Where the key is used, e.g. “Shop” or “CRM sync”."
+            inputWrapperOrder={['label', 'input', 'description', 'error']}
+            {...form.inputProps('name')}
+          />
+          <Checkbox.Group
+            label="What it may do"
+            value={form.values.scopes as string[]}
+            onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
+            error={form.errors.scopes}
+          >
+            <Stack gap="xs" mt="xs">
+              {API_KEY_SCOPES.map((scope) => (
+                <Checkbox
+                  key={scope}
+                  value={scope}
+                  label={<Code>{scope}</Code>}
+                  description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
+                />
+              ))}
+            </Stack>
+          </Checkbox.Group>
+          <Group justify="flex-end">
+            <Button type="submit" loading={create.isPending} leftSection={<IconKey size={16} />}>
+              Create key
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+};
+
+const KeysTable = ({ keys }: { keys: TApiKey[] }) => {
+  const revoke = useRevokeApiKey();
+  const formatDateTime = useFormatDateTime();
+  const confirmRevoke = (key: TApiKey) =>
+    modals.openConfirmModal({
+      title: `Revoke “${key.name}”?`,
+      children: (
+        <Text size="sm">Requests with this key are refused from the moment you confirm. This cannot be undone.</Text>
+      ),
+      labels: { confirm: 'Revoke key', cancel: 'Cancel' },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        revoke.mutate(key.id, {
+          onSuccess: ({ message }) =>
+            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+        }),
+    });
+  if (keys.length === 0) return <Text c="dimmed">No API keys yet.</Text>;
+  return (
+    <TableScroller label="API keys">
+      <Table striped aria-label="API keys" miw={720}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Key</Table.Th>
+            <Table.Th>Scopes</Table.Th>
+            <Table.Th>Created</Table.Th>
+            <Table.Th>Last used</Table.Th>
+            <Table.Th>
+              <VisuallyHidden>Actions</VisuallyHidden>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {keys.map((key) => (
+            <Table.Tr key={key.id} data-testid="api-key-row">
+              <Table.Td>{key.name}</Table.Td>
+              <Table.Td>
+                <Code>{key.prefix}…</Code>
+              </Table.Td>
+              <Table.Td>
+                <Group gap={4}>
+                  {key.scopes.map((scope) => (
+                    <Badge key={scope} variant="light" tt="none">
+                      {scope}
+                    </Badge>
+                  ))}
+                </Group>
+              </Table.Td>
+              <Table.Td>{formatDateTime(key.created_at)}</Table.Td>
+              <Table.Td>{key.last_used_at ? formatDateTime(key.last_used_at) : 'Never'}</Table.Td>
+              <Table.Td>
+                {key.revoked_at ? (
+                  <Badge color="gray" variant="outline">
+                    Revoked
+                  </Badge>
+                ) : (
+                  <Button size="xs" color="red" variant="light" onClick={() => confirmRevoke(key)}>
+                    Revoke<VisuallyHidden> {key.name}</VisuallyHidden>
+                  </Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </TableScroller>
+  );
+};
+
+/** Settings → API keys (issue 48 §2): make, see and revoke the keys integrations call `/api` with. */
+export const ApiKeysPage = () => {
+  const keys = useApiKeys();
+  const [created, setCreated] = useState<string | null>(null);
+  return (
+    <Stack>
+      <PageHeader
+        title="API keys"
+        description={
+          <>
+            Keys let your other systems call Sendwell’s API with <Code>Authorization: Bearer sw_…</Code>. Each route of
+            the <Anchor href="/api/docs">API document</Anchor> names the scope it needs.
+          </>
+        }
+      />
+      {created && (
+        <SecretOnce
+          title="Your new API key"
+          value={created}
+          note="Copy it now and keep it somewhere safe: Sendwell stores only a fingerprint of it and cannot show it again."
+          onDone={() => setCreated(null)}
+          testId="new-api-key-value"
+        />
+      )}
+      <CreateKeyForm onCreated={setCreated} />
+      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="your-api-keys">
+        <Stack>
+          <Title order={2} fz="lg" id="your-api-keys">
+            Your keys
+          </Title>
+          {keys.isPending ? (
+            <Loader aria-label="Loading API keys" />
+          ) : keys.isError ? (
+            <LoadFailedAlert title="Your API keys could not be loaded." onRetry={() => void keys.refetch()} />
+          ) : (
+            <KeysTable keys={keys.data} />
+          )}
+        </Stack>
+      </Paper>
+    </Stack>
+  );
+};
