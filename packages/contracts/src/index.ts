@@ -13,6 +13,7 @@ export * from './campaigns/campaigns';
 export * from './contact/contact.routes';
 export * from './credits/credits';
 export * from './credits/credits.routes';
+export * from './email/document';
 export * from './html/html-bounds';
 export * from './http/errors';
 export * from './http/routes';

@@ -42,6 +42,18 @@ export const nameColumnsOf = (headers: readonly (string | null)[], skip: readonl
     .filter((index): index is number => index !== null);
 };
 
+/**
+ * The merge field a name column is also kept as ('First Name' → `first_name`), so
+ * `{{first_name}}` reads the file's own first name rather than a guess from the joined Name.
+ */
+export const namePartKeyOf = (header: string | null | undefined): 'first_name' | 'middle_name' | 'last_name' | null => {
+  const word = wordOf(header ?? '');
+  if (FIRST_NAME.has(word)) return 'first_name';
+  if (MIDDLE_NAME.has(word)) return 'middle_name';
+  if (LAST_NAME.has(word)) return 'last_name';
+  return null;
+};
+
 /** The longest Name a member keeps. */
 export const NAME_MAX_LENGTH = 200;
 

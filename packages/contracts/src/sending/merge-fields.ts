@@ -93,12 +93,33 @@ export type TMergeRecipient = { email: string; name: string; fields: Record<stri
 const ownValue = (recipient: TMergeRecipient, key: string): string | undefined => {
   if (key === 'name') return recipient.name;
   if (key === 'email') return recipient.email;
-  if (!Object.hasOwn(recipient.fields, key)) return undefined;
+  if (!Object.hasOwn(recipient.fields, key)) return nameValue(recipient, key);
   const value = recipient.fields[key];
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return value.trim() ? value : (nameValue(recipient, key) ?? value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return undefined;
 };
+
+/**
+ * `first_name` and `last_name` of a recipient without such fields, read from the Name: the
+ * first word, and the words after it ("Yara Smith" → "Yara", "Smith"). A field of that name
+ * (an import's "First Name" column) wins.
+ */
+const nameValue = (recipient: TMergeRecipient, key: string): string | undefined => {
+  if (key !== 'first_name' && key !== 'last_name') return undefined;
+  const name = recipient.name.trim();
+  const space = name.search(/\s/);
+  if (key === 'first_name') return space === -1 ? name : name.slice(0, space);
+  return space === -1 ? '' : name.slice(space).trim();
+};
+
+/** The merge fields every recipient has, beside their custom fields (the editor's Personalise menu). */
+export const STANDARD_MERGE_FIELDS = [
+  { key: 'first_name', label: 'First name' },
+  { key: 'last_name', label: 'Last name' },
+  { key: 'name', label: 'Full name' },
+  { key: 'email', label: 'Email address' },
+] as const;
 
 /** A recipient's value for a merge field (the name as written, then in lower case), or the fallback when it is missing or blank. */
 export const mergeValue = (recipient: TMergeRecipient, key: string, fallback: string | undefined) => {

@@ -13,6 +13,7 @@ import {
   isGenericEmail,
   joinName,
   LIST_MESSAGES,
+  namePartKeyOf,
   readEmailCell,
   SKIP_REASONS,
   type TImportStatus,
@@ -350,6 +351,17 @@ const COPY_ROWS_SQL = 'copy import_rows (line, email, fullname, fields) from std
  * was. Invalid rows are skipped and written to a report; duplicates (in the file or on the
  * list) are merged.
  */
+/** The name columns whose header names a part of a name, as the fields they are also kept as. */
+const namePartFieldsOf = (
+  header: readonly string[],
+  nameColumns: readonly number[],
+  fields: readonly { column: number; key: string }[],
+) =>
+  nameColumns.flatMap((column) => {
+    const key = namePartKeyOf(header[column]);
+    return key && !fields.some((field) => field.key === key) ? [{ column, key }] : [];
+  });
+
 const runImport = async (platform: TPlatform, importId: number, signal: AbortSignal, isLastTry: boolean) => {
   const claimed = await platform.db
     .updateTable('list_imports')
@@ -446,6 +458,8 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
       await client.query('truncate import_rows');
     };
     let isHeader = mapping.hasHeaders;
+    // Name columns headed 'First Name', 'Last Name'… are kept as fields too (issue 46 §5).
+    let namePartFields: { column: number; key: string }[] = [];
     let pieces: Buffer[] = [];
     let batchStaged = 0;
     for await (const batch of readCsvBatches(storedFile(platform, importId, 'upload'), {
@@ -458,6 +472,7 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
       for (const row of batch) {
         if (isHeader) {
           isHeader = false;
+          namePartFields = namePartFieldsOf(row.cells, nameColumns, mapping.fields);
           continue;
         }
         counts.rows_read += 1;
@@ -473,9 +488,9 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
         }
         const fullname = joinName(cells, nameColumns);
         let fields = '{}';
-        if (mapping.fields.length > 0) {
+        if (mapping.fields.length > 0 || namePartFields.length > 0) {
           const values: Record<string, string> = {};
-          for (const field of mapping.fields) {
+          for (const field of [...namePartFields, ...mapping.fields]) {
             const value = cells[field.column];
             // Empty cells are skipped for custom fields (spec §5).
             if (value) values[field.key] = value.slice(0, 1000);

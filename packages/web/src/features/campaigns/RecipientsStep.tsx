@@ -22,6 +22,7 @@ import {
   isGenericEmail,
   joinName,
   MANUAL_COLUMNS,
+  namePartKeyOf,
   readEmailCell,
   type TCampaignRecipientInput,
   type TVerifyStoreResult,
@@ -237,11 +238,14 @@ const FileUpload = ({
         email: row[emailColumn] ?? '',
         name: joinName(row, nameColumns),
         variables: Object.fromEntries(
-          columns.flatMap((column, index) =>
-            column.role === 'variable' && (row[index] ?? '').trim()
-              ? [[variableName(column.header, index), row[index]!.trim()]]
-              : [],
-          ),
+          columns.flatMap((column, index) => {
+            const cell = (row[index] ?? '').trim();
+            if (!cell) return [];
+            if (column.role === 'variable') return [[variableName(column.header, index), cell]];
+            // A 'First Name' or 'Last Name' column is kept as {{first_name}} / {{last_name}} too.
+            const part = column.role === 'name' && hasHeaders ? namePartKeyOf(column.header) : null;
+            return part ? [[part, cell]] : [];
+          }),
         ),
       })),
       { removeGeneric: removeGeneric || isAllGeneric, verify: verify && canVerify },
