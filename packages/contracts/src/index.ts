@@ -24,6 +24,7 @@ export * from './lists/lists';
 export * from './lists/lists.routes';
 export * from './lists/mapping';
 export * from './lists/signup';
+export * from './media/media';
 export * from './notifications/notifications';
 export * from './notifications/notifications.routes';
 export * from './operator/operator';

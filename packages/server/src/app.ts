@@ -202,7 +202,8 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     reply.header('referrer-policy', 'same-origin');
     reply.header('x-frame-options', 'SAMEORIGIN');
     if (isApiRequest(request)) reply.header('cache-control', 'no-store');
-    else reply.header('content-security-policy', csp);
+    // A page that set a stricter policy of its own (an image at /media/) keeps it.
+    else if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
   });
 
   const metrics = registerMetrics(app, { queue: platform.queue, hub });

@@ -55,6 +55,8 @@ const OWNER: Record<string, string> = {
   // delivery service, the reports read it through the same.
   delivery_events: 'delivery',
   templates: 'send-email',
+  media: 'media',
+  media_files: 'media',
   // Per account and day, moved by a statement trigger on delivery_events; read by the dashboard.
   account_daily_stats: 'reports',
   provider_events: 'delivery-events',
@@ -101,7 +103,7 @@ const KNOWN: Record<string, string> = {
 const LAYERS: string[][] = [
   // Knows no other module: the hourly cleanup runs what others register; inbound routes
   // mail to the routes others register.
-  ['system', 'inbound', 'plans', 'credits', 'notifications', 'announcements', 'contact'],
+  ['system', 'inbound', 'plans', 'credits', 'notifications', 'announcements', 'contact', 'media'],
   ['auth'],
   ['tickets', 'billing', 'api-keys'],
   ['registration', 'test-inbox'],

@@ -32,6 +32,8 @@ import { bringInProviderLists, indexLeftBehind, indexListSearchJob, syncProvider
 import { listRoutes } from './lists/lists.routes';
 import { listsPersonalData } from './lists/personal-data';
 import { cleanUpExpiredSignups } from './lists/subscriptions.service';
+import { mediaPages, mediaRoutes } from './media/media.routes';
+import { cleanUpMedia } from './media/media.service';
 import type { TModule, TModuleHooks } from './module';
 import { notificationJobs } from './notifications/notifications.jobs';
 import { notificationRoutes } from './notifications/notifications.routes';
@@ -85,6 +87,8 @@ export const modules: TModule[] = [
   { name: 'notifications', routes: [notificationRoutes], jobs: notificationJobs as TJobDefinition[] },
   { name: 'announcements', routes: [announcementRoutes] },
   { name: 'contact', routes: [contactRoutes] },
+  // Images for emails (issue 46): the library, the drip editor's upload, and /media/<hash> for mail clients.
+  { name: 'media', routes: [mediaRoutes], pages: mediaPages, cleanup: cleanUpMedia },
   {
     name: 'auth',
     routes: [authRoutes, profileRoutes],

@@ -35,6 +35,7 @@ const ZEnvironment = z.object({
   GENERIC_EMAILS: z.string().default(''),
   /** The largest file a list import takes through the upload (not the browser-only 1.5 MB flow). */
   LIST_IMPORT_MAX_MB: z.coerce.number().int().min(1).max(2048).default(256),
+  MEDIA_QUOTA_MB: z.coerce.number().int().min(1).max(100_000).default(200),
   /** How long a sending worker holds the recipients it claimed; a dead worker's claims go again after it. */
   SEND_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(120),
   SMTP_URL: z.string().optional(),
@@ -179,6 +180,8 @@ export type TConfig = {
   loginLimitPerIp: number;
   genericEmails: string[];
   listImportMaxBytes: number;
+  /** Bytes of images one user's media library may hold. */
+  mediaQuotaBytes: number;
   sendLeaseMs: number;
   loginLimitPerEmail: number;
   loginLimitWindowSeconds: number;
@@ -392,6 +395,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
         ]
       : [...GENERIC_EMAIL_PREFIXES],
     listImportMaxBytes: e.LIST_IMPORT_MAX_MB * 1024 * 1024,
+    mediaQuotaBytes: e.MEDIA_QUOTA_MB * 1024 * 1024,
     sendLeaseMs: e.SEND_LEASE_SECONDS * 1000,
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
     loginLimitWindowSeconds: e.LOGIN_LIMIT_WINDOW_SECONDS,

@@ -7,6 +7,27 @@ import type { ColumnType, Generated } from 'kysely';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
+export type MediaFilesTable = {
+  hash: string;
+  content_type: string;
+  bytes: Buffer;
+  size: number;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
+export type MediaTable = {
+  id: Generated<number>;
+  user_id: number;
+  hash: string;
+  name: string;
+  width: number;
+  height: number;
+  size: number;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
 export type PlansTable = {
   id: Generated<number>;
   name: string;
@@ -554,6 +575,8 @@ export type TemplatesTable = {
   name: string;
   subject: Generated<string>;
   html: string;
+  /** The builder's document the HTML was rendered from (issue 46); null for HTML written by hand. */
+  document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 };
@@ -851,6 +874,8 @@ export type Database = {
   suppressions: SuppressionsTable;
   soft_bounces: SoftBouncesTable;
   templates: TemplatesTable;
+  media_files: MediaFilesTable;
+  media: MediaTable;
   sends: SendsTable;
   ab_tests: AbTestsTable;
   account_daily_counts: AccountDailyCountsTable;
