@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userHtml } from '../html/html-bounds';
 
 /**
  * The email builder's document (issue 46): what the visual editor edits, stored beside the
@@ -73,7 +74,7 @@ export const ZHeadingBlock = z.object({
 export const ZTextBlock = z.object({
   type: z.literal('text'),
   id: ZId,
-  html: z.string().max(DOCUMENT_LIMITS.blockHtml),
+  html: userHtml(DOCUMENT_LIMITS.blockHtml),
 });
 
 export const ZImageBlock = z.object({
@@ -136,7 +137,7 @@ export const ZSocialBlock = z.object({
 export const ZHtmlBlock = z.object({
   type: z.literal('html'),
   id: ZId,
-  html: z.string().max(DOCUMENT_LIMITS.blockHtml),
+  html: userHtml(DOCUMENT_LIMITS.blockHtml),
   row: z.boolean().default(false),
 });
 
@@ -193,6 +194,11 @@ export type TSectionBlock = z.infer<typeof ZSectionBlock>;
 
 export const ZEmailDocument = z.object({
   version: z.literal(1),
+  /**
+   * `email`: a whole message (head, page background, the message's column). `fragment`: the
+   * blocks' table alone, for HTML that goes inside another message (a drip signature).
+   */
+  kind: z.enum(['email', 'fragment']).default('email'),
   style: ZEmailStyle,
   blocks: z.array(ZBlock).max(DOCUMENT_LIMITS.blocks),
 });

@@ -7,6 +7,7 @@ import { STARTER_TEMPLATES } from './starters';
 
 const twoColumns: TEmailDocument = {
   version: 1,
+  kind: 'email',
   style: DEFAULT_STYLE,
   blocks: [
     { type: 'heading', id: 'h', text: 'Hello <you> & "them"', level: 1, align: 'left', color: null },

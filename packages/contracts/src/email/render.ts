@@ -158,13 +158,13 @@ export const renderBlockRow = (block: TBlock, style: TEmailStyle) => {
 };
 
 /** What the rows sit inside: the head, the page's background and the message's column. */
-export const renderFrame = (style: TEmailStyle, title = '') => {
+export const renderFrame = (style: TEmailStyle) => {
   const font = escapeText(FONT_STACKS[style.font]);
   const head =
     '<!DOCTYPE html><html lang="en" xmlns="http://www.w3.org/1999/xhtml" xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office"><head>' +
     '<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta http-equiv="X-UA-Compatible" content="IE=edge">' +
     '<meta name="x-apple-disable-message-reformatting"><meta name="color-scheme" content="light"><meta name="supported-color-schemes" content="light">' +
-    `<title>${escapeText(title)}</title>` +
+    '<title></title>' +
     '<!--[if mso]><noscript><xml><o:OfficeDocumentSettings><o:PixelsPerInch>96</o:PixelsPerInch></o:OfficeDocumentSettings></xml></noscript><![endif]-->' +
     `<style>body{margin:0;padding:0;width:100%;-webkit-text-size-adjust:100%}table{border-collapse:collapse}img{-ms-interpolation-mode:bicubic}a{color:${style.linkColor}}` +
     `@media (max-width:${style.width + 20}px){.sw-wrap{width:100%!important}.sw-col{max-width:100%!important}}</style></head>`;
@@ -178,9 +178,19 @@ export const renderFrame = (style: TEmailStyle, title = '') => {
   return { before: `${head}${open}${ROWS_START}`, after: `${ROWS_END}${close}` };
 };
 
-/** The whole message. */
-export const renderEmail = (document: TEmailDocument, title = '') => {
-  const frame = renderFrame(document.style, title);
+/** A fragment's frame: the blocks' table alone, as wide as a message's column at most. */
+const fragmentFrame = (style: TEmailStyle) => ({
+  before: `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:${style.width}px">${ROWS_START}`,
+  after: `${ROWS_END}</table>`,
+});
+
+/** What a document's rows sit inside. */
+export const frameOf = (document: Pick<TEmailDocument, 'kind' | 'style'>) =>
+  document.kind === 'fragment' ? fragmentFrame(document.style) : renderFrame(document.style);
+
+/** The whole message (or fragment). */
+export const renderEmail = (document: TEmailDocument) => {
+  const frame = frameOf(document);
   const rows = document.blocks
     .map((block) => `${blockStart(block.id)}${renderBlockRow(block, document.style)}${blockEnd(block.id)}`)
     .join('');

@@ -1,5 +1,5 @@
 import { documentIds, type TBlock, type TEmailDocument } from './document';
-import { ROWS_END, ROWS_START, renderBlockRow, renderEmail, renderFrame } from './render';
+import { frameOf, ROWS_END, ROWS_START, renderBlockRow, renderEmail } from './render';
 
 /**
  * HTML written or changed by hand, read back into the document it came from (Visual → HTML →
@@ -92,7 +92,7 @@ const piecesOf = (rows: string) => {
 /** `html` as a document, given the document it was rendered from (see above). */
 export const documentFromHtml = (html: string, previous: TEmailDocument): TRoundTrip => {
   if (html === renderEmail(previous)) return { ok: true, document: previous, changed: false };
-  const frame = renderFrame(previous.style);
+  const frame = frameOf(previous);
   const startAt = html.indexOf(ROWS_START);
   const endAt = html.lastIndexOf(ROWS_END);
   if (startAt === -1 || endAt === -1 || endAt < startAt) return { ok: false, reason: 'no-rows' };

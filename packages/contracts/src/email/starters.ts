@@ -47,6 +47,7 @@ const footer = (id: string): TBlock => ({
 });
 const doc = (blocks: TBlock[], style: Partial<TEmailStyle> = {}): TEmailDocument => ({
   version: 1,
+  kind: 'email',
   style: { ...DEFAULT_STYLE, ...style },
   blocks,
 });

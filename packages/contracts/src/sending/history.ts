@@ -149,6 +149,8 @@ export const ZEditEmailData = z.object({
     account_id: z.number().int().nullable(),
     delivery_time: z.string().nullable(),
     content: z.object({ cc: z.string(), bcc: z.string(), reply_to: z.string(), message_body: z.string() }),
+    /** The builder's document beside the message (issue 46); null for HTML written by hand. */
+    document: z.unknown().nullable().default(null),
     /** The address it went from (`alias@domain` for Mailgun), so the form shows the alias again. */
     from_address: z.string(),
     track_opens: z.boolean(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_PROVIDERS } from '../accounts/accounts';
+import { ZEmailDocument } from '../email/document';
 import { userHtml } from '../html/html-bounds';
 import { canonicalEmail, readEmailCell } from '../lists/email';
 import { DEFAULT_TIME_ZONE, wallClock, zonedInstant } from '../time/zones';
@@ -288,6 +289,8 @@ export const ZSendEmailRequest = z.object({
   bcc: SEND_FIELDS.copies.default(''),
   reply: SEND_FIELDS.replyTo.default(''),
   message: SEND_FIELDS.message,
+  /** The builder's document the message was rendered from (issue 46); kept beside it, never sent. */
+  document: ZEmailDocument.nullable().default(null),
   delivery: z.string().trim().max(40).default(''),
   sendLater: z.boolean().optional(),
   storageId: z.string().trim().max(100).optional(),
@@ -417,10 +420,15 @@ export type TDuplicatesResponse = z.infer<typeof ZDuplicatesResponse>;
 // ---------------------------------------------------------------- templates
 
 export const ZTemplate = z.object({
-  id: z.number().int(),
+  /** A row's id for the user's own; `starter:<key>` for Sendwell's starter templates (issue 46 §6). */
+  id: z.union([z.number().int(), z.string()]),
   name: z.string(),
   subject: z.string(),
   html: z.string(),
+  /** The builder's document, for a template made in Visual mode (it opens there). */
+  document: ZEmailDocument.nullable(),
+  /** What a starter template is for (the gallery's line); empty for the user's own. */
+  description: z.string().default(''),
   /** One of Sendwell's starting templates (read-only) rather than the user's own. */
   builtIn: z.boolean(),
 });
@@ -431,6 +439,7 @@ export const ZSaveTemplateRequest = z.object({
   name: z.string().trim().min(1, { message: SEND_MESSAGES.templateNameRequired }).max(120),
   subject: z.string().max(998).default(''),
   html: userHtml(2_000_000).refine((value) => value.trim() !== '', { message: SEND_MESSAGES.messageRequired }),
+  document: ZEmailDocument.nullable().default(null),
 });
 export type TSaveTemplateRequest = z.input<typeof ZSaveTemplateRequest>;
 

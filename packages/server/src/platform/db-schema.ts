@@ -330,6 +330,7 @@ export type CampaignsTable = {
   breaker_after_message_id: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  signature_document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
 };
 
 export type CampaignStepsTable = {
@@ -349,6 +350,7 @@ export type CampaignStepsTable = {
   click_follow_up: unknown | null;
   deleted_at: Date | null;
   created_at: CreatedAt;
+  body_document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
 };
 
 export type CampaignRecipientsTable = {
@@ -647,6 +649,8 @@ export type SendsTable = {
   split_test_percent: Generated<number | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** The builder's document beside `html` (issue 46); the engine never reads it. */
+  document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
 };
 
 export type AbTestsTable = {

@@ -52,6 +52,8 @@ export type TNewSend = {
   deliverAt?: Date | null;
   trackOpens?: boolean;
   trackClicks?: boolean;
+  /** The builder's document beside the HTML (issue 46): stored for editing again, never read by the engine. */
+  document?: unknown | null;
 };
 
 /**
@@ -116,6 +118,7 @@ const sendColumnsOf = (
   list_names: lists.map((list) => list.name).join(', '),
   track_opens: input.trackOpens ?? true,
   track_clicks: input.trackClicks ?? true,
+  document: input.document ?? null,
 });
 
 /** A new send's snapshot job, queued in the transaction that records the send (a rollback takes both). */

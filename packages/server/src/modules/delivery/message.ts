@@ -477,6 +477,7 @@ export const composeSample = async (
     split_group: null,
     split_part: null,
     split_test_percent: null,
+    document: null,
     created_at: now,
     updated_at: now,
   } satisfies Selectable<SendsTable>;

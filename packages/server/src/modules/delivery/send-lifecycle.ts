@@ -148,6 +148,7 @@ export const updateScheduled = async (
     list_names: string;
     track_opens: boolean;
     track_clicks: boolean;
+    document: unknown | null;
   }>,
 ) =>
   (

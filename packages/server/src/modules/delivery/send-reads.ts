@@ -154,6 +154,7 @@ export const selectUserSends = (db: Executor, userId: number) =>
       'sends.bcc',
       'sends.reply_to',
       'sends.html',
+      'sends.document',
       'sends.track_opens',
       'sends.track_clicks',
       'sends.recipients_count',

@@ -14,9 +14,11 @@ import {
   type TSendEmailForm,
   type TSendList,
   type TTemplate,
+  ZEmailDocument,
   type ZSaveTemplateRequest,
 } from '@sendwell/contracts';
-import { sql } from 'kysely';
+import { renderEmail } from '@sendwell/contracts/email/render';
+import { STARTER_TEMPLATES } from '@sendwell/contracts/email/starters';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
@@ -58,15 +60,36 @@ const capOf = async (db: Executor, row: TAccountRow) => {
   };
 };
 
+/** Sendwell's starter templates (issue 46 §6), rendered from their documents, as the picker lists them. */
+const starterTemplates = (): TTemplate[] =>
+  STARTER_TEMPLATES.map((starter) => ({
+    id: `starter:${starter.key}`,
+    name: starter.name,
+    subject: starter.subject,
+    html: renderEmail(starter.document),
+    document: starter.document,
+    description: starter.description,
+    builtIn: true,
+  }));
+
+/** The starter templates, then the user's own by name. */
 export const listTemplates = async (db: Executor, userId: number): Promise<TTemplate[]> => {
   const rows = await db
     .selectFrom('templates')
-    .select(['id', 'name', 'subject', 'html', 'user_id'])
-    .where((eb) => eb.or([eb('user_id', 'is', null), eb('user_id', '=', userId)]))
-    .orderBy(sql`user_id is null`, 'desc')
+    .select(['id', 'name', 'subject', 'html', 'document'])
+    .where('user_id', '=', userId)
     .orderBy('name')
     .execute();
-  return rows.map(({ user_id: owner, ...row }) => ({ ...row, builtIn: owner === null }));
+  return [
+    ...starterTemplates(),
+    ...rows.map((row) => ({ ...row, document: readDocument(row.document), description: '', builtIn: false })),
+  ];
+};
+
+/** A stored document, as the schema reads it today; one that no longer reads opens in HTML mode. */
+const readDocument = (stored: unknown) => {
+  const parsed = ZEmailDocument.safeParse(stored);
+  return parsed.success ? parsed.data : null;
 };
 
 /** `GET /api/email/send-email-content`: the page's accounts, the chosen one's lists, templates, cap and credits. */
@@ -190,6 +213,7 @@ export const sendEmail = async (platform: TPlatform, userId: number, form: TSend
     fromName,
     fromAddress,
     html: form.message,
+    document: form.document,
     listIds: form.to,
     replyTo: form.reply,
     cc: form.cc,
@@ -215,10 +239,10 @@ export type TSaveTemplate = z.output<typeof ZSaveTemplateRequest>;
 export const saveTemplate = async (platform: TPlatform, userId: number, input: TSaveTemplate): Promise<TTemplate> => {
   const row = await platform.db
     .insertInto('templates')
-    .values({ user_id: userId, name: input.name, subject: input.subject, html: input.html })
-    .returning(['id', 'name', 'subject', 'html'])
+    .values({ user_id: userId, name: input.name, subject: input.subject, html: input.html, document: input.document })
+    .returning(['id', 'name', 'subject', 'html', 'document'])
     .executeTakeFirstOrThrow();
-  return { ...row, builtIn: false };
+  return { ...row, document: readDocument(row.document), description: '', builtIn: false };
 };
 
 /** Deletes one of the user's own templates; the starting templates cannot be deleted. */

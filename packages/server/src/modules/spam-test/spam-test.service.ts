@@ -558,5 +558,5 @@ export const saveSpamTestAsTemplate = async (
     .where('id', '=', input.sent_id)
     .executeTakeFirst();
   if (!row) throw notFound('This spam test does not exist.');
-  return saveTemplate(platform, userId, { name: input.name, subject: row.subject, html: row.html });
+  return saveTemplate(platform, userId, { name: input.name, subject: row.subject, html: row.html, document: null });
 };

@@ -16,18 +16,16 @@ import { notifications } from '@mantine/notifications';
 import { SEND_MESSAGES, type TTemplate } from '@sendwell/contracts';
 import { IconDeviceFloppy, IconFileCode, IconTemplate, IconTrash } from '@tabler/icons-react';
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { LazyEmailEditor, type TEmailContent } from '../../components/email-editor/LazyEmailEditor';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
 import { SaveTemplateModal } from './SaveTemplateModal';
 import { fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
-import { isHtmlFile } from './send-email.preview';
 import { useDeleteTemplate } from './send-email.queries';
 
 type TProps = {
   values: TSendFormValues;
   errors: TFieldErrors;
   templates: TTemplate[];
-  isLiveEdit: boolean;
-  onLiveEditChange: (isLiveEdit: boolean) => void;
   onChange: (patch: Partial<TSendFormValues>) => void;
   /** The spam test's form: no copies, reply-to or tracking (the test message goes to one address, as it is). */
   isTest?: boolean;
@@ -83,7 +81,7 @@ const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplateP
       labels: { confirm: 'Delete', cancel: 'Cancel' },
       confirmProps: { color: 'red' },
       onConfirm: () =>
-        deleteTemplate.mutate(template.id, {
+        deleteTemplate.mutate(Number(template.id), {
           onSuccess: ({ message }) => {
             notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
             onDeleted();
@@ -124,61 +122,13 @@ const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplateP
   );
 });
 
-type TToolbarProps = {
-  isLiveEdit: boolean;
-  onLiveEditChange: (isLiveEdit: boolean) => void;
-  onImport: (file: File | null) => void;
-  onSave: () => void;
-};
-
-/** Live Edit, Import Html and Save as template. */
-const MessageToolbar = memo(({ isLiveEdit, onLiveEditChange, onImport, onSave }: TToolbarProps) => {
-  const resetFile = useRef<() => void>(null);
-  return (
-    <Group justify="space-between" gap="xs" mt="xs">
-      <Switch
-        label="Live Edit"
-        checked={isLiveEdit}
-        onChange={(event) => onLiveEditChange(event.currentTarget.checked)}
-      />
-      <Group gap="xs">
-        <FileButton
-          onChange={(file) => {
-            resetFile.current?.();
-            onImport(file);
-          }}
-          accept=".html,.htm,text/html"
-          resetRef={resetFile}
-        >
-          {(props) => (
-            <Button variant="default" size="xs" leftSection={<IconFileCode size={14} aria-hidden />} {...props}>
-              Import Html
-            </Button>
-          )}
-        </FileButton>
-        <Button variant="default" size="xs" leftSection={<IconDeviceFloppy size={14} aria-hidden />} onClick={onSave}>
-          Save as template
-        </Button>
-      </Group>
-    </Group>
-  );
-});
-
 /**
  * Subject, copies, reply-to and the HTML message with its template, file import and tracking
  * (spec §2 screen 2). A keystroke re-renders the field it changes and this component's own
  * inputs; the template picker and the toolbar only when their own props change (they read the
  * message through a ref), so typing stays quick on a slow machine.
  */
-export const MessageFields = ({
-  values,
-  errors,
-  templates,
-  isLiveEdit,
-  onLiveEditChange,
-  onChange,
-  isTest = false,
-}: TProps) => {
+export const MessageFields = ({ values, errors, templates, onChange, isTest = false }: TProps) => {
   const [isSaving, setIsSaving] = useState(false);
   const latest = useRef(values);
   latest.current = values;
@@ -192,6 +142,7 @@ export const MessageFields = ({
         onChange({
           template: String(template.id),
           message: template.html,
+          document: template.document,
           // A subject the user typed stays; the template's fills an empty one.
           ...(current.subject.trim() ? {} : { subject: template.subject }),
         }),
@@ -201,28 +152,15 @@ export const MessageFields = ({
   );
   const clearTemplate = useCallback(() => onChange({ template: null }), [onChange]);
 
-  const importFile = useCallback(
-    (file: File | null) => {
-      if (!file) return;
-      if (!isHtmlFile(file)) {
-        notifications.show({
-          color: 'red',
-          title: 'Error',
-          message: SEND_MESSAGES.htmlFileType,
-          position: 'top-center',
-        });
-        return;
-      }
-      void file
-        .text()
-        .then((html) =>
-          confirmReplace(latest.current.message, html, `The file “${file.name}”`, () =>
-            onChange({ message: html, template: null }),
-          ),
-        );
-    },
+  const changeContent = useCallback(
+    (content: TEmailContent) => onChange({ message: content.html, document: content.document }),
     [onChange],
   );
+  const content = useMemo(
+    () => ({ html: values.message, document: values.document }),
+    [values.message, values.document],
+  );
+
   const openSave = useCallback(() => setIsSaving(true), []);
 
   return (
@@ -265,35 +203,21 @@ export const MessageFields = ({
           />
         </SimpleGrid>
       )}
-      <MessageToolbar
-        isLiveEdit={isLiveEdit}
-        onLiveEditChange={onLiveEditChange}
-        onImport={importFile}
-        onSave={openSave}
+      <Group justify="flex-end">
+        <Button variant="default" size="xs" leftSection={<IconDeviceFloppy size={14} aria-hidden />} onClick={openSave}>
+          Save as template
+        </Button>
+      </Group>
+      <LazyEmailEditor
+        id={fieldId('message')}
+        label="Message"
+        value={content}
+        onChange={changeContent}
+        error={errors.message}
       />
-      {isLiveEdit ? (
-        <Textarea
-          id={fieldId('message')}
-          label="HTML message"
-          required
-          rows={16}
-          resize="vertical"
-          spellCheck={false}
-          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }}
-          value={values.message}
-          error={errors.message}
-          onChange={(event) => onChange({ message: event.currentTarget.value })}
-        />
-      ) : (
-        errors.message && (
-          <Text size="sm" c="red">
-            {errors.message}
-          </Text>
-        )
-      )}
       <Text size="xs" c="dimmed">
-        Merge fields: <Code>{'{{name}}'}</Code>, <Code>{'{{email}}'}</Code>, <Code>{'{{field::fallback}}'}</Code> — the
-        fallback shows when a member has no value.
+        Merge fields: <Code>{'{{first_name}}'}</Code>, <Code>{'{{name}}'}</Code>, <Code>{'{{email}}'}</Code>,{' '}
+        <Code>{'{{field::fallback}}'}</Code> — the fallback shows when a member has no value (Personalise inserts them).
       </Text>
       {!isTest && (
         <Group gap="xl">
@@ -313,6 +237,7 @@ export const MessageFields = ({
         opened={isSaving}
         subject={values.subject}
         html={values.message}
+        document={values.document}
         onClose={() => setIsSaving(false)}
         onSaved={(template) => onChange({ template: String(template.id) })}
       />

@@ -1,6 +1,6 @@
 import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
+import { type TEmailDocument, type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../app/api';
@@ -12,18 +12,19 @@ type TProps = {
   opened: boolean;
   subject: string;
   html: string;
+  document: TEmailDocument | null;
   onClose: () => void;
   onSaved: (template: TTemplate) => void;
 };
 
-const SaveTemplateForm = ({ subject, html, onClose, onSaved }: Omit<TProps, 'opened'>) => {
+const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TProps, 'opened'>) => {
   const save = useSaveTemplate();
   const [name, setName] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const request = { name, subject, html };
+    const request = { name, subject, html, document };
     const parsed = ZSaveTemplateRequest.safeParse(request);
     if (!parsed.success) {
       setErrors(firstIssueByField(parsed.error.issues));

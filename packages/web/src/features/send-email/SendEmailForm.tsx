@@ -115,7 +115,6 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     ...initial,
   }));
   const [errors, setErrors] = useState<TFieldErrors>({});
-  const [isLiveEdit, setIsLiveEdit] = useState(true);
   const [flow, setFlow] = useState<TFlow | null>(null);
   const checkDuplicates = useCheckDuplicates();
   const sendEmail = useSendEmail();
@@ -175,7 +174,6 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     setErrors(next);
     const first = firstErrorField(next);
     if (!first) return;
-    if (first === 'message') setIsLiveEdit(true);
     // After the render that shows the message (and the editor, when it was hidden).
     setTimeout(() => {
       const input = document.getElementById(fieldId(first));
@@ -326,14 +324,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                 />
               </Section>
               <Section icon={<IconMail size={16} />} title="Message">
-                <MessageFields
-                  values={values}
-                  errors={errors}
-                  templates={content.templates}
-                  isLiveEdit={isLiveEdit}
-                  onLiveEditChange={setIsLiveEdit}
-                  onChange={update}
-                />
+                <MessageFields values={values} errors={errors} templates={content.templates} onChange={update} />
               </Section>
               {!edit && (
                 <Section icon={<IconArrowsSplit size={16} />} title="A/B test">

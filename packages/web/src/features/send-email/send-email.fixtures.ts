@@ -36,6 +36,8 @@ export const buildTemplate = (overrides: Partial<TTemplate> = {}): TTemplate => 
   name: 'Simple announcement',
   subject: 'News from us',
   html: '<!doctype html><html><body><p>Hello {{name::there}},</p></body></html>',
+  document: null,
+  description: '',
   builtIn: true,
   ...overrides,
 });

@@ -11,6 +11,7 @@ import {
   sendFormIssues,
   sendsAsSenderNameOnly,
   type TAccountKind,
+  type TEmailDocument,
   type TSendAccount,
   type TSendEmailForm,
   type TSendList,
@@ -33,6 +34,8 @@ export type TSendFormValues = {
   bcc: string;
   reply: string;
   message: string;
+  /** The builder's document the message was rendered from; null for HTML written by hand (issue 46). */
+  document: TEmailDocument | null;
   /** `YYYY-MM-DD` in the user's time zone, or null to send now. */
   deliveryDate: string | null;
   /** `HH:mm` (24-hour), one of `deliverySlots()`. */
@@ -67,6 +70,7 @@ export const initialSendFormValues = (accountId: number | null): TSendFormValues
   bcc: '',
   reply: '',
   message: '',
+  document: null,
   deliveryDate: null,
   deliverySlot: null,
   trackOpens: true,
@@ -145,6 +149,7 @@ export const toSendRequest = (
     bcc: values.bcc,
     reply: values.reply,
     message: values.message,
+    document: values.document,
     // An A/B test is sent now: a time picked before it was switched on is not sent with it.
     delivery: values.abTest ? '' : deliveryTimeOf(values),
     sendLater: !values.abTest && hasDeliveryTime(values),

@@ -14,6 +14,7 @@ import {
   type TSpamTestRequest,
   type TTemplate,
   templatesApi,
+  ZEmailDocument,
 } from '@sendwell/contracts';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
@@ -146,6 +147,12 @@ export const useDeleteTemplate = () => {
 
 type TEditEmailData = Awaited<ReturnType<typeof callRoute<typeof historyApi.editEmailData>>>;
 
+/** A stored document as the editor can open it; anything else (an older shape) opens the HTML. */
+const readStoredDocument = (stored: unknown) => {
+  const parsed = ZEmailDocument.safeParse(stored);
+  return parsed.success ? parsed.data : null;
+};
+
 /** An old send as the starting point of a new one (`/history/edit-email/{id}`). */
 export const useEditEmailData = (id: number | null) =>
   useQuery({
@@ -186,6 +193,7 @@ export const fromOldSend = (
   bcc: record.content.bcc,
   reply: record.content.reply_to,
   message: record.content.message_body,
+  document: readStoredDocument(record.document),
   trackOpens: record.track_opens,
   trackClicks: record.track_clicks,
 });

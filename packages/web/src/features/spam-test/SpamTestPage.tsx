@@ -51,7 +51,6 @@ const TEST_MAILBOX = ["Sendwell's test mailbox"];
 const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
   const [values, setValues] = useState<TSendFormValues>(() => initialSendFormValues(content.chosenAccount));
   const [errors, setErrors] = useState<TFieldErrors>({});
-  const [isLiveEdit, setIsLiveEdit] = useState(true);
   const usable = content.totalCredit - content.usedCredit;
   // A single-company install (`BILLING=off`): a test costs nothing.
   const isFree = useUserQuery().data?.billing === false;
@@ -112,15 +111,7 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
                 <Title order={2} fz="md" mb="sm" id="spam-test-message">
                   Message
                 </Title>
-                <MessageFields
-                  values={values}
-                  errors={errors}
-                  templates={content.templates}
-                  isLiveEdit={isLiveEdit}
-                  onLiveEditChange={setIsLiveEdit}
-                  onChange={update}
-                  isTest
-                />
+                <MessageFields values={values} errors={errors} templates={content.templates} onChange={update} isTest />
               </Paper>
               {isFree || usable >= SPAM_TEST_CREDITS ? (
                 <Group justify={isFree ? 'flex-end' : 'space-between'}>
