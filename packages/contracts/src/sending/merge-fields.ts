@@ -113,6 +113,9 @@ const nameValue = (recipient: TMergeRecipient, key: string): string | undefined 
   return space === -1 ? '' : name.slice(space).trim();
 };
 
+/** The field the engine fills with the recipient's unsubscribe page (the editor's footer block links it). */
+export const UNSUBSCRIBE_FIELD = 'unsubscribe_url';
+
 /** The merge fields every recipient has, beside their custom fields (the editor's Personalise menu). */
 export const STANDARD_MERGE_FIELDS = [
   { key: 'first_name', label: 'First name' },

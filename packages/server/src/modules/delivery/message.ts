@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mergeValue, replaceMergeFields } from '@sendwell/contracts';
+import { mergeValue, replaceMergeFields, UNSUBSCRIBE_FIELD } from '@sendwell/contracts';
 import type { Selectable } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import { CpuTaskError } from '../../platform/cpu-pool';
@@ -165,10 +165,17 @@ const compose = async (
   parts: TParts,
   textTemplate: string,
 ): Promise<Omit<TOutgoingMessage, 'to'>> => {
+  // `{{unsubscribe_url}}` is the recipient's unsubscribe page (the editor's footer block links
+  // it, issue 46); a message that links it gets no second unsubscribe link in the footer.
+  let hasOwnUnsubscribe = false;
   const render = (template: string, isHtml: boolean) =>
-    replaceMergeFields(template, ({ key, fallback }) => parts.resolve(key, fallback, isHtml));
-  const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">You are receiving this email because you subscribed to our list. <a href="${escapeHtml(parts.unsubscribePage)}">Unsubscribe</a> · <a href="${escapeHtml(parts.preferencesPage)}">Manage your subscriptions</a></p>`;
+    replaceMergeFields(template, ({ key, fallback }) => {
+      if (key !== UNSUBSCRIBE_FIELD) return parts.resolve(key, fallback, isHtml);
+      hasOwnUnsubscribe = true;
+      return parts.unsubscribePage;
+    });
   const rendered = render(send.html, true);
+  const footer = `<p style="font-size:12px;color:#777;text-align:center;margin-top:24px">${hasOwnUnsubscribe ? '' : `You are receiving this email because you subscribed to our list. <a href="${escapeHtml(parts.unsubscribePage)}">Unsubscribe</a> · `}<a href="${escapeHtml(parts.preferencesPage)}">Manage your subscriptions</a></p>`;
   const isTrackingClicks = send.track_clicks && links.size > 0;
   const html = trackHtml(
     rendered,

@@ -1,9 +1,12 @@
 import { formatDeliveryTime, parseDeliveryTime, SEND_MESSAGES } from '@sendwell/contracts';
+import { renderEmail } from '@sendwell/contracts/email/render';
+import { STARTER_TEMPLATES } from '@sendwell/contracts/email/starters';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
 import { startMailgunFake } from '../../../test/mailgun-fake';
-import { buildMessage } from '../delivery/message';
+import { buildMessage, composeSample } from '../delivery/message';
+import { checkComposedMessage } from '../spam-test/spam-test.service';
 
 const MAILGUN_KEY = 'key-email-0123456789abcdef0123456789';
 let t: TTestApp;
@@ -379,9 +382,63 @@ describe('templates', () => {
     );
     expect((await other.agent.delete(`/api/templates/${id}`)).statusCode).toBe(404);
     const builtIn = listed.find((template: { builtIn: boolean }) => template.builtIn);
-    expect((await s.agent.delete(`/api/templates/${builtIn.id}`)).statusCode).toBe(404);
+    // A starter template is named `starter:<key>`: not a row anyone can delete.
+    expect((await s.agent.delete(`/api/templates/${builtIn.id}`)).statusCode).toBe(422);
+    expect((await s.agent.get('/api/templates')).json().data.some((row: { id: string }) => row.id === builtIn.id)).toBe(
+      true,
+    );
     expect((await s.agent.delete(`/api/templates/${id}`)).json().message).toBe(SEND_MESSAGES.templateDeleted);
     const empty = await s.agent.post('/api/templates', { name: ' ', html: '' });
     expect(empty.statusCode).toBe(422);
+  });
+
+  it('keeps a template made in Visual mode with its document, and offers six starter templates with theirs', async () => {
+    const s = await setup();
+    const starters = (await s.agent.get('/api/templates'))
+      .json()
+      .data.filter((row: { builtIn: boolean }) => row.builtIn);
+    expect(starters.map((row: { id: string }) => row.id)).toEqual(STARTER_TEMPLATES.map((row) => `starter:${row.key}`));
+    for (const starter of starters) expect(starter.html).toBe(renderEmail(starter.document));
+    const document = STARTER_TEMPLATES[0]!.document;
+    const saved = await s.agent.post('/api/templates', {
+      name: 'From the builder',
+      subject: 'S',
+      html: renderEmail(document),
+      document,
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json().data.document).toEqual(document);
+    const broken = await s.agent.post('/api/templates', {
+      name: 'Broken',
+      html: '<p>x</p>',
+      document: { ...document, blocks: [{ type: 'button', id: 'b', href: 'javascript:alert(1)' }] },
+    });
+    expect(broken.statusCode).toBe(422);
+  });
+
+  it('composes every starter template to an Excellent content score, under Gmail’s 102 KB clip, with one unsubscribe link', async () => {
+    const s = await setup();
+    for (const starter of STARTER_TEMPLATES) {
+      const raw = await composeSample(t.platform, {
+        userId: s.userId,
+        fromName: 'Acme',
+        fromAddress: 'news@acme.test',
+        subject: starter.subject.replace('{{first_name::friend}}', 'Ada'),
+        html: renderEmail(starter.document),
+        replyTo: '',
+        trackOpens: true,
+        trackClicks: true,
+      });
+      const content = await checkComposedMessage(t.platform, raw);
+      const mail = await simpleParser(raw);
+      expect(
+        content.verdict,
+        `${starter.key}: ${JSON.stringify(content.checks.filter((c) => c.status !== 'pass'))}`,
+      ).toBe('Excellent');
+      expect(Buffer.byteLength(String(mail.html))).toBeLessThan(102 * 1024);
+      // The footer block's link is the recipient's unsubscribe page, and no second footer is added.
+      expect(String(mail.html).match(/\/unsubscribe\//g)).toHaveLength(1);
+      expect(String(mail.html)).not.toContain('{{');
+    }
   });
 });
