@@ -40,7 +40,11 @@ vi.mock('../../components/email-editor/LazyEmailEditor', () => ({
   }) => (
     <div>
       <label htmlFor={id}>HTML message</label>
-      <textarea id={id} value={value.html} onChange={(event) => onChange({ html: event.currentTarget.value, document: null })} />
+      <textarea
+        id={id}
+        value={value.html}
+        onChange={(event) => onChange({ html: event.currentTarget.value, document: null })}
+      />
       {error && <p>{error}</p>}
     </div>
   ),
