@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZEmailDocument } from '../email/document';
 import { hasTextOutsideTags, userHtml } from '../html/html-bounds';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute } from '../http/routes';
@@ -52,6 +53,8 @@ export const ZCampaignStart = z.object({
   alias: line(64).default(''),
   useSubdomain: z.boolean().default(false),
   signature: userHtml(20_000).default(''),
+  /** The signature's builder document (issue 46); null for one written in HTML. */
+  signatureDocument: ZEmailDocument.nullable().default(null),
 });
 export type TCampaignStart = z.input<typeof ZCampaignStart>;
 
@@ -109,6 +112,8 @@ export const ZFollowUp = z.object({
   waitDays: z.coerce.number().int().min(1).max(365).default(5),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
   body: userHtml(2_000_000).refine(hasTextOutsideTags, { message: CAMPAIGN_MESSAGES.bodyRequired }),
+  /** The body's builder document (issue 46); null for one written in HTML. */
+  document: ZEmailDocument.nullable().default(null),
 });
 export type TFollowUp = z.input<typeof ZFollowUp>;
 
@@ -134,6 +139,8 @@ export const ZDripEmail = z.object({
   }),
   // The one Reply-To rule of every send (R42), its stored form.
   replyTo: SEND_FIELDS.replyTo.default(''),
+  /** The body's builder document (issue 46); null for one written in HTML. */
+  bodyDocument: ZEmailDocument.nullable().default(null),
   globalReply: z.boolean().default(false),
   period: z.coerce.number().int().min(0).max(1000).default(5),
   frequency: z.enum(FREQUENCIES).default('day'),
@@ -179,6 +186,7 @@ export const ZCampaignDraft = z.object({
     alias: z.string(),
     useSubdomain: z.boolean(),
     signature: z.string(),
+    signatureDocument: z.unknown().nullable().default(null),
     from: z.string(),
   }),
   recipients: z.object({
@@ -250,6 +258,7 @@ export const ZCampaignGeneral = z.object({
   state: ZCampaignState,
   schedule_at: z.string().nullable(),
   signature: z.string(),
+  signature_document: z.unknown().nullable().default(null),
   sender_name: z.string(),
   alias: z.string(),
   domain: z.string(),
@@ -273,6 +282,8 @@ export const ZCampaignSettings = z.object({
   from: line(120).default(''),
   alias: line(64).optional(),
   signature: userHtml(20_000).default(''),
+  /** The signature's builder document (issue 46); null for one written in HTML. */
+  signatureDocument: ZEmailDocument.nullable().default(null),
   mailPerDay: z.coerce.number().int().min(1).max(100_000),
   mailPerDelay: z.coerce.number().int().min(120, { message: CAMPAIGN_MESSAGES.mailPerDelayMin }).max(86_400),
 });
@@ -282,6 +293,7 @@ export const ZCampaignEmail = z.object({
   order: z.number().int(),
   subject: z.string(),
   body: z.string(),
+  body_document: z.unknown().nullable().default(null),
   reply_to: z.string(),
   global_reply: z.boolean(),
   period: z.number().int(),
@@ -499,4 +511,14 @@ export const campaignsApi = {
     body: z.object({ recipients: z.array(z.coerce.number().int().positive()).min(1).max(10_000) }),
     response: ZStatus,
   }),
+};
+
+/**
+ * A drip email's HTML with the campaign's signature: before `</body>` when the body is a whole
+ * document (the editor's), else after it, as the wizard's preview and the scheduler both show it.
+ */
+export const withSignature = (body: string, signature: string) => {
+  if (!signature) return body;
+  const close = body.toLowerCase().lastIndexOf('</body>');
+  return close === -1 ? `${body}<br><br>${signature}` : `${body.slice(0, close)}${signature}${body.slice(close)}`;
 };

@@ -19,6 +19,7 @@ import {
   type ZCampaignSettings,
   type ZCampaignStart,
   type ZDripEmail,
+  withSignature,
 } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { z } from 'zod';
@@ -88,6 +89,7 @@ export const saveStart = async (platform: TPlatform, userId: number, input: z.ou
     use_subdomain: input.useSubdomain,
     from_address: sender.fromAddress,
     signature: input.signature.trim(),
+    signature_document: input.signatureDocument,
   };
   if (input.temporary) {
     const draft = await requireDraft(platform.db, userId, input.temporary);
@@ -213,6 +215,7 @@ const writeSequence = async (
       position: index + 1,
       subject: drip.subject,
       body: drip.body,
+      body_document: drip.bodyDocument ? JSON.stringify(drip.bodyDocument) : null,
       reply_to: drip.replyTo,
       global_reply: index === 0 && drip.globalReply,
       period: index === 0 ? 0 : drip.period,
@@ -397,7 +400,7 @@ export const campaignStartFacts = async (platform: TPlatform, userId: number, ke
     emails: steps.map((step) => ({
       position: step.position,
       subject: step.subject,
-      html: draft.signature ? `${step.body}<br><br>${draft.signature}` : step.body,
+      html: withSignature(step.body, draft.signature),
       replyTo: step.reply_to || (first?.global_reply ? first.reply_to : ''),
     })),
     recipients: facts,
@@ -438,6 +441,7 @@ export const draftData = async (platform: TPlatform, userId: number, key: string
       alias: draft.alias,
       useSubdomain: draft.use_subdomain,
       signature: draft.signature,
+      signatureDocument: draft.signature_document ?? null,
       from: draft.sender_name ? `${draft.sender_name} <${draft.from_address}>` : draft.from_address,
     },
     recipients: { count, variables: (draft.variables as string[]) ?? [], sample },
@@ -445,6 +449,7 @@ export const draftData = async (platform: TPlatform, userId: number, key: string
       id: step.id,
       subject: step.subject,
       body: step.body,
+      bodyDocument: (step.body_document as TCampaignDraft['drips'][number]['bodyDocument']) ?? null,
       replyTo: step.reply_to,
       globalReply: step.global_reply,
       period: step.period,
@@ -645,6 +650,7 @@ export const campaignGeneral = async (platform: TPlatform, userId: number, id: n
     state: statusOf({ ...campaign, active }),
     schedule_at: campaign.schedule_at?.toISOString() ?? null,
     signature: campaign.signature,
+    signature_document: campaign.signature_document ?? null,
     sender_name: campaign.sender_name,
     alias: campaign.alias,
     domain: campaign.from_address.split('@')[1] ?? '',
@@ -685,7 +691,7 @@ export { overviewPercentages };
 export const campaignEmails = async (platform: TPlatform, userId: number, id: number) => {
   const campaign = await requireCampaign(platform.db, userId, id);
   const steps = await sql<TCampaignEmail & { position: number }>`
-    select s.id, s.position as "order", s.subject, s.body, s.reply_to, s.global_reply, s.period, s.frequency,
+    select s.id, s.position as "order", s.subject, s.body, s.body_document, s.reply_to, s.global_reply, s.period, s.frequency,
            s.follow_up, s.click_follow_up,
            s.position = 1 as first,
            count(m.id) filter (where m.sent_at is not null)::int as sent_count,
@@ -738,6 +744,7 @@ export const saveCampaignSettings = async (
       alias: input.alias ?? campaign.alias,
       from_address: sender.fromAddress,
       signature: input.signature.trim(),
+      signature_document: input.signatureDocument,
       mail_per_day: input.mailPerDay,
       mail_per_delay: input.mailPerDelay,
       updated_at: new Date(),

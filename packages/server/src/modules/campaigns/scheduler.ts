@@ -1,4 +1,4 @@
-import { addWait, isWithinWindow, type TDailyPlan } from '@sendwell/contracts';
+import { addWait, isWithinWindow, type TDailyPlan, withSignature } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
@@ -164,7 +164,7 @@ const handOverNext = async (
     const first = steps[0]!;
     const replyTo = step.reply_to || (first.global_reply ? first.reply_to : '');
     const isFollowUp = step.position > 1 && threadsWith(step.subject, recipient.thread_subject);
-    const html = campaign.signature ? `${step.body}<br><br>${campaign.signature}` : step.body;
+    const html = withSignature(step.body, campaign.signature);
     const variables = (recipient.variables as Record<string, string>) ?? {};
     const { sendId, recipients } = await createSourcedSend(trx, platform, campaign.user_id, {
       source: 'drip',

@@ -59,9 +59,19 @@ export type TEmailEditorProps = {
   variables?: readonly string[];
   /** A fragment (a signature) rather than a whole message: no page frame, no footer block. */
   isFragment?: boolean;
+  /**
+   * What a new, empty message starts as: `design` (a heading, a text and the footer) or
+   * `letter` (a text and the footer: a drip email reads like a letter).
+   */
+  start?: 'design' | 'letter';
+  /** The Personalise menu's name (the drip editor's spec name: 'Insert Text Replacement'). */
+  personaliseLabel?: string;
 };
 
 type TMode = 'visual' | 'html';
+
+const firstTextOf = (document: TEmailDocument | null) =>
+  document?.blocks.find((block) => block.type === 'text')?.id ?? null;
 
 /** CodeMirror and its HTML language on a chunk of their own: a message edited visually never loads them. */
 const HtmlCodeEditor = lazy(() => import('./HtmlCodeEditor'));
@@ -89,9 +99,11 @@ export const EmailEditor = ({
   error,
   variables = [],
   isFragment = false,
+  start = 'design',
+  personaliseLabel = 'Personalise',
 }: TEmailEditorProps) => {
   const [mode, setMode] = useState<TMode>(() => initialMode(value));
-  const [selected, setSelected] = useState<string | null>(null);
+  const [chosen, setSelected] = useState<string | null | 'first-text'>('first-text');
   const [fallback, setFallback] = useState('');
   const [announcement, setAnnouncement] = useState('');
   const history = useRef<{ past: TEmailDocument[]; future: TEmailDocument[]; lastKey: string; lastAt: number }>({
@@ -105,14 +117,17 @@ export const EmailEditor = ({
   latest.current = value;
 
   const fresh = useCallback(() => {
-    const document = isFragment ? { ...emptyDocument(), kind: 'fragment' as const } : starterDocument();
-    if (isFragment) document.blocks.push(newBlock('text', document));
+    if (start === 'design' && !isFragment) return starterDocument();
+    const document = isFragment ? { ...emptyDocument(), kind: 'fragment' as const } : emptyDocument();
+    document.blocks.push({ ...newBlock('text', document), html: '' } as TBlock);
+    if (!isFragment) document.blocks.push(newBlock('footer', document));
     return document;
-  }, [isFragment]);
-  const document = useMemo(
-    () => value.document ?? (value.html.trim() ? null : fresh()),
-    [value.document, value.html, fresh],
-  );
+  }, [isFragment, start]);
+  // A new message's document is made once, and stored only when the user changes it.
+  const [blank] = useState(fresh);
+  const document = value.document ?? (value.html.trim() ? null : blank);
+  // The first text is open for typing from the start (most messages begin with words).
+  const selected = chosen === 'first-text' ? firstTextOf(document) : chosen;
 
   /** A new document: its HTML rendered, the old one kept for Undo (typing in one block coalesces). */
   const commit = useCallback(
@@ -196,8 +211,9 @@ export const EmailEditor = ({
       update: (blockId: string, patch: Partial<TBlock>) =>
         commit(updateBlock(current(), blockId, patch), `${blockId}:${Object.keys(patch).join(',')}`),
       focusInsert,
+      textLabel: label,
     };
-  }, [commit, document, fresh, focusInsert]);
+  }, [commit, document, fresh, focusInsert, label]);
 
   const insertField = (key: string) => {
     const text = fallback.trim() ? `{{${key}::${fallback.trim()}}}` : `{{${key}}}`;
@@ -362,7 +378,7 @@ export const EmailEditor = ({
                 // The text keeps its cursor while the menu opens.
                 onMouseDown={(event) => event.preventDefault()}
               >
-                Personalise
+                {personaliseLabel}
               </Button>
             </Menu.Target>
             <Menu.Dropdown>
@@ -416,7 +432,7 @@ export const EmailEditor = ({
           }
         >
           <HtmlCodeEditor
-            label={`${label} (HTML)`}
+            label={`HTML ${label.toLowerCase()}`}
             value={value.html}
             onChange={(html) => onChange({ html, document: latest.current.document })}
             onFocusInsert={focusInsert}
@@ -480,12 +496,6 @@ export const EmailEditor = ({
       )}
     </Stack>
   );
-};
-
-/** Whether a stored document is one this editor can open (checked before use; a bad one opens in HTML mode). */
-export const readDocument = (stored: unknown): TEmailDocument | null => {
-  const parsed = ZEmailDocument.safeParse(stored);
-  return parsed.success ? parsed.data : null;
 };
 
 export default EmailEditor;

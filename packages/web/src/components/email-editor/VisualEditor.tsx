@@ -31,6 +31,8 @@ export type TCanvasActions = {
   add: (type: TBlockType, column: string | null, columns?: number) => void;
   update: (id: string, patch: Partial<TBlock>) => void;
   focusInsert: (insert: (text: string) => void) => void;
+  /** The open text's accessible name (the field's: "Message", "Message Body"). */
+  textLabel: string;
 };
 
 const AddMenu = ({
@@ -100,7 +102,7 @@ const BlockView = ({
       return isSelected ? (
         <TextBlockEditor
           html={block.html}
-          label="Text"
+          label={actions.textLabel}
           onChange={(html) => actions.update(block.id, { html })}
           onFocusInsert={actions.focusInsert}
         />

@@ -6,6 +6,7 @@ import {
   type TColumn,
   type TContentBlock,
   type TEmailDocument,
+  ZEmailDocument,
 } from '@sendwell/contracts';
 
 /**
@@ -226,4 +227,10 @@ export const addBlock = (document: TEmailDocument, block: TBlock, columnId: stri
         : section,
     ),
   };
+};
+
+/** A stored document as the editor can open it; anything else (an older shape) opens as HTML. */
+export const readDocument = (stored: unknown): TEmailDocument | null => {
+  const parsed = ZEmailDocument.safeParse(stored);
+  return parsed.success ? parsed.data : null;
 };

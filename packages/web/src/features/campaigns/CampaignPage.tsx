@@ -35,9 +35,10 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { fieldErrors, showError } from '../../app/errors';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { readDocument } from '../../components/email-editor/blocks';
+import { LazyEmailEditor } from '../../components/email-editor/LazyEmailEditor';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { RichText } from '../../components/RichText';
 import { TableScroller } from '../../components/TableScroller';
 import { PREVIEW_CSP } from '../send-email/send-email.preview';
 import { STATUS_LOOK } from './campaign-status';
@@ -157,12 +158,18 @@ const toForm = (emails: TCampaignEmail[], dailyPlan: TCampaignGeneral['dailyPlan
     id: email.id,
     subject: email.subject,
     body: email.body,
+    bodyDocument: readDocument(email.body_document),
     replyTo: email.reply_to,
     globalReply: email.global_reply,
     period: email.period,
     frequency: email.frequency,
     followUp: email.follow_up
-      ? { waitDays: email.follow_up.waitDays ?? 5, subject: email.follow_up.subject, body: email.follow_up.body }
+      ? {
+          waitDays: email.follow_up.waitDays ?? 5,
+          subject: email.follow_up.subject,
+          body: email.follow_up.body,
+          document: readDocument(email.follow_up.document),
+        }
       : null,
     clickFollowUp: email.click_follow_up
       ? {
@@ -170,6 +177,7 @@ const toForm = (emails: TCampaignEmail[], dailyPlan: TCampaignGeneral['dailyPlan
           link: email.click_follow_up.link ?? '',
           subject: email.click_follow_up.subject,
           body: email.click_follow_up.body,
+          document: readDocument(email.click_follow_up.document),
         }
       : null,
   })),
@@ -489,6 +497,7 @@ const Settings = ({ campaign }: { campaign: TCampaignGeneral }) => {
     from: campaign.sender_name,
     alias: campaign.alias,
     signature: campaign.signature,
+    signatureDocument: readDocument(campaign.signature_document),
     mailPerDay: campaign.mail_per_day,
     mailPerDelay: campaign.mail_per_delay,
   });
@@ -541,11 +550,14 @@ const Settings = ({ campaign }: { campaign: TCampaignGeneral }) => {
               <Text pb={8}>@{campaign.domain}</Text>
             </Group>
           )}
-          <RichText
+          <LazyEmailEditor
+            id="campaign-signature"
             label="Signature"
-            value={values.signature}
-            onChange={(signature) => setValues({ ...values, signature })}
-            minHeight={80}
+            isFragment
+            value={{ html: values.signature, document: values.signatureDocument }}
+            onChange={(content) =>
+              setValues({ ...values, signature: content.html, signatureDocument: content.document })
+            }
           />
           <Group grow>
             <NumberInput

@@ -23,6 +23,7 @@ import {
   sendsAsSenderNameOnly,
   type TCampaignDraft,
   waitText,
+  withSignature,
 } from '@sendwell/contracts';
 import { IconChevronLeft, IconChevronRight } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -31,9 +32,10 @@ import { useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError, callRoute } from '../../app/api';
 import { useFormatDateTime, useTimeZone } from '../../app/dates';
 import { fieldErrors, showError } from '../../app/errors';
+import { readDocument } from '../../components/email-editor/blocks';
+import { LazyEmailEditor } from '../../components/email-editor/LazyEmailEditor';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { RichText } from '../../components/RichText';
 import { DeliveryTimePicker, type TDeliveryValue } from '../send-email/DeliveryTimePicker';
 import { PreSendChecklist } from '../send-email/PreSendChecklist';
 import { deliveryTimeOf } from '../send-email/send-email.form';
@@ -76,6 +78,7 @@ const StartStep = ({
     senderName: draft?.start.senderName ?? '',
     alias: draft?.start.alias ?? '',
     signature: draft?.start.signature ?? '',
+    signatureDocument: readDocument(draft?.start.signatureDocument),
   });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const accounts = content.data?.accounts ?? [];
@@ -93,6 +96,7 @@ const StartStep = ({
           senderName: values.senderName,
           alias: nameOnly ? '' : values.alias,
           signature: values.signature,
+          signatureDocument: values.signatureDocument,
         },
       },
       {
@@ -152,11 +156,14 @@ const StartStep = ({
               Sends from {account.fromAddress}.
             </Text>
           )}
-          <RichText
+          <LazyEmailEditor
+            id="campaign-signature"
             label="Signature"
-            value={values.signature}
-            onChange={(signature) => setValues({ ...values, signature })}
-            minHeight={80}
+            isFragment
+            value={{ html: values.signature, document: values.signatureDocument }}
+            onChange={(content) =>
+              setValues({ ...values, signature: content.html, signatureDocument: content.document })
+            }
           />
           <Group justify="flex-end">
             <Button type="submit" loading={save.isPending}>
@@ -178,12 +185,18 @@ const toForm = (draft: TCampaignDraft): TSequenceForm =>
           id: drip.id,
           subject: drip.subject,
           body: drip.body,
+          bodyDocument: readDocument(drip.bodyDocument),
           replyTo: drip.replyTo ?? '',
           globalReply: drip.globalReply ?? false,
           period: drip.period ?? 5,
           frequency: drip.frequency ?? 'day',
           followUp: drip.followUp
-            ? { waitDays: drip.followUp.waitDays ?? 5, subject: drip.followUp.subject, body: drip.followUp.body }
+            ? {
+                waitDays: drip.followUp.waitDays ?? 5,
+                subject: drip.followUp.subject,
+                body: drip.followUp.body,
+                document: readDocument(drip.followUp.document),
+              }
             : null,
           clickFollowUp: drip.clickFollowUp
             ? {
@@ -191,6 +204,7 @@ const toForm = (draft: TCampaignDraft): TSequenceForm =>
                 link: drip.clickFollowUp.link ?? '',
                 subject: drip.clickFollowUp.subject,
                 body: drip.clickFollowUp.body,
+                document: readDocument(drip.clickFollowUp.document),
               }
             : null,
         })),
@@ -294,10 +308,7 @@ const PreviewStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () =>
                 <iframe
                   title={`Email ${position + 1} for ${recipient.email}`}
                   sandbox=""
-                  srcDoc={framed(
-                    renderMergeFields(drip.body, merge, true) +
-                      (draft.start.signature ? `<br>${draft.start.signature}` : ''),
-                  )}
+                  srcDoc={framed(withSignature(renderMergeFields(drip.body, merge, true), draft.start.signature))}
                   style={{ width: '100%', height: 180, border: 0, background: 'white' }}
                 />
               </Paper>

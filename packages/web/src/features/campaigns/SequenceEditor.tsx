@@ -19,16 +19,17 @@ import {
   FREQUENCIES,
   type TDailyPlan,
   type TDayPlan,
+  type TEmailDocument,
   type TFrequency,
   timeZoneLabel,
   WEEKDAY_TITLES,
   ZSequence,
 } from '@sendwell/contracts';
-import { IconPlus, IconReplace, IconTrash } from '@tabler/icons-react';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useTimeZone } from '../../app/dates';
-import { RichText } from '../../components/RichText';
+import { LazyEmailEditor } from '../../components/email-editor/LazyEmailEditor';
 
 /** One email of the sequence as the editor holds it (`key` is the editor's own, `id` the server's). */
 export type TDripForm = {
@@ -36,12 +37,20 @@ export type TDripForm = {
   id?: number | undefined;
   subject: string;
   body: string;
+  /** The body's builder document (issue 46); null for HTML written by hand. */
+  bodyDocument: TEmailDocument | null;
   replyTo: string;
   globalReply: boolean;
   period: number;
   frequency: TFrequency;
-  followUp: { waitDays: number; subject: string; body: string } | null;
-  clickFollowUp: { waitDays: number; link: string; subject: string; body: string } | null;
+  followUp: { waitDays: number; subject: string; body: string; document: TEmailDocument | null } | null;
+  clickFollowUp: {
+    waitDays: number;
+    link: string;
+    subject: string;
+    body: string;
+    document: TEmailDocument | null;
+  } | null;
 };
 
 export type TSequenceForm = { drips: TDripForm[]; dailyPlan: TDailyPlan };
@@ -56,6 +65,7 @@ export const emptySequence = (dailyPlan: TDailyPlan): TSequenceForm => ({
       key: newDripKey(),
       subject: '',
       body: '',
+      bodyDocument: null,
       replyTo: '',
       globalReply: false,
       period: CAMPAIGN_DEFAULTS.period,
@@ -280,55 +290,6 @@ const DaysPanel = memo(function DaysPanel({
   );
 });
 
-/** 'Insert Text Replacement': a merge field, with the text shown when a recipient has no value. */
-const ReplacementModal = ({
-  opened,
-  variables,
-  onInsert,
-  onClose,
-}: {
-  opened: boolean;
-  variables: string[];
-  onInsert: (text: string) => void;
-  onClose: () => void;
-}) => {
-  const [field, setField] = useState<string | null>(variables[0] ?? 'name');
-  const [fallback, setFallback] = useState('');
-  return (
-    <Modal opened={opened} onClose={onClose} title="Insert Text Replacement" centered>
-      <Stack>
-        <Select
-          label="Field"
-          data={variables}
-          value={field}
-          onChange={setField}
-          allowDeselect={false}
-          comboboxProps={{ withinPortal: false }}
-        />
-        <TextInput
-          label="Text when the recipient has none (optional)"
-          value={fallback}
-          onChange={(event) => setFallback(event.currentTarget.value)}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            onClick={() => {
-              if (!field) return;
-              onInsert(fallback.trim() ? `{{${field}::${fallback.trim()}}}` : `{{${field}}}`);
-              onClose();
-            }}
-          >
-            Insert
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
-  );
-};
-
 /**
  * One step's card. Memoised, with callbacks that take the step's key: a keystroke in one
  * body re-renders that card alone, not every card and the 42 time fields of the days panel
@@ -350,11 +311,6 @@ const DripCard = memo(function DripCard({
   onDelete: (key: string) => void;
 }) {
   const onChange = (patch: Partial<TDripForm>) => onPatch(drip.key, patch);
-  const [isInserting, setIsInserting] = useState(false);
-  const insert = useRef<((text: string) => void) | null>(null);
-  const onReady = useCallback((fn: (text: string) => void) => {
-    insert.current = fn;
-  }, []);
   const error = (field: string) => errors[`drips.${index}.${field}`];
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby={`${drip.key}-title`}>
@@ -419,30 +375,24 @@ const DripCard = memo(function DripCard({
             onChange={(event) => onChange({ globalReply: event.currentTarget.checked })}
           />
         )}
-        <RichText
+        <LazyEmailEditor
+          id={`${drip.key}-body`}
           label="Message Body"
-          required
-          value={drip.body}
-          onChange={(body) => onChange({ body })}
+          start="letter"
+          personaliseLabel="Insert Text Replacement"
+          variables={variables}
+          value={{ html: drip.body, document: drip.bodyDocument }}
+          onChange={(content) => onChange({ body: content.html, bodyDocument: content.document })}
           error={error('body')}
-          onReady={onReady}
         />
-        <Group>
-          <Button
-            variant="default"
-            size="xs"
-            leftSection={<IconReplace size={14} aria-hidden />}
-            onClick={() => setIsInserting(true)}
-          >
-            Insert Text Replacement
-          </Button>
-        </Group>
         <Checkbox
           label="Follow up if this email is not opened"
           checked={drip.followUp !== null}
           onChange={(event) =>
             onChange({
-              followUp: event.currentTarget.checked ? { waitDays: 5, subject: `Re: ${drip.subject}`, body: '' } : null,
+              followUp: event.currentTarget.checked
+                ? { waitDays: 5, subject: `Re: ${drip.subject}`, body: '', document: null }
+                : null,
             })
           }
         />
@@ -465,13 +415,17 @@ const DripCard = memo(function DripCard({
                 onChange={(event) => onChange({ followUp: { ...drip.followUp!, subject: event.currentTarget.value } })}
                 error={error('followUp.subject')}
               />
-              <RichText
+              <LazyEmailEditor
+                id={`${drip.key}-follow-up-body`}
                 label="Follow-up body"
-                required
-                value={drip.followUp.body}
-                onChange={(body) => onChange({ followUp: { ...drip.followUp!, body } })}
+                start="letter"
+                personaliseLabel="Insert Text Replacement"
+                variables={variables}
+                value={{ html: drip.followUp.body, document: drip.followUp.document }}
+                onChange={(content) =>
+                  onChange({ followUp: { ...drip.followUp!, body: content.html, document: content.document } })
+                }
                 error={error('followUp.body')}
-                minHeight={80}
               />
             </Stack>
           </Paper>
@@ -482,7 +436,7 @@ const DripCard = memo(function DripCard({
           onChange={(event) =>
             onChange({
               clickFollowUp: event.currentTarget.checked
-                ? { waitDays: 1, link: '', subject: `Re: ${drip.subject}`, body: '' }
+                ? { waitDays: 1, link: '', subject: `Re: ${drip.subject}`, body: '', document: null }
                 : null,
             })
           }
@@ -520,24 +474,24 @@ const DripCard = memo(function DripCard({
                 }
                 error={error('clickFollowUp.subject')}
               />
-              <RichText
+              <LazyEmailEditor
+                id={`${drip.key}-click-follow-up-body`}
                 label="Click follow-up body"
-                required
-                value={drip.clickFollowUp.body}
-                onChange={(body) => onChange({ clickFollowUp: { ...drip.clickFollowUp!, body } })}
+                start="letter"
+                personaliseLabel="Insert Text Replacement"
+                variables={variables}
+                value={{ html: drip.clickFollowUp.body, document: drip.clickFollowUp.document }}
+                onChange={(content) =>
+                  onChange({
+                    clickFollowUp: { ...drip.clickFollowUp!, body: content.html, document: content.document },
+                  })
+                }
                 error={error('clickFollowUp.body')}
-                minHeight={80}
               />
             </Stack>
           </Paper>
         )}
       </Stack>
-      <ReplacementModal
-        opened={isInserting}
-        variables={variables}
-        onInsert={(text) => insert.current?.(text)}
-        onClose={() => setIsInserting(false)}
-      />
     </Paper>
   );
 });
@@ -587,6 +541,7 @@ export const SequenceEditor = ({
             key,
             subject: `Re: ${first.subject}`,
             body: '',
+            bodyDocument: null,
             replyTo: first.globalReply ? first.replyTo : '',
             globalReply: false,
             period: CAMPAIGN_DEFAULTS.period,
