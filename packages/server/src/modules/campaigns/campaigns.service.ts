@@ -13,13 +13,13 @@ import {
   type TCampaignMember,
   type TCampaignRow,
   type TDailyPlan,
+  withSignature,
   type ZCampaignMembersQuery,
   type ZCampaignOptions,
   type ZCampaignRecipients,
   type ZCampaignSettings,
   type ZCampaignStart,
   type ZDripEmail,
-  withSignature,
 } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { z } from 'zod';
