@@ -16,13 +16,7 @@ import {
 } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
-import {
-  STANDARD_MERGE_FIELDS,
-  type TBlock,
-  type TBlockType,
-  type TEmailDocument,
-  ZEmailDocument,
-} from '@sendwell/contracts';
+import { STANDARD_MERGE_FIELDS, type TBlock, type TBlockType, type TEmailDocument } from '@sendwell/contracts';
 import { renderEmail } from '@sendwell/contracts/email/render';
 import { bodyOf, documentFromHtml, isRenderOf } from '@sendwell/contracts/email/round-trip';
 import { IconArrowBackUp, IconArrowForwardUp, IconBraces, IconFileCode, IconPalette } from '@tabler/icons-react';

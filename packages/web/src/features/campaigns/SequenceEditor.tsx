@@ -5,7 +5,6 @@ import {
   Checkbox,
   Grid,
   Group,
-  Modal,
   NumberInput,
   Paper,
   Select,
@@ -26,7 +25,7 @@ import {
   ZSequence,
 } from '@sendwell/contracts';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
-import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { useTimeZone } from '../../app/dates';
 import { LazyEmailEditor } from '../../components/email-editor/LazyEmailEditor';

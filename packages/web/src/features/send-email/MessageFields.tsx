@@ -1,20 +1,8 @@
-import {
-  Button,
-  Code,
-  FileButton,
-  Group,
-  Select,
-  SimpleGrid,
-  Stack,
-  Switch,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Button, Code, Group, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
-import { SEND_MESSAGES, type TTemplate } from '@sendwell/contracts';
-import { IconDeviceFloppy, IconFileCode, IconTemplate, IconTrash } from '@tabler/icons-react';
+import type { TTemplate } from '@sendwell/contracts';
+import { IconDeviceFloppy, IconTemplate, IconTrash } from '@tabler/icons-react';
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { LazyEmailEditor, type TEmailContent } from '../../components/email-editor/LazyEmailEditor';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
