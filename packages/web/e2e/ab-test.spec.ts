@@ -1,5 +1,14 @@
 import { expect, test } from '@playwright/test';
-import { baseUrl, expectAccessible, journeyUser, signInOnce, stateFile, tabTo, withDatabase } from './support';
+import {
+  baseUrl,
+  expectAccessible,
+  journeyUser,
+  signInOnce,
+  stateFile,
+  tabTo,
+  withDatabase,
+  writeHtmlMessage,
+} from './support';
 
 /**
  * Issue 31 §4 in the browser: an A/B subject test set up on Send Email by keyboard, one
@@ -79,7 +88,7 @@ test('tests two subjects on a share, opens B as a mail client would, and sends B
   await page.getByRole('option', { name: /Spring readers/ }).click();
   await page.keyboard.press('Escape');
   await page.getByLabel('Subject').fill(SUBJECT_A);
-  await page.getByLabel('HTML message').fill('<p>Hello {{name}}, spring is here.</p>');
+  await writeHtmlMessage(page, '<p>Hello {{name}}, spring is here.</p>');
 
   // The A/B section by keyboard: the switch, then its fields.
   const abSwitch = page.getByRole('switch', { name: 'A/B test' });

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, withDatabase } from './support';
+import { admin, baseUrl, expectAccessible, signIn, withDatabase, writeHtmlMessage } from './support';
 
 /**
  * Issue 31 in the browser: the pre-send checklist in Send Email's confirmation, and a finished
@@ -66,7 +66,7 @@ test('checks a send before it goes, then sends it again to those who did not ope
   await page.getByRole('option', { name: /Members/ }).click();
   await page.keyboard.press('Escape');
   await page.getByLabel('Subject').fill('Engagement journey');
-  await page.getByLabel('HTML message').fill('<p>Hello {{name}}, here is our news.</p>');
+  await writeHtmlMessage(page, '<p>Hello {{name}}, here is our news.</p>');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 
   // The confirmation carries the checklist: three groups, each opening to its items.
@@ -150,7 +150,7 @@ test('pauses a send whose addresses bounce, says why on its progress card, and g
   await page.getByRole('option', { name: /Old list/ }).click();
   await page.keyboard.press('Escape');
   await page.getByLabel('Subject').fill('Breaker journey');
-  await page.getByLabel('HTML message').fill('<p>Hello from an old list.</p>');
+  await writeHtmlMessage(page, '<p>Hello from an old list.</p>');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await page.getByRole('dialog', { name: 'Send this email?' }).getByRole('button', { name: 'Yes, send it' }).click();
 

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, withDatabase } from './support';
+import { admin, baseUrl, expectAccessible, signIn, withDatabase, writeHtmlMessage } from './support';
 
 /**
  * The Send Email journey (issue 6): compose from a template, preview, send to two
@@ -69,15 +69,15 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   await page.getByRole('option', { name: /Team 2/ }).click();
   await expectAccessible(page, 'Send Email, lists dropdown open');
   await page.keyboard.press('Escape');
-  await page.getByLabel('Template').click();
-  await page.getByRole('option', { name: 'Simple announcement' }).click();
-  const message = page.getByLabel('HTML message');
-  await expect(message).toHaveValue(/Hello \{\{name::there\}\}/);
-  // A link back to Sendwell itself (the test machine has no internet), and a script that must never run.
-  const html = (await message.inputValue())
-    .replace('https://example.com', `${baseUrl()}/login?from=email`)
-    .replace('</body>', '<script>window.parent.__pwned = true; alert("pwned")</script></body>');
-  await message.fill(html);
+  // A message written in HTML (the editor's HTML mode): a link back to Sendwell itself (the
+  // test machine has no internet), and a script that must never run.
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Announcement</title></head>
+<body style="margin:0;padding:0;background:#f4f6fb;font-family:Helvetica,Arial,sans-serif;color:#1f2933">
+<table role="presentation" width="100%"><tr><td style="padding:32px;font-size:24px;font-weight:bold">Hello {{name::there}},</td></tr>
+<tr><td style="padding:8px 32px;font-size:16px">We have something new to share with you.</td></tr>
+<tr><td style="padding:16px 32px"><a href="${baseUrl()}/login?from=email">Read more</a></td></tr></table>
+<script>window.parent.__pwned = true; alert("pwned")</script></body></html>`;
+  await writeHtmlMessage(page, html);
   await page.getByLabel('Subject').fill('News for {{name::you}} <script>alert(2)</script>');
   const preview = page.frameLocator('iframe[title="Email preview"]');
   await expect(preview.getByText('Hello Ada Lovelace,')).toBeVisible();

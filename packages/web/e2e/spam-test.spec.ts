@@ -34,10 +34,10 @@ test('tests an email from Testing Sending Mails with the keyboard: credits confi
   await page.keyboard.type('Sam from Acme');
   await tabTo(page, page.getByLabel('Subject'));
   await page.keyboard.type('Our November news');
-  await tabTo(page, page.getByLabel('HTML message'));
-  await page.keyboard.type(
-    '<p>Hello! This month we baked three new breads; the recipes are on our site. <a href="https://example.com/unsubscribe">Unsubscribe</a></p>',
-  );
+  // The message: a new one opens in the visual editor with its first text open for typing.
+  await tabTo(page, page.getByRole('textbox', { name: 'Message', exact: true }));
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type('Hello! This month we baked three new breads; the recipes are on our site.');
   await tabTo(page, page.getByRole('button', { name: 'Test Email' }));
   await page.keyboard.press('Enter');
   const confirm = page.getByRole('dialog', { name: "Test your email's spam score" });

@@ -253,3 +253,16 @@ export const tabTo = async (page: Page, target: Locator, { max = 100, backwards 
 /** Whether focus is inside `container` (a dialog that traps it, say). */
 export const hasFocusWithin = (container: Locator) =>
   container.evaluate((element) => element.contains(document.activeElement));
+
+/**
+ * The message editor (issue 46) in HTML mode, holding `html`: a new message opens in Visual
+ * mode, so the journeys that write HTML switch first. `label` is the editor's ("HTML message").
+ */
+export const writeHtmlMessage = async (page: Page, html: string, label = 'HTML message') => {
+  const editor = page.getByLabel(label, { exact: true });
+  if (!(await editor.isVisible())) {
+    await page.getByTestId('email-editor').getByText('HTML', { exact: true }).click();
+  }
+  await expect(editor).toBeVisible();
+  await editor.fill(html);
+};

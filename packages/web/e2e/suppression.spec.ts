@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase, writeHtmlMessage } from './support';
 
 const user = { email: `bounces-${Date.now()}@example.com`, password: 'secret123', name: 'Bea Bounce' };
 
@@ -44,7 +44,7 @@ test('a bounce from a send shows on the suppression screen with the server’s w
   await page.getByRole('option', { name: /Bouncy/ }).click();
   await page.keyboard.press('Escape');
   await page.getByLabel('Subject').fill('Hello');
-  await page.getByLabel('HTML message').fill('<p>Hello</p>');
+  await writeHtmlMessage(page, '<p>Hello</p>');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   // The lists hold unverified addresses: the verify-lists offer comes first.
   const offer = page.getByRole('dialog', { name: 'Verify your lists first?' });

@@ -52,6 +52,7 @@ const Color = ({ label, value, onChange }: { label: string; value: string; onCha
     label={label}
     value={value}
     format="hex"
+    withEyeDropper={false}
     onChange={(next) => {
       if (/^#[0-9a-fA-F]{6}$/.test(next)) onChange(next.toLowerCase());
     }}

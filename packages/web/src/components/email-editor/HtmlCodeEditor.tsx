@@ -34,10 +34,11 @@ export const HtmlCodeEditor = ({ value, onChange, label, id, onFocusInsert }: TP
           lineNumbers(),
           history(),
           keymap.of([...defaultKeymap, ...historyKeymap]),
-          html(),
+          html({ autoCloseTags: false }),
           syntaxHighlighting(defaultHighlightStyle),
           EditorView.lineWrapping,
-          EditorView.contentAttributes.of({ 'aria-label': label, ...(id ? { id } : {}) }),
+          // tabindex: the content is focusable already (contenteditable); said outright, axe sees it too.
+          EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0', ...(id ? { id } : {}) }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) latest.current.onChange(update.state.doc.toString());
             if (update.focusChanged && update.view.hasFocus) {
@@ -53,6 +54,8 @@ export const HtmlCodeEditor = ({ value, onChange, label, id, onFocusInsert }: TP
           }),
           EditorView.theme({
             '&': { fontSize: '13px', border: '1px solid var(--mantine-color-default-border)', borderRadius: '4px' },
+            // Focus shows as the inputs around it show theirs: a border in the primary colour.
+            '&.cm-focused': { outline: 'none', borderColor: 'var(--mantine-primary-color-filled)' },
             '.cm-scroller': {
               fontFamily: 'var(--mantine-font-family-monospace)',
               maxHeight: '560px',

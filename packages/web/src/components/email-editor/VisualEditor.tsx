@@ -238,7 +238,7 @@ export const BlockList = ({
             onDragLeave={() => setDropIndex(null)}
             onDrop={(event: DragEvent) => onDrop(event, index)}
           >
-            <Group gap={4} justify="space-between" wrap="nowrap" mb={4}>
+            <Group gap={4} justify="space-between" mb={4}>
               <Group gap={4} wrap="nowrap">
                 <Box
                   draggable
@@ -270,7 +270,7 @@ export const BlockList = ({
                   {title}
                 </UnstyledButton>
               </Group>
-              <Group gap={2} wrap="nowrap" role="group" aria-label={`${title} block`}>
+              <Group gap={4} role="group" aria-label={`${title} block`}>
                 <ActionIcon
                   id={`move-up-${block.id}`}
                   variant="subtle"
