@@ -21,6 +21,7 @@ import { runB13 } from './b13-rolling-restart';
 import { runB14 } from './b14-pre-send';
 import { runB15 } from './b15-delayed-jobs';
 import { runB16 } from './b16-integrations';
+import { runB17 } from './b17-email-editor';
 import type { TFigure } from './figures';
 import { runR40 } from './r40-html-bombs';
 
@@ -41,6 +42,7 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
   B14: runB14,
   B15: runB15,
   B16: runB16,
+  B17: runB17,
   R40: runR40,
 };
 

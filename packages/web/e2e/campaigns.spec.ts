@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import sharp from 'sharp';
 import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
 
 const user = { email: `drip-${Date.now()}@example.com`, password: 'secret123', name: 'Dora Drip' };
@@ -79,6 +80,25 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   await page.keyboard.type('Just checking in.');
   await page.getByRole('textbox', { name: 'Message Body' }).nth(2).click();
   await page.keyboard.type('Last note from us.');
+  // An image in the first email (issue 46): uploaded through the spec's drip upload's library.
+  const firstEmail = page.getByRole('region', { name: '#Email - 1' });
+  await firstEmail.getByRole('button', { name: 'Add a block' }).click();
+  await page.getByRole('menuitem', { name: 'Image', exact: true }).click();
+  await page.getByRole('button', { name: 'Upload or choose an image' }).click();
+  const picker = page.getByRole('dialog', { name: 'Choose an image' });
+  const imageChooser = page.waitForEvent('filechooser');
+  await picker.getByRole('button', { name: 'Upload an image' }).click();
+  await (await imageChooser).setFiles({
+    name: 'welcome.png',
+    mimeType: 'image/png',
+    buffer: await sharp({ create: { width: 200, height: 100, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer(),
+  });
+  await expect(picker).toBeHidden();
+  await page.getByLabel('Alternative text').fill('Welcome banner');
+  const imageUrl = await page.getByLabel('Image address (URL)').inputValue();
+  expect(imageUrl).toMatch(/\/media\/[0-9a-f]{64}$/);
   await expectAccessible(page, 'wizard, compose');
   await page.getByRole('button', { name: 'Next', exact: true }).click();
 
@@ -126,6 +146,13 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   await expectAccessible(page, 'campaign overview');
   await page.goto(`${baseUrl()}/test-inbox`);
   await expect(page.getByText('Hello Ann')).toBeVisible({ timeout: 60_000 });
+  // The step's image arrived with it, loading from Sendwell's /media/ URL.
+  const inbox = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages?per_page=50`)).json();
+  const first = inbox.data.find((item: { subject: string }) => item.subject === 'Hello Ann');
+  const firstHtml = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages/${first.id}/html`)).text();
+  expect(firstHtml).toContain(`src="${imageUrl}"`);
+  expect(firstHtml).toContain('alt="Welcome banner"');
+  expect((await page.request.get(imageUrl)).status()).toBe(200);
 
   // Pause Bob, who has not had an email yet (one every 2 minutes at most).
   await page.goBack();
@@ -172,11 +199,13 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
     sunday: (await client.query(`select daily_plan->0 as day from campaigns where title = 'Welcome series'`)).rows[0]
       .day,
   }));
-  expect(saved.bodies).toEqual([
-    '<p>Hi {{name}}, welcome aboard from {{company::your team}}.</p>',
-    '<p>Just checking in. Edited later on.</p>',
-    '<p>Last note from us.</p>',
-  ]);
+  // Each body is the editor's HTML (issue 46), holding what was typed, as typed.
+  expect(saved.bodies).toHaveLength(3);
+  expect(saved.bodies[0]).toContain(
+    '<p style="margin:0 0 12px">Hi {{name}}, welcome aboard from {{company::your team}}.</p>',
+  );
+  expect(saved.bodies[1]).toContain('<p style="margin:0 0 12px">Just checking in. Edited later on.</p>');
+  expect(saved.bodies[2]).toContain('<p style="margin:0 0 12px">Last note from us.</p>');
   expect(saved.sunday).toMatchObject({ key: 'Sun', checked: false });
 
   await page.goto(`${baseUrl()}/campaigns`);

@@ -4,6 +4,7 @@ import { Color, TextStyle } from '@tiptap/extension-text-style';
 import { useEditor } from '@tiptap/react';
 import StarterKit from '@tiptap/starter-kit';
 import { useEffect } from 'react';
+import './email-editor.css';
 
 type TProps = {
   html: string;
@@ -32,17 +33,19 @@ export const TextBlockEditor = ({ html, label, onChange, onFocusInsert }: TProps
       TextAlign.configure({ types: ['heading', 'paragraph'] }),
     ],
     content: html,
-    immediatelyRender: true,
+    // Made after mount, not during render: a render React throws away (the lazy chunk arriving,
+    // a query settling) must not leave an editor behind that a later effect then reads.
+    immediatelyRender: false,
     onUpdate: ({ editor: current }) => onChange(current.isEmpty ? '' : current.getHTML()),
     onFocus: ({ editor: current }) => onFocusInsert((text) => current.chain().focus().insertContent(text).run()),
     editorProps: { attributes: { 'aria-label': label, 'aria-multiline': 'true', role: 'textbox' } },
   });
   useEffect(() => {
-    if (editor && html !== (editor.isEmpty ? '' : editor.getHTML()))
+    if (editor && !editor.isDestroyed && html !== (editor.isEmpty ? '' : editor.getHTML()))
       editor.commands.setContent(html, { emitUpdate: false });
   }, [editor, html]);
   return (
-    <RichTextEditor editor={editor}>
+    <RichTextEditor editor={editor} className="sw-text-editor">
       <RichTextEditor.Toolbar>
         <RichTextEditor.ControlsGroup>
           <RichTextEditor.Bold />
