@@ -104,7 +104,7 @@ const sendColumnsOf = (
   userId: number,
   { account, lists }: Awaited<ReturnType<typeof sendableOf>>,
   content: ReturnType<typeof checkedContent>,
-  input: Pick<TNewSend, 'trackOpens' | 'trackClicks'>,
+  input: Pick<TNewSend, 'trackOpens' | 'trackClicks' | 'document'>,
 ) => ({
   user_id: userId,
   account_id: account.id,
@@ -398,6 +398,8 @@ export const changeScheduledSend = async (
     list_names: string;
     track_opens: boolean;
     track_clicks: boolean;
+    /** The builder's document beside the HTML (issue 46). */
+    document: unknown | null;
   }>,
 ) => {
   const { subject, html, cc, bcc, replyTo, deliverAt, sender, ...rest } = changes;
