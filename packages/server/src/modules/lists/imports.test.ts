@@ -131,6 +131,18 @@ describe('files people actually have', () => {
       ['bob@example.com', 'Bob'],
       ['carl@example.com', 'Doe'],
     ]);
+    // The name's parts are kept as {{first_name}} and {{last_name}} too (issue 46 §5).
+    const fields = await t.platform.db
+      .selectFrom('list_members')
+      .select(['email', 'fields'])
+      .where('list_id', '=', list.id)
+      .orderBy('email')
+      .execute();
+    expect(fields.map((row) => [row.email, row.fields])).toEqual([
+      ['ann@example.com', { first_name: 'Ann', last_name: 'Lee', member_rating: '2' }],
+      ['bob@example.com', { first_name: 'Bob', member_rating: '1' }],
+      ['carl@example.com', { last_name: 'Doe', member_rating: '3' }],
+    ]);
     const overlapping = await csvUpload(agent, list.id, 'members_export.csv', mailchimp, {
       hasHeaders: true,
       emailColumn: 0,
