@@ -1,7 +1,10 @@
-import { Box, Center, Divider, Group, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
+import { Box, Center, Divider, Group, Paper, SegmentedControl, Select, Stack, Switch, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
+import { listsApi, type TMergeRecipient } from '@sendwell/contracts';
 import { IconDeviceDesktop, IconDeviceMobile, IconEye } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
 import { memo, useMemo, useState } from 'react';
+import { callRoute } from '../../app/api';
 import { previewDocument, previewText, SAMPLE_RECIPIENT } from './send-email.preview';
 
 type TProps = {
@@ -9,12 +12,14 @@ type TProps = {
   subject: string;
   from: string;
   to: string[];
+  /** The chosen lists, whose members the preview can be filled for. */
+  listIds?: number[];
 };
 
 /** How long the message must stay unchanged before the frame shows it. */
 const PREVIEW_PAUSE_MS = 250;
 
-const WIDTHS = { desktop: '100%', mobile: '375px' } as const;
+const WIDTHS = { desktop: '100%', mobile: '390px' } as const;
 type TWidth = keyof typeof WIDTHS;
 
 const HeaderLine = ({ label, value }: { label: string; value: string }) => (
@@ -34,13 +39,27 @@ const HeaderLine = ({ label, value }: { label: string; value: string }) => (
  * are React text. Never add `allow-scripts` or `allow-same-origin` here: together they let a
  * message reach the signed-in page (R15).
  */
-export const EmailPreview = memo(({ html, subject, from, to }: TProps) => {
+export const EmailPreview = memo(({ html, subject, from, to, listIds = [] }: TProps) => {
   const [width, setWidth] = useState<TWidth>('desktop');
+  const [isDark, setIsDark] = useState(false);
+  const [memberId, setMemberId] = useState<string | null>(null);
+  const firstList = listIds[0] ?? null;
+  const members = useQuery({
+    queryKey: ['send-email', 'preview-members', firstList],
+    queryFn: () => callRoute(listsApi.members, { params: { listId: firstList! }, query: { per_page: 20, page: 1 } }),
+    enabled: firstList !== null,
+  });
+  const member = members.data?.data.find((candidate) => String(candidate.id) === memberId) ?? null;
+  // One object per chosen member: a new one each render would make a new preview frame each render.
+  const recipient: TMergeRecipient = useMemo(
+    () => (member ? { email: member.email, name: member.fullname, fields: member.fields } : SAMPLE_RECIPIENT),
+    [member],
+  );
   // The frame follows the message once typing pauses: each new document is a new frame
   // (below), and making one per keystroke cost more than the keystroke itself (20–40 ms
   // each on a slow machine, more on a long newsletter).
   const [shownHtml] = useDebouncedValue(html, PREVIEW_PAUSE_MS);
-  const srcDoc = useMemo(() => previewDocument(shownHtml), [shownHtml]);
+  const srcDoc = useMemo(() => previewDocument(shownHtml, recipient, isDark), [shownHtml, recipient, isDark]);
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-label="Preview">
@@ -69,17 +88,39 @@ export const EmailPreview = memo(({ html, subject, from, to }: TProps) => {
               label: (
                 <Center style={{ gap: 4 }}>
                   <IconDeviceMobile size={14} aria-hidden />
-                  <span>Mobile</span>
+                  <span>Phone, 390 px</span>
                 </Center>
               ),
             },
           ]}
         />
       </Group>
+      <Group gap="md" mb="sm" align="flex-end">
+        <Select
+          size="xs"
+          label="Fill merge fields for"
+          placeholder={`${SAMPLE_RECIPIENT.name} (sample)`}
+          data={(members.data?.data ?? []).map((candidate) => ({
+            value: String(candidate.id),
+            label: candidate.fullname ? `${candidate.fullname} <${candidate.email}>` : candidate.email,
+          }))}
+          value={memberId}
+          onChange={setMemberId}
+          clearable
+          disabled={firstList === null}
+          w={260}
+        />
+        <Switch
+          size="sm"
+          label="Dark mode (approximation)"
+          checked={isDark}
+          onChange={(event) => setIsDark(event.currentTarget.checked)}
+        />
+      </Group>
       <Stack gap={4} mb="sm" data-testid="preview-headers">
         <HeaderLine label="From" value={from} />
         <HeaderLine label="To" value={to.join(', ')} />
-        <HeaderLine label="Subject" value={previewText(subject)} />
+        <HeaderLine label="Subject" value={previewText(subject, recipient)} />
       </Stack>
       <Divider mb="sm" />
       {shownHtml.trim() ? (
@@ -110,7 +151,11 @@ export const EmailPreview = memo(({ html, subject, from, to }: TProps) => {
         </Center>
       )}
       <Text size="xs" c="dimmed" mt="xs">
-        Merge fields are filled in for a sample recipient, {SAMPLE_RECIPIENT.name} ({SAMPLE_RECIPIENT.email}).
+        Merge fields are filled in for{' '}
+        {member
+          ? `${recipient.name || recipient.email}, a member of the first chosen list`
+          : `a sample recipient, ${SAMPLE_RECIPIENT.name} (${SAMPLE_RECIPIENT.email})`}
+        .
       </Text>
     </Paper>
   );

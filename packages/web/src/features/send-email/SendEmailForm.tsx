@@ -147,6 +147,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     [audience?.lists, values.to],
   );
   const listNames = useMemo(() => chosenLists.map((list) => list.name), [chosenLists]);
+  const listIds = useMemo(() => chosenLists.map((list) => list.id), [chosenLists]);
   // The A/B split's figures before the check counts the audience (an address on two lists twice).
   const listAudience = chosenLists.length === 0 ? null : chosenLists.reduce((sum, list) => sum + list.subscribed, 0);
   const context = account && {
@@ -397,6 +398,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                 subject={values.subject}
                 from={fromLine(values, account)}
                 to={listNames}
+                listIds={listIds}
               />
             </Box>
           </Grid.Col>

@@ -16,14 +16,24 @@ const CSP_META = `<meta http-equiv="Content-Security-Policy" content="${PREVIEW_
  * policy goes first so it covers everything after it; after a doctype rather than before, so a
  * full document keeps its standards mode (the parser puts the meta into the implied head).
  */
-export const previewDocument = (html: string) => {
-  const filled = renderMergeFields(html, SAMPLE_RECIPIENT, true);
+export const previewDocument = (html: string, recipient: TMergeRecipient = SAMPLE_RECIPIENT, isDark = false) => {
+  const filled = renderMergeFields(html, recipient, true);
+  const head = isDark ? `${CSP_META}${DARK_STYLE}` : CSP_META;
   const doctype = /^\s*<!doctype[^>]*>/i.exec(filled);
-  return doctype ? `${doctype[0]}${CSP_META}${filled.slice(doctype[0].length)}` : `${CSP_META}${filled}`;
+  return doctype ? `${doctype[0]}${head}${filled.slice(doctype[0].length)}` : `${head}${filled}`;
 };
 
+/**
+ * A dark-mode approximation: the colours turned round as Gmail's apps and Outlook.com do to a
+ * message that sets its own light colours, pictures left as they are. Real clients differ;
+ * this shows where light text on a light background, or a logo on white, would go wrong.
+ */
+const DARK_STYLE =
+  '<style>html{filter:invert(1) hue-rotate(180deg);background:#fff}img,video,[style*="background-image"]{filter:invert(1) hue-rotate(180deg)}</style>';
+
 /** A header line (subject) as the sample recipient would see it; shown as text, never as markup. */
-export const previewText = (text: string) => renderMergeFields(text, SAMPLE_RECIPIENT, false);
+export const previewText = (text: string, recipient: TMergeRecipient = SAMPLE_RECIPIENT) =>
+  renderMergeFields(text, recipient, false);
 
 /** An HTML file by its name or its type; the browser's type is empty for some extensions. */
 export const isHtmlFile = (file: File) => /\.html?$/i.test(file.name) || file.type === 'text/html';
