@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userHtml } from '../html/html-bounds';
 import { defineRoute } from '../http/routes';
 import { ZSpamTestRequest } from '../spam-test/spam-test';
 import { ZSendEmailRequest } from './sending';
@@ -77,8 +78,28 @@ export type TSpamTestPreSendRequest = z.input<typeof ZSpamTestPreSendRequest>;
 /** A drip campaign's check before it starts (the wizard's Finish): the draft by its temporary key. */
 export const ZCampaignPreSendRequest = z.object({ temporary: z.string().min(1).max(100) });
 
+/**
+ * The message's own checks beside the editor as a user writes (issue 46 §3): the spam test's
+ * content and header checks on the message composed as the engine composes it, from the
+ * user's own address; no DNS, no lists, no credit.
+ */
+export const ZMessageCheckRequest = z.object({
+  subject: z.string().max(998).default(''),
+  html: userHtml(2_000_000),
+});
+export type TMessageCheckRequest = z.input<typeof ZMessageCheckRequest>;
+export const ZMessageCheck = z.object({ items: z.array(ZPreSendItem), messageScore: z.number() });
+export type TMessageCheck = z.infer<typeof ZMessageCheck>;
+
 /** The pre-send check of the spam-test form and of a drip campaign's start (paths of ours beside theirs). */
 export const preSendApi = {
+  /** The editor's message checks (a path of ours). */
+  messageCheck: defineRoute({
+    method: 'POST',
+    path: '/email/message-check',
+    body: ZMessageCheckRequest,
+    response: ZMessageCheck,
+  }),
   spamTest: defineRoute({
     method: 'POST',
     path: '/tools/mail-testing/pre-send-check',

@@ -2,7 +2,7 @@ import { preSendApi, sendEmailApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { routesFor } from '../../platform/routes';
-import { campaignPreSendCheck, preSendCheck, spamTestPreSendCheck } from './pre-send.service';
+import { campaignPreSendCheck, messageCheck, preSendCheck, spamTestPreSendCheck } from './pre-send.service';
 
 /** The pre-send check (issue 31 §1), beside Send Email's, the spam-test form's and the drip wizard's own calls. */
 export const preSendRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
@@ -15,6 +15,12 @@ export const preSendRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   const limit = { rateLimit: { name: 'pre-send-check', limit: 120, windowSeconds: 600, per: 'user' as const } };
   serve(preSendApi.spamTest, { config: limit }, async (request) =>
     spamTestPreSendCheck(platform, request.session!.userId, request.body),
+  );
+  // Asked as the user types (after a pause): generous for a person, a wall for a script.
+  serve(
+    preSendApi.messageCheck,
+    { config: { rateLimit: { name: 'message-check', limit: 600, windowSeconds: 600, per: 'user' } } },
+    async (request) => messageCheck(platform, request.session!.userId, request.body),
   );
   routesFor(app, ['campaigns'])(preSendApi.campaignStart, { config: limit }, async (request) =>
     campaignPreSendCheck(platform, request.session!.userId, request.body.temporary),

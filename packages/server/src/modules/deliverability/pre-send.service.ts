@@ -2,6 +2,7 @@ import {
   abPartLetter,
   abSubjectsOf,
   BULK_SENDER_DAILY,
+  type TMessageCheck,
   type TPreSendCheck,
   type TPreSendItem,
   type TSpamCheck,
@@ -12,6 +13,7 @@ import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
 import { accountDkimSelector, findAccountRow } from '../accounts/accounts.service';
+import { findUserProfile } from '../auth/auth.service';
 import { campaignStartFacts } from '../campaigns/campaigns.service';
 import { composeSample, MessageComposeError, recentListFigures } from '../delivery/delivery.service';
 import { audienceFacts } from '../lists/lists.service';
@@ -606,4 +608,31 @@ export const campaignPreSendCheck = async (
     ],
     dkimSelector: undefined,
   });
+};
+
+/**
+ * `POST /api/email/message-check`: the message's own items beside the editor (issue 46 §3),
+ * composed from the user's own address as the engine composes it; no DNS and no lists, so it
+ * answers in the time of one composition while the user types.
+ */
+export const messageCheck = async (
+  platform: TPlatform,
+  userId: number,
+  input: { subject: string; html: string },
+): Promise<TMessageCheck> => {
+  const user = await findUserProfile(platform.db, userId);
+  const { items, score } = await messageItems(
+    platform,
+    userId,
+    { fromName: user?.name ?? '', fromAddress: user?.email ?? 'sender@example.com' },
+    {
+      label: null,
+      subject: input.subject || '(no subject)',
+      html: input.html,
+      replyTo: '',
+      trackOpens: true,
+      trackClicks: true,
+    },
+  );
+  return { items, messageScore: score };
 };

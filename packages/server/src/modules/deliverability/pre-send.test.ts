@@ -371,3 +371,27 @@ describe('the pre-send check', () => {
     expect(JSON.stringify(response.json())).toContain('Please choose mailing lists of the chosen account.');
   });
 });
+
+describe('the editor’s message checks (issue 46 §3)', () => {
+  it('names a link whose text shows another domain and an image-only body, for the signed-in user only', async () => {
+    const user = await seedUser(t.platform);
+    const agent = createAgent(t.app);
+    await agent.signIn(user.email, user.password);
+    const bad = await agent.post('/api/email/message-check', {
+      subject: 'Your account',
+      html: '<p><img src="https://cdn.example.net/a.png"></p><p><a href="https://evil.example.org/login">https://mybank.com</a></p>',
+    });
+    expect(bad.statusCode, bad.body).toBe(200);
+    const ids = (bad.json().items as { id: string; status: string }[]).filter((item) => item.status !== 'pass');
+    expect(ids.map((item) => item.id)).toEqual(expect.arrayContaining(['message-link-text', 'message-image-ratio']));
+    const good = await agent.post('/api/email/message-check', {
+      subject: 'Our news',
+      html: `<p>${'We baked three new breads this month; the recipes are on our site. '.repeat(6)}</p><p><a href="{{unsubscribe_url}}">Unsubscribe</a></p>`,
+    });
+    expect(good.json().items.find((item: { id: string }) => item.id === 'message-link-text')).toBeUndefined();
+    expect(good.json().messageScore).toBeGreaterThan(bad.json().messageScore);
+    expect((await createAgent(t.app).post('/api/email/message-check', { html: '<p>x</p>' })).statusCode).toBe(401);
+    const deep = await agent.post('/api/email/message-check', { html: '<div>'.repeat(100_000) });
+    expect(deep.statusCode).toBe(422);
+  });
+});

@@ -36,6 +36,7 @@ import {
   starterDocument,
   updateBlock,
 } from './blocks';
+import { MessageChecks } from './MessageChecks';
 import { VisualCanvas } from './VisualEditor';
 
 /** A message as the editor holds it: the HTML that is sent, and the document it came from (null: written in HTML). */
@@ -60,6 +61,8 @@ export type TEmailEditorProps = {
   start?: 'design' | 'letter';
   /** The Personalise menu's name (the drip editor's spec name: 'Insert Text Replacement'). */
   personaliseLabel?: string;
+  /** The message's subject, for the message checks beside the editor (none for a fragment). */
+  subject?: string;
 };
 
 type TMode = 'visual' | 'html';
@@ -95,6 +98,7 @@ export const EmailEditor = ({
   isFragment = false,
   start = 'design',
   personaliseLabel = 'Personalise',
+  subject = '',
 }: TEmailEditorProps) => {
   const [mode, setMode] = useState<TMode>(() => initialMode(value));
   const [chosen, setSelected] = useState<string | null | 'first-text'>('first-text');
@@ -477,8 +481,16 @@ export const EmailEditor = ({
                 </Stack>
               )}
             </Paper>
+            {!isFragment && (
+              <Stack mt="sm">
+                <MessageChecks html={value.html} subject={subject} document={document} />
+              </Stack>
+            )}
           </Grid.Col>
         </Grid>
+      )}
+      {!isFragment && (mode === 'html' || !document) && (
+        <MessageChecks html={value.html} subject={subject} document={value.document} />
       )}
       {mode === 'html' && value.document && (
         <Alert color="gray" p="xs">

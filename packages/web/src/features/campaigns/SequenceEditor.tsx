@@ -377,6 +377,7 @@ const DripCard = memo(function DripCard({
         <LazyEmailEditor
           id={`${drip.key}-body`}
           label="Message Body"
+          subject={drip.subject}
           start="letter"
           personaliseLabel="Insert Text Replacement"
           variables={variables}
@@ -417,6 +418,7 @@ const DripCard = memo(function DripCard({
               <LazyEmailEditor
                 id={`${drip.key}-follow-up-body`}
                 label="Follow-up body"
+                subject={drip.followUp.subject}
                 start="letter"
                 personaliseLabel="Insert Text Replacement"
                 variables={variables}
@@ -476,6 +478,7 @@ const DripCard = memo(function DripCard({
               <LazyEmailEditor
                 id={`${drip.key}-click-follow-up-body`}
                 label="Click follow-up body"
+                subject={drip.clickFollowUp.subject}
                 start="letter"
                 personaliseLabel="Insert Text Replacement"
                 variables={variables}

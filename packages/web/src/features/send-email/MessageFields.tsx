@@ -199,6 +199,7 @@ export const MessageFields = ({ values, errors, templates, onChange, isTest = fa
       <LazyEmailEditor
         id={fieldId('message')}
         label="Message"
+        subject={values.subject}
         value={content}
         onChange={changeContent}
         error={errors.message}
