@@ -46,12 +46,11 @@ export const editorItems = (html: string, document: TEmailDocument | null): TPre
       id: 'editor-postal-address',
       group: 'message',
       title: 'Postal address',
-      status: footer && footer.address.trim() ? 'pass' : 'warn',
+      status: footer?.address.trim() ? 'pass' : 'warn',
       detail: footer?.address.trim() ? 'The footer names your postal address.' : 'No postal address in the message.',
-      advice:
-        footer && footer.address.trim()
-          ? null
-          : 'Add a Footer block with your postal address: CAN-SPAM requires it, and Gmail and Yahoo expect it of bulk senders.',
+      advice: footer?.address.trim()
+        ? null
+        : 'Add a Footer block with your postal address: CAN-SPAM requires it, and Gmail and Yahoo expect it of bulk senders.',
     });
   }
   return items;
