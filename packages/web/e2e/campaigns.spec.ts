@@ -145,7 +145,8 @@ test('builds a 3-step campaign from a CSV, previews it, starts it, and the first
   await expect(page.getByTestId('campaign-totals')).toContainText('Recipients3');
   await expectAccessible(page, 'campaign overview');
   await page.goto(`${baseUrl()}/test-inbox`);
-  await expect(page.getByText('Hello Ann')).toBeVisible({ timeout: 60_000 });
+  // The row's subject (a toast may say "New message: Hello Ann" too, when it arrives while the page is open).
+  await expect(page.getByRole('button', { name: 'Hello Ann' })).toBeVisible({ timeout: 60_000 });
   // The step's image arrived with it, loading from Sendwell's /media/ URL.
   const inbox = await (await page.request.get(`${baseUrl()}/api/test-inbox/messages?per_page=50`)).json();
   const first = inbox.data.find((item: { subject: string }) => item.subject === 'Hello Ann');
