@@ -55,6 +55,8 @@ describe('sign in', () => {
       role: 'user',
       unread_tickets: 0,
       credit: { totalCredit: 300, usedCredit: 0 },
+      // Plans and credits are on (BILLING=off would take them off every screen).
+      billing: true,
     });
   });
 
