@@ -45,6 +45,8 @@ const OWNER: Record<string, string> = {
   // The soft bounces the temporary suppression rule counts.
   soft_bounces: 'suppression',
   sends: 'delivery',
+  // The circuit breaker's groups of sends judged as one (a drip campaign's messages).
+  breaker_groups: 'delivery',
   // An A/B subject test's decision; its sends are the engine's.
   ab_tests: 'ab-tests',
   send_recipients: 'delivery',

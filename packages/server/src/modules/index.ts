@@ -214,4 +214,5 @@ export const moduleHooks: TModuleHooks = {
   apiKeyAuth: registered('apiKeyAuth')[0] ?? null,
   sendSignupConfirmation: registered('sendSignupConfirmation')[0] ?? null,
   eventSinks: registered('eventSink'),
+  breakerGroupTripped: registered('breakerGroupTripped'),
 };

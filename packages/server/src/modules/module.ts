@@ -88,6 +88,17 @@ export type TOutboundEvent = {
 export type TEventSink = (platform: TPlatform, trx: Executor, events: TOutboundEvent[]) => Promise<void>;
 
 /**
+ * A breaker group (a drip campaign's messages) passed its account's line: its owner stops
+ * what feeds it and tells its user, in the transaction of the trip (the engine's one breaker,
+ * issue 44 §4). Each registered handler looks at the key's prefix (`campaign:`).
+ */
+export type TBreakerGroupTripped = (
+  platform: TPlatform,
+  trx: Executor,
+  group: { key: string; userId: number; reason: string },
+) => Promise<void>;
+
+/**
  * What modules give each other through their registration, never by import-time side
  * effects and never by a lower module importing a higher one (DESIGN §7): the lower
  * module offers the hook, the higher one registers. Collected once from `modules/index.ts`
@@ -113,6 +124,8 @@ export type TModuleHooks = {
   sendSignupConfirmation: TSendSignupConfirmation | null;
   /** Where events go (webhooks out). */
   eventSinks: TEventSink[];
+  /** Who stops a breaker group that tripped (campaigns, for their messages). */
+  breakerGroupTripped: TBreakerGroupTripped[];
 };
 
 export type TModuleOptions = { platform: TPlatform };
@@ -142,4 +155,5 @@ export type TModule = {
   apiKeyAuth?: TApiKeyAuthenticate;
   sendSignupConfirmation?: TSendSignupConfirmation;
   eventSink?: TEventSink;
+  breakerGroupTripped?: TBreakerGroupTripped;
 };

@@ -598,6 +598,19 @@ export type TSendStatus =
 /** Where a send's recipients come from: its lists, or a source that gives them at creation. */
 export type TSendSource = 'lists' | 'drip' | 'spam-test' | 'confirmation' | 'transactional';
 
+/** A group of sends the circuit breaker judges as one (issue 44 §4): a drip campaign's messages. */
+export type BreakerGroupsTable = {
+  key: string;
+  user_id: number;
+  account_id: number | null;
+  tripped_at: Date | null;
+  reason: string | null;
+  /** Started again after a trip: judged on the sends made since. */
+  judged_from: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+};
+
 export type SendsTable = {
   id: Generated<number>;
   user_id: number;
@@ -639,6 +652,8 @@ export type SendsTable = {
   breaker_reason: string | null;
   /** Resumed after the breaker paused it: the messages since are judged again (issue 45 §3). */
   breaker_judged_from: Date | null;
+  /** The breaker group the send is judged in (a drip campaign's messages: `campaign:<id>`), or null. */
+  breaker_group: string | null;
   /** A re-send by engagement (issue 31): its audience is this send's recipients who did this. */
   resend_of: Generated<number | null>;
   resend_audience: Generated<'not-opened' | 'opened' | 'clicked' | null>;
@@ -881,6 +896,7 @@ export type Database = {
   media_files: MediaFilesTable;
   media: MediaTable;
   sends: SendsTable;
+  breaker_groups: BreakerGroupsTable;
   ab_tests: AbTestsTable;
   account_daily_counts: AccountDailyCountsTable;
   account_cap_reservations: AccountCapReservationsTable;

@@ -7,8 +7,14 @@ import { findAccountRow } from '../accounts/accounts.service';
 import { findUserProfile } from '../auth/auth.service';
 import { notifyUser } from '../notifications/notifications.service';
 import { breakerEmailJob } from './circuit-breaker.jobs';
-import { findSend, tripSendBreaker } from './send-lifecycle';
-import { countHandedOver, findBreakerFigures, progressEventOf } from './send-reads';
+import { findSend, tripBreakerGroup, tripSendBreaker } from './send-lifecycle';
+import {
+  countHandedOver,
+  findBreakerFigures,
+  findGroupFigures,
+  findGroupsOfSends,
+  progressEventOf,
+} from './send-reads';
 
 /**
  * The circuit breaker (issue 31 §2, rule in contracts `sending/circuit-breaker.ts`): a send
@@ -21,8 +27,8 @@ import { countHandedOver, findBreakerFigures, progressEventOf } from './send-rea
  *
  * Fed by both sides of a message's life: every intake (Mailgun's events, bounce reports,
  * feedback loops) through `applyOutcomes`, and dispatch after each claim (refusals at
- * handover are hard bounces too). A drip step is a send of one recipient: campaigns judge the
- * campaign as a whole (`campaigns/scheduler.ts`).
+ * handover are hard bounces too). A drip step is a send of one recipient in its campaign's
+ * breaker group: the group is judged as one (`judgeBreakerGroups`), by the same rule.
  */
 
 /**
@@ -33,13 +39,11 @@ import { countHandedOver, findBreakerFigures, progressEventOf } from './send-rea
  */
 export const judgeSends = async (platform: TPlatform, trx: Executor, sendIds: number[]) => {
   const tripped: number[] = [];
+  // Sends judged together (a drip campaign's messages) are judged as their group.
+  await judgeBreakerGroups(platform, trx, await findGroupsOfSends(trx, [...new Set(sendIds)]));
   for (const figures of await findBreakerFigures(trx, [...new Set(sendIds)])) {
-    const account = await findAccountRow(trx, figures.user_id, figures.account_id);
-    if (!account) continue;
-    const lines = {
-      bouncePercent: account.breaker_bounce_percent,
-      complaintPercent: account.breaker_complaint_percent,
-    };
+    const lines = await linesOf(trx, figures.user_id, figures.account_id);
+    if (!lines) continue;
     // The counters lag the claims in progress: they count fewer messages than went, so a
     // share from them is at most too high. Only then are the messages counted exactly.
     const counted = { hardBounces: figures.hard_bounces, complaints: figures.complaints };
@@ -54,6 +58,42 @@ export const judgeSends = async (platform: TPlatform, trx: Executor, sendIds: nu
     if (!(await tripSendBreaker(trx, figures.id, reason))) continue;
     tripped.push(figures.id);
     await tellUser(platform, trx, figures.id, reason);
+  }
+  return tripped;
+};
+
+/** An account's breaker lines (its own, issue 31), or null when the account is gone. */
+const linesOf = async (db: Executor, userId: number, accountId: number) => {
+  const account = await findAccountRow(db, userId, accountId);
+  return account
+    ? { bouncePercent: account.breaker_bounce_percent, complaintPercent: account.breaker_complaint_percent }
+    : null;
+};
+
+/**
+ * Judges breaker groups (a drip campaign's messages, each a send of one recipient) in the
+ * caller's transaction by the same rule as a send: after 200 messages, a share of hard
+ * bounces or complaints past the account's line trips the group, once; its owner (the
+ * module that registered `breakerGroupTripped`: campaigns) stops what feeds it and tells its
+ * user, in the same transaction. Started again (`resumeBreakerGroup`), a group is judged on
+ * the sends made since. Answers the keys it tripped.
+ */
+export const judgeBreakerGroups = async (platform: TPlatform, trx: Executor, keys: string[]) => {
+  const tripped: string[] = [];
+  for (const figures of await findGroupFigures(trx, [...new Set(keys)])) {
+    const lines = await linesOf(trx, figures.user_id, figures.account_id);
+    if (!lines) continue;
+    const verdict = breakerVerdict(
+      { attempts: figures.attempts, hardBounces: figures.hard_bounces, complaints: figures.complaints },
+      lines,
+    );
+    if (!verdict) continue;
+    const reason = breakerReason(verdict, figures.judged_from ? 'resume' : 'start');
+    if (!(await tripBreakerGroup(trx, figures.key, reason))) continue;
+    tripped.push(figures.key);
+    for (const stop of platform.hooks.breakerGroupTripped) {
+      await stop(platform, trx, { key: figures.key, userId: figures.user_id, reason });
+    }
   }
   return tripped;
 };

@@ -18,6 +18,7 @@ import { messageIdOf } from './message';
 import { requeueUnknown } from './outcomes';
 import { isRefOf, parseRef, type TRefPurpose } from './recipient-refs';
 import {
+  ensureBreakerGroup,
   findSend,
   findUserSendStatus,
   insertSend,
@@ -298,6 +299,8 @@ export type TSourcedSend = {
   trackOpens?: boolean;
   trackClicks?: boolean;
   recipients: TSourcedRecipient[];
+  /** The breaker group the send is judged in with its siblings (a drip campaign's messages: `campaign:<id>`). */
+  breakerGroup?: string;
 };
 
 /** Headers the engine writes itself; a source may not set them. */
@@ -369,7 +372,11 @@ export const createSourcedSend = async (
     list_ids: [],
     track_opens: input.trackOpens ?? true,
     track_clicks: input.trackClicks ?? true,
+    breaker_group: input.breakerGroup ?? null,
   });
+  if (input.breakerGroup) {
+    await ensureBreakerGroup(trx, { key: input.breakerGroup, userId, accountId: account.id });
+  }
   const kept = await insertGivenRecipients(trx, { id: sendId, user_id: userId }, recipients);
   await queueSnapshot(platform, trx, sendId);
   return { sendId, recipients: kept };
@@ -587,8 +594,11 @@ export const findRecipientByRef = async (platform: TPlatform, purpose: 'unsubscr
   return recipient;
 };
 
-/** The circuit breaker: every intake has the sends its events touched judged (issue 31). */
-export { judgeSends } from './circuit-breaker.service';
+/**
+ * The circuit breaker: every intake has the sends its events touched judged (issue 31); a
+ * source that groups its sends (campaigns) has its groups judged after it reads their outcomes.
+ */
+export { judgeBreakerGroups, judgeSends } from './circuit-breaker.service';
 /** An account's own daily limit (SMTP), or null (Mailgun, the test inbox). */
 export { dailyCapOf, isDailyCapped, sentInWindow } from './daily-cap';
 /** Said when a plan without sending accounts meets a send through one; editing a scheduled send says it too. */
@@ -606,7 +616,13 @@ export {
 /** Outcomes in one place: every intake hands the outside world's word to `applyOutcomes` (`outcomes.ts`). */
 export { applyOutcomes, type TIntakeEvent } from './outcomes';
 export { isRefForm, type TRefPurpose } from './recipient-refs';
-export { cancelHeldParts, deleteUserSend, findSplitParts, setScheduledStatus } from './send-lifecycle';
+export {
+  cancelHeldParts,
+  deleteUserSend,
+  findSplitParts,
+  resumeBreakerGroup,
+  setScheduledStatus,
+} from './send-lifecycle';
 /**
  * What the other modules read of sends: History, Scheduled Emails and the dashboard (the
  * user's sends and events), the drip engine (its messages' outcomes and first clicks), the

@@ -478,6 +478,7 @@ export const composeSample = async (
     breaker_tripped_at: null,
     breaker_reason: null,
     breaker_judged_from: null,
+    breaker_group: null,
     resend_of: null,
     resend_audience: null,
     resend_link_id: null,

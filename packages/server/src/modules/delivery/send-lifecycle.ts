@@ -246,3 +246,33 @@ export const findUserSendStatus = (executor: Executor, userId: number, sendId: n
   const query = executor.selectFrom('sends').select('status').where('user_id', '=', userId).where('id', '=', sendId);
   return (lock ? query.forUpdate() : query).executeTakeFirst();
 };
+
+/** A breaker group exists with its first send (its owner and account), once. */
+export const ensureBreakerGroup = (db: Executor, group: { key: string; userId: number; accountId: number }) =>
+  db
+    .insertInto('breaker_groups')
+    .values({ key: group.key, user_id: group.userId, account_id: group.accountId })
+    .onConflict((conflict) =>
+      conflict.column('key').doUpdateSet({ account_id: group.accountId, updated_at: new Date() }),
+    )
+    .execute();
+
+/** A group's trip, once: answers whether this call tripped it. */
+export const tripBreakerGroup = async (db: Executor, key: string, reason: string) =>
+  (
+    await db
+      .updateTable('breaker_groups')
+      .set({ tripped_at: new Date(), reason, updated_at: new Date() })
+      .where('key', '=', key)
+      .where('tripped_at', 'is', null)
+      .executeTakeFirst()
+  ).numUpdatedRows > 0n;
+
+/** A group started again by its user: judged again on the sends made from now on. */
+export const resumeBreakerGroup = (db: Executor, key: string) =>
+  db
+    .updateTable('breaker_groups')
+    .set({ tripped_at: null, reason: null, judged_from: new Date(), updated_at: new Date() })
+    .where('key', '=', key)
+    .where('tripped_at', 'is not', null)
+    .execute();

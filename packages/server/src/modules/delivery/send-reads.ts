@@ -494,3 +494,50 @@ export const findHandoverOf = async (db: Executor, sendIds: number[]) => {
   ).rows[0]!;
   return { isHandedOver: !row.waiting, lastAt: row.last };
 };
+
+/**
+ * The figures of breaker groups (a drip campaign's messages: issue 44 §4) that have not
+ * tripped, as the breaker judges a send's: the messages handed over (accepted or refused), the
+ * recipients among them that bounced hard and those that complained, each once; of the sends
+ * made since the group was started again, when it was.
+ */
+export const findGroupFigures = async (db: Executor, keys: string[]) =>
+  keys.length === 0
+    ? []
+    : (
+        await sql<{
+          key: string;
+          user_id: number;
+          account_id: number;
+          judged_from: Date | null;
+          attempts: number;
+          hard_bounces: number;
+          complaints: number;
+        }>`
+          select g.key, g.user_id, g.account_id, g.judged_from,
+                 count(r.id) filter (where r.sent_at is not null or r.status = 'failed')::int as attempts,
+                 count(r.id) filter (where r.status = 'failed' and exists (
+                   select 1 from delivery_events e
+                    where e.recipient_id = r.id and e.type = 'failed' and e.severity = 'permanent'))::int as hard_bounces,
+                 count(r.id) filter (where r.complained_at is not null)::int as complaints
+            from breaker_groups g
+            join sends s on s.breaker_group = g.key and s.created_at >= coalesce(g.judged_from, '-infinity')
+            join send_recipients r on r.send_id = s.id
+           where g.key = any(${keys}::text[]) and g.tripped_at is null and g.account_id is not null
+           group by g.key
+           order by g.key`.execute(db)
+      ).rows.map((row) => ({ ...row, user_id: Number(row.user_id), account_id: Number(row.account_id) }));
+
+/** The breaker groups these sends belong to. */
+export const findGroupsOfSends = async (db: Executor, sendIds: number[]) =>
+  sendIds.length === 0
+    ? []
+    : (
+        await db
+          .selectFrom('sends')
+          .select('breaker_group')
+          .distinct()
+          .where('id', 'in', sendIds)
+          .where('breaker_group', 'is not', null)
+          .execute()
+      ).map((row) => row.breaker_group!);
