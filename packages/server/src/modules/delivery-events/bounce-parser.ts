@@ -2,6 +2,17 @@ import { createHash } from 'node:crypto';
 import { htmlProblemOf } from '@sendwell/contracts';
 import { convert as htmlToText } from 'html-to-text';
 import {
+  decodeHeaderValue,
+  headerOf,
+  parseHeaders,
+  parseMime,
+  partsOf,
+  readableValue,
+  readHeaderFields,
+  type TMimePart,
+  textOf,
+} from '../../platform/mime';
+import {
   classify,
   hasDelayWords,
   hasGivenUp,
@@ -13,7 +24,6 @@ import {
   type TBounceOutcome,
   type TBounceReason,
 } from './bounce-reasons';
-import { decodeHeaderValue, headerOf, parseHeaders, parseMime, partsOf, type TMimePart, textOf } from './report-mime';
 
 /**
  * Reads what comes back about a message, the way the world writes it (R32): RFC 3464
@@ -194,19 +204,8 @@ const DSN_TYPES = new Set([
 ]);
 
 /** The fields of a delivery-status part, in order ("Name: value", continuation lines folded in). */
-const dsnFieldsOf = (text: string) => {
-  const fields: [string, string][] = [];
-  for (const line of text.split(/\r?\n/)) {
-    if (/^[ \t]+\S/.test(line) && fields.length > 0) {
-      const last = fields[fields.length - 1]!;
-      last[1] = `${last[1]} ${line.trim()}`;
-      continue;
-    }
-    const match = /^([A-Za-z][A-Za-z0-9-]*):[ \t]*(.*)$/.exec(line);
-    if (match) fields.push([match[1]!.toLowerCase(), match[2]!.trim()]);
-  }
-  return fields;
-};
+const dsnFieldsOf = (text: string): [string, string][] =>
+  readHeaderFields(text).map((field) => [field.name, readableValue(field)]);
 
 type TRecipientFields = Map<string, string>;
 
