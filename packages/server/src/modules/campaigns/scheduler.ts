@@ -83,6 +83,83 @@ const threadsWith = (subject: string, threadSubject: string | null) =>
 
 type THandOver = 'sent' | 'stopped' | 'none';
 
+type TRecipientRow = { id: number; email: string; name: string; variables: unknown };
+
+type THandOverMessage = {
+  campaign: TCampaign;
+  accountId: number;
+  recipient: TRecipientRow;
+  subject: string;
+  /** The email's body; the campaign's signature follows it. */
+  body: string;
+  /** '' for none. */
+  replyTo: string;
+  /** The Message-ID the message answers (In-Reply-To and References), or null to start no thread. */
+  thread: string | null;
+  message: { step_id: number; position: number; kind: 'step' | 'follow-up' | 'click-follow-up' };
+  now: Date;
+};
+
+/**
+ * Hands one message of a campaign to one recipient over to the engine, in the caller's
+ * transaction: the engine send and the message row (once per step, recipient and kind)
+ * commit together. A recipient the engine will not send to (suppressed for the account:
+ * unsubscribed, bounced, complained) is stopped instead, and null comes back; the engine
+ * recorded an empty send, which finishes with nothing to do.
+ */
+const handOver = async (
+  trx: Executor,
+  platform: TPlatform,
+  { campaign, accountId, recipient, subject, body, replyTo, thread, message, now }: THandOverMessage,
+): Promise<{ messageId: string | null } | null> => {
+  const html = withSignature(body, campaign.signature);
+  const { sendId, recipients } = await createSourcedSend(trx, platform, campaign.user_id, {
+    source: 'drip',
+    accountId,
+    fromName: campaign.sender_name,
+    fromAddress: campaign.from_address,
+    subject,
+    html,
+    ...(replyTo ? { replyTo } : {}),
+    trackOpens: campaign.track_opens,
+    trackClicks: campaign.track_clicks,
+    recipients: [
+      {
+        email: recipient.email,
+        name: recipient.name,
+        fields: (recipient.variables as Record<string, string>) ?? {},
+        ...(thread ? { headers: { 'In-Reply-To': thread, References: thread } } : {}),
+      },
+    ],
+  });
+  if (recipients === 0) {
+    await trx
+      .updateTable('campaign_recipients')
+      .set({ state: 'stopped', stop_reason: 'suppressed' })
+      .where('id', '=', recipient.id)
+      .execute();
+    return null;
+  }
+  const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
+  const messageId = outcome?.messageId ?? null;
+  await trx
+    .insertInto('campaign_messages')
+    .values({
+      ...message,
+      campaign_id: campaign.id,
+      recipient_id: recipient.id,
+      user_id: campaign.user_id,
+      account_id: accountId,
+      send_id: sendId,
+      message_id: messageId,
+      subject,
+      body: html,
+      created_at: now,
+    })
+    .execute();
+  return { messageId };
+};
+
 /** One recipient's next step for one account, if its pace allows it now. */
 const handOverNext = async (
   platform: TPlatform,
@@ -164,56 +241,18 @@ const handOverNext = async (
     const first = steps[0]!;
     const replyTo = step.reply_to || (first.global_reply ? first.reply_to : '');
     const isFollowUp = step.position > 1 && threadsWith(step.subject, recipient.thread_subject);
-    const html = withSignature(step.body, campaign.signature);
-    const variables = (recipient.variables as Record<string, string>) ?? {};
-    const { sendId, recipients } = await createSourcedSend(trx, platform, campaign.user_id, {
-      source: 'drip',
+    const handed = await handOver(trx, platform, {
+      campaign,
       accountId,
-      fromName: campaign.sender_name,
-      fromAddress: campaign.from_address,
+      recipient,
       subject: step.subject,
-      html,
-      ...(replyTo ? { replyTo } : {}),
-      trackOpens: campaign.track_opens,
-      trackClicks: campaign.track_clicks,
-      recipients: [
-        {
-          email: recipient.email,
-          name: recipient.name,
-          fields: variables,
-          ...(isFollowUp && recipient.thread_message_id
-            ? { headers: { 'In-Reply-To': recipient.thread_message_id, References: recipient.thread_message_id } }
-            : {}),
-        },
-      ],
+      body: step.body,
+      replyTo,
+      thread: isFollowUp ? recipient.thread_message_id : null,
+      message: { step_id: step.id, position: step.position, kind: 'step' },
+      now,
     });
-    if (recipients === 0) {
-      // Suppressed for this account (unsubscribed, bounced, complained): the recipient stops.
-      // The engine recorded an empty send; it finishes with nothing to do.
-      await trx
-        .updateTable('campaign_recipients')
-        .set({ state: 'stopped', stop_reason: 'suppressed' })
-        .where('id', '=', recipient.id)
-        .execute();
-      return 'stopped';
-    }
-    const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
-    await trx
-      .insertInto('campaign_messages')
-      .values({
-        campaign_id: campaign.id,
-        recipient_id: recipient.id,
-        step_id: step.id,
-        user_id: campaign.user_id,
-        account_id: accountId,
-        position: step.position,
-        send_id: sendId,
-        message_id: outcome?.messageId ?? null,
-        subject: step.subject,
-        body: html,
-        created_at: now,
-      })
-      .execute();
+    if (!handed) return 'stopped';
     const next = steps[recipient.next_position];
     await trx
       .updateTable('campaign_recipients')
@@ -223,7 +262,7 @@ const handOverNext = async (
         state: next ? 'active' : 'done',
         due_at: next ? addWait(now, next.period, next.frequency, timeZone) : now,
         ...(step.position === 1 || !recipient.thread_message_id
-          ? { thread_message_id: outcome?.messageId ?? null, thread_subject: step.subject }
+          ? { thread_message_id: handed.messageId, thread_subject: step.subject }
           : {}),
       })
       .where('id', '=', recipient.id)
@@ -325,53 +364,18 @@ const sendFollowUp = async (
     .skipLocked()
     .executeTakeFirst();
   if (!recipient) return 'none';
-  const { campaign } = due;
-  const html = campaign.signature ? `${due.content.body}<br><br>${campaign.signature}` : due.content.body;
-  const thread = due.message.message_id;
-  const { sendId, recipients } = await createSourcedSend(trx, platform, campaign.user_id, {
-    source: 'drip',
+  const handed = await handOver(trx, platform, {
+    campaign: due.campaign,
     accountId,
-    fromName: campaign.sender_name,
-    fromAddress: campaign.from_address,
+    recipient,
     subject: due.content.subject,
-    html,
-    trackOpens: campaign.track_opens,
-    trackClicks: campaign.track_clicks,
-    recipients: [
-      {
-        email: recipient.email,
-        name: recipient.name,
-        fields: (recipient.variables as Record<string, string>) ?? {},
-        ...(thread ? { headers: { 'In-Reply-To': thread, References: thread } } : {}),
-      },
-    ],
+    body: due.content.body,
+    replyTo: '',
+    thread: due.message.message_id,
+    message: { step_id: due.message.step_id, position: due.message.position, kind: due.kind },
+    now,
   });
-  if (recipients === 0) {
-    await trx
-      .updateTable('campaign_recipients')
-      .set({ state: 'stopped', stop_reason: 'suppressed' })
-      .where('id', '=', recipient.id)
-      .execute();
-    return 'stopped';
-  }
-  const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
-  await trx
-    .insertInto('campaign_messages')
-    .values({
-      campaign_id: campaign.id,
-      recipient_id: recipient.id,
-      step_id: due.message.step_id,
-      user_id: campaign.user_id,
-      account_id: accountId,
-      position: due.message.position,
-      kind: due.kind,
-      send_id: sendId,
-      message_id: outcome?.messageId ?? null,
-      subject: due.content.subject,
-      body: html,
-      created_at: now,
-    })
-    .execute();
+  if (!handed) return 'stopped';
   return 'sent';
 };
 
