@@ -11,24 +11,26 @@ import {
   campaignVariables,
   deleteCampaigns,
   deleteRecipients,
+  listCampaigns,
+  listStatistics,
+  recipientHistory,
+  saveCampaignEmails,
+  saveCampaignSettings,
+  setCampaignRunning,
+  setRecipientRunning,
+} from './campaign-views.service';
+import {
   draftData,
   draftKeyOf,
   finishCampaign,
-  listCampaigns,
-  listStatistics,
   previewRecipients,
-  recipientHistory,
   removeDraftRecipients,
-  saveCampaignEmails,
-  saveCampaignSettings,
   saveOptions,
   savePreview,
   saveRecipients,
   saveSequence,
   saveStart,
-  setCampaignRunning,
-  setRecipientRunning,
-} from './campaigns.service';
+} from './campaign-wizard.service';
 
 const editLimit = { rateLimit: { name: 'campaign-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
 

@@ -1,5 +1,4 @@
 import { addWait, isWithinWindow, type TDailyPlan, withSignature } from '@sendwell/contracts';
-import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { timeZoneOf } from '../auth/auth.service';
@@ -11,6 +10,23 @@ import {
 } from '../delivery/delivery.service';
 import { isVerifiedInvalid } from '../verification/verification.service';
 import { judgeCampaigns } from './campaign-breaker.service';
+import {
+  claimDueRecipient,
+  claimRecipient,
+  clickedWithFollowUp,
+  handedOverToday,
+  insertMessage,
+  lastHandOverAt,
+  listSteps,
+  oldestUnopenedDue,
+  runningCampaigns,
+  stopRecipient,
+  type TFollowUpContent,
+  takeOpenMessages,
+  tryLockAccount,
+  updateMessage,
+  updateRecipient,
+} from './campaigns.repository';
 
 /**
  * The drip scheduler: each tick learns what became of recent messages (sent, failed,
@@ -41,38 +57,6 @@ type TCampaign = {
   mail_per_day: number;
   mail_per_delay: number;
   daily_plan: TDailyPlan;
-};
-
-const runningCampaigns = async (db: Executor, now: Date) =>
-  (await db
-    .selectFrom('campaigns')
-    .select([
-      'id',
-      'user_id',
-      'account_id',
-      'sender_name',
-      'from_address',
-      'signature',
-      'track_opens',
-      'track_clicks',
-      'mail_per_day',
-      'mail_per_delay',
-      'daily_plan',
-    ])
-    .where('running', '=', true)
-    .where('is_draft', '=', false)
-    .where('account_id', 'is not', null)
-    .where((eb) => eb.or([eb('schedule_at', 'is', null), eb('schedule_at', '<=', now)]))
-    .execute()) as TCampaign[];
-
-/** Messages each campaign handed over today, in its user's time zone. */
-const sentTodayBy = async (db: Executor, campaignIds: number[], timeZone: string, now: Date) => {
-  const rows = await sql<{ campaign_id: number; count: number }>`
-    select campaign_id, count(*)::int as count from campaign_messages
-     where campaign_id = any(${campaignIds}::bigint[])
-       and created_at >= ((${now}::timestamptz at time zone ${timeZone})::date)::timestamp at time zone ${timeZone}
-     group by campaign_id`.execute(db);
-  return new Map(rows.rows.map((row) => [Number(row.campaign_id), row.count]));
 };
 
 /** What follows "Re: " of a first subject, for threading. */
@@ -133,30 +117,23 @@ const handOver = async (
     ],
   });
   if (recipients === 0) {
-    await trx
-      .updateTable('campaign_recipients')
-      .set({ state: 'stopped', stop_reason: 'suppressed' })
-      .where('id', '=', recipient.id)
-      .execute();
+    await updateRecipient(trx, recipient.id, { state: 'stopped', stop_reason: 'suppressed' });
     return null;
   }
   const [outcome] = await sourcedSendOutcomes(platform, trx, campaign.user_id, sendId);
   const messageId = outcome?.messageId ?? null;
-  await trx
-    .insertInto('campaign_messages')
-    .values({
-      ...message,
-      campaign_id: campaign.id,
-      recipient_id: recipient.id,
-      user_id: campaign.user_id,
-      account_id: accountId,
-      send_id: sendId,
-      message_id: messageId,
-      subject,
-      body: html,
-      created_at: now,
-    })
-    .execute();
+  await insertMessage(trx, {
+    ...message,
+    campaign_id: campaign.id,
+    recipient_id: recipient.id,
+    user_id: campaign.user_id,
+    account_id: accountId,
+    send_id: sendId,
+    message_id: messageId,
+    subject,
+    body: html,
+    created_at: now,
+  });
   return { messageId };
 };
 
@@ -168,22 +145,12 @@ const handOverNext = async (
   now: Date,
 ): Promise<THandOver> =>
   platform.db.transaction().execute(async (trx) => {
-    const locked = await sql<{ locked: boolean }>`
-      select pg_try_advisory_xact_lock(${DRIP_LOCK_CLASS}::int, (${accountId}::bigint % 2147483648)::int) as locked`.execute(
-      trx,
-    );
-    if (!locked.rows[0]?.locked) return 'none';
+    if (!(await tryLockAccount(trx, DRIP_LOCK_CLASS, accountId))) return 'none';
     const delayMs = Math.max(...campaigns.map((campaign) => campaign.mail_per_delay)) * 1000;
-    const last = await trx
-      .selectFrom('campaign_messages')
-      .select('created_at')
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (last && now.getTime() - last.created_at.getTime() < delayMs) return 'none';
+    const last = await lastHandOverAt(trx, accountId);
+    if (last && now.getTime() - last.getTime() < delayMs) return 'none';
     const timeZone = await timeZoneOf(trx, campaigns[0]!.user_id);
-    const today = await sentTodayBy(
+    const today = await handedOverToday(
       trx,
       campaigns.map((campaign) => campaign.id),
       timeZone,
@@ -197,45 +164,23 @@ const handOverNext = async (
     // A step's follow-up that has come due goes before the next steps.
     const followUp = await dueFollowUp(trx, open, now);
     if (followUp) return sendFollowUp(trx, platform, accountId, followUp, now);
-    const recipient = await trx
-      .selectFrom('campaign_recipients')
-      .selectAll()
-      .where(
-        'campaign_id',
-        'in',
-        open.map((campaign) => campaign.id),
-      )
-      .where('state', '=', 'active')
-      .where('paused', '=', false)
-      .where('due_at', '<=', now)
-      .orderBy('due_at')
-      .orderBy('id')
-      .limit(1)
-      .forUpdate()
-      .skipLocked()
-      .executeTakeFirst();
+    const recipient = await claimDueRecipient(
+      trx,
+      open.map((campaign) => campaign.id),
+      now,
+    );
     if (!recipient) return 'none';
     const campaign = open.find((candidate) => candidate.id === recipient.campaign_id)!;
-    const steps = await trx
-      .selectFrom('campaign_steps')
-      .selectAll()
-      .where('campaign_id', '=', campaign.id)
-      .where('deleted_at', 'is', null)
-      .orderBy('position')
-      .execute();
+    const steps = await listSteps(trx, campaign.id);
     const step = steps[recipient.next_position - 1];
     if (!step) {
-      await trx.updateTable('campaign_recipients').set({ state: 'done' }).where('id', '=', recipient.id).execute();
+      await updateRecipient(trx, recipient.id, { state: 'done' });
       return 'stopped';
     }
     // Verified invalid (the recipients step's verification offer, or any earlier check): a
     // message would only bounce and hurt the account's reputation.
     if (await isVerifiedInvalid(trx, campaign.user_id, recipient.email)) {
-      await trx
-        .updateTable('campaign_recipients')
-        .set({ state: 'stopped', stop_reason: 'invalid' })
-        .where('id', '=', recipient.id)
-        .execute();
+      await updateRecipient(trx, recipient.id, { state: 'stopped', stop_reason: 'invalid' });
       return 'stopped';
     }
     const first = steps[0]!;
@@ -254,23 +199,17 @@ const handOverNext = async (
     });
     if (!handed) return 'stopped';
     const next = steps[recipient.next_position];
-    await trx
-      .updateTable('campaign_recipients')
-      .set({
-        next_position: recipient.next_position + 1,
-        last_sent_at: now,
-        state: next ? 'active' : 'done',
-        due_at: next ? addWait(now, next.period, next.frequency, timeZone) : now,
-        ...(step.position === 1 || !recipient.thread_message_id
-          ? { thread_message_id: handed.messageId, thread_subject: step.subject }
-          : {}),
-      })
-      .where('id', '=', recipient.id)
-      .execute();
+    await updateRecipient(trx, recipient.id, {
+      next_position: recipient.next_position + 1,
+      last_sent_at: now,
+      state: next ? 'active' : 'done',
+      due_at: next ? addWait(now, next.period, next.frequency, timeZone) : now,
+      ...(step.position === 1 || !recipient.thread_message_id
+        ? { thread_message_id: handed.messageId, thread_subject: step.subject }
+        : {}),
+    });
     return 'sent';
   });
-
-type TFollowUpContent = { waitDays: number; subject: string; body: string; link?: string };
 
 type TDueFollowUp = {
   kind: 'follow-up' | 'click-follow-up';
@@ -290,19 +229,7 @@ const CLICK_CANDIDATES = 50;
  */
 const dueFollowUp = async (trx: Executor, open: TCampaign[], now: Date): Promise<TDueFollowUp | null> => {
   const campaignIds = open.map((campaign) => campaign.id);
-  const unopened = await sql<TDueFollowUp['message'] & { campaign_id: number; follow_up: TFollowUpContent }>`
-    select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, s.follow_up
-      from campaign_messages m
-      join campaign_steps s on s.id = m.step_id
-      join campaign_recipients r on r.id = m.recipient_id
-     where m.campaign_id = any(${campaignIds}::bigint[]) and m.kind = 'step' and m.status <> 'failed'
-       and s.follow_up is not null and s.deleted_at is null and m.opened_at is null
-       and r.state <> 'stopped' and not r.paused
-       and m.created_at + ((s.follow_up->>'waitDays')::int * interval '1 day') <= ${now}
-       and not exists (select 1 from campaign_messages f
-                        where f.step_id = m.step_id and f.recipient_id = m.recipient_id and f.kind = 'follow-up')
-     order by m.created_at, m.id limit 1`.execute(trx);
-  const found = unopened.rows[0];
+  const found = await oldestUnopenedDue(trx, campaignIds, now);
   if (found) {
     return {
       kind: 'follow-up',
@@ -311,25 +238,13 @@ const dueFollowUp = async (trx: Executor, open: TCampaign[], now: Date): Promise
       message: found,
     };
   }
-  const clicked = await sql<
-    TDueFollowUp['message'] & { campaign_id: number; send_id: number; click_follow_up: TFollowUpContent }
-  >`
-    select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, m.send_id, s.click_follow_up
-      from campaign_messages m
-      join campaign_steps s on s.id = m.step_id
-      join campaign_recipients r on r.id = m.recipient_id
-     where m.campaign_id = any(${campaignIds}::bigint[]) and m.kind = 'step'
-       and s.click_follow_up is not null and s.deleted_at is null and m.clicked_at is not null
-       and r.state <> 'stopped' and not r.paused
-       and not exists (select 1 from campaign_messages f
-                        where f.step_id = m.step_id and f.recipient_id = m.recipient_id and f.kind = 'click-follow-up')
-     order by m.clicked_at, m.id limit ${CLICK_CANDIDATES}`.execute(trx);
-  if (clicked.rows.length === 0) return null;
+  const clicked = await clickedWithFollowUp(trx, campaignIds, CLICK_CANDIDATES);
+  if (clicked.length === 0) return null;
   const clicks = await firstClicksOf(
     trx,
-    clicked.rows.map((row) => Number(row.send_id)),
+    clicked.map((row) => Number(row.send_id)),
   );
-  for (const row of clicked.rows) {
+  for (const row of clicked) {
     const link = (row.click_follow_up.link ?? '').trim();
     const matching = clicks.filter(
       (click) =>
@@ -356,13 +271,7 @@ const sendFollowUp = async (
   due: TDueFollowUp,
   now: Date,
 ): Promise<THandOver> => {
-  const recipient = await trx
-    .selectFrom('campaign_recipients')
-    .selectAll()
-    .where('id', '=', due.message.recipient_id)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
+  const recipient = await claimRecipient(trx, due.message.recipient_id);
   if (!recipient) return 'none';
   const handed = await handOver(trx, platform, {
     campaign: due.campaign,
@@ -385,40 +294,8 @@ const sendFollowUp = async (
  * unsubscribe stops it as unsubscribed.
  */
 export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) => {
-  const open = await platform.db
-    .selectFrom('campaign_messages')
-    .select([
-      'id',
-      'campaign_id',
-      'send_id',
-      'recipient_id',
-      'status',
-      'sent_at',
-      'delivered_at',
-      'opened_at',
-      'clicked_at',
-      'complained_at',
-      'unsubscribed_at',
-    ])
-    .where((eb) =>
-      eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'sent'), eb('clicked_at', 'is', null)])]),
-    )
-    .where('created_at', '>', new Date(Date.now() - 30 * 86_400_000))
-    .where('send_id', 'is not', null)
-    .orderBy(sql`synced_at nulls first`)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  const open = await takeOpenMessages(platform.db, limit);
   if (open.length === 0) return;
-  await platform.db
-    .updateTable('campaign_messages')
-    .set({ synced_at: new Date() })
-    .where(
-      'id',
-      'in',
-      open.map((message) => message.id),
-    )
-    .execute();
   const outcomes = new Map(
     (
       await sourcedOutcomesOfSends(
@@ -444,30 +321,19 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
     if (unchanged) continue;
     moved.add(Number(message.campaign_id));
     await platform.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('campaign_messages')
-        .set({
-          status,
-          error: outcome.error,
-          sent_at: outcome.sent_at,
-          delivered_at: outcome.delivered_at,
-          opened_at: outcome.opened_at,
-          clicked_at: outcome.clicked_at,
-          complained_at: outcome.complained_at,
-          unsubscribed_at: outcome.unsubscribed_at,
-        })
-        .where('id', '=', message.id)
-        .execute();
+      await updateMessage(trx, message.id, {
+        status,
+        error: outcome.error,
+        sent_at: outcome.sent_at,
+        delivered_at: outcome.delivered_at,
+        opened_at: outcome.opened_at,
+        clicked_at: outcome.clicked_at,
+        complained_at: outcome.complained_at,
+        unsubscribed_at: outcome.unsubscribed_at,
+      });
       const stop =
         status === 'failed' ? 'bounced' : outcome.unsubscribed_at || outcome.complained_at ? 'unsubscribed' : null;
-      if (stop) {
-        await trx
-          .updateTable('campaign_recipients')
-          .set({ state: 'stopped', stop_reason: stop })
-          .where('id', '=', message.recipient_id)
-          .where('state', '<>', 'stopped')
-          .execute();
-      }
+      if (stop) await stopRecipient(trx, message.recipient_id, stop);
     });
   }
   await judgeCampaigns(platform, [...moved]);
@@ -476,7 +342,7 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
 /** One tick: outcomes first (so a bounce stops the next step), then each account's next hand-overs. */
 export const tickCampaigns = async (platform: TPlatform, now = new Date(), { sync = true } = {}) => {
   if (sync) await syncMessages(platform);
-  const campaigns = await runningCampaigns(platform.db, now);
+  const campaigns = (await runningCampaigns(platform.db, now)) as TCampaign[];
   const byAccount = new Map<number, TCampaign[]>();
   for (const campaign of campaigns) {
     byAccount.set(campaign.account_id, [...(byAccount.get(campaign.account_id) ?? []), campaign]);
