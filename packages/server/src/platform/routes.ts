@@ -2,11 +2,22 @@ import type { TPathParamNames, TRoute } from '@sendwell/contracts';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { unauthenticated } from './errors';
 import { type TUploadLimit, uploadRouteOptions } from './uploads';
 
 type TApp = Parameters<FastifyPluginAsyncZod>[0];
 
 type TOutput<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * The signed-in user's id. Every /api route is private unless it says so, and
+ * `platform/http-security.ts` answers 401 before a private handler runs without a session;
+ * a handler that asks on a public route gets the same 401, never a crash.
+ */
+export const userOf = (request: Pick<FastifyRequest, 'session'>) => {
+  if (!request.session) throw unauthenticated();
+  return request.session.userId;
+};
 
 /** The request a handler sees: params, query and body already parsed by the descriptor's schemas. */
 export type TRouteRequest<R extends TRoute> = FastifyRequest<{

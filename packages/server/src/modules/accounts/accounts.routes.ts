@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { safeEqual } from '../../platform/tokens';
 import { getUserInformation } from '../auth/auth.service';
 import { getBalance } from '../credits/credits.service';
@@ -28,7 +28,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   // userCredit − usedCredit), and whether the user has SMTP and Gmail accounts (spec §3
   // Credit): the credits module's call, answered here where both are known.
   routesFor(app, ['credits'])(creditsApi.creditInfo, async (request) => {
-    const userId = request.session!.userId;
+    const userId = userOf(request);
     const [balance, kinds] = await Promise.all([
       getBalance(platform.db, userId),
       findAccountKinds(platform.db, userId),
@@ -43,10 +43,10 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     };
   });
 
-  serve(accountsApi.list, async (request) => ({ data: await listAccounts(platform, request.session!.userId) }));
+  serve(accountsApi.list, async (request) => ({ data: await listAccounts(platform, userOf(request)) }));
 
   serve(accountsApi.providers, async (request) => {
-    const user = await getUserInformation(platform, request.session!.userId);
+    const user = await getUserInformation(platform, userOf(request));
     return getProviders(platform, user.id, user.email);
   });
 
@@ -71,11 +71,9 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       data: account,
     };
   };
-  serve(accountsApi.create, { config: saveLimit }, async (request) =>
-    save(request.session!.userId, undefined, request.body),
-  );
+  serve(accountsApi.create, { config: saveLimit }, async (request) => save(userOf(request), undefined, request.body));
   serve(accountsApi.update, { config: saveLimit }, async (request) =>
-    save(request.session!.userId, request.params.id, request.body),
+    save(userOf(request), request.params.id, request.body),
   );
 
   // The spec's call for a Google login made in a popup by Google's JavaScript code client:
@@ -83,7 +81,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   // redirect flow below (/login/google), which needs no Google script on our pages. The
   // session and CSRF token say whose account it becomes, as the state cookie does there.
   serve(accountsApi.createGoogleAccount, { config: saveLimit }, async (request) => {
-    const userId = request.session!.userId;
+    const userId = userOf(request);
     const { id } = await finishGoogleLogin(platform, userId, request.body.authCode, GOOGLE_POPUP_REDIRECT_URI);
     return {
       status: true as const,
@@ -93,21 +91,21 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   });
 
   serve(accountsApi.delete, async (request) => {
-    await deleteAccount(platform, request.session!.userId, request.params.id);
+    await deleteAccount(platform, userOf(request), request.params.id);
     return { status: true, message: 'Your sending account has been deleted.' };
   });
 
   serve(accountsApi.breaker, async (request) => ({
     status: true as const,
     message: 'The limits of this account are saved.',
-    data: await saveBreakerLines(platform, request.session!.userId, request.params.id, request.body),
+    data: await saveBreakerLines(platform, userOf(request), request.params.id, request.body),
   }));
 
   serve(
     accountsApi.sendTestSmtp,
     { config: { rateLimit: { name: 'smtp-test', limit: 20, windowSeconds: 600, per: 'user' } } },
     async (request) => {
-      const user = await getUserInformation(platform, request.session!.userId);
+      const user = await getUserInformation(platform, userOf(request));
       const message = await sendTestSmtp(platform, user, request.body);
       return { status: true as const, result: true as const, message };
     },
@@ -115,7 +113,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
 
   // Google sign-in for a Gmail account: the authorization code flow, its state in a short-lived cookie.
   serve(accountsApi.googleLogin, { hide: true }, async (request, reply) => {
-    const user = await getUserInformation(platform, request.session!.userId);
+    const user = await getUserInformation(platform, userOf(request));
     const { url, state } = startGoogleLogin(platform, user.email);
     reply.setCookie(GOOGLE_STATE_COOKIE, state, {
       path: '/api/login/google',
@@ -138,7 +136,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       return back({ google_error: 'The Google sign-in expired or did not start here. Please try again.' });
     }
     try {
-      const account = await finishGoogleLogin(platform, request.session!.userId, code);
+      const account = await finishGoogleLogin(platform, userOf(request), code);
       return back({ google: 'connected', email: account.email });
     } catch (failure) {
       if (failure instanceof HttpError) return back({ google_error: failure.message });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { constructWebhookEvent } from '../../providers/stripe';
 import { getBalance } from '../credits/credits.service';
 import { buyCredits, changePlan, getSubscriptionState, handleStripeEvent } from './billing.service';
@@ -32,14 +32,14 @@ export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   });
 
   serve(billingApi.subscription, async (request) => {
-    return { data: await getSubscriptionState(platform.db, request.session!.userId) };
+    return { data: await getSubscriptionState(platform.db, userOf(request)) };
   });
 
   serve(
     billingApi.changePlan,
     { config: { rateLimit: { name: 'plan-change', limit: 10, windowSeconds: 600, per: 'user' } } },
     async (request) => {
-      const data = await changePlan(platform, request.session!.userId, request.body);
+      const data = await changePlan(platform, userOf(request), request.body);
       return { status: true as const, message: 'Your plan has been changed.', data };
     },
   );
@@ -48,7 +48,7 @@ export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     billingApi.buyCredits,
     { config: { rateLimit: { name: 'credit-purchase', limit: 10, windowSeconds: 600, per: 'user' } } },
     async (request) => {
-      const userId = request.session!.userId;
+      const userId = userOf(request);
       await buyCredits(platform, userId, request.body);
       return {
         status: true as const,

@@ -1,8 +1,7 @@
 import { CAMPAIGN_MESSAGES, campaignsApi } from '@sendwell/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import {
   campaignCounts,
   campaignEmails,
@@ -37,7 +36,6 @@ const editLimit = { rateLimit: { name: 'campaign-edit', limit: 300, windowSecond
 /** Drip campaigns (spec §7 campaign calls): the wizard's steps, the list and the campaign views. */
 export const campaignRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['campaigns']);
-  const userOf = (request: FastifyRequest) => request.session!.userId;
   const ok = (message: string = CAMPAIGN_MESSAGES.saved) => ({ status: true, message });
 
   serve(campaignsApi.list, async (request) => listCampaigns(platform, userOf(request), request.query));

@@ -1,13 +1,13 @@
 import { creditsApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { listCreditLog } from './credits.service';
 
 export const creditRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['credits']);
 
-  serve(creditsApi.log, async (request) => listCreditLog(platform, request.session!.userId, request.query));
+  serve(creditsApi.log, async (request) => listCreditLog(platform, userOf(request), request.query));
 
   // `GET /api/ajax/get-credit-info` (creditsApi.creditInfo) tells the balance together with
   // the kinds of sending account the user has: it is served by the accounts module, which

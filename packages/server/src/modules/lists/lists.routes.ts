@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import { LIST_MESSAGES, listsApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { notFound } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { uploadParts } from '../../platform/uploads';
 import type { TModuleOptions } from '../module';
 import { findImport, importReportChunks, listActiveImports, startImport, type TUploadPart } from './imports.service';
@@ -45,7 +45,6 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
   await app.register(multipart, {
     limits: { fileSize: platform.config.listImportMaxBytes, files: 1, fields: 5, fieldSize: 64 * 1024 },
   });
-  const userOf = (request: { session?: { userId: number } | null }) => request.session!.userId;
   const serve = routesFor(app, ['lists']);
 
   serve(listsApi.list, async (request) => listLists(platform, userOf(request), request.query));

@@ -1,7 +1,7 @@
 import { plansApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { findPlanOfUser, listPlans } from './plans.repository';
 
 export const planRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
@@ -24,6 +24,6 @@ export const planRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
   }));
 
   serve(plansApi.checkSchedule, async (request) => ({
-    createSchedule: (await findPlanOfUser(platform.db, request.session!.userId)).allows_scheduling,
+    createSchedule: (await findPlanOfUser(platform.db, userOf(request))).allows_scheduling,
   }));
 };

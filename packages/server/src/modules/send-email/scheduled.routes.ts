@@ -1,8 +1,7 @@
 import { historyApi } from '@sendwell/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import {
   cancelScheduled,
   deleteScheduled,
@@ -21,7 +20,6 @@ const editLimit = { rateLimit: { name: 'history-edit', limit: 120, windowSeconds
 /** The Scheduled Emails page's calls, and History's "Send again" and "Edit" (a new send from an old one). */
 export const scheduledRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['history']);
-  const userOf = (request: FastifyRequest) => request.session!.userId;
 
   serve(historyApi.resend, { config: editLimit }, async (request) => ({
     status: true,

@@ -1,7 +1,7 @@
 import { SEND_MESSAGES, sendEmailApi, templatesApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { cancelSend, pauseSend, resendUnknown, resumeSend, sendProgress } from '../delivery/delivery.service';
 import {
   accountLists,
@@ -20,7 +20,6 @@ const editLimit = { rateLimit: { name: 'email-edit', limit: 300, windowSeconds: 
 
 /** The Send Email page's calls (spec §7 sending) and the template library. */
 export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const userOf = (request: { session?: { userId: number } | null }) => request.session!.userId;
   const serve = routesFor(app, ['sending']);
 
   serve(sendEmailApi.content, async (request) => ({

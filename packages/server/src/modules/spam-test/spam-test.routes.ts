@@ -1,9 +1,8 @@
 import { SPAM_TEST_MESSAGES, spamTestApi, testInboxApi } from '@sendwell/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import {
   analyseTestInboxMessage,
   getSpamTest,
@@ -19,7 +18,6 @@ const sendLimit = { rateLimit: { name: 'spam-test-send', limit: 20, windowSecond
 /** The spam test's calls (spec §7 spam test) and its history. */
 export const spamTestRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['spam-test']);
-  const userOf = (request: FastifyRequest) => request.session!.userId;
 
   serve(spamTestApi.send, { config: sendLimit, bodyLimit: 4 * 1024 * 1024 }, async (request) =>
     startSpamTest(platform, userOf(request), request.body),

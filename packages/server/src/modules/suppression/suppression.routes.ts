@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import { suppressionApi } from '@sendwell/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import {
   clearAllSuppressions,
   clearSuppressions,
@@ -18,7 +17,6 @@ const editLimit = { rateLimit: { name: 'suppression-edit', limit: 120, windowSec
 /** The Bounces and Suppression page's calls (spec §2 screen 11, §7). */
 export const suppressionRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['suppression']);
-  const userOf = (request: FastifyRequest) => request.session!.userId;
 
   serve(suppressionApi.list, async (request) => listSuppressions(platform, userOf(request), request.query));
   serve(suppressionApi.export, async (request, reply) =>

@@ -1,9 +1,8 @@
 import { supportApi, TICKET_MESSAGES, TICKET_SERVICE_PROJECT_HEADER, ticketServiceApi } from '@sendwell/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { safeEqual } from '../../platform/tokens';
 import { findUserIdByEmail, getUserInformation } from '../auth/auth.service';
 import {
@@ -22,7 +21,6 @@ const ticketLimit = { rateLimit: { name: 'ticket-write', limit: 30, windowSecond
 /** The Support page's calls: the signed-in user's own tickets. */
 export const supportRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['support']);
-  const userOf = (request: FastifyRequest) => request.session!.userId;
 
   serve(supportApi.tickets, async (request) => listUserTickets(platform, userOf(request), request.query));
   serve(supportApi.ticket, async (request) => readUserTicket(platform, userOf(request), request.params.id));

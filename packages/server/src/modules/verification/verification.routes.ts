@@ -1,8 +1,7 @@
 import { VERIFY_MESSAGES, verificationApi } from '@sendwell/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import {
   bulkCreditCheck,
   exportItems,
@@ -21,7 +20,6 @@ const storeLimit = { rateLimit: { name: 'verify-store', limit: 60, windowSeconds
 /** The Email Verification tool's calls (spec §7 verification tool). */
 export const verificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
   const serve = routesFor(app, ['verification']);
-  const userOf = (request: FastifyRequest) => request.session!.userId;
 
   serve(verificationApi.textStore, { config: storeLimit, upload: { maxBytes: 4 * 1024 * 1024 } }, async (request) =>
     storeText(platform, userOf(request), request.body.emails),
