@@ -41,6 +41,19 @@ export const guardedClient = (onError: (error: Error) => void): typeof pg.Client
     }
   };
 
+/**
+ * Ends a connection being given up (it failed, or its process is stopping). Ending it fails
+ * only when the connection is broken already, which is what ending it was for: there is
+ * nothing to report. A `pending` connection that never came up has nothing to end.
+ */
+export const endQuietly = async (
+  connection: { end(): Promise<void> } | Promise<{ end(): Promise<void> }> | null | undefined,
+) => {
+  // A connection that never came up failed where it was opened, and said so there.
+  const client = await Promise.resolve(connection).catch(() => null);
+  await client?.end().catch(() => {});
+};
+
 type TPoolOptions = {
   poolSize?: number;
   /** How long a caller waits for a free connection before the pool fails it (see isPoolExhausted); 0 waits forever. */

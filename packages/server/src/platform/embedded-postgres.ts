@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { endQuietly } from './db';
 
 export type TEmbeddedPostgres = {
   url: string;
@@ -135,7 +136,7 @@ const waitUntilReady = async (url: string, child: ChildProcess, logFile: string)
       if (Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
-      await client.end().catch(() => {});
+      await endQuietly(client);
     }
   }
 };

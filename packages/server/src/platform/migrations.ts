@@ -51,6 +51,7 @@ export const migrate = async (
       applied.push(file);
     }
   } finally {
+    // A session lock: an unlock that fails means the session is broken, and the lock ended with it.
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
     client.release();
   }

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Executor } from './db';
+import { type Executor, endQuietly } from './db';
 
 /**
  * A process's proof of life, held in PostgreSQL: a session-level advisory lock on a random
@@ -86,11 +86,11 @@ export const createPresence = (
         ownKeys.push(key);
       }
     } catch (error) {
-      await client.end().catch(() => {});
+      await endQuietly(client);
       throw error;
     }
     if (isClosed) {
-      await client.end().catch(() => {});
+      await endQuietly(client);
       throw new Error('This process is stopping.');
     }
     current = client;
@@ -148,7 +148,7 @@ export const createPresence = (
       const session = held;
       held = null;
       current = null;
-      if (session) await (await session.catch(() => null))?.end().catch(() => {});
+      await endQuietly(session);
     },
   };
 };

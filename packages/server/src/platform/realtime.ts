@@ -2,7 +2,7 @@ import { REALTIME_CLOSE, realtimeEvents, type TRealtimeEventName, type TRealtime
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { WebSocket } from 'ws';
-import { type Executor, isDatabaseShutdown } from './db';
+import { type Executor, endQuietly, isDatabaseShutdown } from './db';
 
 /**
  * Cross-process fan-out for the private per-user channel. Any process (web or worker)
@@ -105,7 +105,7 @@ export const startRealtimeHub = async ({
       listening = false;
       onListeningChange?.(false);
       if (!isDatabaseShutdown(error)) log.warn({ err: error }, 'realtime listener lost its database connection');
-      next.end().catch(() => {});
+      void endQuietly(next);
       scheduleReconnect();
     });
     await next.connect();
@@ -151,7 +151,7 @@ export const startRealtimeHub = async ({
       for (const connections of byUser.values()) {
         for (const connection of connections) connection.socket.close(1001, 'Server shutting down');
       }
-      await client?.end().catch(() => {});
+      await endQuietly(client);
     },
   };
 };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { endQuietly } from './db';
 
 /**
  * At most `limit` holders of a key at once, counted across every process of a deployment:
@@ -83,6 +84,8 @@ export const createSharedSlots = (connectionString: string, onError: (error: Err
       connection.on('end', forget);
       await connection.connect();
       // PostgreSQL's side of the same: a machine gone without a word frees its slots in ~1 minute.
+      // Only a hint: a server that refuses the settings frees them at its own TCP timeout, and
+      // the connection works the same; a connection that is broken fails the next query.
       await connection
         .query('set tcp_keepalives_idle = 30; set tcp_keepalives_interval = 10; set tcp_keepalives_count = 3')
         .catch(() => {});
@@ -100,6 +103,7 @@ export const createSharedSlots = (connectionString: string, onError: (error: Err
       if (isClosed) throw new Error('This process is stopping.');
       return work(await connect());
     });
+    // The chain only keeps the order; `result` carries the failure to the one who asked.
     chain = result.catch(() => {});
     return result;
   };
@@ -158,7 +162,7 @@ export const createSharedSlots = (connectionString: string, onError: (error: Err
       isClosed = true;
       const current = client;
       forget();
-      if (current) await (await current.catch(() => null))?.end().catch(() => {});
+      await endQuietly(current);
     },
   };
 };

@@ -258,6 +258,7 @@ export const startImport = async (
     });
     return await findImport(platform, userId, queuedId);
   } catch (error) {
+    // The upload's own failure is the one to report; a chunk being stored is only waited for.
     await storing.catch(() => {});
     const abandoned = importId;
     if (abandoned !== null) {
@@ -266,7 +267,9 @@ export const startImport = async (
         .where('id', '=', abandoned)
         .where('status', '=', 'uploading')
         .execute()
-        .catch(() => {});
+        .catch((cleanupError: unknown) =>
+          platform.log.warn({ err: cleanupError, importId: abandoned }, 'could not delete an abandoned upload'),
+        );
     }
     throw error;
   }
@@ -399,7 +402,10 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
       ...counts,
     };
     const { skipped_reasons: _reasons, ...event } = payload;
-    await publishToUser(platform.db, userId, 'ListImportProgressEvent', event).catch(() => {});
+    // The page's progress bar only: the import goes on, and the page reads the row when it opens.
+    await publishToUser(platform.db, userId, 'ListImportProgressEvent', event).catch((publishError: unknown) =>
+      platform.log.warn({ err: publishError, importId }, 'could not publish an import progress event'),
+    );
   };
   let lastProgress = 0;
   const progress = async (force = false) => {
@@ -521,9 +527,17 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
     await client.query('commit');
     isInTransaction = false;
   } catch (error) {
+    // The failure that stopped the import is the one to report; a batch being merged is only waited for.
     await merging.catch(() => {});
-    if (isInTransaction) await client.query('rollback').catch(() => {});
-    client.release();
+    // A rollback that fails leaves a broken connection: the pool is told to throw it away.
+    const rollbackError = isInTransaction
+      ? await client.query('rollback').then(
+          () => undefined,
+          (failure: unknown) => failure as Error,
+        )
+      : undefined;
+    client.release(rollbackError);
+    // The skipped-rows report is thrown away below; a stream that fails to close is gone too.
     await report?.end().catch(() => {});
     await rm(reportPath, { force: true });
     if (error instanceof CsvReadError || signal.aborted || isLastTry) {
@@ -578,7 +592,12 @@ const runImport = async (platform: TPlatform, importId: number, signal: AbortSig
   );
   // A large merge changes the table's shape: fresh statistics keep the member pages on
   // their indexes instead of waiting for autovacuum. After 'finished': nobody waits on it.
-  if (counts.added > ANALYZE_AFTER_ROWS) await sql`analyze list_members`.execute(platform.db).catch(() => {});
+  if (counts.added > ANALYZE_AFTER_ROWS)
+    await sql`analyze list_members`
+      .execute(platform.db)
+      .catch((analyzeError: unknown) =>
+        platform.log.warn({ err: analyzeError, listId }, 'could not refresh list_members statistics after an import'),
+      );
   await pushImportToProvider(platform, userId, listId, importId);
   // The import's verification offer: started once the members are in (the list turns
   // Processing...); when it cannot start, the user is told and the import stands.

@@ -56,7 +56,9 @@ const SETTLE_AFTER_ROWS = 10_000;
  * table's new size. Where pg_trgm is missing there is no index to settle.
  */
 const settleIndex = async (db: Executor) => {
+  // Fails where the index is missing (no pg_trgm): nothing to settle.
   await sql`select gin_clean_pending_list('list_member_search_terms_idx'::regclass)`.execute(db).catch(() => {});
+  // Fresh statistics only help the planner; without them autovacuum brings them later.
   await sql`analyze list_member_search`.execute(db).catch(() => {});
 };
 

@@ -136,6 +136,7 @@ export const openProbe = async ({
   return {
     rcpt: (address) => command(`RCPT TO:<${address}>`),
     quit: async () => {
+      // QUIT is a courtesy: a server that has closed or refuses it has let go of the connection too.
       await command('QUIT').catch(() => {});
       // The server closes its end after 221: waiting for that (a step's timeout at most)
       // means the connection is gone on its side too before this slot opens another (R36).
