@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { maskSecret } from '../../platform/encryption';
-import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { DomainError, fieldError, HttpError, notFound } from '../../platform/errors';
 import { type TMailTransport, TransportError } from '../../providers/mail';
 import { createMailgunTransport, mailgunDkimSelector } from '../../providers/mailgun';
 import { createMailgunLists } from '../../providers/mailgun-lists';
@@ -98,7 +98,7 @@ export const requireAccountsAllowed = async (
   driver: string | null,
 ) => {
   if (isTestInbox(driver) || (await canCreateAccounts(platform, db, userId))) return;
-  throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
+  throw new DomainError('upgrade-required', ACCOUNT_MESSAGES.upgrade);
 };
 
 /**

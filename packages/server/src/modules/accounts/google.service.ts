@@ -1,7 +1,7 @@
 import { ACCOUNT_MESSAGES } from '@sendwell/contracts';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { HttpError } from '../../platform/errors';
+import { DomainError, HttpError } from '../../platform/errors';
 import { publicUrl } from '../../platform/public-url';
 import { randomToken } from '../../platform/tokens';
 import { planRulesOf } from '../plans/plans.service';
@@ -94,7 +94,7 @@ export const finishGoogleLogin = async (
   }
   // Refused before the code is spent: a plan without accounts connects none, new or again (R23).
   if (!(await planRulesOf(platform, platform.db, userId)).allows_accounts) {
-    throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
+    throw new DomainError('upgrade-required', ACCOUNT_MESSAGES.upgrade);
   }
   const tokens = await requestTokens(platform, {
     code,
@@ -124,7 +124,7 @@ export const finishGoogleLogin = async (
       (row) => row.provider === 'google' && row.google_email === email,
     );
     if (!(await planRulesOf(platform, trx, userId)).allows_accounts) {
-      throw new HttpError(403, ACCOUNT_MESSAGES.upgrade, 'UPGRADE_REQUIRED');
+      throw new DomainError('upgrade-required', ACCOUNT_MESSAGES.upgrade);
     }
     const id =
       existing?.id ??

@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import { isConnectionLost, retryWhileDisconnected } from '../../platform/db';
 import type { SendsTable } from '../../platform/db-schema';
-import { HttpError } from '../../platform/errors';
+import { isDomainError } from '../../platform/errors';
 import { groupCommit } from '../../platform/group-commit';
 import { emitEvents } from '../../platform/outbound-events';
 import { publishToUser } from '../../platform/realtime';
@@ -226,7 +226,7 @@ const dispatchRun = async (
   } catch (error) {
     // The plan no longer allows this account (a downgrade): the send stops and says why,
     // instead of being retried forever.
-    if (!(error instanceof HttpError) || error.code !== 'UPGRADE_REQUIRED') throw error;
+    if (!isDomainError(error, 'upgrade-required')) throw error;
     await endFailed(platform, sendId, PLAN_WITHOUT_ACCOUNTS);
     return null;
   }
