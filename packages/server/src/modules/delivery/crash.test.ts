@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_SECRET_KEY, type TTestApp } from '../../../test/app';
 import { startServerProcess, type TServerProcess } from '../../../test/processes';
+import { seededRandom } from '../../../test/seeded-random';
 import { seedSinkSend, sendOutcome, sendStatus, startCountingSink, type TCountingSink } from '../../../test/sending';
 import { PROCESS_PATIENCE_MS, waitFor } from '../../../test/wait';
 
@@ -42,8 +43,10 @@ describe('a worker killed again and again in the middle of a send (R1, R28)', ()
       subject: 'Crash test',
     });
     // Kill points at random through the send, each a number of messages the receiving
-    // server has committed (it commits each message before it answers).
-    const killAt = Array.from({ length: KILLS }, () => Math.floor(RECIPIENTS * (0.05 + Math.random() * 0.85))).sort(
+    // server has committed (it commits each message before it answers). The seed is logged;
+    // TEST_SEED replays a run's kill points and delays.
+    const random = seededRandom('crash.test');
+    const killAt = Array.from({ length: KILLS }, () => Math.floor(RECIPIENTS * (0.05 + random.next() * 0.85))).sort(
       (a, b) => a - b,
     );
     /** The claims each killed worker held, with when their lease would have ended (the database's clock). */
@@ -62,7 +65,7 @@ describe('a worker killed again and again in the middle of a send (R1, R28)', ()
           },
         );
         // A random moment after the threshold: between mark and body, mid-body, after the answer…
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
+        await new Promise((resolve) => setTimeout(resolve, random.next() * 50));
         await worker.stop('SIGKILL');
         const atKill = sink.count();
         claimsAtKills.push(...(await claimsHeld(sendId)));
