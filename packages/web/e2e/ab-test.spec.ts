@@ -2,10 +2,14 @@ import { expect, test } from '@playwright/test';
 import {
   baseUrl,
   expectAccessible,
+  inboxOf,
   journeyUser,
+  seedList,
+  seedTestInboxAccount,
   signInOnce,
   stateFile,
   tabTo,
+  userIdOf,
   withDatabase,
   writeHtmlMessage,
 } from './support';
@@ -29,43 +33,20 @@ let accountId = 0;
 
 test.beforeAll(async () => {
   const user = journeyUser('Abby Splitter', { plan: 3 });
-  accountId = await withDatabase(async (client) => {
-    const userId = (await client.query<{ id: string }>('select id from users where email = $1', [user.email])).rows[0]!
-      .id;
-    // The built-in test inbox as the user's account (the accounts journey connects one through the form).
-    const account = await client.query<{ id: string }>(
-      `insert into sending_accounts (user_id, name, provider, driver, username, host, port, encryption, from_address)
-       values ($1::bigint, 'Test inbox', 'smtp', 'test-inbox', 'user-' || $1::text, '127.0.0.1', 2525, 'tls', 'abby@example.com')
-       returning id`,
-      [userId],
-    );
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'spring', 'example.com', 'spring@example.com', 'Spring readers') returning id`,
-      [userId, account.rows[0]!.id],
-    );
-    for (const email of MEMBERS) {
-      await client.query(
-        'insert into list_members (user_id, list_id, account_id, email, fullname, verified) values ($1, $2, $3, $4, $5, true)',
-        [userId, list.rows[0]!.id, account.rows[0]!.id, email, email.split('@')[0]],
-      );
-    }
-    return Number(account.rows[0]!.id);
+  const userId = await userIdOf(user.email);
+  // The built-in test inbox as the user's account (the accounts journey connects one through the form).
+  const account = await seedTestInboxAccount(userId, 'abby@example.com');
+  await seedList({
+    userId,
+    accountId: account,
+    alias: 'spring',
+    name: 'Spring readers',
+    members: MEMBERS,
+    verified: true,
   });
+  accountId = Number(account);
   await signInOnce(user, STATE);
 });
-
-/** The messages the test inbox holds with this subject, with their HTML. */
-const inboxOf = (subject: string) =>
-  withDatabase(
-    async (client) =>
-      (
-        await client.query<{ rcpt_to: string[]; html_body: string }>(
-          'select rcpt_to, html_body from test_inbox_messages where subject = $1 order by id',
-          [subject],
-        )
-      ).rows,
-  );
 
 /** The A/B test's state, as its decision job leaves it. */
 const testStatus = () =>

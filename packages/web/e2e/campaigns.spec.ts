@@ -1,19 +1,8 @@
-import { expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import sharp from 'sharp';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+import { admin, baseUrl, connectTestInbox, expectAccessible, signIn, tabTo, withDatabase } from './support';
 
 const user = { email: `drip-${Date.now()}@example.com`, password: 'secret123', name: 'Dora Drip' };
-
-const connectTestInbox = async (page: Page) => {
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByLabel('Account Name').fill('Test inbox');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
-};
 
 /** A whole-hour zone where it is about noon now, so the default window (12:00 AM to 7:00 PM) is open. */
 const noonZone = () => {

@@ -1,29 +1,19 @@
-import { expect, type Page, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+import { expect, test } from '@playwright/test';
+import { admin, baseUrl, connectTestInbox, expectAccessible, signIn, tabTo, userIdOf, withDatabase } from './support';
 
 const user = { email: `drip-fix-${Date.now()}@example.com`, password: 'secret123', name: 'Dana Drip' };
-
-const connectTestInbox = async (page: Page) => {
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
-};
 
 test('a drip campaign from a Mailchimp export: First and Last Name make the Name, suppressed addresses start stopped, compose errors clear as they are fixed, and campaigns are ticked and deleted (issue 29 items 4, 8)', async ({
   page,
 }) => {
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
-  await withDatabase(async (client) => {
-    const { rows } = await client.query<{ id: string }>('select id from users where email = $1', [user.email]);
-    await client.query(
+  const userId = await userIdOf(user.email);
+  await withDatabase((client) =>
+    client.query(
       `insert into suppressions (user_id, email, type, reason, source) values ($1, 'gone@example.com', 'bounce', 'permanent failure', 'smtp')`,
-      [rows[0]!.id],
-    );
-  });
+      [userId],
+    ),
+  );
   await signIn(page, user);
   await connectTestInbox(page);
 

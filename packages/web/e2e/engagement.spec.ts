@@ -1,5 +1,16 @@
-import { expect, type Page, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, withDatabase, writeHtmlMessage } from './support';
+import { expect, test } from '@playwright/test';
+import {
+  accountOf,
+  admin,
+  baseUrl,
+  connectTestInbox,
+  expectAccessible,
+  inboxOf,
+  seedList,
+  signIn,
+  withDatabase,
+  writeHtmlMessage,
+} from './support';
 
 /**
  * Issue 31 in the browser: the pre-send checklist in Send Email's confirmation, and a finished
@@ -9,56 +20,25 @@ import { admin, baseUrl, expectAccessible, signIn, withDatabase, writeHtmlMessag
 const user = { email: `engagement-${Date.now()}@example.com`, password: 'secret123', name: 'Eve Engaged' };
 const MEMBERS = ['ann@example.com', 'bob@example.com', 'cy@example.com'];
 
-const seedList = () =>
-  withDatabase(async (client) => {
-    const { rows } = await client.query<{ user_id: string; account_id: string }>(
-      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
-        where u.email = $1`,
-      [user.email],
-    );
-    const { user_id: userId, account_id: accountId } = rows[0]!;
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'members', 'example.com', 'members@example.com', 'Members') returning id`,
-      [userId, accountId],
-    );
-    for (const email of MEMBERS) {
-      await client.query(
-        'insert into list_members (user_id, list_id, account_id, email, fullname, verified) values ($1, $2, $3, $4, $5, true)',
-        [userId, list.rows[0]!.id, accountId, email, email.split('@')[0]],
-      );
-    }
-    return { accountId: Number(accountId), listId: Number(list.rows[0]!.id) };
+/** The three members on the user's test-inbox account. */
+const seedMembers = async () => {
+  const { userId, accountId } = await accountOf(user.email);
+  const listId = await seedList({
+    userId,
+    accountId,
+    alias: 'members',
+    name: 'Members',
+    members: MEMBERS,
+    verified: true,
   });
-
-const connectTestInbox = async (page: Page) => {
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByLabel('Account Name').fill('Test inbox');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+  return { accountId: Number(accountId), listId: Number(listId) };
 };
-
-/** The messages the test inbox holds with this subject, by recipient. */
-const inboxOf = (subject: string) =>
-  withDatabase(
-    async (client) =>
-      (
-        await client.query<{ rcpt_to: string[]; html_body: string }>(
-          'select rcpt_to, html_body from test_inbox_messages where subject = $1 order by id',
-          [subject],
-        )
-      ).rows,
-  );
 
 test('checks a send before it goes, then sends it again to those who did not open it', async ({ page }) => {
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
   await connectTestInbox(page);
-  const { accountId } = await seedList();
+  const { accountId } = await seedMembers();
 
   await page.goto(`${baseUrl()}/send-email`);
   await page.getByLabel('Sender Name').fill('Eve');
@@ -124,24 +104,17 @@ test('pauses a send whose addresses bounce, says why on its progress card, and g
   await signIn(page, sender);
   await connectTestInbox(page);
   // 300 members, every fifth at bounce.test, whose addresses the test inbox refuses (550 5.1.1).
-  await withDatabase(async (client) => {
-    const { rows } = await client.query<{ user_id: string; account_id: string }>(
-      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
-        where u.email = $1`,
-      [sender.email],
-    );
-    const { user_id: userId, account_id: accountId } = rows[0]!;
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'old', 'example.com', 'old@example.com', 'Old list') returning id`,
-      [userId, accountId],
-    );
-    await client.query(
-      `insert into list_members (user_id, list_id, account_id, email, verified)
-       select $1, $2, $3, case when n % 5 = 0 then 'gone' || n || '@bounce.test' else 'm' || n || '@example.com' end, true
-         from generate_series(1, 300) n`,
-      [userId, list.rows[0]!.id, accountId],
-    );
+  const { userId, accountId } = await accountOf(sender.email);
+  await seedList({
+    userId,
+    accountId,
+    alias: 'old',
+    name: 'Old list',
+    members: Array.from({ length: 300 }, (_, index) => ({
+      email: (index + 1) % 5 === 0 ? `gone${index + 1}@bounce.test` : `m${index + 1}@example.com`,
+      fullname: '',
+    })),
+    verified: true,
   });
 
   await page.goto(`${baseUrl()}/send-email`);

@@ -1,40 +1,31 @@
-import { expect, type Page, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase, writeHtmlMessage } from './support';
+import { expect, test } from '@playwright/test';
+import {
+  accountOf,
+  admin,
+  baseUrl,
+  connectTestInbox,
+  expectAccessible,
+  seedList,
+  seedScheduledSend,
+  signIn,
+  tabTo,
+  withDatabase,
+  writeHtmlMessage,
+} from './support';
 
 const user = { email: `history-${Date.now()}@example.com`, password: 'secret123', name: 'Hana History' };
 
 /** The user's id and their test-inbox account, and a list of two members on it. */
-const seedList = () =>
-  withDatabase(async (client) => {
-    const { rows } = await client.query<{ user_id: string; account_id: string }>(
-      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
-        where u.email = $1`,
-      [user.email],
-    );
-    const { user_id: userId, account_id: accountId } = rows[0]!;
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'readers', 'example.com', 'readers@example.com', 'Readers') returning id`,
-      [userId, accountId],
-    );
-    for (const email of ['ann@example.com', 'bob@example.com']) {
-      await client.query(
-        'insert into list_members (user_id, list_id, account_id, email, fullname) values ($1, $2, $3, $4, $5)',
-        [userId, list.rows[0]!.id, accountId, email, email.split('@')[0]],
-      );
-    }
-    return { userId: Number(userId), accountId: Number(accountId), listId: Number(list.rows[0]!.id) };
+/** A list of two members on the user's test-inbox account. */
+const seedReaders = async () => {
+  const { userId, accountId } = await accountOf(user.email);
+  await seedList({
+    userId,
+    accountId,
+    alias: 'readers',
+    name: 'Readers',
+    members: ['ann@example.com', 'bob@example.com'],
   });
-
-const connectTestInbox = async (page: Page) => {
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByLabel('Account Name').fill('Test inbox');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
 };
 
 test('a send shows on the dashboard and in History with its counts and events, exports as CSV, and starts a new send', async ({
@@ -43,7 +34,7 @@ test('a send shows on the dashboard and in History with its counts and events, e
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
   await connectTestInbox(page);
-  await seedList();
+  await seedReaders();
 
   await page.goto(`${baseUrl()}/send-email`);
   await page.getByLabel('Sender Name').fill('Hana');
@@ -116,14 +107,21 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
     );
     return { userId: rows[0]!.user_id, accountId: rows[0]!.account_id, listId: rows[0]!.list_id };
   });
-  await withDatabase((client) =>
-    client.query(
-      `insert into sends (user_id, account_id, type, status, from_name, from_address, subject, html, list_ids, list_names, deliver_at)
-       values ($1, $2, 2, 'scheduled', 'Hana', 'hana@example.com', 'Black Friday', '<p>Deals</p>', array[$3::bigint], 'Readers',
-               date_trunc('hour', now()) + interval '5 days')`,
-      [userId, accountId, listId],
-    ),
-  );
+  // On the hour, five days ahead.
+  const deliverAt = new Date();
+  deliverAt.setUTCMinutes(0, 0, 0);
+  deliverAt.setUTCDate(deliverAt.getUTCDate() + 5);
+  await seedScheduledSend({
+    userId,
+    accountId,
+    listId,
+    listName: 'Readers',
+    fromName: 'Hana',
+    fromAddress: 'hana@example.com',
+    subject: 'Black Friday',
+    html: '<p>Deals</p>',
+    deliverAt,
+  });
 
   await page.goto(`${baseUrl()}/scheduled-mails`);
   const row = page.getByTestId('data-table').getByRole('row', { name: /Black Friday/ });

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn } from './support';
+import { admin, baseUrl, connectTestInbox, expectAccessible, signIn } from './support';
 
 const CSV = [
   'Name,Email,City',
@@ -17,14 +17,7 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
   await signIn(page, user);
 
   // A first run needs no outside account: the test inbox is one.
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByLabel('Account Name').fill('Test inbox');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+  await connectTestInbox(page);
 
   await page.goto(`${baseUrl()}/mailing-lists`);
   await expect(page.getByRole('button', { name: 'Create List' }).first()).toBeVisible();

@@ -1,5 +1,16 @@
 import { expect, type Page, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, waitForMail, withDatabase } from './support';
+import {
+  admin,
+  baseUrl,
+  expectAccessible,
+  seedList,
+  seedScheduledSend,
+  seedTestInboxAccount,
+  signIn,
+  tabTo,
+  waitForMail,
+  withDatabase,
+} from './support';
 
 /** `MM/DD/YYYY h:mm A` of an instant on a zone's clock, as every table shows times (spec §9). */
 const shownIn = (instant: Date, timeZone: string) => {
@@ -107,31 +118,28 @@ test('Profile: name, time zone (every screen follows it), email by the mailed li
   // The same instants on every screen, on Tokyo's clock: a scheduled email in its list and its
   // edit page, the credit log's trial credits.
   const deliverAt = new Date('2030-11-12T15:00:00Z');
-  const trialAt = await withDatabase(async (client) => {
+  const trial = await withDatabase(async (client) => {
     const { rows } = await client.query<{ user_id: string; created_at: Date }>(
       `select u.id as user_id, c.created_at from users u join credit_entries c on c.user_id = u.id
         where u.email = $1 order by c.id desc limit 1`,
       [user.email],
     );
-    const userId = rows[0]!.user_id;
-    const account = await client.query<{ id: string }>(
-      `insert into sending_accounts (user_id, name, provider, driver, host, port, username, encryption, from_address)
-       values ($1::bigint, 'Test inbox', 'smtp', 'test-inbox', '127.0.0.1', 2525, 'user-' || $1::text, 'tls', 'pat@example.com')
-       returning id`,
-      [userId],
-    );
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'friends', 'example.com', 'friends@example.com', 'Friends') returning id`,
-      [userId, account.rows[0]!.id],
-    );
-    await client.query(
-      `insert into sends (user_id, account_id, type, status, from_name, from_address, subject, html, list_ids, list_names, deliver_at)
-       values ($1, $2, 2, 'scheduled', 'Pat', 'pat@example.com', 'Tokyo morning', '<p>Hi</p>', array[$3::bigint], 'Friends', $4)`,
-      [userId, account.rows[0]!.id, list.rows[0]!.id, deliverAt],
-    );
-    return rows[0]!.created_at;
+    return { userId: rows[0]!.user_id, createdAt: rows[0]!.created_at };
   });
+  const accountId = await seedTestInboxAccount(trial.userId, 'pat@example.com');
+  const listId = await seedList({ userId: trial.userId, accountId, alias: 'friends', name: 'Friends', members: [] });
+  await seedScheduledSend({
+    userId: trial.userId,
+    accountId,
+    listId,
+    listName: 'Friends',
+    fromName: 'Pat',
+    fromAddress: 'pat@example.com',
+    subject: 'Tokyo morning',
+    html: '<p>Hi</p>',
+    deliverAt,
+  });
+  const trialAt = trial.createdAt;
   await page.goto(`${baseUrl()}/scheduled-mails`);
   const row = page.getByTestId('data-table').getByRole('row', { name: /Tokyo morning/ });
   await expect(row).toContainText(shownIn(deliverAt, 'Asia/Tokyo'));

@@ -1,5 +1,15 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, withDatabase, writeHtmlMessage } from './support';
+import {
+  accountOf,
+  admin,
+  baseUrl,
+  connectTestInbox,
+  expectAccessible,
+  seedList,
+  signIn,
+  withDatabase,
+  writeHtmlMessage,
+} from './support';
 
 /**
  * The Send Email journey (issue 6): compose from a template, preview, send to two
@@ -14,44 +24,24 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
 
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByLabel('Account Name').fill('Test inbox');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+  await connectTestInbox(page);
 
   // Two lists that share bob@ (in another case), seeded as an import would leave them.
-  const listIds = await withDatabase(async (client) => {
-    const { rows } = await client.query<{ user_id: string; account_id: string }>(
-      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
-        where u.email = $1`,
-      [user.email],
-    );
-    const { user_id: userId, account_id: accountId } = rows[0]!;
-    const ids: number[] = [];
-    for (const [index, members] of [
-      ['ann@example.com', 'bob@example.com'],
-      ['BOB@example.com', 'cy@example.com'],
-    ].entries()) {
-      const list = await client.query<{ id: string }>(
-        `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-         values ($1, $2, $3, 'example.com', $3 || '@example.com', $4) returning id`,
-        [userId, accountId, `team${index}`, `Team ${index + 1}`],
-      );
-      const listId = Number(list.rows[0]!.id);
-      ids.push(listId);
-      for (const email of members) {
-        await client.query(
-          `insert into list_members (user_id, list_id, account_id, email, fullname) values ($1, $2, $3, $4, $5)`,
-          [userId, listId, accountId, email, email.split('@')[0]!.toLowerCase()],
-        );
-      }
-    }
-    return ids;
-  });
+  const { userId, accountId } = await accountOf(user.email);
+  const listIds: number[] = [];
+  for (const [index, members] of [
+    ['ann@example.com', 'bob@example.com'],
+    ['BOB@example.com', 'cy@example.com'],
+  ].entries()) {
+    const listId = await seedList({
+      userId,
+      accountId,
+      alias: `team${index}`,
+      name: `Team ${index + 1}`,
+      members: members.map((email) => ({ email, fullname: email.split('@')[0]!.toLowerCase() })),
+    });
+    listIds.push(Number(listId));
+  }
 
   const dialogs: string[] = [];
   page.on('dialog', async (dialog) => {
@@ -171,10 +161,6 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   expect(oneClick.status()).toBe(200);
   await expect.poll(async () => (await counts()).unsubscribed_count).toBe(1);
 
-  const accountId = await withDatabase(
-    async (client) =>
-      (await client.query('select account_id from mailing_lists where id = $1', [listIds[0]])).rows[0].account_id,
-  );
   await page.goto(`${baseUrl()}/mailing-lists/detail/${accountId}/${listIds[0]}`);
   const annRow = page.getByRole('row').filter({ hasText: 'ann@example.com' });
   await expect(annRow).toContainText('Unsubscribed');

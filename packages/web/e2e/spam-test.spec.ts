@@ -1,21 +1,10 @@
-import { expect, type Page, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo } from './support';
+import { expect, test } from '@playwright/test';
+import { admin, baseUrl, connectTestInbox, expectAccessible, signIn, tabTo } from './support';
 
 // The second journey signs in as the first one's user, with what it left (credits, a template).
 test.describe.configure({ mode: 'serial' });
 
 const user = { email: `spam-test-${Date.now()}@example.com`, password: 'secret123', name: 'Sam Spamtest' };
-
-const connectTestInbox = async (page: Page) => {
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByLabel('Account Name').fill('Test inbox');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
-};
 
 test('tests an email from Testing Sending Mails with the keyboard: credits confirmed, the score live, the result and history pages', async ({
   page,

@@ -121,6 +121,146 @@ export const withDatabase = async <T>(work: (client: pg.Client) => Promise<T>): 
   }
 };
 
+// ---------------------------------------------------------------- seeds
+
+/**
+ * What journeys put straight into the e2e database, as the app would have left it: one
+ * helper a shape, so a journey says what it needs (a list of these members) and the SQL that
+ * makes it is written once.
+ */
+
+/** The user's id. */
+export const userIdOf = (email: string) =>
+  withDatabase(
+    async (client) =>
+      (await client.query<{ id: string }>('select id from users where email = $1', [email])).rows[0]!.id,
+  );
+
+/** The user's id and the one sending account the journey connected (`connectTestInbox`). */
+export const accountOf = (email: string) =>
+  withDatabase(async (client) => {
+    const { rows } = await client.query<{ user_id: string; account_id: string }>(
+      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
+        where u.email = $1`,
+      [email],
+    );
+    return { userId: rows[0]!.user_id, accountId: rows[0]!.account_id };
+  });
+
+/** The built-in test inbox as the user's sending account, as Connect the test inbox saves it. */
+export const seedTestInboxAccount = (userId: string, fromAddress: string) =>
+  withDatabase(
+    async (client) =>
+      (
+        await client.query<{ id: string }>(
+          `insert into sending_accounts (user_id, name, provider, driver, username, host, port, encryption, from_address)
+           values ($1::bigint, 'Test inbox', 'smtp', 'test-inbox', 'user-' || $1::text, '127.0.0.1', 2525, 'tls', $2)
+           returning id`,
+          [userId, fromAddress],
+        )
+      ).rows[0]!.id,
+  );
+
+type TSeedMember = string | { email: string; fullname: string };
+
+/**
+ * A list on the account (`alias@domain`) with its members, as an import leaves them; a member
+ * given as an address is named by its local part. The list's id.
+ */
+export const seedList = (list: {
+  userId: string;
+  accountId: string;
+  alias: string;
+  name: string;
+  domain?: string;
+  members: TSeedMember[];
+  verified?: boolean;
+}) =>
+  withDatabase(async (client) => {
+    const domain = list.domain ?? 'example.com';
+    const listId = (
+      await client.query<{ id: string }>(
+        `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
+         values ($1, $2, $3, $4, $3 || '@' || $4, $5) returning id`,
+        [list.userId, list.accountId, list.alias, domain, list.name],
+      )
+    ).rows[0]!.id;
+    const members = list.members.map((member) =>
+      typeof member === 'string' ? { email: member, fullname: member.split('@')[0]! } : member,
+    );
+    await client.query(
+      `insert into list_members (user_id, list_id, account_id, email, fullname, verified)
+       select $1, $2, $3, m.email, m.fullname, $6 from unnest($4::text[], $5::text[]) with ordinality as m(email, fullname, n)
+        order by m.n`,
+      [
+        list.userId,
+        listId,
+        list.accountId,
+        members.map((member) => member.email),
+        members.map((member) => member.fullname),
+        list.verified ?? false,
+      ],
+    );
+    return listId;
+  });
+
+/** A scheduled email (history type 2, pending) to one list. */
+export const seedScheduledSend = (send: {
+  userId: string;
+  accountId: string;
+  listId: string;
+  listName: string;
+  fromName: string;
+  fromAddress: string;
+  subject: string;
+  html: string;
+  deliverAt: Date;
+}) =>
+  withDatabase((client) =>
+    client.query(
+      `insert into sends (user_id, account_id, type, status, from_name, from_address, subject, html, list_ids, list_names, deliver_at)
+       values ($1, $2, 2, 'scheduled', $3, $4, $5, $6, array[$7::bigint], $8, $9)`,
+      [
+        send.userId,
+        send.accountId,
+        send.fromName,
+        send.fromAddress,
+        send.subject,
+        send.html,
+        send.listId,
+        send.listName,
+        send.deliverAt,
+      ],
+    ),
+  );
+
+/** The messages the test inbox holds with this subject, in the order they came, with their HTML. */
+export const inboxOf = (subject: string) =>
+  withDatabase(
+    async (client) =>
+      (
+        await client.query<{ rcpt_to: string[]; html_body: string }>(
+          'select rcpt_to, html_body from test_inbox_messages where subject = $1 order by id',
+          [subject],
+        )
+      ).rows,
+  );
+
+/**
+ * Connects the test inbox through the accounts form (its test message, then Save), as a new
+ * user does first; the journeys about the form itself (accounts, keyboard) walk it themselves.
+ */
+export const connectTestInbox = async (page: Page) => {
+  await page.goto(`${baseUrl()}/settings/accounts`);
+  await page.getByTestId('connect-test-inbox').click();
+  const accountForm = page.getByTestId('account-form');
+  await accountForm.getByLabel('Account Name').fill('Test inbox');
+  await accountForm.getByTestId('smtp-test').click();
+  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
+  await accountForm.getByTestId('account-save').click();
+  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+};
+
 /**
  * Waits for running transitions to end: one caught halfway (a modal fading in, a border
  * taking the focus colour) would be measured at the wrong colours. Loaders spin forever

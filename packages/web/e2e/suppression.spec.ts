@@ -1,5 +1,16 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase, writeHtmlMessage } from './support';
+import {
+  accountOf,
+  admin,
+  baseUrl,
+  connectTestInbox,
+  expectAccessible,
+  seedList,
+  signIn,
+  tabTo,
+  withDatabase,
+  writeHtmlMessage,
+} from './support';
 
 const user = { email: `bounces-${Date.now()}@example.com`, password: 'secret123', name: 'Bea Bounce' };
 
@@ -8,34 +19,16 @@ test('a bounce from a send shows on the suppression screen with the server’s w
 }) => {
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByLabel('Account Name').fill('Test inbox');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
+  await connectTestInbox(page);
 
   // A list with one good address and one at bounce.test, which the test inbox refuses (550 5.1.1).
-  await withDatabase(async (client) => {
-    const { rows } = await client.query<{ user_id: string; account_id: string }>(
-      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
-        where u.email = $1`,
-      [user.email],
-    );
-    const { user_id: userId, account_id: accountId } = rows[0]!;
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'bouncy', 'example.com', 'bouncy@example.com', 'Bouncy') returning id`,
-      [userId, accountId],
-    );
-    for (const email of ['ann@example.com', 'nobody@bounce.test']) {
-      await client.query(
-        'insert into list_members (user_id, list_id, account_id, email, fullname) values ($1, $2, $3, $4, $5)',
-        [userId, list.rows[0]!.id, accountId, email, email.split('@')[0]],
-      );
-    }
+  const { userId, accountId } = await accountOf(user.email);
+  await seedList({
+    userId,
+    accountId,
+    alias: 'bouncy',
+    name: 'Bouncy',
+    members: ['ann@example.com', 'nobody@bounce.test'],
   });
 
   await page.goto(`${baseUrl()}/send-email`);

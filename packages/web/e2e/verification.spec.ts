@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+import { admin, baseUrl, expectAccessible, seedList, signIn, tabTo, userIdOf, withDatabase } from './support';
 
 test('verifies pasted addresses: the credits confirmed, the job queued, results live, filtered and downloadable', async ({
   page,
@@ -109,27 +109,27 @@ test('verifies a mailing list from its menu: the cost, Processing..., then Verif
 }) => {
   const user = { email: `verify-list-${Date.now()}@example.com`, password: 'secret123', name: 'Lena List' };
   admin('create-user', user.email, '--name', user.name, '--password', user.password);
-  await withDatabase(async (client) => {
-    const { rows } = await client.query<{ id: string }>('select id from users where email = $1', [user.email]);
-    const userId = rows[0]!.id;
-    const account = await client.query<{ id: string }>(
-      `insert into sending_accounts (user_id, name, provider, driver, username) values ($1, 'SMTP', 'smtp', 'smtp', 'news@acme.test') returning id`,
-      [userId],
-    );
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'team', 'acme.test', 'team@acme.test', 'Team') returning id`,
-      [userId, account.rows[0]!.id],
-    );
-    // slow.test answers after the probe's 1 s timeout, twice: the job runs long enough to be watched.
-    for (const email of ['ann@accept.test', 'bob@accept.test', 'sam@slow.test', 'sue@slow.test']) {
-      await client.query('insert into list_members (user_id, list_id, account_id, email) values ($1, $2, $3, $4)', [
-        userId,
-        list.rows[0]!.id,
-        account.rows[0]!.id,
-        email,
-      ]);
-    }
+  const userId = await userIdOf(user.email);
+  const accountId = await withDatabase(
+    async (client) =>
+      (
+        await client.query<{ id: string }>(
+          `insert into sending_accounts (user_id, name, provider, driver, username) values ($1, 'SMTP', 'smtp', 'smtp', 'news@acme.test') returning id`,
+          [userId],
+        )
+      ).rows[0]!.id,
+  );
+  // slow.test answers after the probe's 1 s timeout, twice: the job runs long enough to be watched.
+  await seedList({
+    userId,
+    accountId,
+    alias: 'team',
+    domain: 'acme.test',
+    name: 'Team',
+    members: ['ann@accept.test', 'bob@accept.test', 'sam@slow.test', 'sue@slow.test'].map((email) => ({
+      email,
+      fullname: '',
+    })),
   });
   await signIn(page, user);
   await page.goto(`${baseUrl()}/mailing-lists`);
