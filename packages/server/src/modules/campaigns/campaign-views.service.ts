@@ -41,6 +41,18 @@ import { requireCampaign, type TDripInput, writeSequence } from './campaigns.ser
  * Start/Stop, pausing a recipient and deleting.
  */
 
+type TListQuery = {
+  page: number;
+  per_page: number;
+  column: 'created_at' | 'title';
+  order: 'asc' | 'desc';
+  search?: string;
+  temporary: number;
+};
+type TEmailsInput = { emails: TDripInput[]; dailyPlan: TDailyPlan };
+type TSettingsInput = z.output<typeof ZCampaignSettings>;
+type TMembersQuery = z.output<typeof ZCampaignMembersQuery>;
+
 const statusOf = (row: { is_draft: boolean; running: boolean; schedule_at: Date | null; active: number }) =>
   row.is_draft
     ? ('draft' as const)
@@ -53,18 +65,7 @@ const statusOf = (row: { is_draft: boolean; running: boolean; schedule_at: Date 
           : ('running' as const);
 
 /** `GET /api/campaigns`: saved campaigns, or with `temporary=1` the unsaved ones. */
-export const listCampaigns = async (
-  platform: TPlatform,
-  userId: number,
-  query: {
-    page: number;
-    per_page: number;
-    column: 'created_at' | 'title';
-    order: 'asc' | 'desc';
-    search?: string;
-    temporary: number;
-  },
-) => {
+export const listCampaigns = async (platform: TPlatform, userId: number, query: TListQuery) => {
   const page = await paginate(campaignRowsQuery(platform.db, userId, query.temporary === 1), query, {
     sortColumns: { created_at: 'campaigns.created_at', title: sql`lower(campaigns.title)` },
     searchColumns: ['campaigns.title'],
@@ -159,22 +160,12 @@ export const campaignEmails = async (platform: TPlatform, userId: number, id: nu
 };
 
 /** `POST /api/campaigns/save-data/emails/{id}`: Edit Sequence on a saved campaign. */
-export const saveCampaignEmails = async (
-  platform: TPlatform,
-  userId: number,
-  id: number,
-  input: { emails: TDripInput[]; dailyPlan: TDailyPlan },
-) => {
+export const saveCampaignEmails = async (platform: TPlatform, userId: number, id: number, input: TEmailsInput) => {
   const campaign = await requireCampaign(platform.db, userId, id);
-  await platform.db.transaction().execute((trx) => writeSequence(trx, campaign, input.emails, input.dailyPlan));
+  await writeSequence(platform, campaign, { drips: input.emails, dailyPlan: input.dailyPlan });
 };
 
-export const saveCampaignSettings = async (
-  platform: TPlatform,
-  userId: number,
-  id: number,
-  input: z.output<typeof ZCampaignSettings>,
-) => {
+export const saveCampaignSettings = async (platform: TPlatform, userId: number, id: number, input: TSettingsInput) => {
   const campaign = await requireCampaign(platform.db, userId, id);
   if (!campaign.account_id) throw new HttpError(409, 'The campaign’s sending account was deleted.', 'NO_ACCOUNT');
   const sender = await resolveSender(platform, userId, {
@@ -207,12 +198,7 @@ export const campaignVariables = async (platform: TPlatform, userId: number, id:
 };
 
 /** The Recipients page: paged, searched, filtered by what happened to them. */
-export const campaignMembers = async (
-  platform: TPlatform,
-  userId: number,
-  id: number,
-  query: z.output<typeof ZCampaignMembersQuery>,
-) => {
+export const campaignMembers = async (platform: TPlatform, userId: number, id: number, query: TMembersQuery) => {
   await requireCampaign(platform.db, userId, id);
   const page = await paginate(recipientRowsQuery(platform.db, userId, id, query.filter), query, {
     sortColumns: { email: sql`lower(campaign_recipients.email)`, created_at: 'campaign_recipients.created_at' },

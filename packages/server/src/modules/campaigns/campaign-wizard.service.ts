@@ -31,12 +31,15 @@ import {
   updateCampaign,
   upsertRecipients,
 } from './campaigns.repository';
-import { requireDraft, type TDripInput, writeSequence } from './campaigns.service';
+import { requireDraft, type TSequence, writeSequence } from './campaigns.service';
 
 /**
  * The campaign wizard (spec §4): six steps, each saved to the server on a draft found by its
  * temporary key, the furthest step reached kept; Finish saves the campaign and starts it.
  */
+
+type TRecipientsInput = z.output<typeof ZCampaignRecipients>;
+type TOptionsInput = z.output<typeof ZCampaignOptions>;
 
 const newKey = () => crypto.randomBytes(18).toString('base64url');
 
@@ -85,11 +88,7 @@ const RECIPIENTS_PER_STATEMENT = 5_000;
  * Suppressed addresses (bounced, complained or unsubscribed before) stay on the campaign,
  * stopped when it starts, so the user sees why; the answer counts them.
  */
-export const saveRecipients = async (
-  platform: TPlatform,
-  userId: number,
-  input: z.output<typeof ZCampaignRecipients>,
-) => {
+export const saveRecipients = async (platform: TPlatform, userId: number, input: TRecipientsInput) => {
   const draft = await requireDraft(platform.db, userId, input.temporary);
   const generic = genericNames(platform);
   const rows = new Map<string, { email: string; name: string; variables: Record<string, string> }>();
@@ -124,14 +123,9 @@ export const saveRecipients = async (
 };
 
 /** Step 3 (Compose): the sequence and the weekday windows. */
-export const saveSequence = async (
-  platform: TPlatform,
-  userId: number,
-  key: string,
-  input: { drips: TDripInput[]; dailyPlan: TDailyPlan },
-) => {
+export const saveSequence = async (platform: TPlatform, userId: number, key: string, sequence: TSequence) => {
   const draft = await requireDraft(platform.db, userId, key);
-  await platform.db.transaction().execute((trx) => writeSequence(trx, draft, input.drips, input.dailyPlan));
+  await writeSequence(platform, draft, sequence);
   await reachStep(platform.db, draft.id, 4);
 };
 
@@ -143,12 +137,7 @@ export const savePreview = async (platform: TPlatform, userId: number, key: stri
 };
 
 /** Step 5 (Options). */
-export const saveOptions = async (
-  platform: TPlatform,
-  userId: number,
-  key: string,
-  options: z.output<typeof ZCampaignOptions>,
-) => {
+export const saveOptions = async (platform: TPlatform, userId: number, key: string, options: TOptionsInput) => {
   const draft = await requireDraft(platform.db, userId, key);
   const scheduleAt = options.scheduled && options.scheduleTime ? new Date(options.scheduleTime) : null;
   if (scheduleAt && scheduleAt.getTime() < Date.now() - 60_000) {

@@ -37,6 +37,9 @@ export const requireCampaign = async (db: Executor, userId: number, id: number) 
 
 export type TDripInput = z.output<typeof ZDripEmail>;
 
+/** A campaign's emails in order and its weekday windows. */
+export type TSequence = { drips: TDripInput[]; dailyPlan: TDailyPlan };
+
 /**
  * Writes a sequence: steps matched by id keep their id (their messages' history stays with
  * them), new ones are added, missing ones are deleted (kept for history, out of the
@@ -44,51 +47,48 @@ export type TDripInput = z.output<typeof ZDripEmail>;
  * a deleted step waits for the step after it; one past the last step is done. Messages
  * already handed to the engine are not touched (spec: editing does not affect the queue).
  */
-export const writeSequence = async (
-  trx: Executor,
-  campaign: { id: number; user_id: number },
-  drips: TDripInput[],
-  dailyPlan: TDailyPlan,
-) => {
-  const existing = await listSteps(trx, campaign.id);
-  const kept = new Set(drips.flatMap((drip) => (drip.id ? [drip.id] : [])));
-  const ids: number[] = [];
-  for (const [index, drip] of drips.entries()) {
-    const values = {
-      position: index + 1,
-      subject: drip.subject,
-      body: drip.body,
-      body_document: drip.bodyDocument ? JSON.stringify(drip.bodyDocument) : null,
-      reply_to: drip.replyTo,
-      global_reply: index === 0 && drip.globalReply,
-      period: index === 0 ? 0 : drip.period,
-      frequency: drip.frequency,
-      follow_up: drip.followUp ? JSON.stringify(drip.followUp) : null,
-      click_follow_up: drip.clickFollowUp ? JSON.stringify(drip.clickFollowUp) : null,
-    };
-    if (drip.id && existing.some((step) => step.id === drip.id)) {
-      await updateStep(trx, drip.id, values);
-      ids.push(drip.id);
-    } else {
-      const row = await insertStep(trx, { ...values, campaign_id: campaign.id, user_id: campaign.user_id });
-      ids.push(row.id);
+export const writeSequence = (platform: TPlatform, campaign: { id: number; user_id: number }, sequence: TSequence) =>
+  platform.db.transaction().execute(async (trx) => {
+    const { drips, dailyPlan } = sequence;
+    const existing = await listSteps(trx, campaign.id);
+    const kept = new Set(drips.flatMap((drip) => (drip.id ? [drip.id] : [])));
+    const ids: number[] = [];
+    for (const [index, drip] of drips.entries()) {
+      const values = {
+        position: index + 1,
+        subject: drip.subject,
+        body: drip.body,
+        body_document: drip.bodyDocument ? JSON.stringify(drip.bodyDocument) : null,
+        reply_to: drip.replyTo,
+        global_reply: index === 0 && drip.globalReply,
+        period: index === 0 ? 0 : drip.period,
+        frequency: drip.frequency,
+        follow_up: drip.followUp ? JSON.stringify(drip.followUp) : null,
+        click_follow_up: drip.clickFollowUp ? JSON.stringify(drip.clickFollowUp) : null,
+      };
+      if (drip.id && existing.some((step) => step.id === drip.id)) {
+        await updateStep(trx, drip.id, values);
+        ids.push(drip.id);
+      } else {
+        const row = await insertStep(trx, { ...values, campaign_id: campaign.id, user_id: campaign.user_id });
+        ids.push(row.id);
+      }
     }
-  }
-  const removed = existing.filter((step) => !kept.has(step.id));
-  if (removed.length > 0)
-    await markStepsDeleted(
-      trx,
-      removed.map((step) => step.id),
-    );
-  // Old position → new position: a kept step's own, a deleted one's next kept step's.
-  const mapping = existing.map((step) => {
-    const later = existing.filter((other) => other.position >= step.position && kept.has(other.id));
-    const target = later[0] ? ids.indexOf(later[0].id) + 1 : ids.length + 1;
-    return { from: step.position, to: target };
+    const removed = existing.filter((step) => !kept.has(step.id));
+    if (removed.length > 0)
+      await markStepsDeleted(
+        trx,
+        removed.map((step) => step.id),
+      );
+    // Old position → new position: a kept step's own, a deleted one's next kept step's.
+    const mapping = existing.map((step) => {
+      const later = existing.filter((other) => other.position >= step.position && kept.has(other.id));
+      const target = later[0] ? ids.indexOf(later[0].id) + 1 : ids.length + 1;
+      return { from: step.position, to: target };
+    });
+    await moveRecipientsInSequence(trx, campaign.id, mapping, ids.length);
+    await updateCampaign(trx, campaign.id, { daily_plan: JSON.stringify(dailyPlan), updated_at: new Date() });
   });
-  await moveRecipientsInSequence(trx, campaign.id, mapping, ids.length);
-  await updateCampaign(trx, campaign.id, { daily_plan: JSON.stringify(dailyPlan), updated_at: new Date() });
-};
 
 /**
  * What a draft will send when it starts, for the pre-send check at the wizard's Finish (issue

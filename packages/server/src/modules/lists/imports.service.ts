@@ -1,3 +1,6 @@
+// About 700 lines on purpose: `runImport` is one transaction from the stored upload to the
+// merged members (COPY into a staging table, batched merges, progress, the skipped-rows
+// report) on one client; split, its client, counters and report would travel between files.
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
