@@ -302,6 +302,8 @@ export const restoreFrom = async (config: TConfig, file: string) => {
       }
       await client.query('commit');
     } catch (error) {
+      // The restore's own failure is the one to report; a rollback that fails means a broken
+      // connection, which goes with the database closed below.
       await loader.query('rollback').catch(() => {});
       throw error;
     } finally {

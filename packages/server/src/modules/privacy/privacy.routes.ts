@@ -1,13 +1,12 @@
 import { privacyApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import type { TModuleOptions } from '../module';
 import { erasePersonData, exportPersonData } from './privacy.service';
 
 /** A person's data on request: the user's own lists, sends and events only (every part is scoped by the user). */
 export const privacyRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
   const serve = routesFor(app, ['privacy']);
-  const userOf = (request: { session?: { userId: number } | null }) => request.session!.userId;
   const limit = { rateLimit: { name: 'person-data', limit: 60, windowSeconds: 600, per: 'user' as const } };
 
   serve(privacyApi.exportPerson, { config: limit }, async (request, reply) => {

@@ -1,6 +1,6 @@
 import { WEBHOOK_MESSAGES, webhooksApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import type { TModuleOptions } from '../module';
 import {
   createEndpoint,
@@ -15,7 +15,6 @@ import {
 /** Settings → Webhooks. No scope: a key cannot register URLs or read their log. */
 export const webhookEndpointRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
   const serve = routesFor(app, ['webhooks']);
-  const userOf = (request: { session: { userId: number } | null }) => request.session!.userId;
   const editLimit = { rateLimit: { name: 'webhooks', limit: 60, windowSeconds: 600, per: 'user' as const } };
   // Each test is a request to the outside world made on the user's word.
   const testLimit = { rateLimit: { name: 'webhook-test', limit: 20, windowSeconds: 600, per: 'user' as const } };
