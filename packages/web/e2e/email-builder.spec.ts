@@ -1,6 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import sharp from 'sharp';
-import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from './support';
+import { accountOf, admin, baseUrl, connectTestInbox, expectAccessible, seedList, signIn, tabTo } from './support';
 
 /**
  * The email editor (issue 46): build an email with two columns, an uploaded image and a
@@ -8,16 +8,6 @@ import { admin, baseUrl, expectAccessible, signIn, tabTo, withDatabase } from '.
  * block; save it as a template and use it again; send it to the test inbox and read it there,
  * the image loaded from Sendwell's own /media/ URL and the columns stacked at 390 pixels.
  */
-
-const connectTestInbox = async (page: Page) => {
-  await page.goto(`${baseUrl()}/settings/accounts`);
-  await page.getByTestId('connect-test-inbox').click();
-  const accountForm = page.getByTestId('account-form');
-  await accountForm.getByTestId('smtp-test').click();
-  await expect(accountForm.getByText('A test message was sent')).toBeVisible();
-  await accountForm.getByTestId('account-save').click();
-  await expect(page.locator('[data-testid^="account-item-"]')).toHaveCount(1);
-};
 
 /** A photo as a phone writes one: a JPEG with the camera's name in its EXIF. */
 const photo = () =>
@@ -41,23 +31,14 @@ test('builds two columns with an uploaded image and a button, moves blocks by ke
   admin('create-user', user.email, '--name', user.name, '--password', user.password, '--plan', '3');
   await signIn(page, user);
   await connectTestInbox(page);
-  await withDatabase(async (client) => {
-    const { rows } = await client.query<{ user_id: string; account_id: string }>(
-      `select u.id as user_id, a.id as account_id from users u join sending_accounts a on a.user_id = u.id
-        where u.email = $1`,
-      [user.email],
-    );
-    const { user_id: userId, account_id: accountId } = rows[0]!;
-    const list = await client.query<{ id: string }>(
-      `insert into mailing_lists (user_id, account_id, alias, domain, address, name)
-       values ($1, $2, 'builders', 'example.com', 'builders@example.com', 'Builders') returning id`,
-      [userId, accountId],
-    );
-    await client.query(
-      `insert into list_members (user_id, list_id, account_id, email, fullname, verified)
-       values ($1, $2, $3, 'yara@example.com', 'Yara Smith', true)`,
-      [userId, list.rows[0]!.id, accountId],
-    );
+  const { userId, accountId } = await accountOf(user.email);
+  await seedList({
+    userId,
+    accountId,
+    alias: 'builders',
+    name: 'Builders',
+    members: [{ email: 'yara@example.com', fullname: 'Yara Smith' }],
+    verified: true,
   });
 
   await page.goto(`${baseUrl()}/send-email`);

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { routesFor, userOf } from '../../platform/routes';
 import { uploadParts } from '../../platform/uploads';
 import { findServedFile } from './media.repository';
 import { deleteImage, mediaLibrary, uploadImage } from './media.service';
@@ -36,7 +36,6 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async
   await app.register(multipart, {
     limits: { fileSize: MEDIA_LIMITS.maxBytes, files: 1, fields: 5, fieldSize: 1024, parts: 8 },
   });
-  const userOf = (request: { session?: { userId: number } | null }) => request.session!.userId;
   const upload = { maxBytes: MEDIA_LIMITS.maxBytes + MULTIPART_OVERHEAD, tooLarge: MEDIA_MESSAGES.tooLarge };
   const serve = routesFor(app, ['media']);
 
