@@ -11,6 +11,7 @@ import { profileJobs } from './auth/profile.jobs';
 import { profileRoutes } from './auth/profile.routes';
 import { billingRoutes } from './billing/billing.routes';
 import { campaignBreakerEmailJob } from './campaigns/campaign-breaker.jobs';
+import { stopTrippedCampaign } from './campaigns/campaign-breaker.service';
 import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
 import { campaignsPersonalData } from './campaigns/personal-data';
@@ -177,6 +178,8 @@ export const modules: TModule[] = [
     routes: [campaignRoutes],
     jobs: [tickCampaignsJob, campaignBreakerEmailJob] as TJobDefinition[],
     personalData: campaignsPersonalData,
+    // The engine's breaker trips a campaign's group of messages: the campaign stops.
+    breakerGroupTripped: stopTrippedCampaign,
   },
   // Signup forms (issue 48 §1): the hosted page, an embedded form's post, the confirmation
   // email and link, the preferences page of every email's footer.

@@ -16,8 +16,9 @@ import { HttpError, notFound, ValidationError } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { listAccountRows } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
-import { dailyCapOf } from '../delivery/delivery.service';
+import { dailyCapOf, resumeBreakerGroup } from '../delivery/delivery.service';
 import { resolveSender } from '../send-email/send-email.service';
+import { campaignBreakerGroup } from './campaign-breaker.service';
 import { tickCampaignsJob } from './campaigns.jobs';
 import {
   campaignFigures,
@@ -111,6 +112,7 @@ export const setCampaignRunning = async (platform: TPlatform, userId: number, id
   await platform.db.transaction().execute(async (trx) => {
     // Started again, a campaign the circuit breaker stopped is judged anew on what goes from now on.
     await updateCampaign(trx, id, { running, updated_at: new Date(), ...(running ? { breaker_reason: null } : {}) });
+    if (running) await resumeBreakerGroup(trx, campaignBreakerGroup(id));
     if (running) await platform.queue.enqueue(tickCampaignsJob, {}, { executor: trx });
   });
   return running ? CAMPAIGN_MESSAGES.started : CAMPAIGN_MESSAGES.stopped;

@@ -5,11 +5,12 @@ import { timeZoneOf } from '../auth/auth.service';
 import {
   createSourcedSend,
   firstClicksOf,
+  judgeBreakerGroups,
   sourcedOutcomesOfSends,
   sourcedSendOutcomes,
 } from '../delivery/delivery.service';
 import { isVerifiedInvalid } from '../verification/verification.service';
-import { judgeCampaigns } from './campaign-breaker.service';
+import { campaignBreakerGroup } from './campaign-breaker.service';
 import {
   claimDueRecipient,
   claimRecipient,
@@ -107,6 +108,8 @@ const handOver = async (
     ...(replyTo ? { replyTo } : {}),
     trackOpens: campaign.track_opens,
     trackClicks: campaign.track_clicks,
+    // Judged with the campaign's other messages by the engine's one breaker.
+    breakerGroup: campaignBreakerGroup(campaign.id),
     recipients: [
       {
         email: recipient.email,
@@ -336,7 +339,9 @@ export const syncMessages = async (platform: TPlatform, limit = SYNC_PER_TICK) =
       if (stop) await stopRecipient(trx, message.recipient_id, stop);
     });
   }
-  await judgeCampaigns(platform, [...moved]);
+  await platform.db
+    .transaction()
+    .execute((trx) => judgeBreakerGroups(platform, trx, [...moved].map(campaignBreakerGroup)));
 };
 
 /** One tick: outcomes first (so a bounce stops the next step), then each account's next hand-overs. */
