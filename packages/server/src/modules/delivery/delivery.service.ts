@@ -8,7 +8,7 @@ import {
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { TSendSource, TSendStatus } from '../../platform/db-schema';
-import { HttpError, notFound, ValidationError } from '../../platform/errors';
+import { DomainError, HttpError, isDomainError, notFound, ValidationError } from '../../platform/errors';
 import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
 import { findListsByIds, type TListUsageCheck } from '../lists/lists.service';
 import { countEngagedRecipients, insertGivenRecipients } from './audience';
@@ -87,7 +87,7 @@ const sendingAccountOf = async (platform: TPlatform, executor: Executor, userId:
   const account = await findAccountRow(executor, userId, accountId);
   if (!account) throw notFound('This sending account does not exist.');
   await requireAccountsAllowed(platform, executor, userId, account.driver).catch((error: unknown) => {
-    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+    throw isDomainError(error, 'upgrade-required') ? new DomainError('upgrade-required', PLAN_WITHOUT_ACCOUNTS) : error;
   });
   return account;
 };

@@ -396,6 +396,8 @@ const sendClaims = async (
       .then((isStill) => {
         if (!isStill) isStopped = true;
       })
+      // A failed look (the database blinking) is not a stop: the next tick looks again, and
+      // the send's own writes fail loudly if the database is really gone.
       .catch(() => {})
       .finally(() => {
         isLooking = false;
@@ -510,6 +512,8 @@ const sendClaims = async (
               outcomes.push(isSettled ? 'sent' : null);
             },
           );
+          // Not lost: checkpointing is awaited below, where a failed checkpoint stops the
+          // batch; this only keeps the rejection from being unhandled in the meantime.
           checkpoint.catch(() => {});
           checkpointing.push(checkpoint);
         },

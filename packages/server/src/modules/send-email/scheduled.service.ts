@@ -2,7 +2,7 @@ import type { TScheduledEdit, TScheduledEmail, TSendEmailForm, ZScheduledQuery }
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { dateBounds } from '../../platform/date-filter';
-import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { DomainError, fieldError, HttpError, isDomainError, notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { requireAccountsAllowed } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
@@ -166,7 +166,7 @@ export const saveScheduledForm = async (platform: TPlatform, userId: number, id:
   const checked = await checkSendForm(platform, userId, { ...form, sendLater: true });
   // A plan without sending accounts keeps the test inbox only, on every path (R23).
   await requireAccountsAllowed(platform, platform.db, userId, checked.driver).catch((error: unknown) => {
-    throw error instanceof HttpError ? new HttpError(error.statusCode, PLAN_WITHOUT_ACCOUNTS, error.code) : error;
+    throw isDomainError(error, 'upgrade-required') ? new DomainError('upgrade-required', PLAN_WITHOUT_ACCOUNTS) : error;
   });
   const isEdited = await changeScheduledSend(platform.db, userId, id, {
     account_id: checked.accountId,
