@@ -223,8 +223,16 @@ const decodeQuotedPrintable = (body: string) => {
   return Buffer.from(bytes);
 };
 
-const decodeTransfer = (body: string, encoding: string | undefined) => {
-  switch ((encoding ?? '').trim().toLowerCase()) {
+/** A Content-Transfer-Encoding as written in the wild: any case, quoted, with a stray parameter. */
+const encodingOf = (value: string | undefined) =>
+  (value ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/^["']+|["']+$/g, '')
+    .split(/[\s;"']/)[0]!;
+
+const decodeTransfer = (body: string, encoding: string) => {
+  switch (encoding) {
     case 'base64':
       return Buffer.from(body.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
     case 'quoted-printable':
@@ -247,13 +255,28 @@ const contentTypeOf = (headers: Map<string, string[]>, fallback: string) => {
 
 const isMessageType = (type: string) => type === 'message/rfc822' || type === 'message/global';
 
-const parsePart = (raw: string, depth: number, defaultType: string, budget: { parts: number }): TMimePart => {
+/**
+ * A multipart may not be quoted-printable (RFC 2045 §6.4), yet some servers say so and
+ * encode their parts without saying it again: a part that names no encoding of its own reads
+ * with its multipart's, so an address split by a soft line break is whole again.
+ */
+const inheritedEncodingOf = (encoding: string) => (encoding === 'quoted-printable' ? encoding : '');
+
+const parsePart = (
+  raw: string,
+  depth: number,
+  defaultType: string,
+  budget: { parts: number },
+  inheritedEncoding = '',
+): TMimePart => {
   budget.parts++;
   const { head, body: rawBody } = splitEntity(raw);
   const fields = readHeaderFields(head);
   const headers = headerMapOf(fields);
   const { type, params } = contentTypeOf(headers, defaultType);
-  const body = decodeTransfer(rawBody, headers.get('content-transfer-encoding')?.[0]);
+  const declared = headers.get('content-transfer-encoding')?.[0];
+  const encoding = declared === undefined ? inheritedEncoding : encodingOf(declared);
+  const body = decodeTransfer(rawBody, encoding);
   const part: TMimePart = { fields, headers, type, params, isMultipart: false, children: [], rawBody, body };
   if (depth >= MAX_DEPTH) return part;
   if (type.startsWith('multipart/') && params.boundary) {
@@ -261,7 +284,7 @@ const parsePart = (raw: string, depth: number, defaultType: string, budget: { pa
     const childType = type === 'multipart/digest' ? 'message/rfc822' : 'text/plain';
     for (const child of splitMultipart(rawBody, params.boundary, MAX_PARTS - budget.parts)) {
       if (budget.parts >= MAX_PARTS) break;
-      part.children.push(parsePart(child, depth + 1, childType, budget));
+      part.children.push(parsePart(child, depth + 1, childType, budget, inheritedEncodingOf(encoding)));
     }
   } else if (isMessageType(type) && budget.parts < MAX_PARTS) {
     part.children.push(parsePart(body.toString('latin1'), depth + 1, 'text/plain', budget));

@@ -17,6 +17,7 @@ import {
 } from '../../platform/mime';
 import {
   classify,
+  enhancedStatusOf,
   hasDelayWords,
   hasGivenUp,
   isDelayNotice,
@@ -262,12 +263,18 @@ const fromDsn = (statusTexts: string[], human: string, subject: string): TNamedO
     const { recipients } = dsnGroupsOf(text);
     for (const fields of recipients) {
       const action = fields.get('action')?.toLowerCase().split(/[\s(]/)[0] ?? null;
-      if (action === 'delivered' || action === 'relayed' || action === 'expanded') {
+      const status = /(?<![\d.])[245]\.[0-7]\.\d{1,3}(?!\.?\d)/.exec(fields.get('status') ?? '')?.[0] ?? null;
+      // Delivered, relayed, expanded, or a success status (2.x.x) with no Action: no failure.
+      if (
+        action === 'delivered' ||
+        action === 'relayed' ||
+        action === 'expanded' ||
+        (status?.startsWith('2') && action !== 'failed' && action !== 'delayed')
+      ) {
         hasSuccess = true;
         continue;
       }
       const address = addressOf(fields.get('final-recipient')) ?? addressOf(fields.get('original-recipient'));
-      const status = /(?<![\d.])[245]\.[0-7]\.\d{1,3}(?!\.?\d)/.exec(fields.get('status') ?? '')?.[0] ?? null;
       const diagnostic = diagnosticOf(fields.get('diagnostic-code'));
       // A report whose recipient has no words of its own: the human text about it says why.
       if (!action && !status && !diagnostic) continue;
@@ -332,6 +339,18 @@ const BOUNCE_SENDERS = /(mailer-daemon|postmaster|mail delivery (system|subsyste
 const BOUNCE_BODIES =
   /(qmail-send program|this message was created automatically by mail delivery software|mail delivery failed|delivery has failed to these recipients|could not be delivered to one or more|was not delivered to|not listed in domino directory|transcript of session follows|session transcript|delays in delivering your message|undeliverable mail|remote host said:|remote server returned '|sorry, we were unable to deliver your message|your message (could not|couldn't|wasn't|was not) (be )?delivered|permanent fatal (delivery )?errors|the following addresses had (permanent fatal|transient non-fatal) errors|i'm afraid i wasn't able to deliver|delivery to the following recipients? (failed|has been delayed)|message not delivered)/i;
 
+/**
+ * Header fields of the original that name addresses which are not its recipients: a
+ * transcript or a copied header block quotes them (MDaemon's `*  Message-ID: <…>`, a
+ * `From:` or `Return-Path:` line), and a Message-ID reads like an address.
+ */
+const ORIGINAL_HEADER_LINE =
+  /(?:^|[\s*>])(?:message-id|references|in-reply-to|return-path|from|sender|reply-to|mail from|x-postfix-sender)\s*:[^\n]*$/i;
+
+/** Whether the address at this index stands on a line quoting one of those fields. */
+const isOnOriginalHeaderLine = (text: string, at: number) =>
+  ORIGINAL_HEADER_LINE.test(text.slice(text.lastIndexOf('\n', at - 1) + 1, at));
+
 /** Addresses a text bounce names as its failed recipients, in order. */
 const namedAddressesOf = (text: string, failedHeader: string) => {
   const found: { address: string; at: number }[] = [];
@@ -353,7 +372,10 @@ const namedAddressesOf = (text: string, failedHeader: string) => {
     /\buser\s+[^()\n]{0,80}\(([^()\s]+@[^()\s]+)\)\s+not listed/gi,
   ];
   for (const pattern of patterns) {
-    for (const match of text.matchAll(pattern)) add(match[1], match.index ?? 0);
+    for (const match of text.matchAll(pattern)) {
+      const at = (match.index ?? 0) + match[0].indexOf(match[1]!);
+      if (!isOnOriginalHeaderLine(text, at)) add(match[1], match.index ?? 0);
+    }
   }
   found.sort(
     (left, right) =>
@@ -403,6 +425,38 @@ const serverOf = (text: string, from: string) => {
   return null;
 };
 
+/**
+ * A notice that says its message was delivered (or relayed, Gmail's `(Relay)`) and says
+ * nothing of a failure: no failure reply, no status of a failure, no words of one.
+ */
+const SUCCESS_WORDS =
+  /(\((success|relay|delivered)\)|delivery to the following recipients? (was|were|has been) (successful|complete)|(was|were|has been) (successfully )?delivered to|successfully delivered|delivered successfully|successful mail delivery|erfolgreich zugestellt|zugestellt an|a été remis)/i;
+const FAILURE_WORDS =
+  /(fail|undeliver|not (be(en)? )?delivered|could not|couldn.t|unable|reject|refused|error|bounced|returned|nicht zugestellt|unzustellbar|fehlgeschlagen|non remis)/i;
+
+const isSuccessNotice = (subject: string, human: string) => {
+  const words = `${subject}\n${human}`;
+  return (
+    SUCCESS_WORDS.test(words) &&
+    !FAILURE_WORDS.test(words) &&
+    replyOf(human) === null &&
+    enhancedStatusOf(human) === null &&
+    reasonOf(words, null) === 'other'
+  );
+};
+
+/** A reply or forward by a person (or their mail program): `Re:`, `AW:`, `Fwd:`, `Automatic reply:`. */
+const PERSONAL_SUBJECT =
+  /^\s*(re|aw|sv|vs|antw|wg|fw|fwd|tr|rif|automatic reply|automatische antwort|auto(matic)?[ -]?(reply|response|antwort)|r[ée]ponse automatique|respuesta autom[áa]tica|out of (the )?office)\s*:/i;
+
+/**
+ * A message a person (or their mail program answering for them) wrote: a reply, a forward,
+ * an automatic reply, from an address that is not a mail system's. Its words may say "was not
+ * delivered" about anything; only a mail system's report is a bounce.
+ */
+const isPersonal = (root: TMimePart, subject: string, from: string) =>
+  from !== '' && !BOUNCE_SENDERS.test(from) && (PERSONAL_SUBJECT.test(subject) || isAutoReply(root, subject));
+
 const fromText = (root: TMimePart, human: string, subject: string): TNamedOutcome[] => {
   const failedHeader = headerOf(root, 'x-failed-recipients');
   const addresses = namedAddressesOf(human, failedHeader);
@@ -419,11 +473,18 @@ const fromText = (root: TMimePart, human: string, subject: string): TNamedOutcom
   const segments = segmentsOf(human, addresses);
   return addresses.map((address, index) => {
     const segment = segments[index]!;
-    const classified = classify({ words: `${segment}\n${subject}`, isDelayed });
+    // The receiving server's reply about this recipient says why, when there is one: the
+    // rest of its segment is the reporter's boilerplate or a quote of the original (a
+    // transcript's `*  Subject:` line), whose words are nobody's reason.
+    const reply = replyOf(segment) ? humanLine(segment) : '';
+    const classified = classify({
+      words: `${reply || segment}\n${subject}`,
+      isDelayed: isDelayed && !hasGivenUp(segment),
+    });
     return {
       address,
       ...classified,
-      diagnostic: clip(humanLine(segment) || humanLine(human) || segment.slice(0, 300)),
+      diagnostic: clip(reply || humanLine(segment) || humanLine(human) || segment.slice(0, 300)),
     };
   });
 };
@@ -439,7 +500,7 @@ const isAutoReply = (root: TMimePart, subject: string) => {
     (header('x-auto-response-suppress') !== '' && /auto|office|away/i.test(subject)) ||
     /auto_reply|auto-reply/.test(header('precedence')) ||
     header('x-apple-action') === 'vacation' ||
-    /^(auto(matic)?[ -]?(reply|response|antwort)|autoreply|out of (the )?office|abwesenheit|absence|r[ée]ponse automatique|away from|on vacation|vacation|i am away|respuesta autom[áa]tica|risposta automatica|автоответ|自动回复)/i.test(
+    /^(auto(matic)?[ -]?(reply|response|antwort)|automatische antwort|autoreply|out of (the )?office|abwesenheit|absence|r[ée]ponse automatique|away from|on vacation|vacation|i am away|respuesta autom[áa]tica|risposta automatica|автоответ|自动回复)/i.test(
       subject.replace(/^(re|aw|fw|fwd):\s*/i, ''),
     )
   );
@@ -584,12 +645,19 @@ export const parseReport = (raw: Buffer | string): TReport => {
     }
   }
 
+  // A text bounce: its shape (the failed-recipients header, a known server's words, a
+  // bounce's subject), or a mail system's notice that names a failure or its reason (MDaemon's
+  // "Warning: No Such User Here"); never a person's reply, nor a notice of a delivery.
+  const isFromMailSystem = BOUNCE_SENDERS.test(from) || from === '';
   const isBounceShaped =
     headerOf(root, 'x-failed-recipients') !== '' ||
-    BOUNCE_BODIES.test(human) ||
-    (BOUNCE_SUBJECTS.test(subject) && (BOUNCE_SENDERS.test(from) || from === '' || replyCodeOf(human) !== null)) ||
-    (BOUNCE_SENDERS.test(from) &&
-      /(could not|couldn't|unable to) (be )?deliver|undeliver|delivery (failed|failure)/i.test(human));
+    (!isPersonal(root, subject, from) &&
+      !isSuccessNotice(subject, human) &&
+      (BOUNCE_BODIES.test(human) ||
+        (BOUNCE_SUBJECTS.test(subject) && (isFromMailSystem || replyCodeOf(human) !== null)) ||
+        (isFromMailSystem &&
+          (/(could not|couldn't|unable to) (be )?deliver|undeliver|delivery (failed|failure)/i.test(human) ||
+            reasonOf(subject, null) !== 'other'))));
   if (isBounceShaped) {
     return {
       kind: 'bounce',
@@ -600,6 +668,7 @@ export const parseReport = (raw: Buffer | string): TReport => {
     };
   }
   if (isAutoReply(root, subject)) return { kind: 'none', why: 'an automatic reply' };
+  if (isSuccessNotice(subject, human)) return { kind: 'none', why: 'a success notice (delivered or relayed)' };
   return { kind: 'none', why: 'no failure in it' };
 };
 

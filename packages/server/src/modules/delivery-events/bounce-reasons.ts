@@ -11,7 +11,9 @@
  *
  * 1. `Action: delayed`, or a delay notice's words without a give-up: a delay.
  * 2. A 4.x.x status (or a 4xx reply) is never hard: a final one is soft (R32, issue 27 §6–7).
- * 3. A 5.x.x status (or 5xx reply) is hard unless the reason is one of the soft ones.
+ * 3. A 5.x.x status (or 5xx reply) is hard unless the reason is one of the soft ones. The
+ *    reason is the status's when the status names the address (5.1.1, 5.1.2, …: issue 45
+ *    §6), else the words' (the server's reply about the recipient, `bounce-parser.ts`).
  * 4. No code at all: hard only when the words say the address or its domain does not exist
  *    or is closed (Domino's "not listed in Domino Directory", MDaemon's "User unknown!");
  *    anything else unclear is soft, never suppressed on a guess.
@@ -65,6 +67,8 @@ const REASON_WORDS: [TBounceReason, RegExp][] = [
         'utilisateur inconnu',
         'empf(ä|ae)nger unbekannt',
         'benutzer unbekannt',
+        'unbekannte[rn]? (empf(ä|ae)nger|benutzer|adresse)',
+        '(postfach|benutzer|empf(ä|ae)nger|adresse|konto) (existiert nicht|nicht vorhanden|ist nicht vorhanden|nicht gefunden)',
         'destinatario (inexistente|sconosciuto)',
         'usuario (desconocido|inexistente)',
         'несуществующ|нет такого (пользователя|адреса|ящика)|пользователь не найден|адрес.{0,20}не существует',
@@ -116,8 +120,17 @@ const reasonOfStatus = (status: string | null): TBounceReason => {
   return 'other';
 };
 
-/** The reason the words (first) or the status code (after) give. */
+/**
+ * Enhanced statuses that say what is wrong with the address itself (RFC 3463: X.1.1 bad
+ * mailbox, X.1.2 bad system, X.1.3 bad syntax, X.1.6 moved, X.1.10 null MX). They decide over
+ * the words beside them: a server that answers `550 5.1.1 … (spam protection on)` says the
+ * mailbox does not exist, whatever else its sentence mentions.
+ */
+const ADDRESS_STATUSES = new Set(['1.1', '1.2', '1.3', '1.6', '1.10']);
+
+/** The reason an address status gives, else the words (first) or the status code (after). */
 export const reasonOf = (words: string, status: string | null): TBounceReason => {
+  if (status && ADDRESS_STATUSES.has(status.split('.').slice(1).join('.'))) return reasonOfStatus(status);
   for (const [reason, pattern] of REASON_WORDS) if (pattern.test(words)) return reason;
   return reasonOfStatus(status);
 };
