@@ -49,6 +49,7 @@ export * from './sending/transactional';
 export * from './spam-test/spam-test';
 export * from './support/support';
 export * from './support/support.routes';
+export * from './text/plural';
 export * from './time/zones';
 export * from './verification/entries';
 export * from './verification/verification';

@@ -19,6 +19,7 @@ import { composeSample, MessageComposeError, recentListFigures } from '../delive
 import { audienceFacts } from '../lists/lists.service';
 import { checkSendForm, resolveSender } from '../send-email/send-email.service';
 import { checkComposedMessage } from '../spam-test/spam-test.service';
+import { checkResolver, recordResolverHealth } from '../system/resolver-health.service';
 import { createCachingResolver, type TCachingResolver } from './dns-cache';
 
 /**
@@ -335,6 +336,31 @@ const orUnknown = async (id: string, title: string, work: () => Promise<TPreSend
   }
 };
 
+/**
+ * Whether the resolver finds the names that must exist (R48), asked through the check's own
+ * cache and recorded for the operator's System page. The test inbox asks no DNS.
+ */
+const resolverHealth = async (platform: TPlatform, resolve: TCachingResolver['resolve'], account: TAccount) => {
+  if (isTestInbox(account)) return { isBroken: false } as const;
+  const health = await checkResolver(
+    async (name) => (await resolve(name, 'MX')) as unknown[],
+    platform.config.dnsCanaries,
+  );
+  await recordResolverHealth(platform.db, 'pre-send', platform.config.spamTest.dnsServers, health);
+  return health;
+};
+
+/** A domain item the broken resolver cannot answer for: said so, never a verdict on its word. */
+const notCheckable = (entry: TPreSendItem, detail: string): TPreSendItem =>
+  item(
+    'domain',
+    entry.id,
+    entry.title,
+    'warn',
+    `Not checked: ${detail} This server's DNS answers cannot be trusted now.`,
+    'Try the check again later; the operator has been told.',
+  );
+
 const messageItem = (finding: TSpamCheck): TPreSendItem =>
   item('message', `message-${finding.id}`, finding.title, finding.status, finding.detail, finding.advice);
 
@@ -485,16 +511,17 @@ const runCheck = async (
   },
 ): Promise<TPreSendCheck> => {
   const { resolve } = preSendResolver(platform);
-  const [spfItems, dkimItems, dmarc, contents] = await Promise.all([
+  const [resolver, spfItems, dkimItems, dmarc, contents] = await Promise.all([
+    resolverHealth(platform, resolve, input.account),
     orUnknown('spf', 'SPF', () => spfItem(resolve, input.account, input.fromAddress)),
     orUnknown('dkim', 'DKIM', () => dkimItem(platform, resolve, input.account, input.fromAddress, input.dkimSelector)),
     orUnknown('dmarc', 'DMARC', () => dmarcItems(resolve, input.account, input.fromAddress, input.audience)),
     Promise.all(input.messages.map((message) => messageItems(platform, userId, input, message))),
   ]);
+  const domainItems = [...spfItems, ...dkimItems, ...dmarc];
   const items = [
-    ...spfItems,
-    ...dkimItems,
-    ...dmarc,
+    // A resolver that does not find names that must exist says nothing about this domain (R48).
+    ...(resolver.isBroken ? domainItems.map((entry) => notCheckable(entry, resolver.detail)) : domainItems),
     ...contents.flatMap((content) => content.items),
     ...input.audienceItems,
   ];

@@ -4,6 +4,7 @@ import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../tes
 import { startDnsZone } from '../../../test/dns-zone';
 import { startMailgunFake } from '../../../test/mailgun-fake';
 import { sealSecret } from '../accounts/secrets';
+import { setRole } from '../auth/auth.service';
 import { GTUBE } from '../spam-test/message-checks';
 import { createCachingResolver } from './dns-cache';
 import { preSendResolver } from './pre-send.service';
@@ -349,6 +350,48 @@ describe('the pre-send check', () => {
     const other = await seed({});
     const foreign = await other.agent.post('/api/campaigns/pre-send-check', { temporary: 'draft-key-of-the-test' });
     expect(foreign.statusCode).toBe(404);
+  });
+
+  it('notices a broken resolver (R48): no domain verdict on its word, and the operator is told', async () => {
+    // A resolver that answers "no such domain" to everything, gmail.com included.
+    const broken = await startDnsZone({}, { brokenAfter: 0 });
+    const other = await startTestApp({ SPAM_TEST_DNS_SERVERS: broken.server }, { databaseUrl: t.databaseUrl });
+    try {
+      const seeded = await seed({});
+      const agent = createAgent(other.app);
+      await agent.signIn(seeded.user.email, seeded.user.password);
+      const response = await agent.post('/api/email/pre-send-check', {
+        account: seeded.accountId,
+        from: 'news@acme.test',
+        senderName: 'Acme',
+        alias: 'news',
+        to: [seeded.listId],
+        subject: 'November news',
+        message: '<p>Hello {{name::there}}, our November news is here.</p>',
+        dkimSelector: 's1',
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const result: TPreSendCheck = response.json();
+      const domain = result.items.filter((entry) => entry.group === 'domain');
+      expect(domain.map((entry) => entry.id)).toEqual(['spf', 'dkim', 'dmarc', 'bulk-rules']);
+      for (const entry of domain) {
+        expect(entry).toMatchObject({
+          status: 'warn',
+          detail: expect.stringMatching(/^Not checked: The DNS resolver did not find gmail\.com \(ENOTFOUND\)/),
+        });
+      }
+      const operator = await seedUser(t.platform);
+      await setRole(t.platform.db, operator.id, 'operator');
+      const operatorAgent = createAgent(t.app);
+      await operatorAgent.signIn(operator.email, operator.password);
+      const resolvers = (await operatorAgent.get('/api/operator/system')).json().data.resolvers;
+      expect(resolvers).toContainEqual(
+        expect.objectContaining({ source: 'pre-send', servers: broken.server, brokenSince: expect.any(String) }),
+      );
+    } finally {
+      await other.close();
+      broken.close();
+    }
   });
 
   it("refuses a form that could not be sent with the send's own messages, and another user's lists", async () => {
