@@ -41,6 +41,7 @@ export * from './sending/engagement';
 export * from './sending/figures';
 export * from './sending/history';
 export * from './sending/history.routes';
+export * from './sending/list-health';
 export * from './sending/pre-send';
 export * from './sending/send-email.routes';
 export * from './sending/sending';

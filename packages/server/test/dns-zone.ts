@@ -4,7 +4,7 @@ import { freePort } from './cluster';
 const { Packet } = dns2;
 
 /** A name's records: TXT values are split into 255-octet strings as DNS carries them. */
-export type TZone = Record<string, { a?: string[]; mx?: string[]; txt?: string[] }>;
+export type TZone = Record<string, { a?: string[]; mx?: string[]; txt?: string[]; isSilent?: boolean }>;
 
 /**
  * The names that must exist (DNS_CANARY_NAMES' default) as the internet has them: a resolver
@@ -35,6 +35,8 @@ export const startDnsZone = async (
       const response = Packet.createResponseFromRequest(request);
       const [question] = request.questions;
       const records = answered++ < brokenAfter ? zone[question!.name.toLowerCase()] : undefined;
+      // A name whose server never answers: the asker times out (a DNS that does not answer).
+      if (records?.isSilent) return;
       if (!records) {
         response.header.rcode = 3; // NXDOMAIN
       } else if (question!.type === Packet.TYPE.TXT) {

@@ -71,6 +71,17 @@ export const worstStatus = (items: Pick<TPreSendItem, 'status'>[]): TPreSendItem
   );
 };
 
+/**
+ * The highest content score of a message with a red finding (issue 45 §1): the lowest band
+ * ("Likely spam", a red Content score), so a phishing-like link or an image-only body never
+ * sits under a score that reads Good. The points alone are the spam test's.
+ */
+export const RED_FINDING_CEILING = 4.9;
+
+/** A message's score as the checklist shows it: its points, held under the red line while a finding is red. */
+export const messageScoreOf = (score: number, findings: Pick<TPreSendItem, 'status'>[]) =>
+  findings.some((finding) => finding.status === 'fail') ? Math.min(score, RED_FINDING_CEILING) : score;
+
 /** The spam-test form's check (issue 31 §1): its sender and message, no lists (it goes to one test address). */
 export const ZSpamTestPreSendRequest = ZSpamTestRequest.extend({ dkimSelector: ZDkimSelector.optional() });
 export type TSpamTestPreSendRequest = z.input<typeof ZSpamTestPreSendRequest>;

@@ -17,7 +17,7 @@ import {
   type ZVerifyItemQuery,
 } from '@sendwell/contracts';
 import { stringify } from 'csv-stringify/sync';
-import type { Selectable } from 'kysely';
+import type { RawBuilder, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
@@ -415,6 +415,15 @@ export const isVerifiedInvalid = async (executor: Executor, userId: number, emai
       .where(sql<string>`lower(email)`, '=', email.toLowerCase())
       .executeTakeFirst()
   )?.verdict === 'invalid';
+
+/**
+ * The user's latest verdict of an address ('valid', 'invalid', 'unknown' or null), as a SQL
+ * value for set-based queries of other modules (the pre-send check's audience facts): they
+ * hold no SQL of this table of their own.
+ */
+export const verdictOf = (userId: number, address: RawBuilder<unknown>) =>
+  sql<string | null>`(select v.verdict from verified_addresses v
+                       where v.user_id = ${userId} and lower(v.email) = lower(${address}))`;
 
 export const probeStatus = async (db: Executor) => {
   const row = await db.selectFrom('verification_probe_status').selectAll().where('id', '=', 1).executeTakeFirst();
