@@ -87,7 +87,7 @@ export const audienceHealthItems = (
   const unverifiedShare = share(facts.unverified, recipients);
   items.push(
     facts.unverified === 0
-      ? item('unverified', 'Unverified addresses', 'pass', `All ${recipientsOf(recipients)} were verified.`)
+      ? item('unverified', 'Unverified addresses', 'pass', 'Every recipient was verified.')
       : item(
           'unverified',
           'Unverified addresses',
