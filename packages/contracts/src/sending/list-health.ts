@@ -1,6 +1,7 @@
 import { counted, pluralOf } from '../text/plural';
 import { CIRCUIT_BREAKER, formatPercent, type TBreakerLines } from './circuit-breaker';
 import type { TPreSendItem } from './pre-send';
+import { SEND_MESSAGES } from './sending';
 
 /**
  * The one rule for an audience's health (issue 45 §1), for every checklist that has an
@@ -94,7 +95,7 @@ export const audienceHealthItems = (
           unverifiedShare >= UNVERIFIED_WARN_PERCENT ? 'warn' : 'info',
           `${number(facts.unverified)} of ${recipientsOf(recipients)} (${formatPercent(unverifiedShare)}) ${pluralOf(facts.unverified, { one: 'was', other: 'were' })} never verified.`,
           unverifiedShare >= UNVERIFIED_WARN_PERCENT
-            ? `Addresses that no longer exist bounce, and many bounces hurt your sender reputation: verify them first (${verifyWhere}; one credit per address not checked before).`
+            ? `${SEND_MESSAGES.unverified} Verify them first (${verifyWhere}; one credit per address not checked before).`
             : null,
         ),
   );

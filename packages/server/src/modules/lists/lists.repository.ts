@@ -429,13 +429,20 @@ export const audienceFacts = async (
                        group by lower(email)) m) d`.execute(db)
   ).rows[0]!;
 
-export const countAudience = async (db: Executor, userId: number, listIds: number[]) =>
+export const countAudience = async (
+  db: Executor,
+  userId: number,
+  listIds: number[],
+  verdictOf: (address: RawBuilder<unknown>) => RawBuilder<string | null> = () => sql`null::text`,
+) =>
   (
     await sql<{ duplicates: number; recipients: number; unverified: number }>`
       select count(*) filter (where lists > 1)::int as duplicates,
              count(*)::int as recipients,
-             count(*) filter (where not verified)::int as unverified
-        from (select lower(email), count(*) as lists, bool_or(verified) as verified
+             -- Never verified as the pre-send check counts it (audienceFacts): no list's verification
+             -- and no valid result of the user's own.
+             count(*) filter (where not verified and ${verdictOf(sql`address`)} is distinct from 'valid')::int as unverified
+        from (select lower(email) as address, count(*) as lists, bool_or(verified) as verified
                 from list_members
                where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
                group by lower(email)) d`.execute(db)
