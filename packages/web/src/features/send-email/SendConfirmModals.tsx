@@ -200,8 +200,8 @@ export const SendConfirmModal = ({
               isPending={preSend.isPending}
               isError={preSend.isError}
               onRetry={() => void preSend.refetch()}
-              // The warning above says it, with the cost and a way to verify: said once.
-              shownAbove={['unverified']}
+              // When there are some, the warning above says it, with the cost and a way to verify: said once.
+              shownAbove={shown.check.unverified > 0 ? ['unverified'] : []}
             />
           )}
           <Switch

@@ -422,6 +422,8 @@ describe('SendEmailPage', () => {
   it('shows the pre-send checklist in the confirmation, each group expandable, and asks "send anyway?" when a check fails', async () => {
     const PRE_SEND = 'POST /api/email/pre-send-check';
     const fetchMock = stubPage(buildContent(), {
+      [DUPLICATES]: { duplicates: 0, recipients: 128, unverified: 20 },
+      'POST /api/email/verify-credit-check': { status: true, count: 20, controlled: 0, totalCount: 20 },
       [SEND]: { status: true, message: SEND_MESSAGES.sent, sendId: 42, scheduled: false },
       [PROGRESS]: { data: buildProgress() },
       [PRE_SEND]: {
@@ -476,7 +478,8 @@ describe('SendEmailPage', () => {
     expect(domain.getByText('1 to fix')).toBeTruthy();
     const lists = within(checklist.getByTestId('pre-send-lists'));
     expect(lists.getByText('1 to check')).toBeTruthy();
-    // The unverified item is the warning above the checklist (none here: the audience is verified), not repeated in it.
+    // The unverified item is the warning above the checklist, not repeated in it.
+    expect(confirm.getByTestId('unverified-warning').textContent).toContain('20 recipients were never verified');
     fireEvent.click(lists.getByRole('button', { name: /Lists/ }));
     expect(await lists.findByText('Generic addresses')).toBeTruthy();
     expect(lists.queryByText('Unverified addresses')).toBeNull();
