@@ -19,6 +19,7 @@ import { findUserProfile } from '../auth/auth.service';
 import { campaignStartFacts } from '../campaigns/campaigns.service';
 import { composeSample, MessageComposeError, recentListFigures } from '../delivery/delivery.service';
 import { audienceFacts } from '../lists/lists.service';
+import { resendContentOf } from '../send-email/scheduled.service';
 import { checkSendForm, resolveSender } from '../send-email/send-email.service';
 import { checkComposedMessage } from '../spam-test/spam-test.service';
 import { checkResolver, recordResolverHealth } from '../system/resolver-health.service';
@@ -295,6 +296,41 @@ export const preSendCheck = async (platform: TPlatform, userId: number, form: TP
     audience: lists.audience,
     audienceItems: lists.items,
     dkimSelector: form.dkimSelector || undefined,
+  });
+};
+
+/**
+ * `POST /api/history/resend/pre-send-check`: History's Send again checked as Send Email's
+ * confirmation checks a send (issue 45 §4), on the content Send again will send
+ * (`resendContentOf`): its account, sender, lists and message.
+ */
+export const resendPreSendCheck = async (
+  platform: TPlatform,
+  userId: number,
+  accountId: number,
+  id: number,
+): Promise<TPreSendCheck> => {
+  const content = await resendContentOf(platform, userId, accountId, id);
+  const account = await findAccountRow(platform.db, userId, accountId);
+  if (!account) throw notFound('This sending account does not exist.');
+  const lists = await listItems(platform, userId, account, content.listIds);
+  return runCheck(platform, userId, {
+    account,
+    fromName: content.fromName,
+    fromAddress: content.fromAddress,
+    messages: [
+      {
+        label: null,
+        subject: content.subject,
+        html: content.html,
+        replyTo: content.replyTo,
+        trackOpens: content.trackOpens,
+        trackClicks: content.trackClicks,
+      },
+    ],
+    audience: lists.audience,
+    audienceItems: lists.items,
+    dkimSelector: undefined,
   });
 };
 

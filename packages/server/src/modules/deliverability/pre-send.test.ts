@@ -575,6 +575,40 @@ describe('the pre-send check', () => {
       });
     });
 
+    it("checks History's Send again as Send Email checks a send: the old send's domain, message and lists (issue 45 §4)", async () => {
+      const seeded = await seed({});
+      const { id: sendId } = await t.platform.db
+        .insertInto('sends')
+        .values({
+          user_id: seeded.user.id,
+          account_id: seeded.accountId,
+          status: 'finished',
+          from_name: 'Acme',
+          from_address: 'news@acme.test',
+          subject: 'Hello {{name::friend}}',
+          html: `<p>${GTUBE}</p>`,
+          list_ids: [seeded.listId],
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const response = await seeded.agent.post('/api/history/resend/pre-send-check', {
+        accountId: seeded.accountId,
+        id: sendId,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const result: TPreSendCheck = response.json();
+      expect(itemOf(result, 'spf')?.status).toBe('pass');
+      expect(itemOf(result, 'message-score')?.status).toBe('fail');
+      expect(itemOf(result, 'unverified')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^6 of 10/) });
+      expect(result).toMatchObject({ audience: 10, hasFailures: true });
+      const other = await seed({});
+      const foreign = await other.agent.post('/api/history/resend/pre-send-check', {
+        accountId: seeded.accountId,
+        id: sendId,
+      });
+      expect(foreign.statusCode).toBe(404);
+    });
+
     it('holds a message with a red finding under the red line: an image-only body is not Good', async () => {
       const seeded = await seed({});
       const result = await check(seeded, {

@@ -129,7 +129,8 @@ export const SystemTab = () => {
           <Table.Tbody>
             {queues.map((queue) => (
               <Table.Tr key={queue.name}>
-                <Table.Td>{queue.name}</Table.Td>
+                {/* A queue name is one word: kept on one line (the table scrolls on a phone). */}
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{queue.name}</Table.Td>
                 <Table.Td ta="right">{queue.queued}</Table.Td>
                 <Table.Td ta="right">{queue.active}</Table.Td>
                 <Table.Td ta="right">{queue.failed}</Table.Td>
