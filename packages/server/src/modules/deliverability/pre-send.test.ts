@@ -609,13 +609,16 @@ describe('the pre-send check', () => {
       expect(foreign.statusCode).toBe(404);
     });
 
-    it('holds a message with a red finding under the red line: an image-only body is not Good', async () => {
+    it('holds a message with a red finding under the red line: a phishing-like link is not Good', async () => {
       const seeded = await seed({});
       const result = await check(seeded, {
         dkimSelector: 's1',
-        message: '<p><img src="https://cdn.example.com/banner.png" alt="Our November offers"></p>',
+        trackClicks: false,
+        message:
+          '<p>Hello {{name::there}}, our November news is here. Sign in to see your offers at ' +
+          '<a href="https://login.elsewhere.example.net/">https://www.acme.test/account</a>.</p>',
       });
-      expect(itemOf(result, 'message-image-ratio')?.status).toBe('fail');
+      expect(itemOf(result, 'message-link-text')?.status).toBe('fail');
       expect(result.messageScore).toBeLessThan(5);
       expect(itemOf(result, 'message-score')).toMatchObject({
         status: 'fail',
