@@ -4,20 +4,39 @@ import { freePort } from './cluster';
 const { Packet } = dns2;
 
 /** A name's records: TXT values are split into 255-octet strings as DNS carries them. */
-export type TZone = Record<string, { a?: string[]; mx?: string[]; txt?: string[] }>;
+export type TZone = Record<string, { a?: string[]; mx?: string[]; txt?: string[]; isSilent?: boolean }>;
+
+/**
+ * The names that must exist (DNS_CANARY_NAMES' default) as the internet has them: a resolver
+ * that does not find them is taken as broken (R48), so every test zone holds them.
+ */
+export const WELL_KNOWN_MX = {
+  'gmail.com': { mx: ['gmail-smtp-in.l.google.com'] },
+  'outlook.com': { mx: ['outlook-com.olc.protection.outlook.com'] },
+  'yahoo.com': { mx: ['mta5.am0.yahoodns.net'] },
+} satisfies TZone;
 
 /**
  * A DNS server on loopback answering from a zone of the test's own (SPF, DKIM keys, DMARC
- * policies, blocklist entries): what a receiver looks up, under the test's control.
+ * policies, blocklist entries): what a receiver looks up, under the test's control, beside
+ * the names that must exist. `brokenAfter: n` answers the first n questions and then "no such
+ * domain" to everything, as a broken resolver does (R48); 0 is broken from the start.
  */
-export const startDnsZone = async (zone: TZone) => {
+export const startDnsZone = async (
+  ownZone: TZone,
+  { brokenAfter = Number.POSITIVE_INFINITY }: { brokenAfter?: number } = {},
+) => {
+  const zone: TZone = { ...WELL_KNOWN_MX, ...ownZone };
+  let answered = 0;
   const port = await freePort();
   const server = dns2.createServer({
     udp: true,
     handle: (request, send) => {
       const response = Packet.createResponseFromRequest(request);
       const [question] = request.questions;
-      const records = zone[question!.name.toLowerCase()];
+      const records = answered++ < brokenAfter ? zone[question!.name.toLowerCase()] : undefined;
+      // A name whose server never answers: the asker times out (a DNS that does not answer).
+      if (records?.isSilent) return;
       if (!records) {
         response.header.rcode = 3; // NXDOMAIN
       } else if (question!.type === Packet.TYPE.TXT) {

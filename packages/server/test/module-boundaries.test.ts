@@ -81,6 +81,8 @@ const OWNER: Record<string, string> = {
   webhook_deliveries: 'webhooks',
   webhook_attempts: 'webhooks',
   transactional_requests: 'send-email',
+  // What the DNS resolver answered for names that must exist (R48), as verification and the pre-send check saw it.
+  resolver_status: 'system',
 };
 
 /** Crossings that predate the rule: `module: what` → why it stays for now. */

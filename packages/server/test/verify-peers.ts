@@ -4,6 +4,7 @@ import { domainToASCII } from 'node:url';
 import dns2 from 'dns2';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from './cluster';
+import { WELL_KNOWN_MX } from './dns-zone';
 
 const { Packet } = dns2;
 
@@ -45,6 +46,8 @@ const zone = (): Record<string, { mx?: string[]; a?: string[] }> => {
     // A private first choice and a public-enough second one: the second is asked.
     'backup.test': { mx: ['mx.private.test', 'mx.backup.test'] },
     'mx.backup.test': { a: ['127.0.0.1'] },
+    // Names that must exist (DNS_CANARY_NAMES): a resolver that does not find them is broken (R48).
+    ...WELL_KNOWN_MX,
   };
   // müller.test, whose stored (A-label) form is what is looked up and asked about.
   for (const domain of ['accept', 'reject', 'catchall', 'grey', 'slow', 'drop', 'busy', 'hold', 'xn--mller-kva']) {

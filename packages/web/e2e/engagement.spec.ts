@@ -57,7 +57,9 @@ test('checks a send before it goes, then sends it again to those who did not ope
   await expect(checklist.getByTestId('pre-send-message')).toContainText('of 10');
   await expect(checklist.getByTestId('pre-send-lists')).toBeVisible();
   await checklist.getByRole('button', { name: /Lists/ }).click();
+  // Every member is verified: the checklist says so, and no warning stands above it.
   await expect(checklist.getByText('Unverified addresses')).toBeVisible();
+  await expect(confirm.getByTestId('unverified-warning')).toHaveCount(0);
   await expectAccessible(page, 'send confirmation with the pre-send checklist open');
   await confirm.getByRole('button', { name: 'Yes, send it' }).click();
   await expect(page.getByTestId('send-progress')).toContainText('finished', { timeout: 30_000 });

@@ -41,13 +41,9 @@ test('a send shows on the dashboard and in History with its counts and events, e
   await page.getByLabel('Mailing lists').click();
   await page.getByRole('option', { name: /Readers/ }).click();
   await page.keyboard.press('Escape');
-  await page.getByLabel('Subject').fill('History journey =1+1');
+  await page.getByLabel('Subject').fill('History journey =1+1 for {{name::friend}}');
   await writeHtmlMessage(page, '<p>Hello {{name}}</p>');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
-  // The lists hold unverified addresses: the verify-lists offer comes first.
-  const offer = page.getByRole('dialog', { name: 'Verify your lists first?' });
-  await expect(offer).toContainText("Unverified email addresses will increase your email's spam score!");
-  await offer.getByRole('button', { name: 'Send anyway' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Yes, send it' }).click();
   await expect(page.getByTestId('send-progress')).toContainText('finished', { timeout: 30_000 });
 
@@ -56,6 +52,9 @@ test('a send shows on the dashboard and in History with its counts and events, e
   const row = table.getByRole('row', { name: /History journey/ });
   await expect(row).toContainText('Sent');
   await expect(row).toContainText('Readers');
+  // The subject as its readers saw it: the merge field's fallback, not its braces (issue 45 §4).
+  await expect(row).toContainText('History journey =1+1 for friend');
+  await expect(row).not.toContainText('{{');
   await expectAccessible(page, 'history');
   // Keyboard: expand the row to its statistics.
   await tabTo(page, row.getByRole('button', { name: 'Expand row' }));
@@ -83,15 +82,37 @@ test('a send shows on the dashboard and in History with its counts and events, e
   await expect(page.getByRole('img', { name: /^Sent: 2 / })).toBeVisible();
   await expect(page.getByRole('table', { name: 'Last 7 days' })).toContainText('2');
   await expect(page.getByTestId('data-table')).toContainText('bob@example.com');
+  // Messages, not people: one per recipient of each send; the events say Sent, as History does (issue 45 §4).
+  await expect(page.getByTestId('dashboard-figures')).toContainText('2 messages (one per recipient of each send)');
+  await expect(page.getByTestId('dashboard-figures')).not.toContainText('each counted once');
+  await expect(page.getByTestId('data-table')).toContainText('Sent');
+  await expect(page.getByTestId('data-table')).not.toContainText(/accepted/i);
+  await expect(
+    page.getByRole('table', { name: 'Last 7 days' }).getByRole('columnheader', { name: 'Sent' }),
+  ).toBeVisible();
   await expectAccessible(page, 'dashboard');
 
-  // Edit starts a new send from this one.
+  // Send again shows Send Email's pre-send checklist first; nothing goes until it is confirmed.
   await page.goto(`${baseUrl()}/history`);
   await page
     .getByTestId('data-table')
-    .getByRole('link', { name: /Edit as new: History journey/ })
+    .getByRole('button', { name: 'Send again: History journey =1+1 for friend' })
     .click();
-  await expect(page.getByLabel('Subject')).toHaveValue('History journey =1+1');
+  const again = page.getByRole('dialog', { name: 'Send this email again?' });
+  await expect(again.getByTestId('pre-send-checklist')).toBeVisible();
+  await expect(again.getByTestId('pre-send-lists')).toBeVisible();
+  await expect(again.getByTestId('pre-send-message')).toContainText('of 10');
+  await expectAccessible(page, 'send again with its checklist');
+  await again.getByRole('button', { name: 'Cancel' }).click();
+  await expect(again).toBeHidden();
+  await expect(page.getByTestId('data-table').getByRole('row', { name: /History journey/ })).toHaveCount(1);
+
+  // Duplicate (a sent email is not edited) starts a new send from this one.
+  await page
+    .getByTestId('data-table')
+    .getByRole('link', { name: /Duplicate as a new email: History journey/ })
+    .click();
+  await expect(page.getByLabel('Subject')).toHaveValue('History journey =1+1 for {{name::friend}}');
   // A message written in HTML (no design beside it) opens in HTML mode, as written.
   await expect(page.getByLabel('HTML message')).toHaveText('<p>Hello {{name}}</p>');
 });

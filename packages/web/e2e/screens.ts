@@ -159,7 +159,8 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
         account: accountId,
         from: 'Olivia at Acme',
         to: [listId],
-        subject: 'Our autumn newsletter: twelve things we shipped this season',
+        // A merge field with a fallback: History shows it as readers see it ("friend"), not the braces.
+        subject: 'Our autumn newsletter, {{name::friend}}: twelve things we shipped this season',
         message: '<p>Hello {{name}}, here is what is new.</p>',
         sendLater: false,
       },
@@ -176,6 +177,26 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
       (page) => page.meta.total > 0,
     );
     return { id: sent.sendId, accountId };
+  });
+
+  /** An A/B subject test whose rest waits an hour: History shows each part with its A/B label. */
+  const abTest = once(async () => {
+    const { id: listId, accountId } = await list();
+    await call(sendEmailApi.send, {
+      body: {
+        account: accountId,
+        from: 'Olivia at Acme',
+        to: [listId],
+        subject: 'Which subject opens more: the short one',
+        subjectB: 'Which subject opens more: the long one, with every detail of the season in it',
+        abTest: true,
+        abTestPercent: 50,
+        abWaitMinutes: 60,
+        abMetric: 'opens',
+        message: '<p>Hello {{name}}.</p>',
+        sendLater: false,
+      },
+    });
   });
 
   const scheduled = once(async () => {
@@ -313,6 +334,7 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
     pendingEmail,
     signupForm,
     send,
+    abTest,
     scheduled,
     campaign,
     draft,
@@ -431,7 +453,7 @@ export const screens: TScreen[] = [
     },
   },
   {
-    name: 'send email, edit as new',
+    name: 'send email, a duplicate of a sent one',
     path: async (seeds) => `/history/edit-email/${(await seeds.send()).id}`,
     reach: (page) => expect(page.getByLabel('Subject')).toHaveValue(/autumn newsletter/),
   },
@@ -452,13 +474,32 @@ export const screens: TScreen[] = [
   {
     name: 'history, a row expanded',
     path: async (seeds) => {
+      await Promise.all([seeds.send(), seeds.abTest()]);
+      return '/history';
+    },
+    reach: async (page) => {
+      // Subjects as readers see them: the merge field's fallback, not its braces.
+      await tableWith(page, 'History', 'autumn newsletter, friend:');
+      await expect(page.getByTestId('data-table')).toContainText('A/B test · winner to the rest');
+      await page.getByRole('button', { name: 'Expand row' }).first().click();
+      await expect(page.getByLabel('Statistics')).toContainText('Sent');
+    },
+  },
+  {
+    name: 'history, send again with its checklist',
+    path: async (seeds) => {
       await seeds.send();
       return '/history';
     },
     reach: async (page) => {
-      await tableWith(page, 'History', 'autumn newsletter');
-      await page.getByRole('button', { name: 'Expand row' }).first().click();
-      await expect(page.getByLabel('Statistics')).toContainText('Sent');
+      await tableWith(page, 'History', 'autumn newsletter, friend:');
+      await rowAction(
+        page,
+        'Our autumn newsletter, friend: twelve things we shipped this season',
+        /^Send again: Our autumn/,
+      );
+      const dialog = await openDialog(page, 'Send this email again?');
+      await expect(dialog.getByTestId('pre-send-checklist')).toBeVisible();
     },
   },
   {
@@ -742,7 +783,7 @@ export const screens: TScreen[] = [
   {
     name: 'operator, users',
     path: () => '/operator/users',
-    reach: (page) => tableWith(page, 'Operator', '@example.com'),
+    reach: (page) => tableWith(page, 'Operator', 'example.com'),
   },
   {
     name: 'operator, plans',

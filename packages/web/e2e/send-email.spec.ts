@@ -77,17 +77,19 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
 
   await page.getByRole('button', { name: 'Send', exact: true }).click();
-  // The lists hold unverified addresses: the verify-lists offer comes first.
-  const offer = page.getByRole('dialog', { name: 'Verify your lists first?' });
-  await expect(offer).toContainText("Unverified email addresses will increase your email's spam score!");
-  await expectAccessible(page, 'verify-lists offer');
-  await offer.getByRole('button', { name: 'Send anyway' }).click();
   const duplicates = page.getByRole('dialog').filter({ hasText: 'more than one of the chosen lists' });
   await expect(duplicates).toContainText('1 address is on more than one of the chosen lists');
   await expectAccessible(page, 'duplicate warning dialog');
   await duplicates.getByRole('button', { name: 'Continue' }).click();
   const confirm = page.getByRole('dialog').filter({ hasText: 'Yes, send it' });
   await expect(confirm).toBeVisible();
+  // The lists hold unverified addresses: said once, here, with what it risks and costs (issue 45 §2).
+  const unverified = confirm.getByTestId('unverified-warning');
+  await expect(unverified).toContainText('never verified');
+  await expect(unverified).toContainText('hurt your sender reputation');
+  await expect(unverified).not.toContainText('spam score');
+  await expect(unverified.getByTestId('unverified-cost')).toContainText('Verifying them costs');
+  await expect(unverified.getByRole('button', { name: 'Verify now' })).toBeVisible();
   await expectAccessible(page, 'send confirmation dialog');
   await confirm.getByRole('button', { name: 'Yes, send it' }).click();
 

@@ -140,6 +140,20 @@ export const ZSystemStatus = z.object({
     detail: z.string().nullable(),
     port: z.number().int(),
   }),
+  /**
+   * The DNS resolver as email verification and the pre-send check last saw it (R48): broken
+   * when it did not find names that must exist. One entry per asker that has asked.
+   */
+  resolvers: z.array(
+    z.object({
+      source: z.enum(['verification', 'pre-send']),
+      /** The servers asked; empty for the system's. */
+      servers: z.string(),
+      brokenSince: z.string().nullable(),
+      lastOkAt: z.string().nullable(),
+      detail: z.string().nullable(),
+    }),
+  ),
 });
 export type TSystemStatus = z.infer<typeof ZSystemStatus>;
 

@@ -45,6 +45,25 @@ export const FIGURE_DEFINITIONS: Record<TFigureName | 'bounced', string> = {
   unknown: 'Recipients whose message may or may not have left: the answer never came.',
 };
 
+/**
+ * What the screens call each event (GLOSSARY.md): the provider's acceptance is *Sent* on
+ * History and on the dashboard alike (History's API already names it `sent`; the dashboard's
+ * keeps the spec's `accepted`), so one thing reads one way wherever it shows.
+ */
+export const EVENT_LABELS: Record<string, string> = {
+  accepted: 'Sent',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  deferred: 'Deferred',
+  failed: 'Failed',
+  unknown: 'Unknown',
+  opened: 'Opened',
+  clicked: 'Clicked',
+  complained: 'Complained',
+  unsubscribed: 'Unsubscribed',
+};
+export const eventLabel = (type: string) => EVENT_LABELS[type] ?? type;
+
 export const emptyFigures = (): TFigures => Object.fromEntries(FIGURE_NAMES.map((name) => [name, 0])) as TFigures;
 
 export const addFigures = (left: TFigures, right: Partial<TFigures>): TFigures =>

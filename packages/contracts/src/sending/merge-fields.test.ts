@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeFieldsIn, mergeFieldsOf, mergeValue, renderMergeFields } from './merge-fields';
+import { mergeFieldsIn, mergeFieldsOf, mergeValue, renderMergeFields, withFallbacks } from './merge-fields';
 
 /** The pattern the scanner replaces, kept here as the reference for what a merge field is. */
 const OLD_PATTERN = /\{\{\s*([A-Za-z0-9_]+)\s*(?:::([^}]*))?\}\}/g;
@@ -71,5 +71,14 @@ describe('merge field values', () => {
 
   it('lists the fields a template uses once each', () => {
     expect(mergeFieldsOf('{{name}} {{city::x}} {{name::y}} {{ email }}')).toEqual(['name', 'city', 'email']);
+  });
+});
+
+describe('a template shown without a recipient', () => {
+  it('reads each field as its fallback, or as a recipient without the value reads it', () => {
+    expect(withFallbacks('Welcome, {{name::friend}}')).toBe('Welcome, friend');
+    expect(withFallbacks('Hello {{name}}, our news')).toBe('Hello, our news');
+    expect(withFallbacks('{{ company :: your team }} and {{city}} news')).toBe('your team and news');
+    expect(withFallbacks('No fields here')).toBe('No fields here');
   });
 });

@@ -143,3 +143,14 @@ export const renderMergeFields = (template: string, recipient: TMergeRecipient, 
 export const mergeFieldsOf = (template: string) => [
   ...new Set(Array.from(mergeFieldsIn(template), (field) => field.key)),
 ];
+
+/**
+ * A template as the screens show it without a recipient (History's subjects, issue 45 §4):
+ * each field as its fallback (`{{name::friend}}` reads "friend"), or empty as for a
+ * recipient without the value, spaces closed up. What a reader sees, not the raw braces.
+ */
+export const withFallbacks = (template: string) =>
+  renderMergeFields(template, { email: '', name: '', fields: {} }, false)
+    .replace(/\s+([,.;:!?])/g, '$1')
+    .replace(/\s{2,}/g, ' ')
+    .trim();

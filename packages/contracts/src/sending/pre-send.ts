@@ -71,12 +71,29 @@ export const worstStatus = (items: Pick<TPreSendItem, 'status'>[]): TPreSendItem
   );
 };
 
+/**
+ * The highest content score of a message with a red finding (issue 45 §1): the lowest band
+ * ("Likely spam", a red Content score), so a phishing-like link or an image-only body never
+ * sits under a score that reads Good. The points alone are the spam test's.
+ */
+export const RED_FINDING_CEILING = 4.9;
+
+/** A message's score as the checklist shows it: its points, held under the red line while a finding is red. */
+export const messageScoreOf = (score: number, findings: Pick<TPreSendItem, 'status'>[]) =>
+  findings.some((finding) => finding.status === 'fail') ? Math.min(score, RED_FINDING_CEILING) : score;
+
 /** The spam-test form's check (issue 31 §1): its sender and message, no lists (it goes to one test address). */
 export const ZSpamTestPreSendRequest = ZSpamTestRequest.extend({ dkimSelector: ZDkimSelector.optional() });
 export type TSpamTestPreSendRequest = z.input<typeof ZSpamTestPreSendRequest>;
 
 /** A drip campaign's check before it starts (the wizard's Finish): the draft by its temporary key. */
 export const ZCampaignPreSendRequest = z.object({ temporary: z.string().min(1).max(100) });
+
+/** History's Send again (issue 45 §4): the old send by its account and id, as `/history/resend` takes it. */
+export const ZResendPreSendRequest = z.object({
+  accountId: z.coerce.number().int().positive(),
+  id: z.coerce.number().int().positive(),
+});
 
 /**
  * The message's own checks beside the editor as a user writes (issue 46 §3): the spam test's
@@ -91,7 +108,7 @@ export type TMessageCheckRequest = z.input<typeof ZMessageCheckRequest>;
 export const ZMessageCheck = z.object({ items: z.array(ZPreSendItem), messageScore: z.number() });
 export type TMessageCheck = z.infer<typeof ZMessageCheck>;
 
-/** The pre-send check of the spam-test form and of a drip campaign's start (paths of ours beside theirs). */
+/** The pre-send check of the spam-test form, a drip campaign's start and Send again (paths of ours beside theirs). */
 export const preSendApi = {
   /** The editor's message checks (a path of ours). */
   messageCheck: defineRoute({
@@ -99,6 +116,12 @@ export const preSendApi = {
     path: '/email/message-check',
     body: ZMessageCheckRequest,
     response: ZMessageCheck,
+  }),
+  resend: defineRoute({
+    method: 'POST',
+    path: '/history/resend/pre-send-check',
+    body: ZResendPreSendRequest,
+    response: ZPreSendCheck,
   }),
   spamTest: defineRoute({
     method: 'POST',

@@ -26,7 +26,12 @@ export const SEND_MESSAGES = {
   scheduleUpgrade: 'Upgrade your plan to create a scheduled email.',
   sent: 'Your email is on its way. You can follow it on this page.',
   scheduled: 'Your email has been scheduled.',
-  unverified: "Unverified email addresses will increase your email's spam score!",
+  /**
+   * Why verifying matters (issue 45 §2): the spec's "will increase your email's spam score!"
+   * was wrong; an address that does not exist bounces, and bounces cost reputation.
+   */
+  unverified:
+    'Addresses that no longer exist bounce, and many bounces hurt your sender reputation: mailbox providers send more of your mail to spam, and a send past your hard-bounce limit pauses itself.',
   dailyLimitZero:
     'The daily sending balance of this SMTP account is 0. Schedule the email, or come back tomorrow to send it.',
   templateSaved: 'Your template has been saved.',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute, ZIdParams } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
+import { counted, pluralOf } from '../text/plural';
 
 /** Spec §9: at most 10,000 addresses at once; one credit per address not already checked. */
 export const VERIFY_MAX_ADDRESSES = 10_000;
@@ -14,7 +15,19 @@ export const VERIFY_MESSAGES = {
   /** The verdict's reason when every mail server of a domain is on a private network (R35). */
   notPublic: "The domain's mail server is not on the public internet.",
   failed: 'The verification could not be finished. The credits of the addresses it did not check are back.',
+  /**
+   * The verdict's reason when the server's DNS resolver does not find names that must exist
+   * (R48): its "no such domain" cannot be believed, so the address is unknown, and refunded.
+   */
+  resolverBroken:
+    "Not checked: this server's DNS resolver does not find names that must exist, so its answers cannot be trusted.",
 } as const;
+
+/** What the user is told about a job whose addresses the broken resolver left unknown (R48). */
+export const resolverNotice = (count: number, isRefunded = true) =>
+  `${counted(count, { one: 'address was', other: 'addresses were' })} not checked: this server's DNS resolver does not find names that must exist (such as gmail.com), so its answers cannot be trusted. ${pluralOf(count, { one: 'It is', other: 'They are' })} unknown, ${
+    isRefunded ? `${pluralOf(count, { one: 'its credit is', other: 'their credits are' })} back, ` : ''
+  }and the operator has been told. Verify again once it is fixed.`;
 
 /** An entry the tool will not check, as the confirmation lists it: a line or row and why. */
 export const ZVerifySkippedEntry = z.object({ line: z.number().int(), text: z.string(), reason: z.string() });
@@ -59,6 +72,8 @@ export const ZVerifyJob = z.object({
   already_checked: z.number().int(),
   credits_charged: z.number().int(),
   credits_refunded: z.number().int(),
+  /** What the user must know about the verdicts beyond the counts (a broken resolver, R48), or null. */
+  notice: z.string().nullable(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });

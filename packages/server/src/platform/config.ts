@@ -107,6 +107,13 @@ const ZEnvironment = z.object({
   /** Lets the verification probe reach mail servers on loopback: local development and tests only (R35). */
   VERIFY_ALLOW_LOOPBACK: boolean.default(false),
   /**
+   * Names that must exist (R48): before a verification job's verdicts count, and beside every
+   * pre-send check, their MX records are asked of the resolver; when one is not found the
+   * resolver is taken as broken, answers that say "no such domain" are not believed, and the
+   * operator's System page says so.
+   */
+  DNS_CANARY_NAMES: z.string().default('gmail.com,outlook.com,yahoo.com'),
+  /**
    * Spam tests: the test mailbox receives mail for `t-<token>@SPAM_TEST_DOMAIN` on
    * SPAM_TEST_SMTP_PORT (point the domain's MX here; 0 = any free port). Content engines
    * are asked when reachable (`off` to skip one); DNS blocklists and the authentication
@@ -219,6 +226,8 @@ export type TConfig = {
     spamd: { host: string; port: number } | null;
     engineTimeoutMs: number;
   };
+  /** Names that must resolve (R48): a resolver that cannot find them is broken. */
+  dnsCanaries: string[];
   verify: {
     dnsServers: string[];
     port: number;
@@ -422,6 +431,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, argv: readonly 
     registrationLimitPerIp: e.REGISTRATION_LIMIT_PER_IP,
     supportEmail: e.SUPPORT_EMAIL,
     testInbox: e.TEST_INBOX ? { port: e.TEST_INBOX_PORT } : null,
+    dnsCanaries: splitList(e.DNS_CANARY_NAMES).map((name) => name.toLowerCase()),
     verify: {
       dnsServers: (e.VERIFY_DNS_SERVERS ?? '')
         .split(',')

@@ -81,6 +81,8 @@ export type VerificationJobsTable = {
   credits_charged: Generated<number>;
   credits_refunded: Generated<number>;
   error: string | null;
+  /** What the user must know about the verdicts beyond the counts (a broken resolver, R48). */
+  notice: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: Date | null;
@@ -297,6 +299,16 @@ export type VerificationProbeStatusTable = {
   blocked_since: Date | null;
   last_reached_at: Date | null;
   unreachable_domains: Generated<number>;
+  detail: string | null;
+  updated_at: Generated<Date>;
+};
+
+/** Whether the DNS resolver finds names that must exist, as each asker last saw it (R48). */
+export type ResolverStatusTable = {
+  source: 'verification' | 'pre-send';
+  servers: Generated<string>;
+  broken_since: Date | null;
+  last_ok_at: Date | null;
   detail: string | null;
   updated_at: Generated<Date>;
 };
@@ -909,6 +921,7 @@ export type Database = {
   campaign_recipients: CampaignRecipientsTable;
   campaign_messages: CampaignMessagesTable;
   verification_probe_status: VerificationProbeStatusTable;
+  resolver_status: ResolverStatusTable;
   verification_items: VerificationItemsTable;
   verified_addresses: VerifiedAddressesTable;
   ticket_messages: TicketMessagesTable;

@@ -15,6 +15,7 @@ import {
   type MantineColorsTuple,
   type MantineTheme,
   Menu,
+  Modal,
 } from '@mantine/core';
 
 const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
@@ -50,6 +51,9 @@ export const theme = createTheme({
         label: { overflow: 'visible', textOverflow: 'clip' },
       },
     }),
+    // A modal's title that names an address ("Import members into newsletter@…") wraps rather
+    // than pushing the × past a phone's screen.
+    Modal: Modal.extend({ styles: { title: { minWidth: 0, overflowWrap: 'anywhere' } } }),
     // The × of modals, toasts and alerts is an icon: give it a name (axe button-name).
     // (Typed without DOM attributes, which it passes on to its button.)
     CloseButton: CloseButton.extend({ defaultProps: { 'aria-label': 'Close' } as Partial<CloseButtonProps> }),

@@ -13,7 +13,8 @@ export const PageHeader = ({ title, description, actions }: TProps) => {
   useDocumentTitle(`${title} · Sendwell`);
   return (
     <Group justify="space-between" align="flex-end" gap="md" mb="lg">
-      <Stack gap={4}>
+      {/* A title or description holding an address (a send's From, a list's address) wraps on a phone. */}
+      <Stack gap={4} miw={0} style={{ overflowWrap: 'anywhere' }}>
         <Title order={1} fz="h2">
           {title}
         </Title>

@@ -241,15 +241,28 @@ export const countSuppressedRecipients = async (db: Executor, userId: number, ca
     ).rows[0]?.count ?? 0,
   );
 
-/** How many recipients a campaign has, how many are role addresses (`genericNames`), how many suppressed. */
-export const recipientFacts = async (db: Executor, userId: number, campaignId: number, genericNames: string[]) =>
+/**
+ * How many recipients a campaign has, how many are role addresses (`genericNames`), how many
+ * suppressed, and by the user's own results (`verdictOf`, the verification module's SQL
+ * value), how many were never found valid and how many were found invalid.
+ */
+export const recipientFacts = async (
+  db: Executor,
+  userId: number,
+  campaignId: number,
+  genericNames: string[],
+  verdictOf: (email: RawBuilder<unknown>) => RawBuilder<string | null> = () => sql`null::text`,
+) =>
   (
-    await sql<{ recipients: number; generic: number; suppressed: number }>`
+    await sql<{ recipients: number; unverified: number; invalid: number; generic: number; suppressed: number }>`
       select count(*)::int as recipients,
-             count(*) filter (where split_part(lower(r.email), '@', 1) = any(${genericNames}::text[]))::int
+             count(*) filter (where verdict is distinct from 'valid')::int as unverified,
+             count(*) filter (where verdict = 'invalid')::int as invalid,
+             count(*) filter (where split_part(lower(email), '@', 1) = any(${genericNames}::text[]))::int
                as generic,
-             count(*) filter (where not ${notSuppressed(userId, sql`r.email`)})::int as suppressed
-        from campaign_recipients r where r.campaign_id = ${campaignId}`.execute(db)
+             count(*) filter (where not ${notSuppressed(userId, sql`email`)})::int as suppressed
+        from (select r.email, ${verdictOf(sql`r.email`)} as verdict
+                from campaign_recipients r where r.campaign_id = ${campaignId}) d`.execute(db)
   ).rows[0]!;
 
 /** The first recipients of a campaign, in the order they were added. */

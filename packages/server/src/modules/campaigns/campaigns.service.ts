@@ -4,6 +4,7 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { HttpError, notFound } from '../../platform/errors';
 import { genericNames } from '../lists/lists.service';
+import { verdictOf } from '../verification/verification.service';
 import {
   findCampaign,
   insertStep,
@@ -94,7 +95,8 @@ export const writeSequence = (platform: TPlatform, campaign: { id: number; user_
  * What a draft will send when it starts, for the pre-send check at the wizard's Finish (issue
  * 31 §1): its account and sender, each email as the scheduler composes it (the signature
  * after the body, the first email's reply-to when it is for all), and its recipients: how
- * many, how many are role addresses, how many are suppressed (they start stopped).
+ * many, how many are role addresses, how many are suppressed (they start stopped), and how
+ * many the user's verification never found valid or found invalid (verification's `verdictOf`).
  */
 export const campaignStartFacts = async (platform: TPlatform, userId: number, key: string) => {
   const draft = await requireDraft(platform.db, userId, key);
@@ -102,7 +104,9 @@ export const campaignStartFacts = async (platform: TPlatform, userId: number, ke
     throw new HttpError(409, 'The campaign cannot start without the campaign’s title and sender.', 'STEP_MISSING');
   const steps = await listSteps(platform.db, draft.id);
   const first = steps[0];
-  const facts = await recipientFacts(platform.db, userId, draft.id, [...genericNames(platform)]);
+  const facts = await recipientFacts(platform.db, userId, draft.id, [...genericNames(platform)], (email) =>
+    verdictOf(userId, email),
+  );
   return {
     accountId: draft.account_id,
     fromName: draft.sender_name,

@@ -1,7 +1,9 @@
 import {
   abPartLetter,
   abSubjectsOf,
-  BULK_SENDER_DAILY,
+  audienceHealthItems,
+  messageScoreOf,
+  type TAudienceFacts,
   type TMessageCheck,
   type TPreSendCheck,
   type TPreSendItem,
@@ -12,30 +14,32 @@ import {
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
-import { accountDkimSelector, findAccountRow } from '../accounts/accounts.service';
+import { findAccountRow } from '../accounts/accounts.service';
 import { findUserProfile } from '../auth/auth.service';
 import { campaignStartFacts } from '../campaigns/campaigns.service';
 import { composeSample, MessageComposeError, recentListFigures } from '../delivery/delivery.service';
 import { audienceFacts } from '../lists/lists.service';
+import { resendContentOf } from '../send-email/scheduled.service';
 import { checkSendForm, resolveSender } from '../send-email/send-email.service';
 import { checkComposedMessage } from '../spam-test/spam-test.service';
+import { checkResolver, recordResolverHealth } from '../system/resolver-health.service';
+import { verdictOf } from '../verification/verification.service';
 import { createCachingResolver, type TCachingResolver } from './dns-cache';
+import { dkimOutcome, dmarcItems, domainItem, isTestInbox, spfOutcome, type TAccount } from './domain-items';
 
 /**
  * The pre-send check (issue 31 §1): what a receiver will make of a send before the user
  * confirms it, in three groups, each item with what to do. Nothing here blocks a send; red
  * items make the confirmation ask "send anyway?". Costs nothing: DNS (cached by TTL), the
  * spam test's own content checks on the composed message, and grouped reads of the lists.
+ * The sending domain's items are `domain-items.ts`; an audience's are contracts' one rule
+ * (`audienceHealthItems`).
  */
 
 export type TPreSendForm = z.output<typeof ZPreSendRequest>;
-type TAccount = NonNullable<Awaited<ReturnType<typeof findAccountRow>>>;
 
 /** How far back "recent sends to these lists" look. */
 const RECENT_DAYS = 90;
-/** Selectors Mailgun gives a domain's DKIM key, tried when the user names none. */
-const MAILGUN_SELECTORS = ['mx', 'k1', 'smtp', 'krs', 'pic', 'mailo', 'email'];
-const MAILGUN_INCLUDES = ['include:mailgun.org', 'include:eu.mailgun.org'];
 
 const item = (
   group: TPreSendItem['group'],
@@ -56,343 +60,109 @@ export const preSendResolver = (platform: TPlatform) => {
   return created;
 };
 
-const percent = (part: number, whole: number) => (whole === 0 ? 0 : (part * 100) / whole);
-const shown = (value: number) => `${Number(value.toFixed(value < 1 ? 2 : 1))}%`;
-
-/** The TXT records of a name joined as receivers read them; none when the name has none or does not exist. */
-const txtOf = async (resolve: TCachingResolver['resolve'], name: string) => {
-  try {
-    return ((await resolve(name, 'TXT')) as string[][]).map((chunks) => chunks.join(''));
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
-    throw error;
-  }
-};
-
-const isTestInbox = (account: TAccount) => account.driver === 'test-inbox';
-
-const spfItem = async (
-  resolve: TCachingResolver['resolve'],
-  account: TAccount,
-  fromAddress: string,
-): Promise<TPreSendItem> => {
-  const title = 'SPF';
-  if (isTestInbox(account)) {
-    return item(
-      'domain',
-      'spf',
-      title,
-      'info',
-      'The test inbox keeps messages on this server: no receiver checks SPF.',
-    );
-  }
-  if (account.provider === 'mailgun') {
-    // Mailgun's envelope sender is at the account's domain: that is where SPF is read.
-    const domain = account.domain ?? '';
-    const records = (await txtOf(resolve, domain)).filter((record) => /^v=spf1\b/i.test(record));
-    if (records.length === 0) {
-      return item(
-        'domain',
-        'spf',
-        title,
-        'fail',
-        `${domain} publishes no SPF record, so receivers cannot tell Mailgun may send for it.`,
-        `Add the TXT record "v=spf1 include:mailgun.org ~all" to ${domain} (Mailgun's domain settings list it).`,
-      );
-    }
-    const isIncluded = records.some((record) =>
-      MAILGUN_INCLUDES.some((include) => record.toLowerCase().split(/\s+/).includes(include)),
-    );
-    return isIncluded
-      ? item('domain', 'spf', title, 'pass', `${domain}'s SPF record allows Mailgun (${records[0]}).`)
-      : item(
-          'domain',
-          'spf',
-          title,
-          'fail',
-          `${domain}'s SPF record does not include Mailgun: ${records[0]}`,
-          `Add include:mailgun.org to the record (before its all).`,
-        );
-  }
-  // An SMTP server: does the From domain's SPF allow the server's own address?
-  const host = account.host ?? '';
-  let addresses: string[] = [];
-  try {
-    addresses = (await resolve(host, 'A')) as string[];
-  } catch {
-    addresses = /^\d+\.\d+\.\d+\.\d+$/.test(host) ? [host] : [];
-  }
-  if (addresses.length === 0) {
-    return item(
-      'domain',
-      'spf',
-      title,
-      'warn',
-      `The address of ${host} could not be looked up, so SPF was not checked.`,
-    );
-  }
-  // Loaded with the first check, not at start (spam-test/analysis.ts says why).
-  const { spf } = await import('mailauth/lib/spf/index.js');
-  const result = (await spf({
-    sender: fromAddress,
-    ip: addresses[0]!,
-    helo: host,
-    mta: 'sendwell.local',
-    resolver: resolve as never,
-  })) as { status: { result: string }; info?: string };
-  const domain = fromAddress.split('@')[1] ?? '';
-  switch (result.status.result) {
-    case 'pass':
-      return item('domain', 'spf', title, 'pass', `${domain}'s SPF record allows ${host} (${addresses[0]}).`);
-    case 'none':
-      return item(
-        'domain',
-        'spf',
-        title,
-        'fail',
-        `${domain} publishes no SPF record.`,
-        `Add a TXT record to ${domain} that allows ${host}, e.g. "v=spf1 ip4:${addresses[0]} ~all", or your provider's include.`,
-      );
-    case 'fail':
-      return item(
-        'domain',
-        'spf',
-        title,
-        'fail',
-        `${domain}'s SPF record does not allow ${host} (${addresses[0]}): receivers treat the mail as forged.`,
-        `Add ${host}'s address or your provider's include to the record.`,
-      );
-    case 'softfail':
-    case 'neutral':
-      return item(
-        'domain',
-        'spf',
-        title,
-        'warn',
-        `${domain}'s SPF record does not list ${host} (${addresses[0]}) (${result.status.result}).`,
-        `Add ${host}'s address or your provider's include to the record.`,
-      );
-    default:
-      return item(
-        'domain',
-        'spf',
-        title,
-        'warn',
-        `${domain}'s SPF record could not be evaluated (${result.status.result}).`,
-        'Check the record for syntax errors and for more than 10 DNS lookups.',
-      );
-  }
-};
-
-const dkimItem = async (
-  platform: TPlatform,
-  resolve: TCachingResolver['resolve'],
-  account: TAccount,
-  fromAddress: string,
-  asked: string | undefined,
-): Promise<TPreSendItem> => {
-  const title = 'DKIM';
-  if (isTestInbox(account)) {
-    return item('domain', 'dkim', title, 'info', 'The test inbox keeps messages on this server: nothing is signed.');
-  }
-  const domain = account.provider === 'mailgun' ? (account.domain ?? '') : (fromAddress.split('@')[1] ?? '');
-  // The selector named for this check, else the account's (an SMTP account's field, or what
-  // Mailgun's domain API reports), else for Mailgun its usual ones.
-  const own = asked ? null : await accountDkimSelector(platform, account);
-  const selector = asked || own?.selector || undefined;
-  const selectors = selector ? [selector] : account.provider === 'mailgun' ? MAILGUN_SELECTORS : [];
-  const whence =
-    own?.source === 'mailgun'
-      ? " (the selector Mailgun's domain API reports)"
-      : own?.source === 'account'
-        ? " (the account's DKIM selector)"
-        : '';
-  if (selectors.length === 0) {
-    return item(
-      'domain',
-      'dkim',
-      title,
-      'info',
-      `Name the DKIM selector your SMTP server signs ${domain} with to check its key.`,
-      "Enter it as the account's DKIM selector on Sending Accounts: your provider shows it with the DKIM record, the part before ._domainkey.",
-    );
-  }
-  const found = await Promise.all(
-    selectors.map(async (name) => ({
-      name,
-      records: (await txtOf(resolve, `${name}._domainkey.${domain}`)).filter((record) => /(^|;)\s*p=/i.test(record)),
-    })),
-  );
-  const key = found.find((entry) => entry.records.length > 0);
-  if (!key) {
-    return item(
-      'domain',
-      'dkim',
-      title,
-      selector ? 'fail' : 'warn',
-      selector
-        ? `No DKIM key at ${selector}._domainkey.${domain}${whence}.`
-        : `No DKIM key was found for ${domain} under Mailgun's usual selectors${
-            own?.problem ? ` (Mailgun's domain API could not be asked: ${own.problem})` : ''
-          }.`,
-      'Publish the DKIM record your provider gives you, then check again.',
-    );
-  }
-  const isRevoked = key.records.every((record) => /(^|;)\s*p=\s*(;|$)/i.test(record));
-  return isRevoked
-    ? item('domain', 'dkim', title, 'fail', `The DKIM key at ${key.name}._domainkey.${domain} is revoked (empty p=).`)
-    : item('domain', 'dkim', title, 'pass', `${domain} publishes a DKIM key under the selector ${key.name}${whence}.`);
-};
-
-/** A domain's organisational domain (tldts's public suffix list, loaded with the first check, not at every start). */
-const organisationOf = async (domain: string) => (await import('tldts')).getDomain(domain) ?? domain;
-
-const dmarcPolicyOf = async (resolve: TCachingResolver['resolve'], fromDomain: string) => {
-  const org = await organisationOf(fromDomain);
-  for (const domain of fromDomain === org ? [fromDomain] : [fromDomain, org]) {
-    const record = (await txtOf(resolve, `_dmarc.${domain}`)).find((value) => /^v=DMARC1\b/i.test(value));
-    if (record) return { record, domain, policy: /(^|;)\s*p=\s*(\w+)/i.exec(record)?.[2]?.toLowerCase() ?? 'none' };
-  }
-  return null;
-};
-
-const dmarcItems = async (
-  resolve: TCachingResolver['resolve'],
-  account: TAccount,
-  fromAddress: string,
-  audience: number,
-): Promise<TPreSendItem[]> => {
-  const fromDomain = fromAddress.split('@')[1] ?? '';
-  const dmarc = await dmarcPolicyOf(resolve, fromDomain);
-  const isBulk = audience >= BULK_SENDER_DAILY;
-  const items: TPreSendItem[] = [];
-  if (!dmarc) {
-    items.push(
-      item(
-        'domain',
-        'dmarc',
-        'DMARC',
-        isBulk ? 'fail' : 'warn',
-        `${fromDomain} publishes no DMARC policy.`,
-        `Add a TXT record at _dmarc.${fromDomain}, e.g. "v=DMARC1; p=none; rua=mailto:dmarc@${fromDomain}", then tighten it.`,
-      ),
-    );
-  } else {
-    const orgFrom = await organisationOf(fromDomain);
-    const envelope = account.provider === 'mailgun' ? (account.domain ?? '') : fromDomain;
-    const isAligned = (await organisationOf(envelope)) === orgFrom;
-    items.push(
-      item(
-        'domain',
-        'dmarc',
-        'DMARC',
-        isAligned ? 'pass' : 'warn',
-        `${dmarc.domain} publishes DMARC with policy ${dmarc.policy}${
-          dmarc.policy === 'none' ? ' (reports only: receivers act on nothing)' : ''
-        }; ${
-          isAligned
-            ? `the sending domain ${envelope} is aligned with the From domain.`
-            : `the sending domain ${envelope} is not aligned with ${fromDomain}: DMARC passes only through a DKIM signature of ${fromDomain}.`
-        }`,
-        isAligned ? null : `Send from an address at ${envelope}, or sign with ${fromDomain}'s DKIM key.`,
-      ),
-    );
-  }
-  items.push(
-    item(
-      'domain',
-      'bulk-rules',
-      'Gmail and Yahoo bulk-sender rules',
-      isBulk && !dmarc ? 'fail' : 'pass',
-      `One-click unsubscribe (RFC 8058) is in every message Sendwell sends. ${
-        isBulk
-          ? `This send reaches ${audience.toLocaleString('en-US')} addresses: from ${BULK_SENDER_DAILY.toLocaleString('en-US')} a day Gmail and Yahoo require DMARC${dmarc ? ', which is published' : ', which is missing'}.`
-          : `Under ${BULK_SENDER_DAILY.toLocaleString('en-US')} a day DMARC is recommended, not required.`
-      }`,
-      isBulk && !dmarc ? `Publish a DMARC record at _dmarc.${fromDomain} before sending this many.` : null,
-    ),
-  );
-  return items;
-};
-
 /** A DNS failure (a timeout, a server refusing) says so instead of failing the whole check. */
-const orUnknown = async (id: string, title: string, work: () => Promise<TPreSendItem | TPreSendItem[]>) => {
+const orUnknown = async <T>(
+  id: string,
+  title: string,
+  work: () => Promise<T>,
+  unknown: (entry: TPreSendItem) => T,
+): Promise<T> => {
   try {
-    const result = await work();
-    return Array.isArray(result) ? result : [result];
+    return await work();
   } catch (error) {
-    return [
-      item(
-        'domain',
+    return unknown(
+      domainItem(
         id,
         title,
         'warn',
-        `The DNS could not be asked (${(error as Error).message}).`,
+        `The DNS did not answer (${(error as Error).message}), so this was not checked.`,
         'Try the check again in a moment.',
       ),
-    ];
+    );
   }
+};
+
+/**
+ * Whether the resolver finds the names that must exist (R48), asked through the check's own
+ * cache and recorded for the operator's System page. The test inbox asks no DNS.
+ */
+const resolverHealth = async (platform: TPlatform, resolve: TCachingResolver['resolve'], account: TAccount) => {
+  if (isTestInbox(account)) return { isBroken: false } as const;
+  const health = await checkResolver(
+    async (name) => (await resolve(name, 'MX')) as unknown[],
+    platform.config.dnsCanaries,
+  );
+  await recordResolverHealth(platform.db, 'pre-send', platform.config.spamTest.dnsServers, health);
+  return health;
+};
+
+/** A domain item the broken resolver cannot answer for: said so, never a verdict on its word. */
+const notCheckable = (entry: TPreSendItem, detail: string): TPreSendItem =>
+  domainItem(
+    entry.id,
+    entry.title,
+    'warn',
+    `Not checked: ${detail} This server's DNS answers cannot be trusted now.`,
+    'Try the check again later; the operator has been told.',
+  );
+
+/** The sending domain's items: SPF on the engine's envelope, DKIM, and DMARC on both, as a receiver decides. */
+const domainItems = async (
+  platform: TPlatform,
+  input: { account: TAccount; fromAddress: string; audience: number; dkimSelector: string | undefined },
+) => {
+  const { resolve } = preSendResolver(platform);
+  const [resolver, spf, dkim] = await Promise.all([
+    resolverHealth(platform, resolve, input.account),
+    orUnknown(
+      'spf',
+      'SPF',
+      () => spfOutcome(platform, resolve, input.account, input.fromAddress),
+      (entry) => ({ item: entry, passes: null }),
+    ),
+    orUnknown(
+      'dkim',
+      'DKIM',
+      () => dkimOutcome(platform, resolve, input.account, input.fromAddress, input.dkimSelector),
+      (entry) => ({ item: entry, signs: null, domain: '' }),
+    ),
+  ]);
+  const dmarc = await orUnknown(
+    'dmarc',
+    'DMARC',
+    () => dmarcItems(platform, resolve, { ...input, spf, dkim }),
+    (entry) => [entry],
+  );
+  const items = [spf.item, dkim.item, ...dmarc];
+  // A resolver that does not find names that must exist says nothing about this domain (R48).
+  return resolver.isBroken ? items.map((entry) => notCheckable(entry, resolver.detail)) : items;
 };
 
 const messageItem = (finding: TSpamCheck): TPreSendItem =>
   item('message', `message-${finding.id}`, finding.title, finding.status, finding.detail, finding.advice);
 
-const listItems = async (platform: TPlatform, userId: number, listIds: number[]) => {
+/**
+ * A send's lists: their addresses once (unverified, known-bad, role), and what sends to these
+ * lists did in the last RECENT_DAYS days, judged by contracts' one rule against the account's
+ * breaker lines.
+ */
+const listItems = async (platform: TPlatform, userId: number, account: TAccount, listIds: number[]) => {
   const [facts, recent] = await Promise.all([
-    audienceFacts(platform.db, userId, listIds, platform.config.genericEmails),
+    audienceFacts(platform.db, userId, listIds, platform.config.genericEmails, (address) => verdictOf(userId, address)),
     recentListFigures(platform.db, userId, listIds, RECENT_DAYS),
   ]);
-  const unverified = percent(facts.unverified, facts.recipients);
-  const generic = percent(facts.generic, facts.recipients);
-  const items = [
-    item(
-      'lists',
-      'unverified',
-      'Unverified addresses',
-      unverified >= 50 ? 'fail' : unverified >= 10 ? 'warn' : 'pass',
-      `${facts.unverified.toLocaleString('en-US')} of ${facts.recipients.toLocaleString('en-US')} recipients (${shown(unverified)}) were never verified.`,
-      unverified >= 10 ? 'Verify the lists first (Verify Your List): invalid addresses become hard bounces.' : null,
-    ),
-    item(
-      'lists',
-      'generic',
-      'Generic addresses',
-      generic >= 10 ? 'warn' : 'pass',
-      `${facts.generic.toLocaleString('en-US')} recipients (${shown(generic)}) are role addresses such as info@ or sales@.`,
-      generic >= 10
-        ? 'Role addresses reach a team who did not subscribe and complain more: consider leaving them out.'
-        : null,
-    ),
-  ];
-  if (recent.attempts === 0) {
-    items.push(
-      item(
-        'lists',
-        'history',
-        'Recent sends to these lists',
-        'info',
-        `No sends to these lists in the last ${RECENT_DAYS} days.`,
-      ),
-    );
-  } else {
-    const bounces = percent(recent.hard_bounces, recent.attempts);
-    const complaints = percent(recent.complaints, recent.attempts);
-    const status = bounces > 5 || complaints > 0.1 ? 'fail' : bounces > 2 || complaints > 0.05 ? 'warn' : 'pass';
-    items.push(
-      item(
-        'lists',
-        'history',
-        'Recent sends to these lists',
-        status,
-        `${recent.sends.toLocaleString('en-US')} sends in the last ${RECENT_DAYS} days: ${shown(bounces)} hard bounces, ${shown(complaints)} spam complaints of ${recent.attempts.toLocaleString('en-US')} messages.`,
-        status === 'pass'
-          ? null
-          : 'A send past 5% hard bounces or 0.1% complaints pauses itself: clean the lists before sending again.',
-      ),
-    );
-  }
-  return { items, audience: facts.recipients };
+  const audience: TAudienceFacts = {
+    ...facts,
+    recent: {
+      days: RECENT_DAYS,
+      sends: recent.sends,
+      messages: recent.attempts,
+      hardBounces: recent.hard_bounces,
+      complaints: recent.complaints,
+    },
+  };
+  const lines = { bouncePercent: account.breaker_bounce_percent, complaintPercent: account.breaker_complaint_percent };
+  return { items: audienceHealthItems(audience, lines), audience: facts.recipients };
 };
 
 type TCheckedMessage = {
@@ -443,16 +213,19 @@ const messageItems = async (
     return { items, score: 0 };
   }
   const content = await checkComposedMessage(platform, raw);
+  // A red finding keeps the score under the red line: a phishing-like link never sits under "Good".
+  const score = messageScoreOf(content.score, content.checks);
+  const isHeld = score < content.score;
   const items = [
     item(
       'message',
       `${idPrefix}message-score`,
       `${prefix}Content score`,
-      content.score >= 8 ? 'pass' : content.score >= 5 ? 'warn' : 'fail',
-      `The spam test's own content and header checks give ${message.label ? `“${message.subject}”` : 'this message'} ${content.score} of 10 (${content.verdict}).`,
-      content.score >= 8
-        ? null
-        : 'See the items below; a full spam test also asks the filters and checks the signatures.',
+      score >= 8 ? 'pass' : score >= 5 ? 'warn' : 'fail',
+      isHeld
+        ? `The spam test's own content and header checks give ${message.label ? `“${message.subject}”` : 'this message'} ${score} of 10: its points come to ${content.score}, but a finding below is red, and one such fault is enough for filters to act.`
+        : `The spam test's own content and header checks give ${message.label ? `“${message.subject}”` : 'this message'} ${score} of 10 (${content.verdict}).`,
+      score >= 8 ? null : 'See the items below; a full spam test also asks the filters and checks the signatures.',
     ),
     ...content.checks
       // A campaign's emails show what to change; the ones that passed would repeat per email.
@@ -463,7 +236,7 @@ const messageItems = async (
         title: `${prefix}${finding.title}`,
       })),
   ];
-  return { items, score: content.score };
+  return { items, score };
 };
 
 /**
@@ -484,20 +257,11 @@ const runCheck = async (
     dkimSelector: string | undefined;
   },
 ): Promise<TPreSendCheck> => {
-  const { resolve } = preSendResolver(platform);
-  const [spfItems, dkimItems, dmarc, contents] = await Promise.all([
-    orUnknown('spf', 'SPF', () => spfItem(resolve, input.account, input.fromAddress)),
-    orUnknown('dkim', 'DKIM', () => dkimItem(platform, resolve, input.account, input.fromAddress, input.dkimSelector)),
-    orUnknown('dmarc', 'DMARC', () => dmarcItems(resolve, input.account, input.fromAddress, input.audience)),
+  const [domain, contents] = await Promise.all([
+    domainItems(platform, input),
     Promise.all(input.messages.map((message) => messageItems(platform, userId, input, message))),
   ]);
-  const items = [
-    ...spfItems,
-    ...dkimItems,
-    ...dmarc,
-    ...contents.flatMap((content) => content.items),
-    ...input.audienceItems,
-  ];
+  const items = [...domain, ...contents.flatMap((content) => content.items), ...input.audienceItems];
   return {
     items,
     messageScore: contents.length === 0 ? 10 : Math.min(...contents.map((content) => content.score)),
@@ -513,6 +277,7 @@ export const preSendCheck = async (platform: TPlatform, userId: number, form: TP
   const lists = await listItems(
     platform,
     userId,
+    account,
     sender.lists.map((list) => list.id),
   );
   return runCheck(platform, userId, {
@@ -531,6 +296,41 @@ export const preSendCheck = async (platform: TPlatform, userId: number, form: TP
     audience: lists.audience,
     audienceItems: lists.items,
     dkimSelector: form.dkimSelector || undefined,
+  });
+};
+
+/**
+ * `POST /api/history/resend/pre-send-check`: History's Send again checked as Send Email's
+ * confirmation checks a send (issue 45 §4), on the content Send again will send
+ * (`resendContentOf`): its account, sender, lists and message.
+ */
+export const resendPreSendCheck = async (
+  platform: TPlatform,
+  userId: number,
+  accountId: number,
+  id: number,
+): Promise<TPreSendCheck> => {
+  const content = await resendContentOf(platform, userId, accountId, id);
+  const account = await findAccountRow(platform.db, userId, accountId);
+  if (!account) throw notFound('This sending account does not exist.');
+  const lists = await listItems(platform, userId, account, content.listIds);
+  return runCheck(platform, userId, {
+    account,
+    fromName: content.fromName,
+    fromAddress: content.fromAddress,
+    messages: [
+      {
+        label: null,
+        subject: content.subject,
+        html: content.html,
+        replyTo: content.replyTo,
+        trackOpens: content.trackOpens,
+        trackClicks: content.trackClicks,
+      },
+    ],
+    audience: lists.audience,
+    audienceItems: lists.items,
+    dkimSelector: undefined,
   });
 };
 
@@ -570,8 +370,6 @@ export const campaignPreSendCheck = async (
   const facts = await campaignStartFacts(platform, userId, key);
   const account = await findAccountRow(platform.db, userId, facts.accountId);
   if (!account) throw notFound('This sending account does not exist.');
-  const { recipients, generic, suppressed } = facts.recipients;
-  const genericShare = percent(generic, recipients);
   return runCheck(platform, userId, {
     account,
     fromName: facts.fromName,
@@ -584,28 +382,13 @@ export const campaignPreSendCheck = async (
       trackOpens: facts.trackOpens,
       trackClicks: facts.trackClicks,
     })),
-    audience: recipients,
-    audienceItems: [
-      item(
-        'lists',
-        'generic',
-        'Generic addresses',
-        genericShare >= 10 ? 'warn' : 'pass',
-        `${generic.toLocaleString('en-US')} of ${recipients.toLocaleString('en-US')} recipients (${shown(genericShare)}) are role addresses such as info@ or sales@.`,
-        genericShare >= 10
-          ? 'Role addresses reach a team who did not subscribe and complain more: consider removing them (the recipients step can).'
-          : null,
-      ),
-      item(
-        'lists',
-        'suppressed',
-        'Suppressed recipients',
-        suppressed > 0 ? 'info' : 'pass',
-        suppressed > 0
-          ? `${suppressed.toLocaleString('en-US')} recipients bounced, complained or unsubscribed before: they start stopped and get nothing.`
-          : 'No recipient is on your suppression list.',
-      ),
-    ],
+    audience: facts.recipients.recipients,
+    // The same rule as a send's lists; a drip campaign stops recipients found invalid rather than sending to them.
+    audienceItems: audienceHealthItems(
+      { ...facts.recipients, skipsInvalid: true },
+      { bouncePercent: account.breaker_bounce_percent, complaintPercent: account.breaker_complaint_percent },
+      "the offer on the wizard's Recipients step",
+    ),
     dkimSelector: undefined,
   });
 };

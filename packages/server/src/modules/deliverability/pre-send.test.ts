@@ -4,6 +4,7 @@ import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../tes
 import { startDnsZone } from '../../../test/dns-zone';
 import { startMailgunFake } from '../../../test/mailgun-fake';
 import { sealSecret } from '../accounts/secrets';
+import { setRole } from '../auth/auth.service';
 import { GTUBE } from '../spam-test/message-checks';
 import { createCachingResolver } from './dns-cache';
 import { preSendResolver } from './pre-send.service';
@@ -42,6 +43,16 @@ beforeAll(async () => {
     'k1._domainkey.mg.keyed.test': { txt: [`k=rsa; p=${KEY}`] },
     // An SMTP account's own selector, named on the account.
     'mail2024._domainkey.acme.test': { txt: [`v=DKIM1; k=rsa; p=${KEY}`] },
+    // Issue 45 §1: a policy of none; a policy of reject; a record listing the server behind a
+    // qualifier; a domain whose DNS never answers; bounce domains with and without SPF.
+    'nonepolicy.test': { txt: ['v=spf1 ip4:127.0.0.1 -all'] },
+    '_dmarc.nonepolicy.test': { txt: ['v=DMARC1; p=none; rua=mailto:dmarc@nonepolicy.test'] },
+    'strict.test': { txt: ['v=spf1 ip4:127.0.0.1 -all'] },
+    '_dmarc.strict.test': { txt: ['v=DMARC1; p=reject'] },
+    'bounces.strict.test': { txt: ['v=spf1 ip4:127.0.0.1 -all'] },
+    'bounces.sendwell.test': { mx: ['mx.sendwell.test'] },
+    'listed.test': { txt: ['v=spf1 ?ip4:127.0.0.1 -all'] },
+    'silent.test': { isSilent: true },
   });
   t = await startTestApp({
     SPAM_TEST_DNS_SERVERS: zone.server,
@@ -140,12 +151,22 @@ describe('the pre-send check', () => {
     expect(itemOf(result, 'message-score')?.status).toBe('pass');
     expect(result.messageScore).toBeGreaterThanOrEqual(8);
     expect(result.items.filter((entry) => entry.group === 'message').length).toBeGreaterThan(3);
-    // The lists: 10 addresses, 6 unverified, 2 generic, no sends before.
+    // The lists: 10 addresses, 6 unverified, 2 generic, no sends before. Never verified is no
+    // evidence against an address: a warning with its reason, not red (issue 45 §1).
     expect(result.audience).toBe(10);
-    expect(itemOf(result, 'unverified')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^6 of 10/) });
-    expect(itemOf(result, 'generic')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^2 recipients/) });
+    expect(itemOf(result, 'unverified')).toMatchObject({
+      status: 'warn',
+      detail: '6 of 10 recipients (60%) were never verified.',
+      advice: expect.stringMatching(/bounce.*sender reputation/),
+    });
+    expect(itemOf(result, 'invalid')?.status).toBe('pass');
+    expect(itemOf(result, 'generic')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/^2 of 10 recipients \(20%\) are role addresses/),
+    });
     expect(itemOf(result, 'history')?.status).toBe('info');
-    expect(result.hasFailures).toBe(true);
+    // A good domain, a good message, a list freshly imported: nothing asks "send it anyway?".
+    expect(result.hasFailures).toBe(false);
   });
 
   it('says what is wrong, and what to do: a server SPF does not allow, a missing selector, spam words', async () => {
@@ -338,6 +359,11 @@ describe('the pre-send check', () => {
     expect(result.audience).toBe(4);
     expect(itemOf(result, 'generic')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^1 of 4/) });
     expect(itemOf(result, 'suppressed')?.status).toBe('pass');
+    // The same rule as a send's lists: never verified is a warning here too, not "All good".
+    expect(itemOf(result, 'unverified')).toMatchObject({
+      status: 'warn',
+      detail: '4 of 4 recipients (100%) were never verified.',
+    });
     expect(result.hasFailures).toBe(true);
     // Nothing was started by asking.
     const draft = await t.platform.db
@@ -349,6 +375,256 @@ describe('the pre-send check', () => {
     const other = await seed({});
     const foreign = await other.agent.post('/api/campaigns/pre-send-check', { temporary: 'draft-key-of-the-test' });
     expect(foreign.statusCode).toBe(404);
+  });
+
+  it('notices a broken resolver (R48): no domain verdict on its word, and the operator is told', async () => {
+    // A resolver that answers "no such domain" to everything, gmail.com included.
+    const broken = await startDnsZone({}, { brokenAfter: 0 });
+    const other = await startTestApp({ SPAM_TEST_DNS_SERVERS: broken.server }, { databaseUrl: t.databaseUrl });
+    try {
+      const seeded = await seed({});
+      const agent = createAgent(other.app);
+      await agent.signIn(seeded.user.email, seeded.user.password);
+      const response = await agent.post('/api/email/pre-send-check', {
+        account: seeded.accountId,
+        from: 'news@acme.test',
+        senderName: 'Acme',
+        alias: 'news',
+        to: [seeded.listId],
+        subject: 'November news',
+        message: '<p>Hello {{name::there}}, our November news is here.</p>',
+        dkimSelector: 's1',
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const result: TPreSendCheck = response.json();
+      const domain = result.items.filter((entry) => entry.group === 'domain');
+      expect(domain.map((entry) => entry.id)).toEqual(['spf', 'dkim', 'dmarc', 'bulk-rules']);
+      for (const entry of domain) {
+        expect(entry).toMatchObject({
+          status: 'warn',
+          detail: expect.stringMatching(/^Not checked: The DNS resolver did not find gmail\.com \(ENOTFOUND\)/),
+        });
+      }
+      const operator = await seedUser(t.platform);
+      await setRole(t.platform.db, operator.id, 'operator');
+      const operatorAgent = createAgent(t.app);
+      await operatorAgent.signIn(operator.email, operator.password);
+      const resolvers = (await operatorAgent.get('/api/operator/system')).json().data.resolvers;
+      expect(resolvers).toContainEqual(
+        expect.objectContaining({ source: 'pre-send', servers: broken.server, brokenSince: expect.any(String) }),
+      );
+    } finally {
+      await other.close();
+      broken.close();
+    }
+  });
+
+  describe('accuracy (issue 45 §1)', () => {
+    /** The check through another app (another configuration) on the same database. */
+    const checkOn = async (app: TTestApp, seeded: Awaited<ReturnType<typeof seed>>, body: Record<string, unknown>) => {
+      const agent = createAgent(app.app);
+      await agent.signIn(seeded.user.email, seeded.user.password);
+      const response = await agent.post('/api/email/pre-send-check', {
+        account: seeded.accountId,
+        senderName: 'Acme',
+        to: [seeded.listId],
+        subject: 'November news',
+        message: '<p>Hello {{name::there}}, our November news is here.</p>',
+        ...body,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json() as TPreSendCheck;
+    };
+
+    it('judges SPF and DMARC on the envelope the engine uses: with BOUNCE_DOMAIN, the bounce domain, and says what to publish there', async () => {
+      // A bounce domain of the installation's own, with no SPF record, and a From domain under p=reject.
+      const foreign = await startTestApp(
+        { SPAM_TEST_DNS_SERVERS: zone.server, BOUNCE_DOMAIN: 'bounces.sendwell.test', BOUNCE_SMTP_PORT: '0' },
+        { databaseUrl: t.databaseUrl },
+      );
+      // One under the From domain's organization, whose SPF allows the server: relaxed alignment holds.
+      const own = await startTestApp(
+        { SPAM_TEST_DNS_SERVERS: zone.server, BOUNCE_DOMAIN: 'bounces.strict.test', BOUNCE_SMTP_PORT: '0' },
+        { databaseUrl: t.databaseUrl },
+      );
+      try {
+        const seeded = await seed({ fromAddress: 'news@strict.test' });
+        const body = { from: 'news@strict.test', alias: 'news', dkimSelector: 'none-here' };
+        // Without BOUNCE_DOMAIN the From domain is the envelope: SPF passes and is aligned.
+        expect(itemOf(await check(seeded, body), 'dmarc')).toMatchObject({ status: 'pass' });
+
+        const refused = await checkOn(foreign, seeded, body);
+        expect(itemOf(refused, 'spf')).toMatchObject({
+          status: 'fail',
+          detail: expect.stringContaining('The envelope sender is at the bounce domain bounces.sendwell.test'),
+          advice: expect.stringContaining(
+            'Publish at bounces.sendwell.test the TXT record "v=spf1 ip4:127.0.0.1 ~all"',
+          ),
+        });
+        // No aligned SPF and no DKIM key under p=reject: receivers refuse it, and the list says so in red.
+        expect(itemOf(refused, 'dmarc')).toMatchObject({
+          status: 'fail',
+          detail: expect.stringMatching(/DMARC fails, so receivers refuse this mail/),
+          advice: expect.stringContaining('bounces.strict.test'),
+        });
+        expect(refused.hasFailures).toBe(true);
+
+        const aligned = await checkOn(own, seeded, body);
+        expect(itemOf(aligned, 'spf')).toMatchObject({ status: 'pass' });
+        expect(itemOf(aligned, 'dmarc')).toMatchObject({
+          status: 'pass',
+          detail: expect.stringContaining('SPF passes for bounces.strict.test, aligned with strict.test'),
+        });
+      } finally {
+        await foreign.close();
+        await own.close();
+      }
+    });
+
+    it('calls p=none a warning with the next step; a DNS that does not answer says so; an address the record lists is never to be added', async () => {
+      const none = await seed({ fromAddress: 'news@nonepolicy.test' });
+      expect(itemOf(await check(none, { from: 'news@nonepolicy.test' }), 'dmarc')).toMatchObject({
+        status: 'warn',
+        detail: expect.stringContaining('policy none (reports only: receivers act on nothing)'),
+        advice: expect.stringMatching(/move to p=quarantine, then to p=reject/),
+      });
+
+      const silent = await seed({ fromAddress: 'news@silent.test' });
+      const unanswered = await check(silent, { from: 'news@silent.test' });
+      expect(itemOf(unanswered, 'spf')).toMatchObject({
+        status: 'warn',
+        detail: expect.stringContaining('the DNS did not answer'),
+        advice: 'Try the check again in a moment.',
+      });
+      expect(itemOf(unanswered, 'spf')?.advice).not.toMatch(/syntax|10 DNS lookups/);
+
+      // The server given by its address: the record allows it; another lists it behind "?".
+      const byAddress = await seed({ host: '127.0.0.1' });
+      expect(itemOf(await check(byAddress), 'spf')).toMatchObject({
+        status: 'pass',
+        detail: "acme.test's SPF record allows the SMTP server 127.0.0.1.",
+      });
+      const listed = await seed({ host: '127.0.0.1', fromAddress: 'news@listed.test' });
+      const neutral = itemOf(await check(listed, { from: 'news@listed.test' }), 'spf');
+      expect(neutral).toMatchObject({ status: 'warn', advice: expect.stringContaining('The record lists 127.0.0.1') });
+      expect(neutral?.advice).not.toMatch(/^Add /);
+    });
+
+    it('is red on evidence: a known-bad address, past sends over the account’s line counted as the figures count', async () => {
+      const seeded = await seed({});
+      // The user's verification found one member invalid.
+      await t.platform.db
+        .insertInto('verified_addresses')
+        .values({ user_id: seeded.user.id, email: 'p0@c.test', verdict: 'invalid', reason: '550 5.1.1', flags: '{}' })
+        .execute();
+      // An earlier send to the list: 40 recipients, 36 accepted, 4 refused at handover for good.
+      const { id: sendId } = await t.platform.db
+        .insertInto('sends')
+        .values({
+          user_id: seeded.user.id,
+          account_id: seeded.accountId,
+          status: 'finished',
+          from_address: 'news@acme.test',
+          subject: 'October news',
+          html: '<p>October</p>',
+          list_ids: [seeded.listId],
+          recipients_count: 40,
+          sent_count: 36,
+          failed_count: 4,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const recipients = await t.platform.db
+        .insertInto('send_recipients')
+        .values(
+          Array.from({ length: 40 }, (_, index) => ({
+            send_id: sendId,
+            user_id: seeded.user.id,
+            email: `r${index}@c.test`,
+            token: `token-${sendId}-${index}`,
+            status: index < 4 ? ('failed' as const) : ('sent' as const),
+            sent_at: index < 4 ? null : new Date(),
+          })),
+        )
+        .returning(['id', 'email'])
+        .execute();
+      await t.platform.db
+        .insertInto('delivery_events')
+        .values(
+          recipients.slice(0, 4).map((recipient) => ({
+            user_id: seeded.user.id,
+            account_id: seeded.accountId,
+            send_id: sendId,
+            recipient_id: recipient.id,
+            email: recipient.email,
+            type: 'failed' as const,
+            severity: 'permanent' as const,
+            source: 'smtp' as const,
+          })),
+        )
+        .execute();
+      const result = await check(seeded, { dkimSelector: 's1' });
+      expect(itemOf(result, 'invalid')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/^1 of 10 recipients is not a valid address/),
+      });
+      expect(itemOf(result, 'history')).toMatchObject({
+        status: 'fail',
+        detail: '1 send in the last 90 days: 4 hard bounces (10%) and 0 spam complaints (0%) of 40 messages.',
+        advice: expect.stringContaining("5% hard bounces or 0.1% complaints (your account's limits)"),
+      });
+    });
+
+    it("checks History's Send again as Send Email checks a send: the old send's domain, message and lists (issue 45 §4)", async () => {
+      const seeded = await seed({});
+      const { id: sendId } = await t.platform.db
+        .insertInto('sends')
+        .values({
+          user_id: seeded.user.id,
+          account_id: seeded.accountId,
+          status: 'finished',
+          from_name: 'Acme',
+          from_address: 'news@acme.test',
+          subject: 'Hello {{name::friend}}',
+          html: `<p>${GTUBE}</p>`,
+          list_ids: [seeded.listId],
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const response = await seeded.agent.post('/api/history/resend/pre-send-check', {
+        accountId: seeded.accountId,
+        id: sendId,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const result: TPreSendCheck = response.json();
+      expect(itemOf(result, 'spf')?.status).toBe('pass');
+      expect(itemOf(result, 'message-score')?.status).toBe('fail');
+      expect(itemOf(result, 'unverified')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^6 of 10/) });
+      expect(result).toMatchObject({ audience: 10, hasFailures: true });
+      const other = await seed({});
+      const foreign = await other.agent.post('/api/history/resend/pre-send-check', {
+        accountId: seeded.accountId,
+        id: sendId,
+      });
+      expect(foreign.statusCode).toBe(404);
+    });
+
+    it('holds a message with a red finding under the red line: a phishing-like link is not Good', async () => {
+      const seeded = await seed({});
+      const result = await check(seeded, {
+        dkimSelector: 's1',
+        trackClicks: false,
+        message:
+          '<p>Hello {{name::there}}, our November news is here. Sign in to see your offers at ' +
+          '<a href="https://login.elsewhere.example.net/">https://www.acme.test/account</a>.</p>',
+      });
+      expect(itemOf(result, 'message-link-text')?.status).toBe('fail');
+      expect(result.messageScore).toBeLessThan(5);
+      expect(itemOf(result, 'message-score')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('a finding below is red'),
+      });
+    });
   });
 
   it("refuses a form that could not be sent with the send's own messages, and another user's lists", async () => {

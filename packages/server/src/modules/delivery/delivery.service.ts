@@ -606,6 +606,7 @@ export { PLAN_WITHOUT_ACCOUNTS } from './dispatch';
 export type { TNewDeliveryEvent } from './event-record';
 export {
   composeSample,
+  envelopeSenderOf,
   fromHeader,
   MessageComposeError,
   messageIdOf,

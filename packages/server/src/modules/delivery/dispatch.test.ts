@@ -797,6 +797,8 @@ describe('a send through an SMTP account', () => {
       .execute();
     expect(suppressions).toEqual([
       { email: 'Bounced@Example.com', type: 'bounce', source: 'mailgun', send_id: null, message: null },
+      // The unsubscribe is kept as a suppression too, so the Suppression screen lists it (issue 45 §4).
+      { email: 'left@example.com', type: 'unsubscribed', source: 'smtp', send_id: first, message: null },
       {
         email: 'refused@example.com',
         type: 'bounce',

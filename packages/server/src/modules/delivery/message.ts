@@ -303,7 +303,7 @@ export const prepareMessage = async (
       text: fill(text),
       ...(message.replyTo ? { replyTo: message.replyTo } : {}),
       variables: { [RECIPIENT_VARIABLE]: refOf(platform, 'provider', recipient) },
-      ...(bounces ? { envelopeFrom: verpAddress(bounces.domain, refOf(platform, 'verp', recipient)) } : {}),
+      ...(bounces ? { envelopeFrom: envelopeSenderOf(platform, refOf(platform, 'verp', recipient))! } : {}),
       headers: {
         ...Object.fromEntries(headers.map(([name, pieces]) => [name, fill(pieces)])),
         ...recipient.headers,
@@ -414,6 +414,15 @@ export const buildBatchMessage = async (
  * (VERP): `bounces+<recipient's VERP reference>@<bounce domain>`.
  */
 export const verpAddress = (domain: string, verpRef: string) => `bounces+${verpRef}@${domain}`;
+
+/**
+ * The envelope sender (MAIL FROM) the engine gives a recipient's message through SMTP and
+ * Gmail: with BOUNCE_DOMAIN, the VERP address at the bounce domain; otherwise none, and the
+ * transport sends from the From address. The pre-send check judges SPF and DMARC alignment
+ * on what this answers, so the two never disagree (issue 45 §1).
+ */
+export const envelopeSenderOf = (platform: TPlatform, verpRef: string): string | undefined =>
+  platform.config.bounces ? verpAddress(platform.config.bounces.domain, verpRef) : undefined;
 
 /** The reference of a VERP bounce address on this domain (or an older message's token), or null. */
 export const refOfVerp = (domain: string, address: string) => {

@@ -639,6 +639,8 @@ const applyEach = async (platform: TPlatform, trx: Executor, events: TIntakeEven
         if (accountId !== null) await unsubscribeEverywhere(platform, trx, { userId, accountId, email }, 'complaint');
         break;
       case 'unsubscribed':
+        // Kept as a suppression too: the Suppression screen lists what the dashboard counts (issue 45 §4).
+        await suppress(trx, [{ ...entry, type: 'unsubscribed' }]);
         if (accountId !== null) {
           await unsubscribeEverywhere(
             platform,

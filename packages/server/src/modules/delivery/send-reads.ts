@@ -359,9 +359,13 @@ export const recentListFigures = async (db: Executor, userId: number, listIds: n
          where user_id = ${userId} and source = 'lists' and list_ids && ${listIds}::bigint[]
            and created_at > now() - make_interval(days => ${days}) and status in ('finished', 'sending', 'paused', 'cancelled'))
       select count(*)::int as sends,
-             coalesce(sum(sent_count + unknown_count), 0)::int as attempts,
+             -- Recipients as the figures count them (accepted, refused at handover, unknown): a
+             -- refusal is a message too, and the hard bounces below count it.
+             (coalesce(sum(sent_count + unknown_count), 0)
+               + (select count(*) from delivery_events e join send_recipients r on r.id = e.recipient_id
+                   where e.send_id in (select id from recent) and e.type = 'failed' and r.sent_at is null))::int as attempts,
              coalesce(sum(complained_count), 0)::int as complaints,
-             (select count(*)::int from delivery_events e
+             (select count(distinct e.recipient_id)::int from delivery_events e
                where e.send_id in (select id from recent) and e.type = 'failed' and e.severity = 'permanent') as hard_bounces
         from recent`.execute(db)
   ).rows[0]!;

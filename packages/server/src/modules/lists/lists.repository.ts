@@ -402,28 +402,47 @@ export const findListsByIds = (db: Executor, userId: number, ids: number[], acco
  */
 /**
  * What the pre-send check reads of an audience in one grouped pass: its addresses once, the
- * unverified among them, and those whose local part is a generic (role) name (`info@`, `sales@`:
- * a team's shared inbox, which did not ask for the mail and complains more).
+ * never verified among them (neither by a list's verification nor by `verdictOf`, the
+ * user's own results, which the verification module offers), the known-bad ones (not an
+ * address by its shape, or found invalid), and those whose local part is a generic (role)
+ * name (`info@`, `sales@`: a team's shared inbox, which did not ask for the mail and
+ * complains more).
  */
-export const audienceFacts = async (db: Executor, userId: number, listIds: number[], genericNames: string[]) =>
+export const audienceFacts = async (
+  db: Executor,
+  userId: number,
+  listIds: number[],
+  genericNames: string[],
+  verdictOf: (address: RawBuilder<unknown>) => RawBuilder<string | null> = () => sql`null::text`,
+) =>
   (
-    await sql<{ recipients: number; unverified: number; generic: number }>`
+    await sql<{ recipients: number; unverified: number; invalid: number; generic: number }>`
       select count(*)::int as recipients,
-             count(*) filter (where not verified)::int as unverified,
+             count(*) filter (where not verified and verdict is distinct from 'valid')::int as unverified,
+             count(*) filter (where address !~ '^[^@[:space:]]+@[^@[:space:]]+[.][^@[:space:]]+$' or verdict = 'invalid')::int
+               as invalid,
              count(*) filter (where split_part(address, '@', 1) = any(${genericNames}::text[]))::int as generic
-        from (select lower(email) as address, bool_or(verified) as verified
-                from list_members
-               where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
-               group by lower(email)) d`.execute(db)
+        from (select m.address, m.verified, ${verdictOf(sql`m.address`)} as verdict
+                from (select lower(email) as address, bool_or(verified) as verified
+                        from list_members
+                       where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
+                       group by lower(email)) m) d`.execute(db)
   ).rows[0]!;
 
-export const countAudience = async (db: Executor, userId: number, listIds: number[]) =>
+export const countAudience = async (
+  db: Executor,
+  userId: number,
+  listIds: number[],
+  verdictOf: (address: RawBuilder<unknown>) => RawBuilder<string | null> = () => sql`null::text`,
+) =>
   (
     await sql<{ duplicates: number; recipients: number; unverified: number }>`
       select count(*) filter (where lists > 1)::int as duplicates,
              count(*)::int as recipients,
-             count(*) filter (where not verified)::int as unverified
-        from (select lower(email), count(*) as lists, bool_or(verified) as verified
+             -- Never verified as the pre-send check counts it (audienceFacts): no list's verification
+             -- and no valid result of the user's own.
+             count(*) filter (where not verified and ${verdictOf(sql`address`)} is distinct from 'valid')::int as unverified
+        from (select lower(email) as address, count(*) as lists, bool_or(verified) as verified
                 from list_members
                where user_id = ${userId} and list_id = any(${listIds}::bigint[]) and subscribed
                group by lower(email)) d`.execute(db)

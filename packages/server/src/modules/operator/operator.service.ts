@@ -20,6 +20,7 @@ import { endUserSessions, findUserForOperator, setDisabled } from '../auth/auth.
 import { changeCredits, removeCredits } from '../credits/credits.service';
 import { dailyCapOf, isDailyCapped, sentInWindow } from '../delivery/delivery.service';
 import { findPlan, insertPlan, listPlansWithUsers, setUserPlan, updatePlan } from '../plans/plans.service';
+import { resolverStatus } from '../system/resolver-health.service';
 import { probeStatus } from '../verification/verification.service';
 import * as repository from './operator.repository';
 
@@ -219,12 +220,13 @@ export const updateOperatorPlan = async (platform: TPlatform, operator: TOperato
 };
 
 export const systemStatus = async (platform: TPlatform): Promise<TSystemStatus> => {
-  const [queues, failures, workers, size, probe] = await Promise.all([
+  const [queues, failures, workers, size, probe, resolvers] = await Promise.all([
     repository.queueCounts(platform.db),
     repository.lastFailures(platform.db, 10),
     countLiveProcesses(platform.db),
     repository.databaseSize(platform.db),
     probeStatus(platform.db),
+    resolverStatus(platform.db),
   ]);
   return {
     queues,
@@ -237,6 +239,7 @@ export const systemStatus = async (platform: TPlatform): Promise<TSystemStatus> 
     testInbox: platform.config.testInbox !== null,
     database: { size_bytes: size },
     verificationProbe: { ...probe, port: platform.config.verify.port },
+    resolvers,
   };
 };
 

@@ -34,9 +34,13 @@ const requireSend = async (platform: TPlatform, userId: number, id: number, acco
   return row;
 };
 
-export const resendFromHistory = async (platform: TPlatform, userId: number, accountId: number, id: number) => {
+/**
+ * What "Send again" sends: the old send's account, sender, lists and message. The pre-send
+ * check of History's Send again reads the same (issue 45 §4), so what was checked is what goes.
+ */
+export const resendContentOf = async (platform: TPlatform, userId: number, accountId: number, id: number) => {
   const row = await requireSend(platform, userId, id, accountId);
-  return createSend(platform, userId, {
+  return {
     accountId,
     fromName: row.from_name,
     fromAddress: row.from_address,
@@ -46,8 +50,14 @@ export const resendFromHistory = async (platform: TPlatform, userId: number, acc
     cc: row.cc,
     bcc: row.bcc,
     replyTo: row.reply_to,
-  });
+    trackOpens: row.track_opens,
+    trackClicks: row.track_clicks,
+  };
 };
+
+/** History's Send again: a new send of the old one's content, its tracking as it was. */
+export const resendFromHistory = async (platform: TPlatform, userId: number, accountId: number, id: number) =>
+  createSend(platform, userId, await resendContentOf(platform, userId, accountId, id));
 
 /** Re-send by engagement (issue 31 §3): how many it would reach, shown before the user confirms. */
 export const engagementCountOf = (

@@ -30,6 +30,7 @@ import { getBalance } from '../credits/credits.service';
 import { createSend, dailyCapOf, sentInWindow } from '../delivery/delivery.service';
 import { countAudience, findListsByIds, findListsOfAccount } from '../lists/lists.service';
 import { planRulesOf } from '../plans/plans.service';
+import { verdictOf } from '../verification/verification.service';
 
 const userOf = findUserProfile;
 
@@ -142,7 +143,7 @@ export const accountLists = async (
 export const findDuplicates = async (platform: TPlatform, userId: number, listIds: number[]) => {
   const owned = await findListsByIds(platform.db, userId, listIds);
   if (owned.length !== new Set(listIds).size) throw notFound('One of these mailing lists does not exist.');
-  return countAudience(platform.db, userId, listIds);
+  return countAudience(platform.db, userId, listIds, (address) => verdictOf(userId, address));
 };
 
 /**

@@ -6,7 +6,7 @@ import type { Executor } from '../../platform/db';
 export type TSuppressionEntry = {
   userId: number;
   email: string;
-  type: 'bounce' | 'complained' | 'temporary';
+  type: 'bounce' | 'complained' | 'temporary' | 'unsubscribed';
   /** What happened, in a word or two ('permanent failure', 'failed', 'complained'). */
   reason: string;
   /** The provider's or the receiving server's own words (an SMTP answer, a DSN line). */

@@ -109,6 +109,63 @@ describe('the suppression screen', () => {
     expect(kept.subscribed).toBe(true);
   });
 
+  it('lists an unsubscribe where the dashboard counts it (issue 45 §4): hidden by default, shown with Show hidden', async () => {
+    const { user, agent, listIds } = await seed();
+    const account = await t.platform.db
+      .selectFrom('mailing_lists')
+      .select('account_id')
+      .where('id', '=', listIds[0]!)
+      .executeTakeFirstOrThrow();
+    // A finished send to kept@, who presses the one-click unsubscribe of its message.
+    const { id: sendId } = await t.platform.db
+      .insertInto('sends')
+      .values({
+        user_id: user.id,
+        account_id: account.account_id,
+        status: 'finished',
+        from_address: 'news@acme.test',
+        subject: 'November news',
+        html: '<p>News</p>',
+        list_ids: [listIds[0]!],
+        recipients_count: 1,
+        sent_count: 1,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const token = 'ab'.repeat(16);
+    await t.platform.db
+      .insertInto('send_recipients')
+      .values({
+        send_id: sendId,
+        user_id: user.id,
+        email: 'kept@example.com',
+        token,
+        status: 'sent',
+        sent_at: new Date(),
+      })
+      .execute();
+    const oneClick = await t.app.inject({
+      method: 'POST',
+      url: `/api/unsubscribe/${token}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(oneClick.statusCode).toBe(200);
+
+    // The dashboard and the send count one unsubscribe …
+    const events = (
+      await agent.get('/api/dashboard/delivery-events', { query: { event_type: 'unsubscribed' } })
+    ).json();
+    expect(events.meta.total).toBe(1);
+    expect((await agent.get('/api/dashboard')).json().stats.tracking.unsubscribed).toBe(1);
+    // … and Suppression lists it: with Show hidden (the spec hides unsubscribes by default).
+    expect((await page(agent)).data.map((row: { email: string }) => row.email)).not.toContain('kept@example.com');
+    const hidden = await page(agent, { see_hidden: '1', type: 'unsubscribed' });
+    expect(hidden.data).toEqual([
+      expect.objectContaining({ email: 'kept@example.com', type: 'unsubscribed', status: 'Cleaned', quantity: 1 }),
+    ]);
+  });
+
   it('exports with formula cells escaped (R17), removes a reviewed suppression, and scopes every id to its user (R12)', async () => {
     const { agent } = await seed();
     const csv = await agent.get('/api/suppressions/export', { query: { see_hidden: '1' } });

@@ -29,6 +29,13 @@ export type TVerification = {
   mx: string | null;
   /** No mail server of the domain answered on the probe's port (blocked port 25 looks like this). */
   unreachable?: boolean;
+  /**
+   * Invalid on the DNS's word alone (no MX or A record, a null MX): believed only while the
+   * resolver finds the names that must exist (R48).
+   */
+  isDnsVerdict?: boolean;
+  /** Unknown because the resolver is broken (R48): not kept as the address's result. */
+  isResolverFault?: boolean;
 };
 
 export type TEngineOptions = {
@@ -54,6 +61,11 @@ export type TEngineOptions = {
   /** Whether mail servers on loopback may be asked (tests, local development); never other private addresses (R35). */
   allowLoopback: boolean;
   roleNames: Set<string>;
+  /**
+   * Set when the resolver does not find names that must exist (R48): nothing that rests on
+   * DNS is asked, and every address past the syntax and disposable checks is unknown with this reason.
+   */
+  resolverFault?: string | null;
 };
 
 // The list is a JSON file (the package's main): required, as Node's ESM imports JSON only with an attribute.
@@ -416,6 +428,11 @@ export const verifyAddresses = async (
       record(index, checked);
       return;
     }
+    if (options.resolverFault) {
+      const { domain: _domain, ...known } = checked;
+      record(index, { ...known, verdict: 'unknown', reason: options.resolverFault, mx: null, isResolverFault: true });
+      return;
+    }
     const list = byDomain.get(checked.domain) ?? [];
     list.push({ index, pending: { email: checked.email, flags: checked.flags, suggestion: checked.suggestion } });
     byDomain.set(checked.domain, list);
@@ -441,7 +458,8 @@ export const verifyAddresses = async (
       const [domain, items] = domains[next++]!;
       const servers = await mailServersOf(options.resolver, domain);
       if (servers.problem) {
-        for (const item of items) record(item.index, { ...item.pending, ...servers.problem, mx: null });
+        const isDnsVerdict = servers.problem.verdict === 'invalid';
+        for (const item of items) record(item.index, { ...item.pending, ...servers.problem, mx: null, isDnsVerdict });
         continue;
       }
       const work = { domain, hosts: servers.hosts, items };

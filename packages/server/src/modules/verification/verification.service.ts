@@ -6,6 +6,7 @@ import {
   firstRowProblem,
   readColumnEntries,
   readPastedEntries,
+  resolverNotice,
   safeCell,
   type TDistinctEntries,
   type TVerifyJob,
@@ -16,7 +17,7 @@ import {
   type ZVerifyItemQuery,
 } from '@sendwell/contracts';
 import { stringify } from 'csv-stringify/sync';
-import type { Selectable } from 'kysely';
+import type { RawBuilder, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
@@ -34,6 +35,7 @@ import {
   setVerifyStatus,
 } from '../lists/lists.service';
 import { notifyUser } from '../notifications/notifications.service';
+import { checkResolver, recordResolverHealth, type TResolverHealth } from '../system/resolver-health.service';
 import { type TEngineOptions, type TVerification, verifyAddresses } from './engine';
 import { verifyJob } from './verification.jobs';
 
@@ -57,6 +59,7 @@ const toJob = (row: Selectable<VerificationJobsTable>): TVerifyJob => ({
   already_checked: row.already_checked,
   credits_charged: row.credits_charged,
   credits_refunded: row.credits_refunded,
+  notice: row.notice,
   created_at: row.created_at.toISOString(),
   finished_at: row.finished_at?.toISOString() ?? null,
 });
@@ -310,6 +313,8 @@ const writeVerdicts = async (
 ) => {
   const results = rows.map((row) => row.result);
   const records = rows.map((row) => ({ id: row.id, ...row.result }));
+  // An address the broken resolver left unknown was not checked: it is no result to re-use (R48).
+  const kept = records.filter((record) => !record.isResolverFault);
   await platform.db.transaction().execute(async (trx) => {
     await sql`
       update verification_items i
@@ -322,7 +327,7 @@ const writeVerdicts = async (
     await sql`
       insert into verified_addresses (user_id, email, verdict, reason, flags, suggestion, checked_at)
       select distinct on (lower(r.email)) ${job.user_id}, r.email, r.verdict, r.reason, r.flags, r.suggestion, now()
-        from jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+        from jsonb_to_recordset(${JSON.stringify(kept)}::jsonb)
              as r(email text, verdict text, reason text, flags jsonb, suggestion text)
        order by lower(r.email)
       on conflict (user_id, lower(email)) do update
@@ -411,6 +416,15 @@ export const isVerifiedInvalid = async (executor: Executor, userId: number, emai
       .executeTakeFirst()
   )?.verdict === 'invalid';
 
+/**
+ * The user's latest verdict of an address ('valid', 'invalid', 'unknown' or null), as a SQL
+ * value for set-based queries of other modules (the pre-send check's audience facts): they
+ * hold no SQL of this table of their own.
+ */
+export const verdictOf = (userId: number, address: RawBuilder<unknown>) =>
+  sql<string | null>`(select v.verdict from verified_addresses v
+                       where v.user_id = ${userId} and lower(v.email) = lower(${address}))`;
+
 export const probeStatus = async (db: Executor) => {
   const row = await db.selectFrom('verification_probe_status').selectAll().where('id', '=', 1).executeTakeFirst();
   return {
@@ -419,6 +433,39 @@ export const probeStatus = async (db: Executor) => {
     unreachableDomains: row?.unreachable_domains ?? 0,
     detail: row?.detail ?? null,
   };
+};
+
+/**
+ * A running job's eye on its resolver (R48): whether it finds the names that must exist,
+ * asked at the start and again before each batch holding an invalid verdict on the DNS's
+ * word alone, and recorded for the operator's System page. A resolver that broke meanwhile
+ * turns such verdicts into unknown ones before they count.
+ */
+const resolverWatch = (platform: TPlatform, options: TEngineOptions) => {
+  const health = async (): Promise<TResolverHealth> => {
+    const found = await checkResolver((name) => options.resolver.resolveMx(name), platform.config.dnsCanaries);
+    await recordResolverHealth(platform.db, 'verification', platform.config.verify.dnsServers, found);
+    return found;
+  };
+  /** The batch as it may count: DNS-only invalid verdicts become unknown while the resolver is broken. */
+  const believed = async <Row extends { result: TVerification }>(rows: Row[]): Promise<Row[]> => {
+    if (!rows.some((row) => row.result.isDnsVerdict) || !(await health()).isBroken) return rows;
+    return rows.map((row) =>
+      row.result.isDnsVerdict
+        ? {
+            ...row,
+            result: {
+              ...row.result,
+              verdict: 'unknown',
+              reason: VERIFY_MESSAGES.resolverBroken,
+              isDnsVerdict: false,
+              isResolverFault: true,
+            },
+          }
+        : row,
+    );
+  };
+  return { health, believed };
 };
 
 export const runVerification = async (platform: TPlatform, jobId: number) => {
@@ -431,6 +478,10 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
     .executeTakeFirst();
   if (!job) return;
   const options = engineOptions(platform);
+  const resolver = resolverWatch(platform, options);
+  // Before any verdict counts, the resolver must find the names that must exist (R48); when
+  // it does not, nothing that rests on DNS is asked.
+  if ((await resolver.health()).isBroken) options.resolverFault = VERIFY_MESSAGES.resolverBroken;
   // Every address still without a verdict (all of them, or what a crash left), verified as
   // one stream: domains side by side, each verdict written in batches as it comes, so a
   // slow or greylisting server holds up its own addresses only.
@@ -450,9 +501,12 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
     if (rows.length === 0 || failure) return writing;
     // One write at a time, in order; the first failure ends the job (a retry takes up what is left).
     writing = writing.then(() =>
-      writeVerdicts(platform, job, rows).catch((error: unknown) => {
-        failure ??= error;
-      }),
+      resolver
+        .believed(rows)
+        .then((believed) => writeVerdicts(platform, job, believed))
+        .catch((error: unknown) => {
+          failure ??= error;
+        }),
     );
     return writing;
   };
@@ -482,9 +536,21 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
            where job_id = ${jobId} and verdict = 'unknown' and not from_cache`.execute(trx)
       ).rows[0]!.unknown,
     );
+    // Addresses the broken resolver left unknown: the user is told why (R48).
+    const unchecked = (
+      await sql<{ count: number }>`
+        select count(*)::int as count from verification_items
+         where job_id = ${jobId} and verdict = 'unknown' and reason = ${VERIFY_MESSAGES.resolverBroken}`.execute(trx)
+    ).rows[0]!.count;
     const done = await trx
       .updateTable('verification_jobs')
-      .set({ status: 'finished', credits_refunded: refund, finished_at: new Date(), updated_at: new Date() })
+      .set({
+        status: 'finished',
+        credits_refunded: refund,
+        notice: unchecked > 0 ? resolverNotice(unchecked, job.credits_charged > 0) : null,
+        finished_at: new Date(),
+        updated_at: new Date(),
+      })
       .where('id', '=', jobId)
       .where('status', '=', 'running')
       .executeTakeFirst();
@@ -519,7 +585,9 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
   await notifyUser(platform, {
     userId: job.user_id,
     title: 'Your email verification finished',
-    body: `${finished.valid} valid, ${finished.invalid} invalid, ${finished.unknown} unknown of ${finished.total}.`,
+    body: `${finished.valid} valid, ${finished.invalid} invalid, ${finished.unknown} unknown of ${finished.total}.${
+      finished.notice ? ` ${finished.notice}` : ''
+    }`,
     link: `/tools/email-verification?job=${jobId}`,
   });
 };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
 import { freePort } from '../../../test/cluster';
+import { startDnsZone } from '../../../test/dns-zone';
 import { startVerifyPeers } from '../../../test/verify-peers';
 import { SESSION_COOKIE } from '../../platform/http-security';
 import { setRole } from '../auth/auth.service';
@@ -262,6 +263,123 @@ describe('a blocked port 25', () => {
       expect(cleared.lastReachedAt).not.toBeNull();
     } finally {
       await blocked.close();
+    }
+  });
+});
+
+describe('a broken resolver (R48)', () => {
+  /** A test app whose verification asks `dns` (a zone that breaks after some questions). */
+  const appAsking = (dns: string) =>
+    startTestApp(
+      {
+        VERIFY_DNS_SERVERS: dns,
+        VERIFY_SMTP_PORT: String(peers.smtpPort),
+        VERIFY_STEP_TIMEOUT_MS: '700',
+        VERIFY_ALLOW_LOOPBACK: 'true',
+      },
+      { databaseUrl: t.databaseUrl },
+    );
+  const operatorView = async () => {
+    const operator = await seedUser(t.platform);
+    await setRole(t.platform.db, operator.id, 'operator');
+    const agent = createAgent(t.app);
+    await agent.signIn(operator.email, operator.password);
+    return async () => (await agent.get('/api/operator/system')).json().data.resolvers as { source: string }[];
+  };
+
+  it('charges nothing on its word: names that must exist are not found, so DNS verdicts are unknown and refunded, the user is told why, the operator sees it', async () => {
+    // Answers "no such domain" to every question, gmail.com's included.
+    const zone = await startDnsZone({}, { brokenAfter: 0 });
+    const broken = await appAsking(zone.server);
+    try {
+      const { user, agent } = await signedIn();
+      const agentOnBroken = createAgent(broken.app);
+      await agentOnBroken.signIn(user.email, user.password);
+      const before = await balance(agent);
+      // A real domain, one that exists nowhere, a disposable one and an entry that is no address.
+      const { jobId: listId } = await pasteAndConfirm(
+        agentOnBroken,
+        'ann@gmail.com\nbob@no-such-domain-anywhere.test\ncat@mailinator.com\nnot an address',
+      );
+      expect(await balance(agent)).toBe(before - 3);
+      await runVerification(broken.platform, listId);
+
+      const items = (await agent.get(`/api/tools/verify-emails/jobs/${listId}/results`)).json().data as {
+        email: string;
+        verdict: string;
+        reason: string;
+      }[];
+      const byEmail = Object.fromEntries(items.map((item) => [item.email, item]));
+      // What rests on DNS is unknown, with the reason; what the address alone says still counts.
+      expect(byEmail['ann@gmail.com']).toMatchObject({ verdict: 'unknown', reason: VERIFY_MESSAGES.resolverBroken });
+      expect(byEmail['bob@no-such-domain-anywhere.test']).toMatchObject({
+        verdict: 'unknown',
+        reason: VERIFY_MESSAGES.resolverBroken,
+      });
+      expect(byEmail['cat@mailinator.com']).toMatchObject({
+        verdict: 'invalid',
+        reason: expect.stringMatching(/disposable/),
+      });
+      expect(byEmail['not an address']?.verdict).toBe('invalid');
+
+      const job = (await agent.get(`/api/tools/verify-emails/jobs/${listId}`)).json().data;
+      expect(job).toMatchObject({
+        status: 'finished',
+        invalid: 2,
+        unknown: 2,
+        credits_charged: 3,
+        credits_refunded: 2,
+        notice: expect.stringMatching(/^2 addresses were not checked: this server's DNS resolver/),
+      });
+      expect(await balance(agent)).toBe(before - 1);
+      const notification = await t.platform.db
+        .selectFrom('notifications')
+        .select('body')
+        .where('user_id', '=', user.id)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(notification.body).toContain('2 addresses were not checked');
+      // Unchecked addresses are not results to re-use: verifying them again charges and asks again.
+      const again = (await agent.post('/api/tools/verify-emails/text/store', { emails: 'ann@gmail.com' })).json().data;
+      expect(again).toMatchObject({ alreadyCheckedCount: 0, creditToBeUsed: 1 });
+
+      const resolvers = await operatorView();
+      expect(await resolvers()).toContainEqual(
+        expect.objectContaining({
+          source: 'verification',
+          servers: zone.server,
+          brokenSince: expect.any(String),
+          detail: expect.stringContaining('gmail.com (ENOTFOUND)'),
+        }),
+      );
+      // A job on a resolver that answers clears it.
+      const healthy = await pasteAndConfirm(agent, 'ann@accept.test');
+      await runVerification(t.platform, healthy.jobId);
+      expect(await resolvers()).toContainEqual(
+        expect.objectContaining({ source: 'verification', brokenSince: null, lastOkAt: expect.any(String) }),
+      );
+    } finally {
+      await broken.close();
+      zone.close();
+    }
+  });
+
+  it('does not believe "no such domain" from a resolver that broke after the job started', async () => {
+    // The start's three questions (the names that must exist) are answered; everything after is "no such domain".
+    const zone = await startDnsZone({}, { brokenAfter: 3 });
+    const breaking = await appAsking(zone.server);
+    try {
+      const { user } = await signedIn();
+      const agent = createAgent(breaking.app);
+      await agent.signIn(user.email, user.password);
+      const { jobId: listId } = await pasteAndConfirm(agent, 'ann@gmail.com\nbob@outlook.com');
+      await runVerification(breaking.platform, listId);
+      const job = (await agent.get(`/api/tools/verify-emails/jobs/${listId}`)).json().data;
+      expect(job).toMatchObject({ invalid: 0, unknown: 2, credits_refunded: 2 });
+      expect(job.notice).toMatch(/^2 addresses were not checked/);
+    } finally {
+      await breaking.close();
+      zone.close();
     }
   });
 });

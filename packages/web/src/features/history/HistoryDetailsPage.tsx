@@ -1,11 +1,13 @@
 import { Anchor, Badge, Button, Group, NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import {
+  eventLabel,
   HISTORY_EVENT_TYPES,
   historyApi,
   type TAbTestResult,
   type THistoryDetail,
   type THistoryRecord,
   type TSendCounts,
+  withFallbacks,
 } from '@sendwell/contracts';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -53,7 +55,7 @@ export const HistoryDetailsPage = () => {
       render: (row) => (
         <Group gap={4} wrap="nowrap">
           <Badge variant="light" color={EVENT_COLORS[row.event_type] ?? 'gray'}>
-            {row.event_type}
+            {eventLabel(row.event_type)}
           </Badge>
           {!row.is_first && (
             <Badge variant="outline" color="gray" title="A repeat: the recipient is counted once">
@@ -77,7 +79,7 @@ export const HistoryDetailsPage = () => {
   return (
     <>
       <PageHeader
-        title={send ? `History: ${send.subject}` : 'History details'}
+        title={send ? `History: ${withFallbacks(send.subject)}` : 'History details'}
         description={send ? `${send.from} to ${send.to || 'its lists'}, ${formatDateTime(send.created_at)}` : undefined}
         actions={
           <Group gap="xs">
@@ -138,7 +140,7 @@ export const HistoryDetailsPage = () => {
               onChange={(event) => setEventType(event.currentTarget.value)}
               data={[
                 { value: '', label: 'All events' },
-                ...HISTORY_EVENT_TYPES.map((type) => ({ value: type, label: type })),
+                ...HISTORY_EVENT_TYPES.map((type) => ({ value: type, label: eventLabel(type) })),
               ]}
             />
           }

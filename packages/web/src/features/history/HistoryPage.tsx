@@ -1,14 +1,24 @@
 import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import type { THistoryRecord } from '@sendwell/contracts';
+import { type THistoryRecord, withFallbacks } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { EmailAddress } from '../../components/EmailAddress';
 import { PageHeader } from '../../components/PageHeader';
-import { HISTORY_URL, historyKeys, useHistoryCounts, useLiveHistory, useResend } from './history.queries';
+import { useRetained } from '../lists/useRetained';
+import { PreSendChecklist } from '../send-email/PreSendChecklist';
+import {
+  HISTORY_URL,
+  historyKeys,
+  useHistoryCounts,
+  useLiveHistory,
+  useResend,
+  useResendPreSendCheck,
+} from './history.queries';
 import { SendFigures } from './SendFigures';
 
 /** The expanded row: lists, statistics (Mailgun reports deliveries; SMTP and Gmail what they accepted) and times. */
@@ -30,11 +40,81 @@ const SendStatistics = ({ send }: { send: THistoryRecord }) => {
   );
 };
 
+/**
+ * A send's From as two lines: the sender's name, and the address (which may break before its
+ * `@`) under it, so a long address does not widen the table past the screen.
+ */
+const Sender = ({ from }: { from: string }) => {
+  const match = /^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/.exec(from);
+  if (!match) return <EmailAddress email={from} minWidth="10rem" />;
+  return (
+    <Stack gap={0}>
+      {match[1] && <Text size="sm">{match[1]}</Text>}
+      <EmailAddress email={match[2]!} size="xs" c="dark.4" minWidth="10rem" />
+    </Stack>
+  );
+};
+
+/**
+ * Send again: the same pre-send checklist as Send Email's confirmation, on the content that
+ * will go (issue 45 §4), before anything is sent; a red item asks "Send it anyway?".
+ */
+const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClose: () => void }) => {
+  const shown = useRetained(send);
+  const resend = useResend();
+  const target = send?.account_id ? { accountId: send.account_id, id: send.id } : null;
+  const check = useResendPreSendCheck(target);
+  return (
+    <Modal
+      opened={send !== null}
+      onClose={onClose}
+      title="Send this email again?"
+      centered
+      size="lg"
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      {shown && (
+        <Stack>
+          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+            “{withFallbacks(shown.subject)}” goes out again, now, to the subscribed members of {shown.to || 'its lists'}
+            .
+          </Text>
+          <PreSendChecklist
+            check={check.data}
+            isPending={check.isPending}
+            isError={check.isError}
+            onRetry={() => void check.refetch()}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button
+              loading={resend.isPending}
+              color={check.data?.hasFailures ? 'red' : undefined}
+              onClick={() =>
+                target &&
+                resend.mutate(target, {
+                  onSuccess: ({ message }) => {
+                    notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+                    onClose();
+                  },
+                })
+              }
+            >
+              Yes, Send Again
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+};
+
 /** Send history (spec §2 screen 8). */
 export const HistoryPage = () => {
   const formatDateTime = useFormatDateTime();
   useLiveHistory();
-  const resend = useResend();
   const [type, setType] = useState('');
   const [dates, setDates] = useState<TDateRange>({});
   const [again, setAgain] = useState<THistoryRecord | null>(null);
@@ -44,19 +124,22 @@ export const HistoryPage = () => {
       key: 'subject',
       title: 'Subject',
       sortable: true,
-      render: (send) =>
-        send.ab_test ? (
-          <Stack gap={2}>
-            <span>{send.subject}</span>
-            <Badge variant="light" color="grape" size="sm" data-testid="history-ab-test">
+      // As a reader sees it: merge fields as their fallbacks; the template itself on hover.
+      render: (send) => (
+        <Stack gap={2} miw="11rem">
+          <Text size="sm" title={send.subject} style={{ overflowWrap: 'break-word' }}>
+            {withFallbacks(send.subject)}
+          </Text>
+          {send.ab_test && (
+            // A badge's text never wraps (Mantine clips it): a long label is a small line of its own.
+            <Text size="xs" c="grape.9" fw={600} data-testid="history-ab-test">
               {send.ab_test.label}
-            </Badge>
-          </Stack>
-        ) : (
-          send.subject
-        ),
+            </Text>
+          )}
+        </Stack>
+      ),
     },
-    { key: 'from', title: 'From' },
+    { key: 'from', title: 'From', render: (send) => <Sender from={send.from} /> },
     { key: 'to', title: 'To', render: (send) => send.to || '—' },
     { key: 'type', title: 'Type', render: (send) => (send.type === 2 ? 'Scheduled Mail' : 'Standard') },
     {
@@ -85,20 +168,22 @@ export const HistoryPage = () => {
     {
       key: 'actions',
       title: 'Actions',
+      // One above the other: side by side they took 190 px of a table that must fit 1440 px (issue 45 §4).
       render: (send) => (
-        <Group gap={4} wrap="nowrap">
+        <Stack gap={4} align="flex-start">
           {send.account_id !== null && (
             <Anchor component={Link} to={`/history/details/${send.account_id}/${send.id}`} size="sm">
               Details
             </Anchor>
           )}
+          {/* A sent email is not edited: a new one starts from a copy of it. */}
           <Anchor
             component={Link}
             to={`/history/edit-email/${send.id}`}
             size="sm"
-            aria-label={`Edit as new: ${send.subject}`}
+            aria-label={`Duplicate as a new email: ${withFallbacks(send.subject)}`}
           >
-            Edit
+            Duplicate
           </Anchor>
           {send.account_id !== null && (
             <Button
@@ -106,12 +191,12 @@ export const HistoryPage = () => {
               variant="default"
               leftSection={<IconRepeat size={12} />}
               onClick={() => setAgain(send)}
-              aria-label={`Send again: ${send.subject}`}
+              aria-label={`Send again: ${withFallbacks(send.subject)}`}
             >
               Send again
             </Button>
           )}
-        </Group>
+        </Stack>
       ),
     },
   ];
@@ -126,6 +211,7 @@ export const HistoryPage = () => {
           url={HISTORY_URL}
           columns={columns}
           rowKey={(send) => send.id}
+          rowLabel={(send) => withFallbacks(send.subject)}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={{ type, ...dates }}
           searchable
@@ -149,41 +235,7 @@ export const HistoryPage = () => {
           emptyText="No data found."
         />
       </Paper>
-      <Modal
-        opened={again !== null}
-        onClose={() => setAgain(null)}
-        title="Send this email again?"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
-        <Stack>
-          <Text size="sm">
-            “{again?.subject}” goes out again, now, to the subscribed members of {again?.to || 'its lists'}.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setAgain(null)}>
-              Cancel
-            </Button>
-            <Button
-              loading={resend.isPending}
-              onClick={() =>
-                again?.account_id &&
-                resend.mutate(
-                  { accountId: again.account_id, id: again.id },
-                  {
-                    onSuccess: ({ message }) => {
-                      notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-                      setAgain(null);
-                    },
-                  },
-                )
-              }
-            >
-              Yes, Send Again
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <SendAgainModal send={again} onClose={() => setAgain(null)} />
     </>
   );
 };

@@ -1,5 +1,6 @@
 import {
   historyApi,
+  preSendApi,
   routeUrl,
   type TEngagementAudience,
   type TEngagementResend,
@@ -38,6 +39,18 @@ const useHistoryMutation = <V, R>(mutationFn: (variables: V) => Promise<R>) => {
   const queryClient = useQueryClient();
   return useMutation({ mutationFn, onSuccess: () => queryClient.invalidateQueries({ queryKey: historyKeys.all }) });
 };
+
+/** The pre-send check of History's Send again (issue 45 §4): the old send as it will go again. */
+export const useResendPreSendCheck = (send: { accountId: number; id: number } | null) =>
+  useQuery({
+    queryKey: ['history', 'resend-pre-send', send] as const,
+    queryFn: ({ signal }) => callRoute(preSendApi.resend, { body: send!, signal }),
+    enabled: send !== null,
+    staleTime: 60_000,
+    retry: false,
+    // The checklist shows a failed check itself; it never stands in the way of sending.
+    meta: { reportErrors: false },
+  });
 
 export const useResend = () =>
   useHistoryMutation((send: { accountId: number; id: number }) => callRoute(historyApi.resend, { body: send }));

@@ -1,7 +1,9 @@
 import { Badge, Button, Card, Group, NativeSelect, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import {
+  counted,
   DELIVERY_EVENT_TYPES,
   dashboardApi,
+  eventLabel,
   routeUrl,
   type TDashboard,
   type TDeliveryEvent,
@@ -62,7 +64,7 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
       </Group>
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-labelledby="last-30-days-summary">
         <title id="last-30-days-summary">
-          {`Recipients per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
+          {`Messages per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
         </title>
         {ticks.map((tick) => (
           <g key={tick}>
@@ -112,7 +114,8 @@ const LastSevenDays = ({ table }: { table: TDashboard['stats']['table'] }) => (
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Time</Table.Th>
-            <Table.Th ta="right">Accepted</Table.Th>
+            {/* The accepted figure: Sent, as History and the totals above call it (GLOSSARY). */}
+            <Table.Th ta="right">Sent</Table.Th>
             <Table.Th ta="right">Delivered</Table.Th>
             <Table.Th ta="right">Failed</Table.Th>
             <Table.Th ta="right">Complained</Table.Th>
@@ -196,7 +199,7 @@ export const DeliveryDashboard = () => {
       title: 'Event',
       render: (event) => (
         <Group gap={4}>
-          <Badge variant="light">{event.event_type}</Badge>
+          <Badge variant="light">{eventLabel(event.event_type)}</Badge>
           {event.severity && (
             <Badge variant="outline" color={event.severity === 'permanent' ? 'red' : 'yellow'}>
               {event.event_type === 'failed' ? (event.severity === 'permanent' ? 'hard' : 'soft') : event.severity}
@@ -262,11 +265,11 @@ export const DeliveryDashboard = () => {
         />
       </SimpleGrid>
       <Text size="sm" c="dark.4" data-testid="dashboard-figures">
-        Last 30 days: {stats.general.recipients.toLocaleString('en-US')} recipients, each counted once;{' '}
-        {stats.tracking.bounced_hard.toLocaleString('en-US')} hard and{' '}
-        {stats.tracking.bounced_soft.toLocaleString('en-US')} soft bounces,{' '}
-        {stats.tracking.complained.toLocaleString('en-US')} complaints,{' '}
-        {stats.tracking.deferred.toLocaleString('en-US')} deferred attempts. Shares are of the recipients.
+        {/* Recipients counted once per send: messages, not people (a list of 25 sent to twice is 50). */}
+        Last 30 days: {counted(stats.general.recipients, 'message')} (one per recipient of each send);{' '}
+        {counted(stats.tracking.bounced_hard, 'hard bounce')} and {counted(stats.tracking.bounced_soft, 'soft bounce')},{' '}
+        {counted(stats.tracking.complained, 'complaint')}, {counted(stats.tracking.deferred, 'deferred attempt')}.
+        Shares are of these messages.
       </Text>
       {(dashboard.data.smtp || dashboard.data.google) && (
         <Text size="sm" c="dark.4">
@@ -312,7 +315,7 @@ export const DeliveryDashboard = () => {
                 onChange={(event) => setEventType(event.currentTarget.value)}
                 data={[
                   { value: '', label: 'All events' },
-                  ...DELIVERY_EVENT_TYPES.map((type) => ({ value: type, label: type })),
+                  ...DELIVERY_EVENT_TYPES.map((type) => ({ value: type, label: eventLabel(type) })),
                 ]}
               />
               <DateRangeFilter size="xs" value={dates} onChange={setDates} />

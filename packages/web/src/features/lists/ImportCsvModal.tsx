@@ -4,6 +4,7 @@ import {
   GENERIC_IMPORT_PREVIEW,
   LIST_MESSAGES,
   moreText,
+  SEND_MESSAGES,
   type TListImport,
   type TMailingList,
   usableCredit,
@@ -162,7 +163,7 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
           label="Verify the addresses after the import"
           description={
             canVerify
-              ? `${isFree ? '' : `One credit for each address not checked before; you have ${usable.toLocaleString('en-US')}. `}Unverified email addresses will increase your email's spam score!`
+              ? `${isFree ? '' : `One credit for each address not checked before; you have ${usable.toLocaleString('en-US')}. `}${SEND_MESSAGES.unverified}`
               : generic?.isAllGeneric
                 ? 'Every address in this file is generic: there is nothing to verify.'
                 : 'Verification needs credits: you have none left.'

@@ -17,6 +17,7 @@ import {
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { addressStyle, breakBeforeAt } from '../../components/EmailAddress';
 import { PageHeader } from '../../components/PageHeader';
 import { useAccounts } from '../accounts/accounts.queries';
 import { DeleteListModal } from './DeleteListModal';
@@ -176,8 +177,9 @@ export const MailingListsPage = () => {
       title: 'Address',
       sortable: true,
       render: (list) => (
-        <Anchor component={Link} to={listDetailPath(list)} size="sm" style={{ overflowWrap: 'anywhere' }}>
-          {list.address}
+        // Named by the address itself: the break opportunity inside it is no part of its name.
+        <Anchor component={Link} to={listDetailPath(list)} size="sm" style={addressStyle()} aria-label={list.address}>
+          {breakBeforeAt(list.address)}
         </Anchor>
       ),
     },

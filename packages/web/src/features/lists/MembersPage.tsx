@@ -19,6 +19,7 @@ import { Link, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { EmailAddress } from '../../components/EmailAddress';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { ImportCsvModal, type TImportTarget } from './ImportCsvModal';
@@ -125,7 +126,7 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
       key: 'email',
       title: 'Email',
       sortable: true,
-      render: (member) => <Text style={{ overflowWrap: 'anywhere' }}>{member.email}</Text>,
+      render: (member) => <EmailAddress email={member.email} size="md" />,
     },
     { key: 'fullname', title: 'Name', sortable: true },
     {

@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Center, Group, Loader, Modal, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { type TMailingList, usableCredit, verificationApi } from '@sendwell/contracts';
+import { SEND_MESSAGES, type TMailingList, usableCredit, verificationApi } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { callRoute } from '../../app/api';
@@ -83,7 +83,7 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
             </Text>
           )}
           <Text size="sm" c="dark.4">
-            Unverified email addresses will increase your email's spam score!
+            {SEND_MESSAGES.unverified}
           </Text>
         </>
       )}

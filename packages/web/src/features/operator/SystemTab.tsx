@@ -16,6 +16,9 @@ const Stat = ({ label, value }: { label: string; value: React.ReactNode }) => (
   </Card>
 );
 
+/** Who asks the resolver, as the broken resolver's title names them. */
+const RESOLVER_USERS = { verification: 'email verification', 'pre-send': 'the pre-send check' } as const;
+
 /** Queue depth, live workers, last failures and the test inbox, refreshed every 5 seconds. */
 export const SystemTab = () => {
   const formatDateTime = useFormatDateTime();
@@ -30,7 +33,7 @@ export const SystemTab = () => {
   }
   if (status.isError)
     return <LoadFailedAlert title="The system status could not be loaded." onRetry={() => void status.refetch()} />;
-  const { queues, workers, errors, testInbox, database, verificationProbe: probe } = status.data;
+  const { queues, workers, errors, testInbox, database, verificationProbe: probe, resolvers } = status.data;
   const waiting = queues.reduce((sum, queue) => sum + queue.queued, 0);
   return (
     <Stack>
@@ -64,6 +67,33 @@ export const SystemTab = () => {
           )}
         </Alert>
       )}
+      {resolvers
+        .filter((resolver) => resolver.brokenSince !== null)
+        .map((resolver) => (
+          <Alert
+            key={resolver.source}
+            color="red"
+            title={`The DNS resolver ${RESOLVER_USERS[resolver.source]} asks is broken`}
+            data-testid={`resolver-broken-${resolver.source}`}
+          >
+            <Text size="sm">
+              Since {formatDateTime(resolver.brokenSince!)}, the resolver ({resolver.servers || "the system's"}) does
+              not find names that must exist, so its "no such domain" answers are not believed:{' '}
+              {resolver.source === 'verification'
+                ? 'addresses that depend on DNS come back unknown and their credits are refunded.'
+                : 'the pre-send check says the sending domain could not be checked.'}{' '}
+              Check the resolver (
+              <code>{resolver.source === 'verification' ? 'VERIFY_DNS_SERVERS' : 'SPAM_TEST_DNS_SERVERS'}</code>, else{' '}
+              <code>/etc/resolv.conf</code>) from the machine that runs {RESOLVER_USERS[resolver.source]}.
+              {resolver.lastOkAt && ` It last answered correctly on ${formatDateTime(resolver.lastOkAt)}.`}
+            </Text>
+            {resolver.detail && (
+              <Text size="xs" c="dimmed" mt={4}>
+                {resolver.detail}
+              </Text>
+            )}
+          </Alert>
+        ))}
       <SimpleGrid cols={{ base: 1, sm: 4 }}>
         <Stat label="Workers alive" value={workers.alive} />
         <Stat label="Jobs waiting" value={waiting.toLocaleString('en-US')} />
@@ -99,7 +129,8 @@ export const SystemTab = () => {
           <Table.Tbody>
             {queues.map((queue) => (
               <Table.Tr key={queue.name}>
-                <Table.Td>{queue.name}</Table.Td>
+                {/* A queue name is one word: kept on one line (the table scrolls on a phone). */}
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{queue.name}</Table.Td>
                 <Table.Td ta="right">{queue.queued}</Table.Td>
                 <Table.Td ta="right">{queue.active}</Table.Td>
                 <Table.Td ta="right">{queue.failed}</Table.Td>

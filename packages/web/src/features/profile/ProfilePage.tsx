@@ -150,7 +150,11 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
     <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Email')}>
       <Stack>
         <Text size="sm">
-          You sign in with <strong data-testid="profile-email">{profile.email}</strong>.
+          You sign in with{' '}
+          <strong data-testid="profile-email" style={{ overflowWrap: 'anywhere' }}>
+            {profile.email}
+          </strong>
+          .
         </Text>
         {profile.pending_email && <PendingEmail profile={profile} pendingEmail={profile.pending_email} />}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>

@@ -45,6 +45,7 @@ export const PreSendChecklist = ({
   onRetry,
   question = 'Send it anyway?',
   heading = 'Before it goes',
+  shownAbove = [],
 }: {
   check: TPreSendCheck | undefined;
   isPending: boolean;
@@ -53,6 +54,8 @@ export const PreSendChecklist = ({
   /** What a red item asks: "Send it anyway?" (a send, a spam test), "Start it anyway?" (a drip campaign). */
   question?: string;
   heading?: string;
+  /** Items the screen shows above the checklist in a form of its own (Send Email's unverified warning): not repeated here. */
+  shownAbove?: string[];
 }) => {
   if (isPending) {
     return (
@@ -83,7 +86,7 @@ export const PreSendChecklist = ({
       </Text>
       <Accordion variant="contained" multiple chevronPosition="right">
         {PRE_SEND_GROUPS.map((group) => {
-          const items = check.items.filter((item) => item.group === group);
+          const items = check.items.filter((item) => item.group === group && !shownAbove.includes(item.id));
           if (items.length === 0) return null;
           const worst = worstStatus(items);
           const summary = countsOf(items);

@@ -6,12 +6,13 @@ import {
   type TDuplicatesResponse,
   type TSendEmailForm,
 } from '@sendwell/contracts';
-import { IconAlertTriangle, IconCalendarTime, IconCopy, IconSend, IconShieldCheck } from '@tabler/icons-react';
+import { IconAlertTriangle, IconCalendarTime, IconCopy, IconSend } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useRetained } from '../lists/useRetained';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
 import { PreSendChecklist } from './PreSendChecklist';
 import { usePreSendCheck } from './send-email.queries';
+import { UnverifiedWarning } from './UnverifiedWarning';
 
 /** Addresses on more than one chosen list: each gets the email once, and the user is told so. */
 export const DuplicatesModal = ({
@@ -127,22 +128,6 @@ type TConfirmProps = {
   onCancel: () => void;
 };
 
-/**
- * The unverified-addresses hook point of the send flow (spec §4: a verify-lists modal if
- * unverified addresses exist). The verify-lists upsell with its progress bar comes with the
- * verification issue; until then the confirmation shows the spec's warning.
- */
-const UnverifiedWarning = ({ unverified }: { unverified: number }) =>
-  unverified > 0 ? (
-    <Alert
-      color="yellow"
-      icon={<IconShieldCheck size={18} />}
-      title={`${unverified.toLocaleString('en-US')} unverified`}
-    >
-      {SEND_MESSAGES.unverified}
-    </Alert>
-  ) : null;
-
 /** The last step before sending: who it is from, to which lists and how many people, now or later. */
 export const SendConfirmModal = ({
   summary,
@@ -203,13 +188,20 @@ export const SendConfirmModal = ({
               </Table.Tr>
             </Table.Tbody>
           </Table>
-          <UnverifiedWarning unverified={shown.check.unverified} />
+          <UnverifiedWarning
+            unverified={shown.check.unverified}
+            recipients={shown.check.recipients}
+            listIds={shown.lists.map((list) => list.id)}
+            onVerifying={onCancel}
+          />
           {shown.request && (
             <PreSendChecklist
               check={preSend.data}
               isPending={preSend.isPending}
               isError={preSend.isError}
               onRetry={() => void preSend.refetch()}
+              // When there are some, the warning above says it, with the cost and a way to verify: said once.
+              shownAbove={shown.check.unverified > 0 ? ['unverified'] : []}
             />
           )}
           <Switch

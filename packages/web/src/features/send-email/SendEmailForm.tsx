@@ -49,14 +49,12 @@ import {
   withoutErrorsOf,
 } from './send-email.form';
 import { sendEmailKeys, useAccountLists, useCheckDuplicates, useSendEmail } from './send-email.queries';
-import { VerifyListsModal } from './VerifyListsModal';
 
 /** A send the page has started, shown above the form. */
 export type TStartedSend = { sendId: number; scheduled: boolean; deliveryTime: string; subject: string };
 
 /** Where the send flow (spec §4) stands between the Send button and the send. */
 type TFlow =
-  | { step: 'verify'; check: TDuplicatesResponse; listIds: number[] }
   | { step: 'duplicates'; check: TDuplicatesResponse }
   | { step: 'dailyLimit'; check: TDuplicatesResponse; warning: Exclude<TDailyLimitWarning, { kind: 'none' }> }
   | { step: 'confirm'; check: TDuplicatesResponse; isSendLater: boolean };
@@ -210,7 +208,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     else setFlow({ step: 'dailyLimit', check, warning });
   };
 
-  const afterVerifyOffer = (check: TDuplicatesResponse) => {
+  const afterCheck = (check: TDuplicatesResponse) => {
     if (check.duplicates > 0) setFlow({ step: 'duplicates', check });
     else afterDuplicates(check);
   };
@@ -231,13 +229,8 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
       showFieldErrors(result.errors);
       return;
     }
-    checkDuplicates.mutate(result.request.to, {
-      onSuccess: (check) => {
-        // Unverified addresses among the recipients: the verify-lists offer comes first.
-        if (check.unverified > 0) setFlow({ step: 'verify', check, listIds: result.request.to.map(Number) });
-        else afterVerifyOffer(check);
-      },
-    });
+    // Unverified addresses are said once, in the confirmation, with the cost and "Verify now".
+    checkDuplicates.mutate(result.request.to, { onSuccess: afterCheck });
   };
 
   const scheduleInstead = () => {
@@ -406,12 +399,6 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
       </form>
       {/* Outside the form: Enter in a dialog's input must not submit the form again. */}
       {spamTest.modals}
-      <VerifyListsModal
-        unverified={flow?.step === 'verify' ? flow.check.unverified : null}
-        listIds={flow?.step === 'verify' ? flow.listIds : []}
-        onSendAnyway={() => flow && afterVerifyOffer(flow.check)}
-        onCancel={() => setFlow(null)}
-      />
       <DuplicatesModal
         count={flow?.step === 'duplicates' ? flow.check.duplicates : null}
         onContinue={() => flow && afterDuplicates(flow.check)}

@@ -191,18 +191,21 @@ describe('SendEmailPage', () => {
     expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();
   });
 
-  it('offers to verify unverified lists first, then warns about addresses on several lists before the confirmation', async () => {
-    const fetchMock = stubPage(buildContent(), { [DUPLICATES]: { duplicates: 2, recipients: 126, unverified: 5 } });
+  it('says once, in the confirmation, that recipients were never verified: the risk, the cost, and a way to verify now', async () => {
+    const COST = 'POST /api/email/verify-credit-check';
+    const VERIFY = 'POST /api/mailing-lists/verify';
+    const fetchMock = stubPage(buildContent(), {
+      [DUPLICATES]: { duplicates: 2, recipients: 126, unverified: 5 },
+      [COST]: { status: true, count: 3, controlled: 2, totalCount: 5 },
+      [VERIFY]: { status: true, message: 'Verification started.', checkListId: 9, total: 5, checkedLists: [5, 6] },
+    });
     renderPage();
     await fillMailgunForm(/Weekly news/, /VIP/);
     submit();
 
-    const offer = within(await screen.findByRole('dialog', { name: 'Verify your lists first?' }));
-    expect(offer.getByText("Unverified email addresses will increase your email's spam score!")).toBeTruthy();
-    expect(offer.getByText(/5 of the recipients are not verified yet/)).toBeTruthy();
-    fireEvent.click(offer.getByRole('button', { name: 'Send anyway' }));
-
+    // No dialog of its own first: the duplicates, then the confirmation.
     const duplicates = within(await screen.findByRole('dialog', { name: 'Duplicate addresses' }));
+    expect(screen.queryByRole('dialog', { name: 'Verify your lists first?' })).toBeNull();
     expect(duplicates.getByText(duplicatesWarning(2))).toBeTruthy();
     expect(bodiesOf(fetchMock, DUPLICATES)).toEqual([{ mailingLists: [5, 6] }]);
     fireEvent.click(duplicates.getByRole('button', { name: 'Continue' }));
@@ -212,9 +215,21 @@ describe('SendEmailPage', () => {
     expect(confirm.getByText('Sam <news@example.com>')).toBeTruthy();
     expect(confirm.getByText('Weekly news')).toBeTruthy();
     expect(confirm.getByText('VIP')).toBeTruthy();
-    expect(confirm.getByText(SEND_MESSAGES.unverified)).toBeTruthy();
-    fireEvent.click(confirm.getByRole('button', { name: 'Cancel' }));
-    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    // One warning, accurate: bounces and reputation, not a "spam score"; what verifying costs.
+    const warning = within(confirm.getByTestId('unverified-warning'));
+    expect(warning.getByText('5 recipients were never verified')).toBeTruthy();
+    expect(confirm.getByTestId('unverified-warning').textContent).toContain(SEND_MESSAGES.unverified);
+    expect(confirm.getByTestId('unverified-warning').textContent).not.toMatch(/spam score/);
+    await waitFor(() =>
+      expect(confirm.getByTestId('unverified-cost').textContent).toBe(
+        'Verifying them costs 3 credits (one per address not checked before); you have 960.',
+      ),
+    );
+    expect(bodiesOf(fetchMock, COST)).toEqual([{ mailingLists: [5, 6] }]);
+    // Verify now: the lists are verified, nothing is sent, the dialog closes.
+    fireEvent.click(warning.getByRole('button', { name: 'Verify now' }));
+    await waitFor(() => expect(bodiesOf(fetchMock, VERIFY)).toEqual([{ mailingLists: [5, 6] }]));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Send this email?' })).toBeNull());
     expect(callsTo(fetchMock, SEND)).toHaveLength(0);
   });
 
@@ -407,6 +422,8 @@ describe('SendEmailPage', () => {
   it('shows the pre-send checklist in the confirmation, each group expandable, and asks "send anyway?" when a check fails', async () => {
     const PRE_SEND = 'POST /api/email/pre-send-check';
     const fetchMock = stubPage(buildContent(), {
+      [DUPLICATES]: { duplicates: 0, recipients: 128, unverified: 20 },
+      'POST /api/email/verify-credit-check': { status: true, count: 20, controlled: 0, totalCount: 20 },
       [SEND]: { status: true, message: SEND_MESSAGES.sent, sendId: 42, scheduled: false },
       [PROGRESS]: { data: buildProgress() },
       [PRE_SEND]: {
@@ -436,6 +453,14 @@ describe('SendEmailPage', () => {
             detail: '20 of 128 recipients (15.6%) were never verified.',
             advice: 'Verify the lists first.',
           },
+          {
+            id: 'generic',
+            group: 'lists',
+            title: 'Generic addresses',
+            status: 'warn',
+            detail: '13 of 128 recipients (10.2%) are role addresses such as info@ or sales@.',
+            advice: 'Consider leaving them out.',
+          },
         ],
         messageScore: 9.5,
         audience: 128,
@@ -451,7 +476,13 @@ describe('SendEmailPage', () => {
     expect(bodiesOf(fetchMock, PRE_SEND)[0]).toMatchObject({ subject: expect.any(String), to: expect.any(Array) });
     const domain = within(checklist.getByTestId('pre-send-domain'));
     expect(domain.getByText('1 to fix')).toBeTruthy();
-    expect(within(checklist.getByTestId('pre-send-lists')).getByText('1 to check')).toBeTruthy();
+    const lists = within(checklist.getByTestId('pre-send-lists'));
+    expect(lists.getByText('1 to check')).toBeTruthy();
+    // The unverified item is the warning above the checklist, not repeated in it.
+    expect(confirm.getByTestId('unverified-warning').textContent).toContain('20 recipients were never verified');
+    fireEvent.click(lists.getByRole('button', { name: /Lists/ }));
+    expect(await lists.findByText('Generic addresses')).toBeTruthy();
+    expect(lists.queryByText('Unverified addresses')).toBeNull();
     expect(within(checklist.getByTestId('pre-send-message')).getByText('Message (9.5 of 10)')).toBeTruthy();
     // Folded until asked; expanded, each item says what to do.
     fireEvent.click(domain.getByRole('button', { name: /Sending domain/ }));

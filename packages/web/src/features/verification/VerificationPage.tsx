@@ -236,9 +236,17 @@ export const VerificationPage = () => {
       key: 'status',
       title: 'Status',
       render: (job) => (
-        <Badge variant="light" color={job.status === 'finished' ? 'green' : job.status === 'failed' ? 'red' : 'blue'}>
-          {job.status}
-        </Badge>
+        <Stack gap={2} align="flex-start">
+          <Badge variant="light" color={job.status === 'finished' ? 'green' : job.status === 'failed' ? 'red' : 'blue'}>
+            {job.status}
+          </Badge>
+          {/* Addresses the server's broken resolver left unknown, and refunded (R48). */}
+          {job.notice && (
+            <Text size="xs" c="orange.9" maw={320} data-testid="verification-notice">
+              {job.notice}
+            </Text>
+          )}
+        </Stack>
       ),
     },
     { key: 'progress', title: 'Progress', render: (job) => <JobProgress job={job} /> },

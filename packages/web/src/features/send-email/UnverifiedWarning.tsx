@@ -1,0 +1,99 @@
+import { Alert, Anchor, Button, Group, Stack, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { counted, SEND_MESSAGES, usableCredit, verificationApi } from '@sendwell/contracts';
+import { IconShieldCheck } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { callRoute } from '../../app/api';
+import { showError } from '../../app/errors';
+import { useSignedInUser } from '../../app/session';
+
+/**
+ * The one warning of Send Email about unverified addresses (issue 45 §2), in the
+ * confirmation: how many of the recipients were never verified, what that risks (bounces and
+ * the sender's reputation, not a "spam score"), what verifying them costs, and a way to do it
+ * now. It stands for the checklist's own item, which the confirmation leaves out, and for
+ * the verify-lists dialog that used to come first.
+ */
+export const UnverifiedWarning = ({
+  unverified,
+  recipients,
+  listIds,
+  onVerifying,
+}: {
+  unverified: number;
+  recipients: number;
+  listIds: number[];
+  /** The verification started: the lists show Processing... until it ends, and the email waits. */
+  onVerifying: () => void;
+}) => {
+  const user = useSignedInUser();
+  const queryClient = useQueryClient();
+  const cost = useQuery({
+    queryKey: ['verification', 'lists-cost', listIds],
+    queryFn: () => callRoute(verificationApi.creditCheck, { body: { mailingLists: listIds } }),
+    enabled: unverified > 0,
+  });
+  const verify = useMutation({
+    mutationFn: () => callRoute(verificationApi.verifyLists, { body: { mailingLists: listIds } }),
+    onSuccess: () => {
+      notifications.show({
+        color: 'green',
+        title: 'Verification started',
+        message:
+          'The lists show Processing... until their addresses are checked. Send the email once they are verified.',
+        position: 'top-center',
+      });
+      void queryClient.invalidateQueries({ queryKey: ['send-email'] });
+      onVerifying();
+    },
+    onError: showError,
+  });
+  if (unverified === 0) return null;
+  const available = usableCredit(user.credit);
+  const credits = cost.data?.count ?? null;
+  // Without billing (a single company's install) verifying costs nothing and nothing runs short.
+  const isShort = user.billing && credits !== null && credits > available;
+  return (
+    <Alert
+      color="yellow"
+      icon={<IconShieldCheck size={18} aria-hidden />}
+      title={`${counted(unverified, { one: 'recipient was', other: 'recipients were' })} never verified`}
+      data-testid="unverified-warning"
+    >
+      <Stack gap={6}>
+        <Text size="sm">
+          {unverified.toLocaleString('en-US')} of {counted(recipients, 'recipient')}. {SEND_MESSAGES.unverified}
+        </Text>
+        <Text size="sm" data-testid="unverified-cost">
+          {!user.billing
+            ? 'Verifying them costs nothing.'
+            : credits === null
+              ? cost.isError
+                ? 'What verifying them costs could not be worked out.'
+                : 'Working out what verifying them costs…'
+              : credits === 0
+                ? 'Verifying them costs nothing: each was checked before.'
+                : `Verifying them costs ${counted(credits, 'credit')} (one per address not checked before); you have ${available.toLocaleString('en-US')}.`}
+        </Text>
+        <Group gap="xs">
+          {isShort ? (
+            <Anchor component={Link} to="/settings/subscription" size="sm">
+              Buy credits to verify them
+            </Anchor>
+          ) : (
+            <Button
+              size="xs"
+              variant="default"
+              loading={verify.isPending}
+              disabled={credits === null}
+              onClick={() => verify.mutate()}
+            >
+              Verify now
+            </Button>
+          )}
+        </Group>
+      </Stack>
+    </Alert>
+  );
+};
