@@ -76,6 +76,7 @@ export const openPlatform = async (
       config,
       db: database.db,
       checkpointDb: database.checkpointDb,
+      checkpointPool: database.checkpointPool,
       pool: database.pool,
       queue,
       secrets: loadSecrets(config.secretKey, config.dataDir),

@@ -21,6 +21,8 @@ export type TPlatform = {
   db: Db;
   /** The delivery engine's checkpoints: a small pool that commits without waiting for the disk (see TDatabase). */
   checkpointDb: Db;
+  /** The pool under `checkpointDb` (statements run by name, `runPrepared`). */
+  checkpointPool: pg.Pool;
   /** The pool under `db`, for the few jobs that need a raw client (COPY for list imports). */
   pool: pg.Pool;
   queue: TQueue;

@@ -1,4 +1,5 @@
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { createHash } from 'node:crypto';
+import { Kysely, PostgresDialect, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './db-schema';
 
@@ -22,6 +23,8 @@ export type TDatabase = {
    * the next statement, so a dispatch run outlives a database blip.
    */
   checkpointDb: Db;
+  /** The pool under `checkpointDb`, for statements run by name (`runPrepared`). */
+  checkpointPool: pg.Pool;
   url: string;
   close: () => Promise<void>;
 };
@@ -107,6 +110,7 @@ export const createDatabase = (
     db,
     pool,
     checkpointDb,
+    checkpointPool,
     url,
     close: async () => {
       if (closed) return;
@@ -177,3 +181,17 @@ export const isUniqueViolation = (error: unknown, constraint?: string): boolean 
   error instanceof Error &&
   (error as { code?: string }).code === '23505' &&
   (constraint === undefined || (error as { constraint?: string }).constraint === constraint);
+
+/**
+ * Runs a statement by name, so each connection parses and plans it once and afterwards
+ * only binds and executes it: for a short statement run thousands of times a second (the
+ * delivery engine's journal) the planning costs PostgreSQL as much as the work. Kysely
+ * cannot name a statement, so the query is compiled by `db` and run on `pool` (the pool
+ * under it); its name is a digest of its text, one prepared statement per shape.
+ */
+export const runPrepared = async <Row>(pool: pg.Pool, db: Db, query: RawBuilder<Row>) => {
+  const { sql: text, parameters } = query.compile(db);
+  const name = `prepared-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+  const result = await pool.query({ name, text, values: parameters as unknown[] });
+  return result.rows as Row[];
+};

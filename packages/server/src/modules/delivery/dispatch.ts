@@ -460,10 +460,17 @@ const sendClaims = async (
         // committed lazily). So a statement holding marks waits for the disk; one holding
         // only checkpoints does not (a lost checkpoint leaves its recipient `unknown`).
         const record = (marking: number[]) =>
-          recordClaimProgress(marking.length > 0 ? platform.db : checkpoints, smtpContext, leaseToken, {
-            marks: marking,
-            accepted,
-          });
+          recordClaimProgress(
+            marking.length > 0
+              ? { db: platform.db, pool: platform.pool }
+              : { db: checkpoints, pool: platform.checkpointPool },
+            smtpContext,
+            leaseToken,
+            {
+              marks: marking,
+              accepted,
+            },
+          );
         let progress: Awaited<ReturnType<typeof record>>;
         try {
           progress = await record(marks);
