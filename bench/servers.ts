@@ -56,6 +56,23 @@ export const startBareFastify = async (port: number): Promise<TServerProcess> =>
   return bare;
 };
 
+/**
+ * Bare Fastify with `pg` running Sendwell's statements for B7's page and B8's webhook posts
+ * (bare-fastify-pg.ts), in a process of its own: the physical limit those goals are measured against.
+ */
+export const startBareFastifyPg = async (
+  port: number,
+  { databaseUrl, webhookKey = '', accountId = 0 }: { databaseUrl: string; webhookKey?: string; accountId?: number },
+): Promise<TServerProcess> => {
+  const bare = startServerProcess(
+    { PORT: String(port), DATABASE_URL: databaseUrl, WEBHOOK_KEY: webhookKey, ACCOUNT_ID: String(accountId) },
+    [],
+    path.join(import.meta.dirname, 'bare-fastify-pg.ts'),
+  );
+  await bare.waitForOutput('bare fastify with pg listening');
+  return bare;
+};
+
 /** The line mailgun-fake-process.ts prints once it listens: its URLs, as JSON. */
 const MAILGUN_FAKE_LINE = /mailgun fake (\{.*\})\n/;
 
