@@ -6,6 +6,7 @@
  * time from SIGTERM to the process's exit for each stopped worker, the recipients left
  * `unknown` and those the sink got twice. Several sends; the stop times are pooled.
  */
+import os from 'node:os';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { createSend } from '../packages/server/src/modules/delivery/delivery.service';
@@ -47,6 +48,7 @@ const keysOf = (worker: TServerProcess) =>
   [...worker.output().matchAll(/"presenceKey":(\d+)/g)].map((match) => Number(match[1]));
 
 export const runB13 = async (): Promise<TFigure> => {
+  const loadBefore = os.loadavg()[0]!.toFixed(1);
   const sink = await startCountingSink({ answerDelayMs: 10 });
   const { env, cluster } = await benchEnvironment('sendwell_bench_rolling', {
     LOG_LEVEL: 'silent',
@@ -152,7 +154,7 @@ export const runB13 = async (): Promise<TFigure> => {
     anchor:
       'Kubernetes-style rolling deploys (a pod gets SIGTERM, then SIGKILL after its grace period, 30 s by default)',
     goal: `0 unknown, 0 twice, each worker gone in < ${GOAL_SECONDS} s`,
-    measured: `time from SIGTERM to exit ${median(seconds).toFixed(2)} s median, ${slowest.toFixed(2)} s the slowest of ${stops.length} stops (each held ${Math.min(...stops.map((stop) => stop.claims))}–${Math.max(...stops.map((stop) => stop.claims))} claimed recipients when signalled; exit codes ${[...new Set(stops.map((stop) => stop.code))].join(', ')}); recipients left unknown: ${unknown} of ${(RUNS * RECIPIENTS).toLocaleString('en-US')}; recipients who got the message twice: ${twice}`,
+    measured: `time from SIGTERM to exit ${median(seconds).toFixed(2)} s median, ${slowest.toFixed(2)} s the slowest of ${stops.length} stops (each held ${Math.min(...stops.map((stop) => stop.claims))}–${Math.max(...stops.map((stop) => stop.claims))} claimed recipients when signalled; exit codes ${[...new Set(stops.map((stop) => stop.code))].join(', ')}); recipients left unknown: ${unknown} of ${(RUNS * RECIPIENTS).toLocaleString('en-US')}; recipients who got the message twice: ${twice}. Load average ${loadBefore} before, ${os.loadavg()[0]!.toFixed(1)} after (${Number(loadBefore) >= 4 ? 'a loaded machine' : 'a quiet machine'})`,
     isGoalMet: unknown === 0 && twice === 0 && slowest < GOAL_SECONDS,
     // Each stop with its own account of where its time went (`stopStepsOf`).
     runs: { stops, unknown, twice },
