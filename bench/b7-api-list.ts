@@ -63,6 +63,8 @@ export const runB7 = async (): Promise<TFigure> => {
       },
       [],
       SERVER_ENTRIES.built,
+      // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
+      { nodeFlags: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [] },
     );
     processes.push(server);
     await server.waitForOutput('Sendwell is running at', 60_000);
