@@ -193,3 +193,45 @@ export const createAgent = (app: FastifyInstance) => {
 };
 
 export type TAgent = ReturnType<typeof createAgent>;
+
+/**
+ * A signed-in user on a paid plan with one SMTP account, seeded (the accounts form's checks
+ * are the accounts tests' own); with `list`, a mailing list on it made through the route, and
+ * with `singleOptIn` one whose new members are subscribed at once (new lists ask first).
+ */
+export const signedInWithSmtp = async (
+  app: TTestApp,
+  { list: withList = false, singleOptIn = false }: { list?: boolean; singleOptIn?: boolean } = {},
+) => {
+  const user = await seedUser(app.platform, { planId: 3 });
+  const agent = createAgent(app.app);
+  await agent.signIn(user.email, user.password);
+  const { id: accountId } = await app.platform.db
+    .insertInto('sending_accounts')
+    .values({
+      user_id: user.id,
+      name: 'Office SMTP',
+      provider: 'smtp',
+      driver: 'smtp',
+      username: 'news@acme.test',
+      host: 'smtp.acme.test',
+      port: 587,
+      encryption: 'tls',
+      mail_per_day: 500,
+      is_primary: true,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (!withList) return { user, agent, accountId, list: null };
+  const created = await agent.post('/api/mailing-lists', { accountId, alias: 'news', name: 'News' });
+  if (created.statusCode !== 200) throw new Error(`the list was not created: ${created.body}`);
+  const list = created.json().data as { id: number; address: string };
+  if (singleOptIn) {
+    await app.platform.db
+      .updateTable('mailing_lists')
+      .set({ double_opt_in: false })
+      .where('id', '=', list.id)
+      .execute();
+  }
+  return { user, agent, accountId, list };
+};

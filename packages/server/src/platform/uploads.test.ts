@@ -3,7 +3,7 @@ import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { CAMPAIGN_MESSAGES, LIST_MESSAGES, UPLOAD_MESSAGES } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../test/app';
+import { signedInWithSmtp, startTestApp, type TAgent, type TTestApp } from '../../test/app';
 
 /**
  * Every upload route (a list import's file, rows posted from the browser, the verification
@@ -70,27 +70,8 @@ const statusOf = (answer: string) => Number(answer.split(' ')[1]);
 const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
 
 const signedInWithList = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const agent = createAgent(t.app);
-  await agent.signIn(user.email, user.password);
-  const account = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Office SMTP',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'news@acme.test',
-      host: 'smtp.acme.test',
-      port: 587,
-      encryption: 'tls',
-      mail_per_day: 500,
-      is_primary: true,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const created = await agent.post('/api/mailing-lists', { accountId: account.id, alias: 'news', name: 'News' });
-  return { user, agent, accountId: account.id, list: created.json().data as { id: number; address: string } };
+  const { list, ...signedIn } = await signedInWithSmtp(t, { list: true });
+  return { ...signedIn, list: list! };
 };
 
 const BOUNDARY = 'sendwell-upload-test';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API_KEY_MESSAGES } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
+import { signedInWithSmtp, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
 
 /** R45: API keys are hashed at rest, shown once, scoped, revocable at once, rate limited per key. */
 const RATE_LIMIT = 20;
@@ -12,28 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const signedIn = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const agent = createAgent(t.app);
-  await agent.signIn(user.email, user.password);
-  const account = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Office SMTP',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'news@acme.test',
-      host: 'smtp.acme.test',
-      port: 587,
-      encryption: 'tls',
-      mail_per_day: 500,
-      is_primary: true,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { user, agent, accountId: account.id };
-};
+const signedIn = () => signedInWithSmtp(t);
 
 const createKey = async (agent: TAgent, scopes: string[], name = 'Integration') => {
   const response = await agent.post('/api/settings/api-keys', { name, scopes });

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { LIST_MESSAGES, SKIP_REASONS } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
+import { seedUser, signedInWithSmtp, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
 import { importListJob } from './imports.service';
 
 let t: TTestApp;
@@ -19,28 +19,8 @@ afterAll(async () => {
 });
 
 const signedInWithList = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const agent = createAgent(t.app);
-  await agent.signIn(user.email, user.password);
-  const account = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Office SMTP',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'news@acme.test',
-      host: 'smtp.acme.test',
-      port: 587,
-      encryption: 'tls',
-      mail_per_day: 500,
-      is_primary: true,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const created = await agent.post('/api/mailing-lists', { accountId: account.id, alias: 'news', name: 'News' });
-  expect(created.statusCode, created.body).toBe(200);
-  return { user, agent, accountId: account.id, list: created.json().data as { id: number; address: string } };
+  const { list, ...signedIn } = await signedInWithSmtp(t, { list: true });
+  return { ...signedIn, list: list! };
 };
 
 const csvUpload = async (agent: TAgent, listId: number, fileName: string, content: string, mapping: object) => {

@@ -1,7 +1,14 @@
 import { LIST_MESSAGES } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
+import {
+  createAgent,
+  seedUser,
+  signedInWithSmtp as signedInWithSmtpAccount,
+  startTestApp,
+  type TAgent,
+  type TTestApp,
+} from '../../../test/app';
 import { startMailgunFake } from '../../../test/mailgun-fake';
 import { importListJob } from './imports.service';
 import { syncProviderListsJob } from './lists.jobs';
@@ -24,28 +31,7 @@ afterAll(async () => {
 });
 
 /** A signed-in user on a paid plan with one SMTP account (seeded: SMTP checks are the accounts issue's). */
-const signedInWithSmtp = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const agent = createAgent(t.app);
-  await agent.signIn(user.email, user.password);
-  const account = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Office SMTP',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'news@acme.test',
-      host: 'smtp.acme.test',
-      port: 587,
-      encryption: 'tls',
-      mail_per_day: 500,
-      is_primary: true,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { user, agent, accountId: account.id };
-};
+const signedInWithSmtp = () => signedInWithSmtpAccount(t);
 
 const createList = async (agent: TAgent, accountId: number, alias = 'news', name = 'Newsletter') => {
   const response = await agent.post('/api/mailing-lists', { accountId, alias, name, description: 'Monthly' });

@@ -1,6 +1,6 @@
 import { BULK_MEMBERS_MAX } from '@sendwell/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { signedInWithSmtp, startTestApp, type TTestApp } from '../../../test/app';
 
 /** Issue 48 §2: the integrators' member calls by address, one function behind them (saveMembers). */
 let t: TTestApp;
@@ -10,27 +10,9 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const integrator = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const agent = createAgent(t.app);
-  await agent.signIn(user.email, user.password);
-  const account = await t.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Office SMTP',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'news@acme.test',
-      host: 'smtp.acme.test',
-      port: 587,
-      encryption: 'tls',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const listId = (await agent.post('/api/mailing-lists', { accountId: account.id, alias: 'news', name: 'News' })).json()
-    .data.id as number;
   // Single opt-in unless a test says otherwise (new lists ask for confirmation).
-  await t.platform.db.updateTable('mailing_lists').set({ double_opt_in: false }).where('id', '=', listId).execute();
+  const { user, agent, list } = await signedInWithSmtp(t, { list: true, singleOptIn: true });
+  const listId = list!.id;
   const key = (
     await agent.post('/api/settings/api-keys', { name: 'CRM', scopes: ['lists:read', 'lists:write'] })
   ).json().key as string;

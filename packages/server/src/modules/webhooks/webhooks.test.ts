@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, seedUser, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
+import { createAgent, signedInWithSmtp, startTestApp, type TAgent, type TTestApp } from '../../../test/app';
 import { startWebhookReceiver, type TReceived } from '../../../test/webhook-receiver';
 import { findEndpointsDue } from './webhooks.repository';
 import { deliverDue, nextAttemptAt, queueDueDeliveries } from './webhooks.service';
@@ -22,29 +22,9 @@ afterAll(async () => {
 });
 
 const signedIn = async (app: TTestApp = t) => {
-  const user = await seedUser(app.platform, { planId: 3 });
-  const agent = createAgent(app.app);
-  await agent.signIn(user.email, user.password);
-  const account = await app.platform.db
-    .insertInto('sending_accounts')
-    .values({
-      user_id: user.id,
-      name: 'Office SMTP',
-      provider: 'smtp',
-      driver: 'smtp',
-      username: 'news@acme.test',
-      host: 'smtp.acme.test',
-      port: 587,
-      encryption: 'tls',
-      is_primary: true,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const list = (await agent.post('/api/mailing-lists', { accountId: account.id, alias: 'news', name: 'News' })).json()
-    .data as { id: number };
   // Single opt-in: an address added is subscribed at once (`member.subscribed`).
-  await app.platform.db.updateTable('mailing_lists').set({ double_opt_in: false }).where('id', '=', list.id).execute();
-  return { user, agent, listId: list.id };
+  const { user, agent, list } = await signedInWithSmtp(app, { list: true, singleOptIn: true });
+  return { user, agent, listId: list!.id };
 };
 
 const register = async (agent: TAgent, url: string, events: string[]) => {
