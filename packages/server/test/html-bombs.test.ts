@@ -4,8 +4,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchSendJob, snapshotSendJob } from '../src/modules/delivery/delivery.jobs';
 import { createSend } from '../src/modules/delivery/delivery.service';
-import { createAgent, seedTestInboxAccount, seedUser, startTestApp, type TTestApp } from './app';
+import { startTestApp, type TTestApp } from './app';
 import { queuedJobRunner } from './jobs';
+import { seedTestInboxSender } from './sending';
 import { PATIENCE_MS, waitFor } from './wait';
 
 /**
@@ -43,29 +44,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** A signed-in user with the test inbox as its account and a list of one member. */
-const seed = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const agent = createAgent(t.app);
-  await agent.signIn(user.email, user.password);
-  const accountId = await seedTestInboxAccount(t.platform, user.id);
-  const { id: listId } = await t.platform.db
-    .insertInto('mailing_lists')
-    .values({
-      user_id: user.id,
-      account_id: accountId,
-      alias: 'all',
-      domain: 'acme.test',
-      address: 'all@acme.test',
-      name: 'All',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.platform.db
-    .insertInto('list_members')
-    .values({ user_id: user.id, list_id: listId, account_id: accountId, email: 'reader@example.com', verified: true })
-    .execute();
-  return { user, agent, accountId, listId };
-};
+const seed = () => seedTestInboxSender(t, { verified: true });
 type TSeeded = Awaited<ReturnType<typeof seed>>;
 
 const expectNestingRefused = (response: LightMyRequestResponse, field: string) => {

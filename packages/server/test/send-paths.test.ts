@@ -5,8 +5,9 @@ import { snapshotSendJob } from '../src/modules/delivery/delivery.jobs';
 import { createSend, createSourcedSend } from '../src/modules/delivery/delivery.service';
 import { suppress } from '../src/modules/suppression/suppression.service';
 import { ValidationError } from '../src/platform/errors';
-import { createAgent, seedTestInboxAccount, seedUser, startTestApp, type TTestApp } from './app';
+import { startTestApp, type TTestApp } from './app';
 import { queuedJobRunner } from './jobs';
+import { seedTestInboxSender } from './sending';
 
 /**
  * R42: every route that creates or changes a send reads what the user wrote of it by one
@@ -26,26 +27,7 @@ afterAll(async () => t?.close());
 const SUPPRESSED = 'gone@example.test';
 
 const seed = async () => {
-  const user = await seedUser(t.platform, { planId: 3 });
-  const agent = createAgent(t.app);
-  await agent.signIn(user.email, user.password);
-  const accountId = await seedTestInboxAccount(t.platform, user.id);
-  const { id: listId } = await t.platform.db
-    .insertInto('mailing_lists')
-    .values({
-      user_id: user.id,
-      account_id: accountId,
-      alias: 'all',
-      domain: 'acme.test',
-      address: 'all@acme.test',
-      name: 'All',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.platform.db
-    .insertInto('list_members')
-    .values({ user_id: user.id, list_id: listId, account_id: accountId, email: 'reader@example.com' })
-    .execute();
+  const { user, agent, accountId, listId } = await seedTestInboxSender(t);
   await suppress(t.platform.db, [
     { userId: user.id, email: SUPPRESSED, type: 'bounce', reason: 'permanent failure', source: 'smtp' },
   ]);

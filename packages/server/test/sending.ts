@@ -3,7 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { sealSecret } from '../src/modules/accounts/secrets';
 import { createSend } from '../src/modules/delivery/delivery.service';
 import type { TPlatform } from '../src/platform/context';
-import { seedUser } from './app';
+import { createAgent, seedTestInboxAccount, seedUser, type TTestApp } from './app';
 import { freePort } from './cluster';
 
 export type TCountingSink = {
@@ -65,6 +65,40 @@ export const startCountingSink = async ({ answerDelayMs = 0 }: { answerDelayMs?:
   } satisfies TCountingSink;
 };
 
+/** A list 'All' (all@acme.test) of `userId` on `accountId`, empty: its id. */
+export const seedListRow = async (platform: TPlatform, userId: number, accountId: number) =>
+  (
+    await platform.db
+      .insertInto('mailing_lists')
+      .values({
+        user_id: userId,
+        account_id: accountId,
+        alias: 'all',
+        domain: 'acme.test',
+        address: 'all@acme.test',
+        name: 'All',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+
+/**
+ * A signed-in user on the Pro plan with the test inbox as its account and a list of one
+ * member, reader@example.com (`verified` as given).
+ */
+export const seedTestInboxSender = async (app: TTestApp, { verified = false } = {}) => {
+  const user = await seedUser(app.platform, { planId: 3 });
+  const agent = createAgent(app.app);
+  await agent.signIn(user.email, user.password);
+  const accountId = await seedTestInboxAccount(app.platform, user.id);
+  const listId = await seedListRow(app.platform, user.id, accountId);
+  await app.platform.db
+    .insertInto('list_members')
+    .values({ user_id: user.id, list_id: listId, account_id: accountId, email: 'reader@example.com', verified })
+    .execute();
+  return { user, agent, accountId, listId };
+};
+
 /**
  * A user on the Pro plan with an SMTP account on the sink (no daily cap: these tests are
  * about processes, `dispatch.test.ts` has the cap; `account` adds columns, such as the
@@ -106,18 +140,7 @@ export const seedSinkList = async (
     .set({ password_encrypted: sealSecret(platform, accountId, 'password', 'any') })
     .where('id', '=', accountId)
     .execute();
-  const { id: listId } = await platform.db
-    .insertInto('mailing_lists')
-    .values({
-      user_id: user.id,
-      account_id: accountId,
-      alias: 'all',
-      domain: 'acme.test',
-      address: 'all@acme.test',
-      name: 'All',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const listId = await seedListRow(platform, user.id, accountId);
   if (typeof members === 'number') {
     await sql`
       insert into list_members (user_id, list_id, account_id, email)
