@@ -489,6 +489,11 @@ export const ZSendEmailContent = z.object({
     usedCredit: z.number(),
     allowsScheduling: z.boolean(),
     timeZone: z.string(),
+    /**
+     * What a spam test costs here (`SPAM_TEST_CREDITS` of the server's configuration; 0 with
+     * `BILLING=off`): Test My Mail and the spam test page show and gate on it (spec §9).
+     */
+    spamTestCredits: z.number().int().min(0),
   }),
 });
 export type TSendEmailContent = z.infer<typeof ZSendEmailContent>['data'];

@@ -5,7 +5,11 @@ import { defineRoute, ZIdParams } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
 import { SEND_MESSAGES, ZSendEmailRequest, ZTemplate } from '../sending/sending';
 
-/** Spec §9: a spam test costs 100 credits; the Test button is shown only from 100 usable credits. */
+/**
+ * Spec §9: a spam test costs 100 credits by default (the server's `SPAM_TEST_CREDITS`); the
+ * Test button is shown only from that many usable credits. Screens read the configured price
+ * from the server (`spamTestCredits` of the Send Email content), never this constant.
+ */
 export const SPAM_TEST_CREDITS = 100;
 /** Spec §9: the page polls every 15 s, at most 4 times, then offers the history. */
 export const SPAM_TEST_POLL_MS = 15_000;

@@ -3,7 +3,6 @@ import { notifications } from '@mantine/notifications';
 import {
   dailyLimitWarning,
   SEND_MESSAGES,
-  SPAM_TEST_CREDITS,
   type TDailyLimitWarning,
   type TDuplicatesResponse,
   type TSendEmailContent,
@@ -24,7 +23,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useCallback, useMemo, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
-import { useUserQuery } from '../../app/session';
 import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
 import { spamTestFieldErrors, validateSpamTestForm } from '../spam-test/spam-test.form';
 import { AbTestFields } from './AbTestFields';
@@ -117,8 +115,6 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
   const checkDuplicates = useCheckDuplicates();
   const sendEmail = useSendEmail();
   const usableCredits = content.totalCredit - content.usedCredit;
-  // A single-company install (`BILLING=off`): spam tests cost nothing.
-  const isBillingOff = useUserQuery().data?.billing === false;
 
   const accountId = Number(values.account);
   const account = content.accounts.find((candidate) => candidate.id === accountId);
@@ -183,6 +179,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
 
   const spamTest = useSpamTestFlow({
     usableCredits,
+    credits: content.spamTestCredits,
     whenScored: 'dialog',
     onFieldErrors: (fields) => showFieldErrors(spamTestFieldErrors(fields)),
   });
@@ -350,8 +347,8 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                     : 'You confirm the recipients before anything goes out.'}
                 </Text>
                 <Group gap="sm">
-                  {/* Spec §5: offered only from 100 usable credits. */}
-                  {(usableCredits >= SPAM_TEST_CREDITS || isBillingOff) && (
+                  {/* Spec §5: offered only from the test's price in usable credits (0 with BILLING=off). */}
+                  {usableCredits >= content.spamTestCredits && (
                     <Button
                       variant="default"
                       size="md"

@@ -588,6 +588,22 @@ describe('SendEmailPage', () => {
     }
   });
 
+  it("offers Test My Mail from the server's spam test price, not a fixed 100", async () => {
+    // 60 usable credits: enough for a 40-credit test, though not for the default 100.
+    stubPage(buildContent({ spamTestCredits: 40, totalCredit: 100, usedCredit: 40 }));
+    const first = renderPage();
+    await screen.findByLabelText(/^Sender alias/);
+    expect(screen.getByRole('button', { name: 'Test My Mail' })).toBeTruthy();
+    first.unmount();
+    vi.unstubAllGlobals();
+    stubWebSocket();
+
+    stubPage(buildContent({ spamTestCredits: 80, totalCredit: 100, usedCredit: 40 }));
+    renderPage();
+    await screen.findByLabelText(/^Sender alias/);
+    expect(screen.queryByRole('button', { name: 'Test My Mail' })).toBeNull();
+  });
+
   it("saves the message as a template of the user's own and offers it in the picker", async () => {
     const fetchMock = stubPage(buildContent(), {
       'POST /api/templates': {
