@@ -142,7 +142,10 @@ export const ZSpamTestRequest = ZSendEmailRequest.pick({
 });
 export type TSpamTestRequest = z.input<typeof ZSpamTestRequest>;
 
-/** The spec's ERR_LIMIT dialog: title, texts and colours from the server, and a link opened on confirm. */
+/**
+ * The spec's ERR_LIMIT dialog (§8): title, texts and colours from the server. On confirm, a
+ * test mail's `link` opens in a new tab; a verification's `url` is where the browser goes.
+ */
 export const ZLimitDialog = z.object({
   title: z.string(),
   message: z.string(),
@@ -151,6 +154,7 @@ export const ZLimitDialog = z.object({
   confirmButtonColor: z.string(),
   cancelButtonColor: z.string(),
   link: z.string().nullable(),
+  url: z.string().nullable().optional(),
 });
 export type TLimitDialog = z.infer<typeof ZLimitDialog>;
 
