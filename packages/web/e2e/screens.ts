@@ -472,6 +472,16 @@ export const screens: TScreen[] = [
     },
   },
   {
+    // The spec's linked path of a row action (issue 47): a page with the email and a confirm.
+    name: 'scheduled email, the cancel page',
+    path: async (seeds) => `/scheduled-mails/cancel/${(await seeds.scheduled()).id}`,
+    reach: async (page) => {
+      await heading(page, 'Cancel Scheduled Email');
+      await expect(page.getByRole('table', { name: 'The scheduled email' })).toContainText('Black Friday');
+      await expect(page.getByRole('button', { name: 'Cancel email' })).toBeVisible();
+    },
+  },
+  {
     name: 'history, a row expanded',
     path: async (seeds) => {
       await Promise.all([seeds.send(), seeds.abTest()]);
