@@ -113,7 +113,9 @@ test('selects rows one by one and all at once, and expands a row', async ({ page
   await expectAccessible(page, 'notifications, rows selected and one expanded');
 });
 
-test('shows No data found. when the fetch fails, says the load failed and tries again, without an error dialog', async ({ page }) => {
+test('shows No data found. when the fetch fails, says the load failed and tries again, without an error dialog', async ({
+  page,
+}) => {
   await page.route('**/api/notifications?**', (route) =>
     route.fulfill({ status: 500, contentType: 'application/json', body: '{"status":false,"message":"boom"}' }),
   );

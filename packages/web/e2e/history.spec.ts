@@ -188,9 +188,10 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
   const id = await withDatabase(
     async (client) =>
       (
-        await client.query<{ id: string }>(`select id from sends where user_id = $1 and subject = 'Black Friday: 30% off'`, [
-          userId,
-        ])
+        await client.query<{ id: string }>(
+          `select id from sends where user_id = $1 and subject = 'Black Friday: 30% off'`,
+          [userId],
+        )
       ).rows[0]!.id,
   );
   await page.goto(`${baseUrl()}/scheduled-mails/cancel/${id}/remove-cancel`);
