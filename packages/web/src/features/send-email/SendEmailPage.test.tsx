@@ -104,6 +104,14 @@ const fillMailgunForm = async (...lists: RegExp[]) => {
 
 const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Send' }));
 
+/** Change Template (a button, spec §2.2), then the template's Use button in the gallery. */
+const pickTemplate = async (name: string) => {
+  fireEvent.click(screen.getByRole('button', { name: 'Change Template' }));
+  const gallery = within(await screen.findByRole('dialog', { name: 'Choose a template' }));
+  fireEvent.click(gallery.getByRole('button', { name: `Use ${name}` }));
+  await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Choose a template' })).toBeNull());
+};
+
 describe('SendEmailPage', () => {
   beforeEach(() => {
     stubWebSocket();
@@ -299,19 +307,20 @@ describe('SendEmailPage', () => {
     renderPage();
     await screen.findByLabelText(/^Sender alias/);
 
-    await choose(/^Template/, 'Simple announcement');
+    await pickTemplate('Simple announcement');
+    expect(screen.getByTestId('chosen-template').textContent).toBe('Simple announcement');
     const message = screen.getByLabelText(/^HTML message/) as HTMLTextAreaElement;
     expect(message.value).toBe(buildTemplate().html);
     expect((screen.getByLabelText(/^Subject/) as HTMLInputElement).value).toBe('News from us');
 
     type(/^HTML message/, '<p>Mine</p>');
-    await choose(/^Template/, 'My promo');
+    await pickTemplate('My promo');
     const replace = within(await screen.findByRole('dialog', { name: 'Replace your message?' }));
     fireEvent.click(replace.getByRole('button', { name: 'Keep my message' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(message.value).toBe('<p>Mine</p>');
 
-    await choose(/^Template/, 'My promo');
+    await pickTemplate('My promo');
     fireEvent.click(
       within(await screen.findByRole('dialog', { name: 'Replace your message?' })).getByRole('button', {
         name: 'Replace',
@@ -320,6 +329,35 @@ describe('SendEmailPage', () => {
     await waitFor(() => expect(message.value).toBe('<p>Promo</p>'));
     // The subject the template filled in before is kept.
     expect((screen.getByLabelText(/^Subject/) as HTMLInputElement).value).toBe('News from us');
+  });
+
+  it('opens Change Template as a gallery: starting templates and your own apart, found by a search', async () => {
+    stubPage(
+      buildContent({
+        templates: [
+          buildTemplate({ description: 'A short note for news' }),
+          buildTemplate({ id: 7, name: 'My promo', subject: 'Promo', html: '<p>Promo</p>', builtIn: false }),
+        ],
+      }),
+    );
+    renderPage();
+    await screen.findByLabelText(/^Sender alias/);
+    expect(screen.getByTestId('chosen-template').textContent).toBe('none');
+    expect(screen.queryByRole('combobox', { name: /Template/ })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Change Template' }));
+    const gallery = within(await screen.findByRole('dialog', { name: 'Choose a template' }));
+    const starting = within(gallery.getByRole('region', { name: 'Starting templates' }));
+    expect(
+      starting.getByRole('button', { name: 'Use Simple announcement' }).getAttribute('aria-describedby'),
+    ).toBeTruthy();
+    expect(starting.getByText('A short note for news')).toBeTruthy();
+    expect(within(gallery.getByRole('region', { name: 'Your templates' })).getByText('My promo')).toBeTruthy();
+
+    fireEvent.change(gallery.getByLabelText('Search templates'), { target: { value: 'promo' } });
+    expect(gallery.queryByRole('region', { name: 'Starting templates' })).toBeNull();
+    fireEvent.change(gallery.getByLabelText('Search templates'), { target: { value: 'nothing like it' } });
+    expect(gallery.getByText('No template by that name.')).toBeTruthy();
   });
 
   it('sends with the exact body and follows the progress live', async () => {
@@ -628,7 +666,7 @@ describe('SendEmailPage', () => {
     expect(bodiesOf(fetchMock, 'POST /api/templates')).toEqual([
       { name: 'Monthly', subject: 'Hi', html: '<p>Mine</p>', document: null },
     ]);
-    await waitFor(() => expect((screen.getByLabelText(/^Template/) as HTMLInputElement).value).toBe('Monthly'));
+    await waitFor(() => expect(screen.getByTestId('chosen-template').textContent).toBe('Monthly'));
     expect(screen.getByRole('button', { name: 'Delete this template' })).toBeTruthy();
   });
 });
