@@ -475,6 +475,33 @@ export const unsubscribeGenericMembers = async (
   });
 };
 
+/**
+ * These addresses leave one list (stay on it, unsubscribed): the verify-lists upsell leaves
+ * out the addresses its verification found invalid. Answers how many were subscribed there.
+ */
+export const unsubscribeFromList = async (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+  emails: string[],
+  source: TMemberEventSource,
+) => {
+  if (emails.length === 0) return 0;
+  const list = await requireList(platform.db, userId, listId);
+  return platform.db.transaction().execute(async (trx) => {
+    const members = await repository.lockMembersByEmail(trx, list.id, emails);
+    if (members.length === 0) return 0;
+    const changed = await unsubscribeMembers(
+      platform,
+      trx,
+      userId,
+      { memberIds: members.map((member) => member.id) },
+      source,
+    );
+    return changed.filter((member) => member.was_subscribed).length;
+  });
+};
+
 /** `POST /api/mailing-lists/{listId}/members/remove`: the address leaves the list (and its Mailgun list). */
 export const removeMember = async (platform: TPlatform, userId: number, listId: number, email: string) => {
   const list = await requireList(platform.db, userId, listId);
