@@ -215,7 +215,8 @@ describe('members', () => {
     expect(cleared.json()).toEqual({ status: true, message: genericUnsubscribedMessage(2) });
     // Still members (4), two of them no longer subscribed.
     expect(await listInfo(agent, list.id)).toMatchObject({ members_count: 4, subscribed: 2 });
-    const members = (await agent.get(`/api/mailing-lists/${list.id}/members`, { query: { per_page: '20' } })).json().data;
+    const members = (await agent.get(`/api/mailing-lists/${list.id}/members`, { query: { per_page: '20' } })).json()
+      .data;
     const subscribeOf = (email: string) =>
       members.find((member: { email: string }) => member.email.toLowerCase() === email).subscribe;
     expect(['info@acme.test', 'sales@acme.test', 'ann@acme.test', 'information@acme.test'].map(subscribeOf)).toEqual([
