@@ -310,7 +310,7 @@ export const ZSendEmailRequest = z.object({
   delivery: z.string().trim().max(40).default(''),
   sendLater: z.boolean().optional(),
   storageId: ZStorageId.optional(),
-  leaveOutInvalid: z.boolean().default(true),
+  leaveOutInvalid: z.boolean().optional(),
   trackOpens: z.boolean().default(true),
   trackClicks: z.boolean().default(true),
   /**

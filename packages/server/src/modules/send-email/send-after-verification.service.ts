@@ -110,7 +110,7 @@ export const sendOrWait = async (platform: TPlatform, userId: number, form: TSen
         form: JSON.stringify(form),
         list_ids: form.to,
         subject: form.subject,
-        drop_invalid: form.leaveOutInvalid,
+        drop_invalid: form.leaveOutInvalid ?? true,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

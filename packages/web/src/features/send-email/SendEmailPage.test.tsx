@@ -57,10 +57,13 @@ const PROGRESS = 'GET /api/email/sends/42';
 
 const NO_DUPLICATES: TDuplicatesResponse = { duplicates: 0, recipients: 128, unverified: 0 };
 
+const WAITING = 'GET /api/email/waiting-sends';
+
 const stubPage = (content: TSendEmailContent = buildContent(), extra: Record<string, unknown> = {}) =>
   stubApi({
     [CONTENT]: { status: true, data: content },
     [DUPLICATES]: NO_DUPLICATES,
+    [WAITING]: { data: [] },
     ...extra,
   });
 
@@ -358,6 +361,94 @@ describe('SendEmailPage', () => {
     expect(gallery.queryByRole('region', { name: 'Starting templates' })).toBeNull();
     fireEvent.change(gallery.getByLabelText('Search templates'), { target: { value: 'nothing like it' } });
     expect(gallery.getByText('No template by that name.')).toBeTruthy();
+  });
+
+  it('verifies the lists, then sends: the cost before anything is charged, a progress bar, and the send by itself when the verification ends', async () => {
+    const waiting = (checked: number) => ({
+      storageId: 'set-by-the-page',
+      subject: 'Hello {{name::you}}',
+      listIds: [5],
+      status: 'waiting' as const,
+      sendId: null,
+      error: null,
+      leaveOutInvalid: true,
+      verification: { jobs: [31], total: 4, checked, valid: checked, invalid: 0, unknown: 0 },
+    });
+    let checked = 0;
+    let storageId = '';
+    const fetchMock = stubPage(buildContent(), {
+      [DUPLICATES]: { duplicates: 0, recipients: 6, unverified: 4 },
+      'POST /api/email/verify-credit-check': { status: true, count: 3, controlled: 1, totalCount: 4 },
+      'POST /api/mailing-lists/verify': (request: { body: BodyInit | null | undefined }) => {
+        storageId = JSON.parse(String(request.body)).storageId;
+        return jsonResponse({ status: true, message: 'Queued', checkListId: 31, total: 4, checkedLists: [5] });
+      },
+      [SEND]: () =>
+        jsonResponse({
+          status: true,
+          message: 'Your lists are being verified.',
+          sendId: null,
+          scheduled: false,
+          waiting: { ...waiting(0), storageId },
+        }),
+      [WAITING]: () => jsonResponse({ data: storageId ? [{ ...waiting(checked), storageId }] : [] }),
+      'POST /api/email/pre-send-check': () => jsonResponse({ status: false, message: 'not here' }, 500),
+      [PROGRESS]: { data: buildProgress() },
+    });
+    const queryClient = createQueryClient();
+    queryClient.setQueryData(USER_QUERY_KEY, buildUser({ credit: { totalCredit: 50, usedCredit: 0 } }));
+    renderWithApp(<SendEmailPage />, queryClient);
+    await fillMailgunForm();
+    submit();
+    // Today's offer before the confirmation: sent past, to reach the confirmation's own.
+    const first = within(await screen.findByRole('dialog', { name: 'Verify your lists first?' }));
+    fireEvent.click(first.getByRole('button', { name: 'Send anyway' }));
+
+    const confirm = within(await screen.findByRole('dialog', { name: 'Send this email?' }));
+    fireEvent.click(
+      within(confirm.getByTestId('unverified-warning')).getByRole('button', { name: 'Verify, then send' }),
+    );
+    const upsell = within(await screen.findByRole('dialog', { name: 'Verify the lists, then send' }));
+    // The cost before anything is charged.
+    expect((await upsell.findByTestId('upsell-cost')).textContent).toBe(
+      'Verifying them costs 3 credits (one per address not checked before); you have 50.',
+    );
+    expect(callsTo(fetchMock, 'POST /api/mailing-lists/verify')).toHaveLength(0);
+    expect((upsell.getByRole('checkbox') as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(upsell.getByRole('button', { name: 'Verify, then send' }));
+
+    // The lists verified for the cost shown, then the form sent with the same storage id.
+    await waitFor(() => expect(callsTo(fetchMock, SEND)).toHaveLength(1));
+    const verified = bodiesOf(fetchMock, 'POST /api/mailing-lists/verify')[0];
+    expect(verified).toEqual({
+      mailingLists: [5],
+      storageId: expect.stringMatching(/^upsell-[0-9a-f]{24}$/),
+      creditsToBeUsed: 3,
+    });
+    expect(bodiesOf(fetchMock, SEND)[0]).toMatchObject({
+      to: [5],
+      storageId: verified.storageId,
+      leaveOutInvalid: true,
+    });
+
+    // The progress bar, live, in the dialog and on the page.
+    expect(await upsell.findByRole('progressbar', { name: 'Verification of the lists' })).toBeTruthy();
+    expect(await screen.findByTestId('waiting-send')).toBeTruthy();
+    checked = 2;
+    act(() => pushRealtimeEvent('VerifyEmailUpsell', { checkListId: 31, data: { valid: 2, unknown: 0, invalid: 0 } }));
+    await waitFor(() =>
+      expect(screen.getAllByTestId('verification-checked').map((item) => item.textContent)).toContain(
+        '2 of 4 addresses checked',
+      ),
+    );
+    expect(screen.getByTestId('waiting-send').textContent).toContain('It goes out by itself');
+
+    // The verification ended: the send went out by itself; its progress card takes the waiting card's place.
+    storageId = '';
+    act(() => pushRealtimeEvent('UpsellStart', { mailingListIds: [5], storageId: verified.storageId, sendId: 42 }));
+    expect(await screen.findByTestId('send-progress')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Verify the lists, then send' })).toBeNull());
+    await waitFor(() => expect(screen.queryByTestId('waiting-send')).toBeNull());
   });
 
   it('sends with the exact body and follows the progress live', async () => {

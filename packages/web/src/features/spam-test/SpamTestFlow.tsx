@@ -1,5 +1,6 @@
 import { Alert, Button, Group, Loader, Modal, Stack, Stepper, Text } from '@mantine/core';
 import {
+  counted,
   SPAM_TEST_MESSAGES,
   SPAM_TEST_POLL_MS,
   SPAM_TEST_POLLS,
@@ -38,7 +39,7 @@ type TOptions = {
 const STAGES = ['waiting', 'received', 'scored'] as const;
 
 /** "100 credits", "1 credit". */
-export const creditsText = (credits: number) => `${credits.toLocaleString('en-US')} credit${credits === 1 ? '' : 's'}`;
+export const creditsText = (credits: number) => counted(credits, 'credit');
 
 /**
  * The spam test's flow: confirm the credits, send, wait ('Please wait…', the realtime event
