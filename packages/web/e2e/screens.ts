@@ -165,9 +165,11 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
         sendLater: false,
       },
     });
+    // No storageId: the send is made at once (only a send waiting for a verification has none yet).
+    const sendId = sent.sendId!;
     await waitUntil(
       'the send finishing',
-      () => call(sendEmailApi.progress, { params: { id: sent.sendId } }),
+      () => call(sendEmailApi.progress, { params: { id: sendId } }),
       (answer) => answer.data.status === 'finished',
     );
     // The bounce is recorded as the send settles; Suppression lists it then.
@@ -176,7 +178,7 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
       () => call(suppressionApi.list, { query: { per_page: 5 } }),
       (page) => page.meta.total > 0,
     );
-    return { id: sent.sendId, accountId };
+    return { id: sendId, accountId };
   });
 
   /** An A/B subject test whose rest waits an hour: History shows each part with its A/B label. */
@@ -212,7 +214,7 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
         sendLater: true,
       },
     });
-    return { id: later.sendId };
+    return { id: later.sendId! };
   });
 
   /** The wizard's first five steps, as the page calls them. */

@@ -13,7 +13,6 @@ export const VerificationProgress = ({ waiting }: { waiting: TSendAfterVerificat
         size="lg"
         animated={percent < 100}
         aria-label="Verification of the lists"
-        aria-valuetext={`${checked.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} addresses checked`}
       />
       <Group justify="space-between" gap="xs">
         <Text size="sm" data-testid="verification-checked">
