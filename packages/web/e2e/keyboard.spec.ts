@@ -145,12 +145,12 @@ test('signs in, imports a list and sends to it with the keyboard alone', async (
   const send = page.getByRole('button', { name: 'Send', exact: true });
   await tabTo(page, send);
   await keyboard.press('Enter');
-  // The imported members are unverified: the confirmation says so, with a "Verify now" a keyboard reaches.
+  // The imported members are unverified: the confirmation says so, with a "Verify, then send" a keyboard reaches.
   const confirm = page.getByRole('dialog').filter({ hasText: 'Yes, send it' });
   await expect(confirm).toBeVisible();
   expect(await hasFocusWithin(confirm)).toBe(true);
   await expect(confirm.getByTestId('unverified-cost')).toContainText('Verifying them costs');
-  await tabTo(page, confirm.getByTestId('unverified-warning').getByRole('button', { name: 'Verify now' }));
+  await tabTo(page, confirm.getByTestId('unverified-warning').getByRole('button', { name: 'Verify, then send' }));
   await tabTo(page, confirm.getByRole('button', { name: 'Yes, send it' }));
   await keyboard.press('Enter');
 

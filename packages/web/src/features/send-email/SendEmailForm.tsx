@@ -229,7 +229,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
       showFieldErrors(result.errors);
       return;
     }
-    // Unverified addresses are said once, in the confirmation, with the cost and "Verify now".
+    // Unverified addresses are said once, in the confirmation, with the cost and "Verify, then send".
     checkDuplicates.mutate(result.request.to, { onSuccess: afterCheck });
   };
 

@@ -202,7 +202,7 @@ describe('SendEmailPage', () => {
     expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();
   });
 
-  it('says once, in the confirmation, that recipients were never verified: the risk, the cost, and a way to verify now', async () => {
+  it('says once, in the confirmation, that recipients were never verified: the risk, the cost, and Verify, then send', async () => {
     const COST = 'POST /api/email/verify-credit-check';
     const VERIFY = 'POST /api/mailing-lists/verify';
     const fetchMock = stubPage(buildContent(), {
@@ -237,10 +237,13 @@ describe('SendEmailPage', () => {
       ),
     );
     expect(bodiesOf(fetchMock, COST)).toEqual([{ mailingLists: [5, 6] }]);
-    // Verify now: the lists are verified, nothing is sent, the dialog closes.
-    fireEvent.click(warning.getByRole('button', { name: 'Verify now' }));
-    await waitFor(() => expect(bodiesOf(fetchMock, VERIFY)).toEqual([{ mailingLists: [5, 6] }]));
+    // Verify, then send opens the upsell in its place; Back returns to the confirmation, nothing done.
+    fireEvent.click(warning.getByRole('button', { name: 'Verify, then send' }));
+    const upsell = within(await screen.findByRole('dialog', { name: 'Verify the lists, then send' }));
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Send this email?' })).toBeNull());
+    fireEvent.click(upsell.getByRole('button', { name: 'Back' }));
+    expect(await screen.findByRole('dialog', { name: 'Send this email?' })).toBeTruthy();
+    expect(callsTo(fetchMock, VERIFY)).toHaveLength(0);
     expect(callsTo(fetchMock, SEND)).toHaveLength(0);
   });
 
@@ -400,11 +403,9 @@ describe('SendEmailPage', () => {
     renderWithApp(<SendEmailPage />, queryClient);
     await fillMailgunForm();
     submit();
-    // Today's offer before the confirmation: sent past, to reach the confirmation's own.
-    const first = within(await screen.findByRole('dialog', { name: 'Verify your lists first?' }));
-    fireEvent.click(first.getByRole('button', { name: 'Send anyway' }));
-
     const confirm = within(await screen.findByRole('dialog', { name: 'Send this email?' }));
+    // The warning says the cost first; its button waits for it.
+    await waitFor(() => expect(confirm.getByTestId('unverified-cost').textContent).toContain('costs 3 credits'));
     fireEvent.click(
       within(confirm.getByTestId('unverified-warning')).getByRole('button', { name: 'Verify, then send' }),
     );

@@ -8,12 +8,7 @@ export const VerificationProgress = ({ waiting }: { waiting: TSendAfterVerificat
   const percent = verifiedPercent(waiting);
   return (
     <Stack gap={6}>
-      <Progress
-        value={percent}
-        size="lg"
-        animated={percent < 100}
-        aria-label="Verification of the lists"
-      />
+      <Progress value={percent} size="lg" animated={percent < 100} aria-label="Verification of the lists" />
       <Group justify="space-between" gap="xs">
         <Text size="sm" data-testid="verification-checked">
           {checked.toLocaleString('en-US')} of {total.toLocaleString('en-US')} addresses checked

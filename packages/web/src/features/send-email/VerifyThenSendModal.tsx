@@ -155,8 +155,8 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
           <Group gap="xs" wrap="nowrap" align="flex-start">
             <IconCircleCheck size={18} color="var(--mantine-color-green-7)" aria-hidden style={{ flexShrink: 0 }} />
             <Text size="sm" role="status">
-              The email goes out by itself as soon as the lists are verified. You can carry on: its progress stays at the
-              top of Send Email.
+              The email goes out by itself as soon as the lists are verified. You can carry on: its progress stays at
+              the top of Send Email.
             </Text>
           </Group>
           <Group justify="flex-end">
