@@ -83,6 +83,8 @@ const OWNER: Record<string, string> = {
   transactional_requests: 'send-email',
   // What the DNS resolver answered for names that must exist (R48), as verification and the pre-send check saw it.
   resolver_status: 'system',
+  // A send waiting for its lists' verification (the verify-lists upsell).
+  sends_after_verification: 'send-email',
 };
 
 /** Crossings that predate the rule: `module: what` → why it stays for now. */

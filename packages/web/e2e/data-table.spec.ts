@@ -113,11 +113,21 @@ test('selects rows one by one and all at once, and expands a row', async ({ page
   await expectAccessible(page, 'notifications, rows selected and one expanded');
 });
 
-test('shows No data found. when the fetch fails, without an error dialog', async ({ page }) => {
+test('shows No data found. when the fetch fails, says the load failed and tries again, without an error dialog', async ({
+  page,
+}) => {
   await page.route('**/api/notifications?**', (route) =>
     route.fulfill({ status: 500, contentType: 'application/json', body: '{"status":false,"message":"boom"}' }),
   );
   await page.reload();
-  await expect(page.getByText('No data found.')).toBeVisible();
+  const failed = page.getByTestId('data-table-failed');
+  await expect(failed).toContainText('No data found.');
+  await expect(failed).toContainText('The entries could not be loaded.');
   await expect(page.getByText('Error!')).toHaveCount(0);
+  await expectAccessible(page, 'notifications, the load failed');
+  // Try again, once the server answers: the rows come back.
+  await page.unroute('**/api/notifications?**');
+  await failed.getByRole('button', { name: 'Try again' }).click();
+  await expect(failed).toHaveCount(0);
+  await expect(table(page).getByRole('row')).not.toHaveCount(1);
 });

@@ -135,8 +135,10 @@ test('builds two columns with an uploaded image and a button, moves blocks by ke
   await page.getByLabel('Mailing lists').click();
   await page.getByRole('option', { name: /Builders/ }).click();
   await page.keyboard.press('Escape');
-  await page.getByLabel('Template').click();
-  await page.getByRole('option', { name: 'Workshop news' }).click();
+  await page.getByRole('button', { name: 'Change Template' }).click();
+  const gallery = page.getByRole('dialog', { name: 'Choose a template' });
+  await expectAccessible(page, 'Change Template gallery');
+  await gallery.getByRole('button', { name: 'Use Workshop news' }).click();
   await expect(page.getByLabel('Subject')).toHaveValue('Built for {{first_name::you}}');
   expect(await topLevelTypes(page)).toEqual(['heading', 'text', 'button', 'section', 'footer']);
 

@@ -174,17 +174,42 @@ test('a scheduled email is edited, cancelled, restored and deleted, as its statu
   await expect(edited).toBeVisible();
   await expect(edited).toContainText(`${month}/${day}/${year} ${hour}:${minute} ${meridiem}`);
 
+  // Each action answers 'Success!' with OK (spec §8).
+  const success = page.getByRole('dialog', { name: 'Success!' });
   await edited.getByRole('button', { name: /^Cancel / }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Cancel email' }).click();
+  await expect(success).toContainText('The scheduled email was cancelled.');
+  await expectAccessible(page, 'scheduled emails, Success! dialog');
+  await success.getByRole('button', { name: 'OK' }).click();
   await expect(edited).toContainText('Cancelled');
   await expect(edited.getByRole('link', { name: /^Edit / })).toHaveCount(0);
-  await edited.getByRole('button', { name: /^Remove cancel/ }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Remove cancel' }).click();
+
+  // The spec's linked path of the same action opens as a page: the email, a confirm, then the action.
+  const id = await withDatabase(
+    async (client) =>
+      (
+        await client.query<{ id: string }>(
+          `select id from sends where user_id = $1 and subject = 'Black Friday: 30% off'`,
+          [userId],
+        )
+      ).rows[0]!.id,
+  );
+  await page.goto(`${baseUrl()}/scheduled-mails/cancel/${id}/remove-cancel`);
+  await expect(page.getByRole('heading', { name: 'Remove Cancel' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'The scheduled email' })).toContainText('Cancelled');
+  await expectAccessible(page, 'remove cancel page');
+  await tabTo(page, page.getByRole('button', { name: 'Remove cancel' }));
+  await page.keyboard.press('Enter');
+  await expect(success).toContainText('The email is scheduled again.');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/scheduled-mails$/);
   await expect(edited).toContainText('Pending');
+
   await edited.getByRole('button', { name: /^Delete / }).click();
   await expect(page.getByRole('dialog', { name: 'Delete this email?' })).toBeVisible();
   await expect(page.getByRole('dialog', { name: 'Delete this email?' })).toHaveCSS('opacity', '1');
   await expectAccessible(page, 'delete confirmation');
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await success.getByRole('button', { name: 'OK' }).click();
   await expect(page.getByTestId('data-table')).not.toContainText('30% off');
 });

@@ -129,12 +129,14 @@ test('signs in, imports a list and sends to it with the keyboard alone', async (
   await expect(page.getByRole('option', { name: /Keyboard friends/ })).toBeVisible();
   await keyboard.press('Enter');
   await keyboard.press('Escape');
-  await tabTo(page, page.getByRole('combobox', { name: 'Template' }));
-  await keyboard.press('ArrowDown');
-  const template = page.getByRole('option', { name: 'Announcement', exact: true });
-  await expect(template).toBeVisible();
-  while ((await template.getAttribute('data-combobox-selected')) === null) await keyboard.press('ArrowDown');
+  // Change Template (a button) opens the gallery; Tab reaches a template's Use button.
+  await tabTo(page, page.getByRole('button', { name: 'Change Template' }));
   await keyboard.press('Enter');
+  const gallery = page.getByRole('dialog', { name: 'Choose a template' });
+  await expect(gallery).toBeVisible();
+  await tabTo(page, gallery.getByRole('button', { name: 'Use Announcement', exact: true }));
+  await keyboard.press('Enter');
+  await expect(gallery).toBeHidden();
   // A starter template opens in the visual editor, its blocks shown.
   await expect(page.getByTestId('email-editor')).toContainText('Something new is here');
   await tabTo(page, page.getByLabel('Subject'));
@@ -143,12 +145,12 @@ test('signs in, imports a list and sends to it with the keyboard alone', async (
   const send = page.getByRole('button', { name: 'Send', exact: true });
   await tabTo(page, send);
   await keyboard.press('Enter');
-  // The imported members are unverified: the confirmation says so, with a "Verify now" a keyboard reaches.
+  // The imported members are unverified: the confirmation says so, with a "Verify, then send" a keyboard reaches.
   const confirm = page.getByRole('dialog').filter({ hasText: 'Yes, send it' });
   await expect(confirm).toBeVisible();
   expect(await hasFocusWithin(confirm)).toBe(true);
   await expect(confirm.getByTestId('unverified-cost')).toContainText('Verifying them costs');
-  await tabTo(page, confirm.getByTestId('unverified-warning').getByRole('button', { name: 'Verify now' }));
+  await tabTo(page, confirm.getByTestId('unverified-warning').getByRole('button', { name: 'Verify, then send' }));
   await tabTo(page, confirm.getByRole('button', { name: 'Yes, send it' }));
   await keyboard.press('Enter');
 

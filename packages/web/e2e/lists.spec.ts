@@ -104,6 +104,7 @@ test('imports a CSV with headers and a generic address, then edits and bulk-dele
   await expect(page.getByRole('button', { name: 'Delete 2 members' })).toBeVisible();
   await expectAccessible(page, 'delete members dialog');
   await page.getByRole('button', { name: 'Delete 2 members' }).click();
+  await page.getByRole('dialog', { name: 'Success!' }).getByRole('button', { name: 'OK' }).click();
   await expect(members).not.toContainText('cy@example.com');
   await expect(members).not.toContainText('dee@example.com');
   await expect(members).toContainText('ann@example.com');

@@ -165,9 +165,11 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
         sendLater: false,
       },
     });
+    // No storageId: the send is made at once (only a send waiting for a verification has none yet).
+    const sendId = sent.sendId!;
     await waitUntil(
       'the send finishing',
-      () => call(sendEmailApi.progress, { params: { id: sent.sendId } }),
+      () => call(sendEmailApi.progress, { params: { id: sendId } }),
       (answer) => answer.data.status === 'finished',
     );
     // The bounce is recorded as the send settles; Suppression lists it then.
@@ -176,7 +178,7 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
       () => call(suppressionApi.list, { query: { per_page: 5 } }),
       (page) => page.meta.total > 0,
     );
-    return { id: sent.sendId, accountId };
+    return { id: sendId, accountId };
   });
 
   /** An A/B subject test whose rest waits an hour: History shows each part with its A/B label. */
@@ -212,7 +214,7 @@ export const createSeeds = ({ call }: TApi, user: { email: string; password: str
         sendLater: true,
       },
     });
-    return { id: later.sendId };
+    return { id: later.sendId! };
   });
 
   /** The wizard's first five steps, as the page calls them. */
@@ -469,6 +471,16 @@ export const screens: TScreen[] = [
       await rowAction(page, 'Black Friday preview for subscribers', /^Edit Black Friday/, 'link');
       await heading(page, 'Edit Scheduled Email');
       await expect(page.getByLabel('Subject')).toHaveValue(/Black Friday/);
+    },
+  },
+  {
+    // The spec's linked path of a row action (issue 47): a page with the email and a confirm.
+    name: 'scheduled email, the cancel page',
+    path: async (seeds) => `/scheduled-mails/cancel/${(await seeds.scheduled()).id}`,
+    reach: async (page) => {
+      await heading(page, 'Cancel Scheduled Email');
+      await expect(page.getByRole('table', { name: 'The scheduled email' })).toContainText('Black Friday');
+      await expect(page.getByRole('button', { name: 'Cancel email' })).toBeVisible();
     },
   },
   {

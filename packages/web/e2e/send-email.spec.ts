@@ -89,7 +89,7 @@ test('sends to overlapping lists once each, then tracks an open, a click and a o
   await expect(unverified).toContainText('hurt your sender reputation');
   await expect(unverified).not.toContainText('spam score');
   await expect(unverified.getByTestId('unverified-cost')).toContainText('Verifying them costs');
-  await expect(unverified.getByRole('button', { name: 'Verify now' })).toBeVisible();
+  await expect(unverified.getByRole('button', { name: 'Verify, then send' })).toBeVisible();
   await expectAccessible(page, 'send confirmation dialog');
   await confirm.getByRole('button', { name: 'Yes, send it' }).click();
 

@@ -73,8 +73,11 @@ test('Test My Mail on Send Email: no lists needed, the score in a dialog, then t
   await page.getByLabel('Sender Name').fill('Sam from Acme');
   await page.getByLabel('Subject').fill('Weekend offer');
   // The template saved by the first journey is offered on the form.
-  await page.getByLabel('Template').click();
-  await page.getByRole('option', { name: 'Our November news' }).click();
+  await page.getByRole('button', { name: 'Change Template' }).click();
+  await page
+    .getByRole('dialog', { name: 'Choose a template' })
+    .getByRole('button', { name: 'Use Our November news' })
+    .click();
   await page.getByRole('button', { name: 'Test My Mail' }).click();
   const confirm = page.getByRole('dialog', { name: "Test your email's spam score" });
   await expect(confirm).toContainText('you have 200');

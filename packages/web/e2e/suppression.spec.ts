@@ -62,6 +62,11 @@ test('a bounce from a send shows on the suppression screen with the server’s w
   await expect(confirm).toContainText('nobody@bounce.test');
   await tabTo(page, confirm.getByRole('button', { name: 'Unsubscribe' }));
   await page.keyboard.press('Enter');
+  // 'Success!' with OK (spec §8), its OK focused: Enter closes it.
+  await expect(page.getByRole('dialog', { name: 'Success!' })).toBeVisible();
+  await expectAccessible(page, 'suppression, Success! dialog');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('dialog', { name: 'Success!' })).toBeHidden();
   await expect(table).not.toContainText('nobody@bounce.test');
 
   await page.getByLabel('Show hidden').check();
@@ -72,6 +77,7 @@ test('a bounce from a send shows on the suppression screen with the server’s w
     .click();
   await page.getByRole('button', { name: 'Remove from suppression' }).click();
   await page.getByRole('dialog', { name: 'Remove from suppression?' }).getByRole('button', { name: 'Remove' }).click();
+  await page.getByRole('dialog', { name: 'Success!' }).getByRole('button', { name: 'OK' }).click();
   await expect(table).not.toContainText('nobody@bounce.test');
 
   // The temporary rule: an address that soft-bounced three times within 15 days is held back

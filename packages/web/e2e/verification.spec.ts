@@ -147,6 +147,8 @@ test('verifies a mailing list from its menu: the cost, Processing..., then Verif
   await expect(dialog).toContainText('Credits to use: 4 of 300 available');
   await expectAccessible(page, 'verify a list');
   await dialog.getByRole('button', { name: 'Verify Your List' }).click();
+  await expect(page.getByRole('dialog', { name: 'Success!' })).toContainText('Your request is in the queue...');
+  await page.getByRole('dialog', { name: 'Success!' }).getByRole('button', { name: 'OK' }).click();
   await expect(secondRow).toContainText('Processing...', { timeout: 10_000 });
   await expect(secondRow.getByRole('progressbar')).toBeVisible();
   await expectAccessible(second, 'mailing lists, a list being verified');

@@ -21,7 +21,6 @@ export const LIST_MESSAGES = {
     'This member has not confirmed the subscription yet. Only they can, with the link in the confirmation email.',
   emailInvalid: 'Please enter a valid email address.',
   noGeneric: 'Excellent! There are no generic emails in your mailing list.',
-  genericCleared: 'The generic addresses have been removed from the list.',
   genericWarning: 'Sending to generic addresses (info@, sales@…) may harm your deliverability.',
   allGeneric:
     'Every address in this file is generic (info@, sales@…). They will not be placed on the list, and verification is not offered.',
@@ -36,6 +35,10 @@ export const LIST_MESSAGES = {
   importQueued: 'Your import has started. You can leave this page; it carries on in the background.',
   syncNotMailgun: 'Only Mailgun accounts can sync their mailing lists from the provider.',
 } as const;
+
+/** Generic Email Control's answer: how many generic members were unsubscribed (they stay on the list). */
+export const genericUnsubscribedMessage = (count: number) =>
+  `${count} generic ${count === 1 ? 'address was' : 'addresses were'} unsubscribed: ${count === 1 ? 'it stays' : 'they stay'} on the list and ${count === 1 ? 'gets' : 'get'} no more email from it.`;
 
 /** Columns of the mailing lists table the API sorts by. */
 export const LIST_SORT_COLUMNS = ['created_at', 'address', 'name', 'members_count', 'verified_count'] as const;
@@ -226,7 +229,10 @@ export const ZGenericControlResponse = z.object({
 });
 export type TGenericControlResponse = z.infer<typeof ZGenericControlResponse>;
 
-/** `POST /api/mailing-lists/clear-generic-emails`: without `emails`, every generic address goes. */
+/**
+ * `POST /api/mailing-lists/clear-generic-emails`: the generic members are unsubscribed (they
+ * stay on the list); without `emails`, every generic address of the list.
+ */
 export const ZClearGenericRequest = z.object({
   listId: z.coerce.number().int().positive(),
   emails: z.array(z.string().max(320)).max(100_000).optional(),

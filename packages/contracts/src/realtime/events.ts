@@ -72,7 +72,16 @@ export const realtimeEvents = {
     data: z.object({ valid: z.number(), unknown: z.number(), invalid: z.number() }),
   }),
   VerifyProgressDoneForUpsell: z.object({ status: z.boolean(), checkListId: z.number().int() }),
-  UpsellStart: z.object({ mailingListIds: z.array(z.number().int()), storageId: z.string() }),
+  /**
+   * A send that waited for its lists' verification (the verify-lists upsell) went out: the
+   * spec's payload, and the send's id (null when it could not start: `error` says why).
+   */
+  UpsellStart: z.object({
+    mailingListIds: z.array(z.number().int()),
+    storageId: z.string(),
+    sendId: z.number().int().nullable().optional(),
+    error: z.string().nullable().optional(),
+  }),
   /** A spam test moved on: its message arrived, was scored, or never came (credits refunded). */
   SpamTestEvent: z.object({
     id: z.number().int(),

@@ -6,10 +6,12 @@ import {
   ZDuplicatesRequest,
   ZDuplicatesResponse,
   ZSaveTemplateRequest,
+  ZSendAfterVerification,
   ZSendEmailContent,
   ZSendEmailRequest,
   ZSendEmailResponse,
   ZSendProgress,
+  ZStorageId,
   ZTemplate,
 } from './sending';
 import { ZTransactionalRequest, ZTransactionalResponse } from './transactional';
@@ -74,6 +76,19 @@ export const sendEmailApi = {
   cancel: sendStateRoute('/email/sends/:id/cancel'),
   /** Recipients whose outcome is unknown, sent again on the user's say-so. */
   resendUnknown: sendStateRoute('/email/sends/:id/resend-unknown'),
+  /** The user's sends waiting for their lists' verification (the verify-lists upsell), to show again after a reload. */
+  waitingSends: defineRoute({
+    method: 'GET',
+    path: '/email/waiting-sends',
+    response: z.object({ data: z.array(ZSendAfterVerification) }),
+  }),
+  /** A waiting send given up before its lists are verified (the verification goes on; nothing is sent). */
+  cancelWaitingSend: defineRoute({
+    method: 'POST',
+    path: '/email/waiting-sends/:storageId/cancel',
+    params: z.object({ storageId: ZStorageId }),
+    response: ZStatus,
+  }),
 };
 
 /** The template library the Send Email page offers (three built in, and the user's own). */

@@ -259,6 +259,15 @@ export const ZSendContent = z.object({
 });
 export type TSendContent = z.output<typeof ZSendContent>;
 
+/**
+ * A send's storage id (the verify-lists upsell, spec §7): the id its list verifications are
+ * started under, and the send names to wait for them. Letters, digits, '-' and '_'.
+ */
+export const ZStorageId = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{1,100}$/, 'A storage id has 1 to 100 letters, digits, - or _.');
+
 /** What an alias may hold (one pass over a character class: linear). */
 const ALIAS_PATTERN = /^[A-Za-z0-9._+-]+$/;
 
@@ -268,8 +277,10 @@ const ALIAS_PATTERN = /^[A-Za-z0-9._+-]+$/;
  * it), `to` (the mailing lists), `subject`, `cc`, `bcc`, `reply` (reply-to), `message` (the
  * HTML), `delivery` (`YYYY-MM-DD hh:mm A` in the user's time zone), `sendLater` (the
  * confirmation's switch: on, the email waits for `delivery`; off, it goes now; absent, a
- * non-blank `delivery` means later) and `storageId` (the verify-lists upsell's stored form,
- * spec §7 `verify`; accepted, not used yet: the upsell is not built). Kept beside them:
+ * non-blank `delivery` means later) and `storageId` (the verify-lists upsell, spec §7: the id
+ * the lists' verifications were started under with `verify`; while one of them runs, the send
+ * waits and goes out by itself when they end, `leaveOutInvalid` saying whether the addresses
+ * they found invalid are unsubscribed from the lists first). Kept beside them:
  * `senderName`, `alias` and `useSubdomain`, the parts `from` is formed from (when given,
  * the sender is built from them and a mistake is named on its own field; without them
  * they are read from `from`), and the tracking switches. What the account's kind requires
@@ -298,7 +309,8 @@ export const ZSendEmailRequest = z.object({
   document: ZEmailDocument.nullable().default(null),
   delivery: z.string().trim().max(40).default(''),
   sendLater: z.boolean().optional(),
-  storageId: z.string().trim().max(100).optional(),
+  storageId: ZStorageId.optional(),
+  leaveOutInvalid: z.boolean().optional(),
   trackOpens: z.boolean().default(true),
   trackClicks: z.boolean().default(true),
   /**
@@ -489,6 +501,11 @@ export const ZSendEmailContent = z.object({
     usedCredit: z.number(),
     allowsScheduling: z.boolean(),
     timeZone: z.string(),
+    /**
+     * What a spam test costs here (`SPAM_TEST_CREDITS` of the server's configuration; 0 with
+     * `BILLING=off`): Test My Mail and the spam test page show and gate on it (spec §9).
+     */
+    spamTestCredits: z.number().int().min(0),
   }),
 });
 export type TSendEmailContent = z.infer<typeof ZSendEmailContent>['data'];
@@ -503,12 +520,39 @@ export const ZAccountListsResponse = z.object({
 });
 export type TAccountListsResponse = z.infer<typeof ZAccountListsResponse>;
 
-/** `POST /api/email/send` → what was created. */
+export const SEND_AFTER_VERIFICATION_STATUSES = ['waiting', 'starting', 'started', 'failed', 'cancelled'] as const;
+
+/** A send waiting for its lists' verification (the verify-lists upsell), with how far the verification got. */
+export const ZSendAfterVerification = z.object({
+  storageId: z.string(),
+  subject: z.string(),
+  listIds: z.array(z.number().int()),
+  status: z.enum(SEND_AFTER_VERIFICATION_STATUSES),
+  sendId: z.number().int().nullable(),
+  error: z.string().nullable(),
+  leaveOutInvalid: z.boolean(),
+  /** The list verifications it waits for: checked of total, and the verdicts so far. */
+  verification: z.object({
+    jobs: z.array(z.number().int()),
+    total: z.number().int(),
+    checked: z.number().int(),
+    valid: z.number().int(),
+    invalid: z.number().int(),
+    unknown: z.number().int(),
+  }),
+});
+export type TSendAfterVerification = z.infer<typeof ZSendAfterVerification>;
+
+/**
+ * `POST /api/email/send` → what was created: the send, or (a `storageId` whose lists are
+ * being verified) nothing yet: `waiting` names the send that goes out when they end.
+ */
 export const ZSendEmailResponse = z.object({
   status: z.literal(true),
   message: z.string(),
-  sendId: z.number().int(),
+  sendId: z.number().int().nullable(),
   scheduled: z.boolean(),
+  waiting: ZSendAfterVerification.optional(),
 });
 
 export const SEND_STATUSES = [

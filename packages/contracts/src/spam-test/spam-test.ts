@@ -5,7 +5,11 @@ import { defineRoute, ZIdParams } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
 import { SEND_MESSAGES, ZSendEmailRequest, ZTemplate } from '../sending/sending';
 
-/** Spec §9: a spam test costs 100 credits; the Test button is shown only from 100 usable credits. */
+/**
+ * Spec §9: a spam test costs 100 credits by default (the server's `SPAM_TEST_CREDITS`); the
+ * Test button is shown only from that many usable credits. Screens read the configured price
+ * from the server (`spamTestCredits` of the Send Email content), never this constant.
+ */
 export const SPAM_TEST_CREDITS = 100;
 /** Spec §9: the page polls every 15 s, at most 4 times, then offers the history. */
 export const SPAM_TEST_POLL_MS = 15_000;
@@ -138,7 +142,10 @@ export const ZSpamTestRequest = ZSendEmailRequest.pick({
 });
 export type TSpamTestRequest = z.input<typeof ZSpamTestRequest>;
 
-/** The spec's ERR_LIMIT dialog: title, texts and colours from the server, and a link opened on confirm. */
+/**
+ * The spec's ERR_LIMIT dialog (§8): title, texts and colours from the server. On confirm, a
+ * test mail's `link` opens in a new tab; a verification's `url` is where the browser goes.
+ */
 export const ZLimitDialog = z.object({
   title: z.string(),
   message: z.string(),
@@ -147,6 +154,7 @@ export const ZLimitDialog = z.object({
   confirmButtonColor: z.string(),
   cancelButtonColor: z.string(),
   link: z.string().nullable(),
+  url: z.string().nullable().optional(),
 });
 export type TLimitDialog = z.infer<typeof ZLimitDialog>;
 

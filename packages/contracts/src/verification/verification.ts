@@ -3,6 +3,7 @@ import { ZStatusMessage } from '../http/errors';
 import { defineRoute, ZIdParams } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
 import { counted, pluralOf } from '../text/plural';
+import { ZStorageId } from '../sending/sending';
 
 /** Spec §9: at most 10,000 addresses at once; one credit per address not already checked. */
 export const VERIFY_MAX_ADDRESSES = 10_000;
@@ -101,7 +102,16 @@ export const ZVerifyItemQuery = pageQuery({
 
 const ZMailingLists = z.object({
   mailingLists: z.array(z.coerce.number().int().positive()).min(1).max(50),
-  storageId: z.string().max(100).optional(),
+});
+
+/**
+ * Spec §7 verify (mailingLists, storageId): `storageId` marks the verifications as those a
+ * send waits for (the verify-lists upsell: the send names the same id and goes out when they
+ * end); `creditsToBeUsed`, the cost the user confirmed, must still be the cost.
+ */
+const ZVerifyLists = ZMailingLists.extend({
+  storageId: ZStorageId.optional(),
+  creditsToBeUsed: z.coerce.number().int().min(0).optional(),
 });
 
 export const verificationApi = {
@@ -121,7 +131,7 @@ export const verificationApi = {
   verifyLists: defineRoute({
     method: 'POST',
     path: '/mailing-lists/verify',
-    body: ZMailingLists,
+    body: ZVerifyLists,
     response: ZStatusMessage.extend({
       checkListId: z.number().int(),
       total: z.number().int(),

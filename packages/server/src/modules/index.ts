@@ -45,7 +45,10 @@ import { cleanUpCaptchas } from './registration/captcha.service';
 import { registrationRoutes } from './registration/registration.routes';
 import { dashboardRoutes } from './reports/dashboard.routes';
 import { historyRoutes } from './reports/history.routes';
+import { sendsAfterVerificationPersonalData } from './send-email/personal-data';
 import { scheduledRoutes } from './send-email/scheduled.routes';
+import { cleanUpSendsAfterVerification, whenListVerificationEnded } from './send-email/send-after-verification.service';
+import { startAfterVerificationJob } from './send-email/send-email.jobs';
 import { sendEmailRoutes } from './send-email/send-email.routes';
 import { signupPages, signupRoutes } from './signup/signup.routes';
 import { sendConfirmation } from './signup/signup.service';
@@ -163,7 +166,15 @@ export const modules: TModule[] = [
   // History and the delivery dashboard: what the screens count and list.
   { name: 'reports', routes: [historyRoutes, dashboardRoutes] },
   // The Send Email page, its templates, Scheduled Emails and History's "Send again".
-  { name: 'send-email', routes: [sendEmailRoutes, scheduledRoutes] },
+  // A send that waits for its lists' verification (the verify-lists upsell) starts when the last ends.
+  {
+    name: 'send-email',
+    routes: [sendEmailRoutes, scheduledRoutes],
+    jobs: [startAfterVerificationJob] as TJobDefinition[],
+    listVerificationEnded: whenListVerificationEnded,
+    cleanup: cleanUpSendsAfterVerification,
+    personalData: sendsAfterVerificationPersonalData,
+  },
   // Spam tests: the calls, the deadline job, the test mailbox's listener and route.
   {
     name: 'spam-test',
@@ -209,6 +220,7 @@ export const moduleHooks: TModuleHooks = {
   listUsageChecks: registered('listUsageCheck'),
   userInformation: registered('userInformation'),
   verifyImportedList: registered('verifyImportedList')[0] ?? null,
+  listVerificationEnded: registered('listVerificationEnded'),
   accountSaved: registered('accountSaved'),
   inboundListeners: registered('inboundListeners').flat(),
   inboundRoutes: registered('inboundRoutes').flat(),

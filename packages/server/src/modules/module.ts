@@ -20,6 +20,17 @@ export type TVerifyImportedList = (
   listId: number,
 ) => Promise<{ started: boolean; message: string }>;
 
+/**
+ * A list's verification ended (finished, its valid members marked; or failed), told in the
+ * transaction that ends it. Offered by verification; the send-email module registers it to
+ * start a send that waits for the verification started under its storage id.
+ */
+export type TListVerificationEnded = (
+  platform: TPlatform,
+  trx: Executor,
+  ended: { userId: number; jobId: number; listId: number; storageId: string | null; isFinished: boolean },
+) => Promise<void>;
+
 /** Told after a sending account was saved (e.g. to bring in a Mailgun domain's lists). */
 export type TAccountSaved = (
   platform: TPlatform,
@@ -110,6 +121,7 @@ export type TModuleHooks = {
   userInformation: TUserInformationPart[];
   /** Null when no module verifies addresses. */
   verifyImportedList: TVerifyImportedList | null;
+  listVerificationEnded: TListVerificationEnded[];
   accountSaved: TAccountSaved[];
   /** SMTP listeners and the routes that take mail on them (`inbound/`). */
   inboundListeners: TInboundListener[];
@@ -147,6 +159,7 @@ export type TModule = {
   listUsageCheck?: TListUsageCheck;
   userInformation?: TUserInformationPart;
   verifyImportedList?: TVerifyImportedList;
+  listVerificationEnded?: TListVerificationEnded;
   accountSaved?: TAccountSaved;
   inboundListeners?: TInboundListener[];
   inboundRoutes?: TInboundRoute[];

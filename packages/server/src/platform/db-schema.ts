@@ -86,6 +86,8 @@ export type VerificationJobsTable = {
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: Date | null;
+  /** The storage id of the send waiting for this list's verification (the verify-lists upsell); null otherwise. */
+  storage_id: string | null;
 };
 
 export type TVerificationVerdict = 'valid' | 'invalid' | 'unknown';
@@ -889,7 +891,24 @@ export type TransactionalRequestsTable = {
   updated_at: Timestamp;
 };
 
+/** A send waiting for its lists' verification (the verify-lists upsell, issue 47). */
+export type SendsAfterVerificationTable = {
+  id: Generated<number>;
+  user_id: number;
+  storage_id: string;
+  form: unknown;
+  list_ids: number[];
+  subject: string;
+  drop_invalid: Generated<boolean>;
+  status: Generated<'waiting' | 'starting' | 'started' | 'failed' | 'cancelled'>;
+  send_id: number | null;
+  error: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+};
+
 export type Database = {
+  sends_after_verification: SendsAfterVerificationTable;
   api_keys: ApiKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

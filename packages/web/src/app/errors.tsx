@@ -1,7 +1,9 @@
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
+import { type TLimitDialog, ZLimitDialog } from '@sendwell/contracts';
 import { ApiError } from './api';
+import { openLimitDialog } from './dialogs';
 
 /**
  * What went wrong, in the terms the spec's error catalogue uses to decide how to show it.
@@ -77,8 +79,21 @@ const showToast = (message: string, title?: string): void => {
   notifications.show({ color: 'red', title, message, position: 'top-center' });
 };
 
+/** The ERR_LIMIT dialog the server sent with an error (out of credit), or null. */
+export const limitDialogOf = (error: unknown): TLimitDialog | null => {
+  if (!(error instanceof ApiError) || error.body.code !== 'ERR_LIMIT') return null;
+  const parsed = ZLimitDialog.safeParse(error.body.errorData);
+  return parsed.success ? parsed.data : null;
+};
+
 /** The spec's error catalogue (§8), in one place: every screen and the query client report failures here. */
 export const showError = (error: unknown): void => {
+  // ERR_LIMIT: the server's warning dialog (title, message, buttons, where confirm goes), not "Error!".
+  const limit = limitDialogOf(error);
+  if (limit) {
+    openLimitDialog(limit);
+    return;
+  }
   const failure = describeFailure(error);
   switch (failure.kind) {
     case 'validation':

@@ -194,6 +194,25 @@ export const routes: RouteObject[] = [
                 path: 'scheduled-mails',
                 lazy: async () => ({ Component: (await import('../features/history/ScheduledPage')).ScheduledPage }),
               },
+              // The spec's linked paths of the row actions, as pages: a confirm, then the action.
+              {
+                path: 'scheduled-mails/cancel/:id',
+                lazy: async () => ({
+                  Component: (await import('../features/history/ScheduledActionPage')).ScheduledCancelPage,
+                }),
+              },
+              {
+                path: 'scheduled-mails/cancel/:id/remove-cancel',
+                lazy: async () => ({
+                  Component: (await import('../features/history/ScheduledActionPage')).ScheduledRemoveCancelPage,
+                }),
+              },
+              {
+                path: 'scheduled-mails/delete/:id',
+                lazy: async () => ({
+                  Component: (await import('../features/history/ScheduledActionPage')).ScheduledDeletePage,
+                }),
+              },
               {
                 path: 'tools/email-verification',
                 lazy: async () => ({

@@ -40,6 +40,8 @@ describe('BILLING=off', () => {
     expect((await agent.get('/api/settings/account/get-providers')).json()).toMatchObject({ canCreate: true });
     const content = (await agent.get('/api/email/send-email-content')).json().data;
     expect(content.allowsScheduling).toBe(true);
+    // Spam tests are free: the pages show no price and never gate on credits.
+    expect(content.spamTestCredits).toBe(0);
   });
 
   it('charges nothing for a spam test, and refuses Stripe keys beside it', () => {

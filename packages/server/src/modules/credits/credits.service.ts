@@ -1,4 +1,4 @@
-import type { TCreditBalance, TCreditLogQuery, TCreditType } from '@sendwell/contracts';
+import type { TCreditBalance, TCreditLogQuery, TCreditType, TLimitDialog } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
@@ -10,12 +10,26 @@ import * as repository from './credits.repository';
 /** The spec's wording when a balance cannot pay for the work (§8, insufficient credit). */
 export const INSUFFICIENT_CREDITS_MESSAGE = 'To complete this process; please buy credits.';
 
+/**
+ * A charge the balance cannot cover: 402 `ERR_LIMIT` with the spec's warning dialog (§8,
+ * verification ERR_LIMIT): the server's title, message and buttons, and where confirm takes
+ * the browser (Buy Credits). The page shows it as it is, not as a generic "Error!".
+ */
 export class InsufficientCreditsError extends HttpError {
   constructor(
     readonly needed: number,
     readonly available: number,
   ) {
-    super(402, INSUFFICIENT_CREDITS_MESSAGE, 'ERR_LIMIT');
+    super(402, INSUFFICIENT_CREDITS_MESSAGE, 'ERR_LIMIT', {
+      title: 'Not enough credits',
+      message: `This needs ${needed.toLocaleString('en-US')} ${needed === 1 ? 'credit' : 'credits'}; you have ${available.toLocaleString('en-US')}. ${INSUFFICIENT_CREDITS_MESSAGE}`,
+      confirmButtonText: 'Buy Credits',
+      cancelButtonText: 'Cancel',
+      confirmButtonColor: 'blue',
+      cancelButtonColor: 'gray',
+      link: null,
+      url: '/settings/subscription',
+    } satisfies TLimitDialog);
   }
 }
 

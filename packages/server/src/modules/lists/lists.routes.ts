@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import { LIST_MESSAGES, listsApi } from '@sendwell/contracts';
+import { genericUnsubscribedMessage, LIST_MESSAGES, listsApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { notFound } from '../../platform/errors';
 import { routesFor, userOf } from '../../platform/routes';
@@ -9,7 +9,6 @@ import type { TModuleOptions } from '../module';
 import { findImport, importReportChunks, listActiveImports, startImport, type TUploadPart } from './imports.service';
 import {
   checkListUsage,
-  clearGenericEmails,
   createList,
   deleteList,
   findGenericEmails,
@@ -28,6 +27,7 @@ import {
   getMember,
   listMembers,
   removeMember,
+  unsubscribeGenericMembers,
   unsubscribeMember,
   updateMember,
   upsertMember,
@@ -99,11 +99,8 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
   });
 
   serve(listsApi.clearGeneric, { config: editLimit }, async (request) => {
-    const removed = await clearGenericEmails(platform, userOf(request), request.body.listId, request.body.emails);
-    return {
-      status: true,
-      message: `${LIST_MESSAGES.genericCleared} (${removed} ${removed === 1 ? 'address' : 'addresses'})`,
-    };
+    const left = await unsubscribeGenericMembers(platform, userOf(request), request.body.listId, request.body.emails);
+    return { status: true, message: genericUnsubscribedMessage(left) };
   });
 
   serve(listsApi.genericEmails, async () => ({

@@ -275,7 +275,12 @@ const stringFields = (vars: Record<string, unknown>) =>
       .map(([key, value]) => [key.slice(0, 64), typeof value === 'string' ? value : JSON.stringify(value)]),
   );
 
-/** The list's generic addresses (local part in the operator's list), in email order. */
+/**
+ * The list's generic addresses (local part in the operator's list) still on it: subscribed,
+ * or waiting for a double opt-in confirmation. In email order. Generic Email Control
+ * unsubscribes them (`members.service` `unsubscribeGenericMembers`), so once done the
+ * control finds none.
+ */
 export const findGenericEmails = async (platform: TPlatform, userId: number, listId: number) => {
   await requireList(platform.db, userId, listId);
   const names = [...genericNames(platform)];
@@ -284,44 +289,11 @@ export const findGenericEmails = async (platform: TPlatform, userId: number, lis
     .select('email')
     .where('user_id', '=', userId)
     .where('list_id', '=', listId)
+    .where((eb) => eb.or([eb('subscribed', '=', true), eb('unconfirmed', '=', true)]))
     .where(sql<string>`lower(split_part(email, '@', 1))`, 'in', names.length > 0 ? names : [''])
     .orderBy(sql`lower(email)`)
     .execute();
   return rows.map((row) => row.email);
-};
-
-/** Removes generic addresses from a list (all of them, or those named that are generic). */
-export const clearGenericEmails = async (
-  platform: TPlatform,
-  userId: number,
-  listId: number,
-  only: string[] | undefined,
-) => {
-  const list = await requireList(platform.db, userId, listId);
-  const generic = await findGenericEmails(platform, userId, listId);
-  const wanted = only ? new Set(only.map((email) => email.toLowerCase())) : null;
-  const emails = wanted ? generic.filter((email) => wanted.has(email.toLowerCase())) : generic;
-  if (emails.length === 0) return 0;
-  const mailgun = await mailgunOfList(platform, platform.db, list);
-  return platform.db.transaction().execute(async (trx) => {
-    const deleted = await trx
-      .deleteFrom('list_members')
-      .where('user_id', '=', userId)
-      .where('list_id', '=', listId)
-      .where(
-        sql<string>`lower(email)`,
-        'in',
-        emails.map((email) => email.toLowerCase()),
-      )
-      .returning('email')
-      .execute();
-    await removeAtProvider(
-      mailgun,
-      list,
-      deleted.map((row) => row.email),
-    );
-    return deleted.length;
-  });
 };
 
 /** Member removals reach the Mailgun list too; a failure there undoes the local change. */

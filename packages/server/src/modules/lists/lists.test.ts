@@ -1,4 +1,4 @@
-import { LIST_MESSAGES } from '@sendwell/contracts';
+import { genericUnsubscribedMessage, LIST_MESSAGES } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -187,7 +187,7 @@ describe('members', () => {
     expect(await listInfo(agent, list.id)).toMatchObject({ members_count: 0, subscribed: 0 });
   });
 
-  it('finds generic addresses and removes them', async () => {
+  it('finds generic addresses and unsubscribes them: they stay on the list, get nothing, and are found no more', async () => {
     const { agent, accountId } = await signedInWithSmtp();
     const list = await createList(agent, accountId);
     const none = (await agent.get(`/api/mailing-lists/get-emails-for-generic-control/${list.id}`)).json();
@@ -198,10 +198,36 @@ describe('members', () => {
     const found = (await agent.get(`/api/mailing-lists/get-emails-for-generic-control/${list.id}`)).json();
     expect(found.emails).toEqual(['info@acme.test', 'Sales@acme.test']);
     const cleared = await agent.post('/api/mailing-lists/clear-generic-emails', { listId: list.id });
-    expect(cleared.json().status).toBe(true);
-    expect((await listInfo(agent, list.id)).members_count).toBe(2);
+    expect(cleared.json()).toEqual({ status: true, message: genericUnsubscribedMessage(2) });
+    // Still members (4), two of them no longer subscribed.
+    expect(await listInfo(agent, list.id)).toMatchObject({ members_count: 4, subscribed: 2 });
+    const members = (await agent.get(`/api/mailing-lists/${list.id}/members`, { query: { per_page: '20' } })).json()
+      .data;
+    const subscribeOf = (email: string) =>
+      members.find((member: { email: string }) => member.email.toLowerCase() === email).subscribe;
+    expect(['info@acme.test', 'sales@acme.test', 'ann@acme.test', 'information@acme.test'].map(subscribeOf)).toEqual([
+      0, 0, 1, 1,
+    ]);
+    const again = (await agent.get(`/api/mailing-lists/get-emails-for-generic-control/${list.id}`)).json();
+    expect(again).toMatchObject({ emails: [], total: 0, message: LIST_MESSAGES.noGeneric });
     const generic = (await agent.get('/api/ajax/get-generic-emails')).json();
     expect(generic.emails).toContain('info');
+  });
+
+  it('unsubscribes only the generic addresses it is given, and never another address named with them', async () => {
+    const { agent, accountId } = await signedInWithSmtp();
+    const list = await createList(agent, accountId);
+    for (const email of ['info@acme.test', 'sales@acme.test', 'ann@acme.test']) {
+      await agent.post('/api/mailing-lists/add-member', { listId: list.id, email });
+    }
+    const cleared = await agent.post('/api/mailing-lists/clear-generic-emails', {
+      listId: list.id,
+      emails: ['INFO@acme.test', 'ann@acme.test'],
+    });
+    expect(cleared.json().message).toBe(genericUnsubscribedMessage(1));
+    const found = (await agent.get(`/api/mailing-lists/get-emails-for-generic-control/${list.id}`)).json();
+    expect(found.emails).toEqual(['sales@acme.test']);
+    expect(await listInfo(agent, list.id)).toMatchObject({ members_count: 3, subscribed: 2 });
   });
 
   it('imports rows the browser parsed: invalid skipped, duplicates merged, generic removed on request', async () => {
@@ -469,6 +495,26 @@ describe('Mailgun lists', () => {
     });
     expect(atMailgun().has('goes@example.com')).toBe(false);
     expect((await listInfo(agent, list.id)).members_count).toBe(0);
+  });
+
+  it('Generic Email Control unsubscribes the generic members at Mailgun too, deleting none', async () => {
+    mailgun.addList('generic@mg.acme.test', 'Generic', [
+      { address: 'info@example.com', name: 'Info', subscribed: true },
+      { address: 'kim@example.com', name: 'Kim', subscribed: true },
+    ]);
+    const { agent, accountId } = await mailgunAccount();
+    await agent.post('/api/mailing-lists/import-lists-from-provider', { accountId });
+    const list = (await agent.get('/api/mailing-lists'))
+      .json()
+      .data.find((candidate: { address: string }) => candidate.address === 'generic@mg.acme.test');
+    const before = mailgun.requests.length;
+    const cleared = await agent.post('/api/mailing-lists/clear-generic-emails', { listId: list.id });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    const members = mailgun.lists.get('generic@mg.acme.test')!.members;
+    expect(members.get('info@example.com')).toMatchObject({ subscribed: false });
+    expect(members.get('kim@example.com')).toMatchObject({ subscribed: true });
+    expect(mailgun.requests.slice(before).filter((request) => request.method === 'DELETE')).toEqual([]);
+    expect(await listInfo(agent, list.id)).toMatchObject({ members_count: 2, subscribed: 1 });
   });
 
   it('creates the list at Mailgun, and deletes it there only when asked', async () => {

@@ -19,6 +19,7 @@ import { paginate } from '../../platform/paging';
 import { queueSearchIndexing } from './lists.jobs';
 import * as repository from './lists.repository';
 import {
+  findGenericEmails,
   mailgunOfList,
   memberEvents,
   removeAtProvider,
@@ -439,6 +440,65 @@ export const unsubscribeMember = async (
     // The one way a member leaves (`subscriptions.service.ts`): the webhook, Mailgun, a waiting signup cancelled.
     const changed = await unsubscribeMembers(platform, trx, userId, { memberIds: [member.id] }, source);
     return changed.some((row) => row.was_subscribed);
+  });
+};
+
+/**
+ * Generic Email Control (spec §5, `POST /api/mailing-lists/clear-generic-emails`): the
+ * list's generic members (all of them, or those named that are generic) are unsubscribed,
+ * not deleted: they stay on the list with their history and consent, get nothing more, and
+ * a Mailgun list is told too (its failure undoes the change). Answers how many left.
+ */
+export const unsubscribeGenericMembers = async (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+  only: string[] | undefined,
+) => {
+  const list = await requireList(platform.db, userId, listId);
+  const generic = await findGenericEmails(platform, userId, listId);
+  const wanted = only ? new Set(only.map((email) => email.toLowerCase())) : null;
+  const emails = wanted ? generic.filter((email) => wanted.has(email.toLowerCase())) : generic;
+  if (emails.length === 0) return 0;
+  return platform.db.transaction().execute(async (trx) => {
+    const members = await repository.lockMembersByEmail(trx, list.id, emails);
+    if (members.length === 0) return 0;
+    // The one way a member leaves (`subscriptions.service.ts`): webhooks, Mailgun, a waiting signup cancelled.
+    const changed = await unsubscribeMembers(
+      platform,
+      trx,
+      userId,
+      { memberIds: members.map((member) => member.id) },
+      'app',
+    );
+    return changed.length;
+  });
+};
+
+/**
+ * These addresses leave one list (stay on it, unsubscribed): the verify-lists upsell leaves
+ * out the addresses its verification found invalid. Answers how many were subscribed there.
+ */
+export const unsubscribeFromList = async (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+  emails: string[],
+  source: TMemberEventSource,
+) => {
+  if (emails.length === 0) return 0;
+  const list = await requireList(platform.db, userId, listId);
+  return platform.db.transaction().execute(async (trx) => {
+    const members = await repository.lockMembersByEmail(trx, list.id, emails);
+    if (members.length === 0) return 0;
+    const changed = await unsubscribeMembers(
+      platform,
+      trx,
+      userId,
+      { memberIds: members.map((member) => member.id) },
+      source,
+    );
+    return changed.filter((member) => member.was_subscribed).length;
   });
 };
 

@@ -3,13 +3,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { routesFor, userOf } from '../../platform/routes';
 import { cancelSend, pauseSend, resendUnknown, resumeSend, sendProgress } from '../delivery/delivery.service';
+import { cancelWaitingSend, listWaitingSends, sendOrWait } from './send-after-verification.service';
 import {
   accountLists,
   deleteTemplate,
   findDuplicates,
   listTemplates,
   saveTemplate,
-  sendEmail,
   sendEmailContent,
 } from './send-email.service';
 import { sendTransactional } from './transactional.service';
@@ -35,9 +35,19 @@ export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
     findDuplicates(platform, userOf(request), request.body.mailingLists),
   );
 
+  // A form naming its lists' verifications (`storageId`) waits for them (the verify-lists upsell).
   serve(sendEmailApi.send, { config: sendLimit }, async (request) =>
-    sendEmail(platform, userOf(request), request.body),
+    sendOrWait(platform, userOf(request), request.body),
   );
+
+  serve(sendEmailApi.waitingSends, async (request) => ({
+    data: await listWaitingSends(platform, userOf(request)),
+  }));
+
+  serve(sendEmailApi.cancelWaitingSend, { config: editLimit }, async (request) => {
+    await cancelWaitingSend(platform, userOf(request), request.params.storageId);
+    return { status: true as const, message: 'The email will not be sent. The verification of the lists goes on.' };
+  });
 
   // An integrator's one email (issue 48 §2): the key's own limit and this one, counted per key.
   serve(

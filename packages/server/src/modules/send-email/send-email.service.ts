@@ -117,6 +117,8 @@ export const sendEmailContent = async (
     ...balance,
     allowsScheduling: plan.allows_scheduling,
     timeZone: user.time_zone,
+    // The configured price (0 with BILLING=off): Test My Mail and the spam test page gate on it.
+    spamTestCredits: platform.config.spamTest.credits,
   };
 };
 

@@ -100,12 +100,27 @@ describe('the Send Email page data', () => {
     expect(data.mailingLists[0].subscribed).toBeGreaterThan(0);
     expect(data).toMatchObject({ isSmtp: true, smtpLimit: 100, dailyCount: 0, allowsScheduling: true });
     expect(data.timeZone).toBe('America/New_York');
+    // The spam test's configured price (this app's default), which the pages show and gate on.
+    expect(data.spamTestCredits).toBe(100);
     expect(data.templates.filter((template: { builtIn: boolean }) => template.builtIn).length).toBeGreaterThanOrEqual(
       3,
     );
 
     const mailgunLists = await s.agent.get(`/api/email/get-mailing-lists/${s.mailgunId}`);
     expect(mailgunLists.json()).toMatchObject({ status: true, listData: [], isSmtp: false, smtpLimit: 0 });
+  });
+
+  it('gives the spam test price the server is configured with (SPAM_TEST_CREDITS)', async () => {
+    const priced = await startTestApp({ SPAM_TEST_CREDITS: '40' }, { databaseUrl: t.databaseUrl });
+    try {
+      const user = await seedUser(priced.platform);
+      const agent = createAgent(priced.app);
+      await agent.signIn(user.email, user.password);
+      const { data } = (await agent.get('/api/email/send-email-content')).json();
+      expect(data.spamTestCredits).toBe(40);
+    } finally {
+      await priced.close();
+    }
   });
 
   it("answers 404 for another user's account and lists (R12)", async () => {

@@ -9,7 +9,7 @@ import {
   listCreditCheck,
   listItems,
   listJobs,
-  startListVerification,
+  startListsVerification,
   startVerification,
   storeFile,
   storeText,
@@ -40,18 +40,11 @@ export const verificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
     status: true,
     ...(await listCreditCheck(platform, userOf(request), request.body.mailingLists)),
   }));
-  serve(verificationApi.verifyLists, { config: storeLimit }, async (request) => {
-    const started = [];
-    for (const listId of request.body.mailingLists)
-      started.push(await startListVerification(platform, userOf(request), listId));
-    return {
-      status: true,
-      message: VERIFY_MESSAGES.queued,
-      checkListId: started[0]!.checkListId,
-      total: started.reduce((sum, job) => sum + job.total, 0),
-      checkedLists: request.body.mailingLists,
-    };
-  });
+  serve(verificationApi.verifyLists, { config: storeLimit }, async (request) => ({
+    status: true,
+    message: VERIFY_MESSAGES.queued,
+    ...(await startListsVerification(platform, userOf(request), request.body)),
+  }));
   serve(verificationApi.jobs, async (request) => listJobs(platform, userOf(request), request.query));
   serve(verificationApi.job, async (request) => ({ data: await getJob(platform, userOf(request), request.params.id) }));
   serve(verificationApi.items, async (request) =>

@@ -26,7 +26,7 @@ import type { VerificationJobsTable } from '../../platform/db-schema';
 import { fieldError, HttpError, notFound, ValidationError } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { publishToUser } from '../../platform/realtime';
-import { chargeCredits, refundCredits } from '../credits/credits.service';
+import { chargeCredits, getBalance, InsufficientCreditsError, refundCredits } from '../credits/credits.service';
 import {
   findUnverifiedEmails,
   genericNames,
@@ -90,6 +90,9 @@ const findCheckedBefore = (db: Executor, userId: number, addresses: string[]) =>
         .where(sql<boolean>`lower(email) = any(${addresses.map((address) => address.toLowerCase())}::text[])`)
         .execute();
 
+/** Whose draft it is: the tool's (none of these), or a list's, perhaps for a send waiting for it. */
+type TDraftOf = { listId?: number | null; max?: number; storageId?: string | null };
+
 /**
  * Creates the draft job of spec §4's first step and answers the confirmation modal's
  * figures. Each address is one item (its spellings de-duplicated already); each entry that
@@ -100,8 +103,7 @@ const storeDraft = async (
   platform: TPlatform,
   userId: number,
   input: TStoreInput,
-  listId: number | null = null,
-  max = VERIFY_MAX_ADDRESSES,
+  { listId = null, max = VERIFY_MAX_ADDRESSES, storageId = null }: TDraftOf = {},
 ): Promise<TVerifyStoreResult> => {
   const { addresses, invalid, duplicates, emptyRows, unit } = input;
   const skipped = [
@@ -130,7 +132,14 @@ const storeDraft = async (
     const cached = await findCheckedBefore(trx, userId, addresses);
     const job = await trx
       .insertInto('verification_jobs')
-      .values({ user_id: userId, list_id: listId, total, duplicates, already_checked: cached.length })
+      .values({
+        user_id: userId,
+        list_id: listId,
+        total,
+        duplicates,
+        already_checked: cached.length,
+        storage_id: storageId,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await sql`
@@ -365,7 +374,32 @@ const publishJob = async (platform: TPlatform, userId: number, jobId: number) =>
     uniqueEmails: job.total,
     bar: job.total === 0 ? 100 : Math.floor((job.checked / job.total) * 100),
   });
+  // A list verified for a send that waits for it (spec §7 realtime: the upsell's own progress).
+  if (job.storage_id !== null) {
+    await publishToUser(platform.db, userId, 'VerifyEmailUpsell', {
+      checkListId: job.id,
+      data: { valid: job.valid, unknown: job.unknown, invalid: job.invalid },
+    });
+  }
   return job;
+};
+
+/** Tells the modules that registered for it that a list's verification ended, in its transaction. */
+const tellVerificationEnded = async (
+  platform: TPlatform,
+  trx: Executor,
+  job: Pick<Selectable<VerificationJobsTable>, 'id' | 'user_id' | 'list_id' | 'storage_id'>,
+  isFinished: boolean,
+) => {
+  for (const hook of platform.hooks.listVerificationEnded) {
+    await hook(platform, trx, {
+      userId: job.user_id,
+      jobId: job.id,
+      listId: job.list_id!,
+      storageId: job.storage_id,
+      isFinished,
+    });
+  }
 };
 
 /**
@@ -580,6 +614,7 @@ export const runVerification = async (platform: TPlatform, jobId: number) => {
       );
       await setVerifyStatus(trx, job.user_id, finished.list_id!, 'verified');
       await publishToUser(trx, job.user_id, 'VerifyProgressDoneForUpsell', { status: true, checkListId: jobId });
+      await tellVerificationEnded(platform, trx, finished, true);
     });
   }
   await notifyUser(platform, {
@@ -635,6 +670,7 @@ export const giveUpVerification = async (platform: TPlatform, jobId: number) => 
     if (job.list_id !== null) {
       await setVerifyStatus(trx, job.user_id, job.list_id, 'unverified');
       await publishToUser(trx, job.user_id, 'VerifyProgressDoneForUpsell', { status: false, checkListId: jobId });
+      await tellVerificationEnded(platform, trx, job, false);
     }
     return { userId: job.user_id, refund };
   });
@@ -736,27 +772,72 @@ export const exportItems = async (
 /** Members one list verification takes at most (the tool's limit is 10,000). */
 const LIST_VERIFY_MAX = 100_000;
 
-/** `POST /email/verify-credit-check`: what verifying these lists' unverified members costs. */
-export const listCreditCheck = async (platform: TPlatform, userId: number, listIds: number[]) => {
-  const emails = new Set<string>();
-  for (const listId of listIds) {
+/**
+ * What verifying each list's unverified members costs: one credit for each address not
+ * checked before. Each list is verified by a job of its own (its members are marked when it
+ * ends), so an address on two of the lists is counted in each, as it is charged.
+ */
+const listCosts = async (platform: TPlatform, userId: number, listIds: number[]) => {
+  const costs: { listId: number; unverified: number; controlled: number; credits: number }[] = [];
+  for (const listId of new Set(listIds)) {
     await requireList(platform.db, userId, listId);
-    for (const email of await findUnverifiedEmails(platform.db, userId, listId)) emails.add(email.toLowerCase());
+    const emails = await findUnverifiedEmails(platform.db, userId, listId);
+    const controlled = (await findCheckedBefore(platform.db, userId, emails)).length;
+    costs.push({ listId, unverified: emails.length, controlled, credits: emails.length - controlled });
   }
-  const controlled =
-    emails.size === 0
-      ? 0
-      : Number(
-          (
-            await platform.db
-              .selectFrom('verified_addresses')
-              .select((eb) => eb.fn.countAll<string>().as('count'))
-              .where('user_id', '=', userId)
-              .where(sql<boolean>`lower(email) = any(${[...emails]}::text[])`)
-              .executeTakeFirstOrThrow()
-          ).count,
-        );
-  return { count: emails.size - controlled, controlled, totalCount: emails.size };
+  return costs;
+};
+
+const sumOf = (costs: { unverified: number; controlled: number; credits: number }[]) => ({
+  count: costs.reduce((sum, cost) => sum + cost.credits, 0),
+  controlled: costs.reduce((sum, cost) => sum + cost.controlled, 0),
+  totalCount: costs.reduce((sum, cost) => sum + cost.unverified, 0),
+});
+
+/** `POST /email/verify-credit-check`: what verifying these lists' unverified members costs, as it will be charged. */
+export const listCreditCheck = async (platform: TPlatform, userId: number, listIds: number[]) =>
+  sumOf(await listCosts(platform, userId, listIds));
+
+/**
+ * `POST /api/mailing-lists/verify` (spec §7 verify: mailingLists, storageId): one job for each
+ * list that has members to verify (a list verified already is passed over when others are
+ * not). The cost is known before anything is charged: when the caller names the figure it
+ * confirmed (`creditsToBeUsed`) it must still be the cost (409 otherwise), and a balance that
+ * cannot pay for every list refuses them all with the ERR_LIMIT dialog rather than verifying
+ * some. `storageId` marks the jobs as the ones a send waits for (the verify-lists upsell).
+ */
+export const startListsVerification = async (
+  platform: TPlatform,
+  userId: number,
+  request: { mailingLists: number[]; storageId?: string; creditsToBeUsed?: number },
+) => {
+  const costs = await listCosts(platform, userId, request.mailingLists);
+  const toVerify = costs.filter((cost) => cost.unverified > 0);
+  if (toVerify.length === 0) {
+    throw fieldError(
+      'mailingLists',
+      costs.length === 1
+        ? 'Every member of this list is verified already.'
+        : 'Every member of these lists is verified already.',
+    );
+  }
+  const { count } = sumOf(toVerify);
+  if (request.creditsToBeUsed !== undefined && request.creditsToBeUsed !== count) {
+    throw new HttpError(409, `This verification costs ${count} credits now; please confirm again.`, 'VERIFY_COST');
+  }
+  if (platform.config.isBillingOn && count > 0) {
+    const { totalCredit, usedCredit } = await getBalance(platform.db, userId);
+    if (totalCredit - usedCredit < count) throw new InsufficientCreditsError(count, totalCredit - usedCredit);
+  }
+  const started = [];
+  for (const cost of toVerify) {
+    started.push(await startListVerification(platform, userId, cost.listId, { storageId: request.storageId }));
+  }
+  return {
+    checkListId: started[0]!.checkListId,
+    total: started.reduce((sum, job) => sum + job.total, 0),
+    checkedLists: toVerify.map((cost) => cost.listId),
+  };
 };
 
 /**
@@ -791,14 +872,48 @@ export const verifyAfterImport = async (
   }
 };
 
-export const startListVerification = async (platform: TPlatform, userId: number, listId: number) => {
+export const startListVerification = async (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+  { storageId }: { storageId?: string } = {},
+) => {
   await requireList(platform.db, userId, listId);
   const emails = await findUnverifiedEmails(platform.db, userId, listId);
   if (emails.length === 0) throw fieldError('mailingLists', 'Every member of this list is verified already.');
   // Members are unique on the list without case and kept in their stored form already.
   const input = { addresses: emails, invalid: [], duplicates: 0, emptyRows: [], unit: 'row' as const };
-  const { data } = await storeDraft(platform, userId, input, listId, LIST_VERIFY_MAX);
+  const { data } = await storeDraft(platform, userId, input, { listId, max: LIST_VERIFY_MAX, storageId });
   await startVerification(platform, userId, { listId: data.listId, creditsToBeUsed: data.creditToBeUsed });
   await setVerifyStatus(platform.db, userId, listId, 'processing');
   return { checkListId: data.listId, total: data.total };
 };
+
+/**
+ * The list verifications started for a send that waits for them (its storage id), with
+ * whether each has ended: the send goes out once none is queued or running.
+ */
+export const verificationsOfSend = async (db: Executor, userId: number, storageId: string) =>
+  (
+    await db
+      .selectFrom('verification_jobs')
+      .select(['id', 'list_id', 'status', 'total', 'checked', 'valid', 'invalid', 'unknown'])
+      .where('user_id', '=', userId)
+      .where('storage_id', '=', storageId)
+      .where('status', '<>', 'draft')
+      .orderBy('id')
+      .execute()
+  ).map((job) => ({ ...job, hasEnded: job.status === 'finished' || job.status === 'failed' }));
+
+/** The addresses these list verifications found invalid, by list. */
+export const invalidAddressesOf = async (db: Executor, userId: number, jobIds: number[]) =>
+  jobIds.length === 0
+    ? []
+    : db
+        .selectFrom('verification_items as i')
+        .innerJoin('verification_jobs as j', 'j.id', 'i.job_id')
+        .select(['j.list_id', 'i.email'])
+        .where('j.user_id', '=', userId)
+        .where('j.id', 'in', jobIds)
+        .where('i.verdict', '=', 'invalid')
+        .execute();

@@ -125,9 +125,18 @@ describe('the verification tool', () => {
       agent.post('/api/tools/verify-emails/last-check', { listId: second.listId, creditsToBeUsed: 200 }),
     ]);
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 402]);
-    expect(answers.find((answer) => answer.statusCode === 402)!.json().message).toBe(
-      'To complete this process; please buy credits.',
-    );
+    // The spec's verification ERR_LIMIT: a warning dialog worded by the server, confirm going to Buy Credits.
+    expect(answers.find((answer) => answer.statusCode === 402)!.json()).toMatchObject({
+      code: 'ERR_LIMIT',
+      message: 'To complete this process; please buy credits.',
+      errorData: {
+        title: 'Not enough credits',
+        message: 'This needs 200 credits; you have 100. To complete this process; please buy credits.',
+        confirmButtonText: 'Buy Credits',
+        cancelButtonText: 'Cancel',
+        url: '/settings/subscription',
+      },
+    });
     expect(await balance(agent)).toBe(100);
 
     const tooMany = Array.from({ length: 10_001 }, (_, index) => `a${index}@accept.test`).join('\n');

@@ -96,16 +96,28 @@ describe('DataTable', () => {
     expect(screen.getByText('Displaying 0 of 0 entries.')).toBeTruthy();
   });
 
-  it('says No data found. when the fetch fails, without an error dialog', async () => {
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => jsonResponse({ status: false, message: 'Database is down.' }, 500)),
+  it('says No data found. when the fetch fails, that the entries could not be loaded, and tries again', async () => {
+    let isDown = true;
+    const rows = serveRows(3);
+    const failing = vi.fn(async (input: RequestInfo | URL) =>
+      isDown ? jsonResponse({ status: false, message: 'Database is down.' }, 500) : rows(input),
     );
+    vi.stubGlobal('fetch', failing);
     renderTable();
 
-    expect(await screen.findByText('No data found.')).toBeTruthy();
+    const failed = await screen.findByTestId('data-table-failed');
+    expect(failed.textContent).toContain('No data found.');
+    expect(failed.textContent).toContain('The entries could not be loaded.');
     expect(screen.queryByText('Error!')).toBeNull();
     expect(screen.queryByText('Database is down.')).toBeNull();
+    const calls = failing.mock.calls.length;
+
+    isDown = false;
+    fireEvent.click(within(failed).getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByText('Row 3')).toBeTruthy();
+    expect(failing.mock.calls.length).toBe(calls + 1);
+    expect(screen.queryByTestId('data-table-failed')).toBeNull();
+    expect(screen.getByText('Displaying 3 of 3 entries.')).toBeTruthy();
   });
 
   it('pages with First, Prev, four numbers either side, Next and Last', async () => {

@@ -1,6 +1,7 @@
 import {
   ActionIcon,
   Box,
+  Button,
   Checkbox,
   CloseButton,
   Group,
@@ -14,7 +15,7 @@ import {
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { PAGE_SIZES, type TPaged } from '@sendwell/contracts';
-import { IconChevronDown, IconChevronRight, IconSearch } from '@tabler/icons-react';
+import { IconChevronDown, IconChevronRight, IconRefresh, IconSearch } from '@tabler/icons-react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type CSSProperties, Fragment, type ReactNode, useEffect, useEffectEvent, useState } from 'react';
 import { api } from '../../app/api';
@@ -71,7 +72,8 @@ const defaultRowLabel = <Row,>(row: Row, columns: TDataTableColumn<Row>[], index
 /**
  * The one table every list screen uses: server-side paging, sorting and search with the spec's
  * shared behaviour (§2 "All tables share paging", §9 page sizes and search rules). A failed fetch
- * shows the empty state rather than an error dialog, as the spec asks.
+ * empties the table with the spec's 'No data found.' rather than an error dialog, says the
+ * entries could not be loaded, and offers Try again.
  */
 export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
   queryKey,
@@ -253,9 +255,27 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
               {rows.length === 0 && (
                 <Table.Tr>
                   <Table.Td colSpan={columnCount}>
-                    <Text c="dimmed" ta="center" py="xl">
-                      {query.isPending ? (isLoadingVisible ? 'Loading…' : '\u00a0') : emptyText}
-                    </Text>
+                    {query.isError && !query.isFetching ? (
+                      // A failed load: the spec's words, what happened and a way to ask again.
+                      <Stack gap={6} align="center" py="lg" data-testid="data-table-failed">
+                        <Text fw={600}>No data found.</Text>
+                        <Text size="sm" c="dimmed">
+                          The entries could not be loaded.
+                        </Text>
+                        <Button
+                          size="xs"
+                          variant="light"
+                          leftSection={<IconRefresh size={14} aria-hidden />}
+                          onClick={() => void query.refetch()}
+                        >
+                          Try again
+                        </Button>
+                      </Stack>
+                    ) : (
+                      <Text c="dimmed" ta="center" py="xl" component="div">
+                        {query.isPending || query.isError ? (isLoadingVisible ? 'Loading…' : '\u00a0') : emptyText}
+                      </Text>
+                    )}
                   </Table.Td>
                 </Table.Tr>
               )}

@@ -1,10 +1,10 @@
 import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { type THistoryRecord, withFallbacks } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
+import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { EmailAddress } from '../../components/EmailAddress';
@@ -96,8 +96,8 @@ const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClos
                 target &&
                 resend.mutate(target, {
                   onSuccess: ({ message }) => {
-                    notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
                     onClose();
+                    openSuccessDialog(message);
                   },
                 })
               }

@@ -1,38 +1,18 @@
 import { Badge, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { TScheduledEmail } from '@sendwell/contracts';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
+import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 import { historyKeys, SCHEDULED_URL, useLiveHistory, useScheduledAction } from './history.queries';
+import { SCHEDULED_ACTIONS, STATUS_LABELS, type TScheduledAction } from './scheduled-actions';
 
-const STATUS = {
-  0: { label: 'Pending', color: 'blue' },
-  1: { label: 'Sent', color: 'green' },
-  2: { label: 'Cancelled', color: 'gray' },
-} as const;
+const STATUS_COLORS = { 0: 'blue', 1: 'green', 2: 'gray' } as const;
 
-const success = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
-type TConfirm = { action: 'cancel' | 'removeCancel' | 'delete'; email: TScheduledEmail } | null;
-
-const CONFIRM = {
-  cancel: {
-    title: 'Cancel this email?',
-    text: 'It will not go out. You can remove the cancel later.',
-    button: 'Cancel email',
-  },
-  removeCancel: { title: 'Schedule it again?', text: 'It goes out at its delivery time.', button: 'Remove cancel' },
-  delete: {
-    title: 'Delete this email?',
-    text: 'It disappears from your scheduled emails and history.',
-    button: 'Delete',
-  },
-} as const;
+type TConfirm = { action: TScheduledAction; email: TScheduledEmail } | null;
 
 /** Scheduled emails (spec §2 screen 10) with the actions §4 allows per status. */
 export const ScheduledPage = () => {
@@ -51,8 +31,8 @@ export const ScheduledPage = () => {
       key: 'status',
       title: 'Status',
       render: (email) => (
-        <Badge variant="light" color={STATUS[email.status].color}>
-          {STATUS[email.status].label}
+        <Badge variant="light" color={STATUS_COLORS[email.status]}>
+          {STATUS_LABELS[email.status]}
         </Badge>
       ),
     },
@@ -147,7 +127,7 @@ export const ScheduledPage = () => {
           }
           emptyText={
             <Stack gap={4} align="center" py="md">
-              <Text fw={600}>No scheduled emails.</Text>
+              <Text fw={600}>No data found.</Text>
               <Text size="sm" c="dimmed">
                 Choose a delivery time on Send Email to schedule one.
               </Text>
@@ -158,14 +138,14 @@ export const ScheduledPage = () => {
       <Modal
         opened={confirm !== null}
         onClose={() => setConfirm(null)}
-        title={confirm ? CONFIRM[confirm.action].title : ''}
+        title={confirm ? SCHEDULED_ACTIONS[confirm.action].title : ''}
         centered
         closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {confirm && (
           <Stack>
             <Text size="sm">
-              “{confirm.email.subject}”: {CONFIRM[confirm.action].text}
+              “{confirm.email.subject}”: {SCHEDULED_ACTIONS[confirm.action].text}
             </Text>
             <Group justify="flex-end">
               <Button variant="default" onClick={() => setConfirm(null)}>
@@ -179,14 +159,14 @@ export const ScheduledPage = () => {
                     { action: confirm.action, id: confirm.email.id },
                     {
                       onSuccess: ({ message }) => {
-                        success(message);
                         setConfirm(null);
+                        openSuccessDialog(message);
                       },
                     },
                   )
                 }
               >
-                {CONFIRM[confirm.action].button}
+                {SCHEDULED_ACTIONS[confirm.action].button}
               </Button>
             </Group>
           </Stack>

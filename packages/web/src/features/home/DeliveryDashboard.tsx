@@ -5,6 +5,7 @@ import {
   dashboardApi,
   eventLabel,
   routeUrl,
+  SEARCH_DEBOUNCE_SHORT_MS,
   type TDashboard,
   type TDeliveryEvent,
 } from '@sendwell/contracts';
@@ -305,6 +306,8 @@ export const DeliveryDashboard = () => {
           rowKey={(event) => event.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={{ event_type: eventType, ...dates }}
+          // The drip document's debounce for this screen (its §9: 300 ms outside the campaign list).
+          searchDebounceMs={SEARCH_DEBOUNCE_SHORT_MS}
           searchable
           toolbar={
             <Group gap="xs" align="flex-end">

@@ -1,8 +1,8 @@
 import { Alert, Button, Center, Checkbox, Group, List, Loader, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { TMailingList } from '@sendwell/contracts';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
+import { openSuccessDialog } from '../../app/dialogs';
 import { USAGE_LABELS } from './lists.format';
 import { useDeleteList, useListUsage } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -24,8 +24,8 @@ const DeleteListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
       { ...request, deleteMailgun: list.provider === 'mailgun' && alsoAtMailgun },
       {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
           onClose();
+          openSuccessDialog(message);
         },
       },
     );

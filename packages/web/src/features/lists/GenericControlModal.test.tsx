@@ -1,4 +1,4 @@
-import { LIST_MESSAGES } from '@sendwell/contracts';
+import { genericUnsubscribedMessage, LIST_MESSAGES } from '@sendwell/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { callsTo, stubApi } from '../../test/api';
@@ -28,25 +28,28 @@ describe('GenericControlModal', () => {
     expect(screen.getByText(LIST_MESSAGES.genericWarning)).toBeTruthy();
   });
 
-  it('removes the addresses only once the checkbox is ticked', async () => {
+  it('unsubscribes the addresses only once the checkbox is ticked, then says so in a Success! dialog', async () => {
     const onClose = vi.fn();
     const fetchMock = stubApi({
       [CONTROL]: { status: true, emails: genericEmails(2), total: 2, message: LIST_MESSAGES.genericWarning },
-      [CLEAR]: { status: true, message: `${LIST_MESSAGES.genericCleared} (2 addresses)` },
+      [CLEAR]: { status: true, message: genericUnsubscribedMessage(2) },
     });
     renderWithApp(<GenericControlModal list={buildList()} onClose={onClose} />);
 
-    const remove = (await screen.findByRole('button', { name: 'Remove these addresses' })) as HTMLButtonElement;
+    const remove = (await screen.findByRole('button', { name: 'Unsubscribe them' })) as HTMLButtonElement;
     expect(remove.disabled).toBe(true);
     expect(screen.queryByText(/more$/)).toBeNull();
 
-    fireEvent.click(screen.getByLabelText('I want to remove these addresses from the list'));
+    fireEvent.click(screen.getByLabelText('I want to unsubscribe these addresses'));
     expect(remove.disabled).toBe(false);
     fireEvent.click(remove);
 
-    expect(await screen.findByText(`${LIST_MESSAGES.genericCleared} (2 addresses)`)).toBeTruthy();
+    const success = await screen.findByRole('dialog', { name: 'Success!' });
+    expect(success.textContent).toContain(genericUnsubscribedMessage(2));
     expect(callsTo(fetchMock, CLEAR).map((body) => JSON.parse(String(body)))).toEqual([{ listId: 5 }]);
     await waitFor(() => expect(onClose).toHaveBeenCalled());
+    fireEvent.click(within(success).getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Success!' })).toBeNull());
   });
 
   it('says so when the list has no generic addresses', async () => {
@@ -54,6 +57,6 @@ describe('GenericControlModal', () => {
     renderWithApp(<GenericControlModal list={buildList()} onClose={vi.fn()} />);
 
     expect(await screen.findByText('Excellent! There are no generic emails in your mailing list.')).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Remove these addresses' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Unsubscribe them' })).toBeNull();
   });
 });

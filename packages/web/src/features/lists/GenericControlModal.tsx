@@ -1,8 +1,8 @@
 import { Alert, Button, Center, Checkbox, Group, List, Loader, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { GENERIC_MODAL_PREVIEW, LIST_MESSAGES, moreText, type TMailingList } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCircleCheck } from '@tabler/icons-react';
 import { useState } from 'react';
+import { openSuccessDialog } from '../../app/dialogs';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { useClearGenericEmails, useGenericControl } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -37,11 +37,11 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
     );
   }
 
-  const remove = () =>
+  const unsubscribe = () =>
     clear.mutate(list.id, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
         onClose();
+        openSuccessDialog(message);
       },
     });
 
@@ -63,8 +63,12 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
       <Alert color="orange" icon={<IconAlertTriangle size={18} />}>
         {LIST_MESSAGES.genericWarning}
       </Alert>
+      <Text size="sm" c="dimmed">
+        Unsubscribed addresses stay on the list with their history and get no more email from it; you can subscribe one
+        again from its member page.
+      </Text>
       <Checkbox
-        label="I want to remove these addresses from the list"
+        label="I want to unsubscribe these addresses"
         checked={isConfirmed}
         onChange={(event) => setIsConfirmed(event.currentTarget.checked)}
       />
@@ -72,15 +76,18 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
         <Button variant="default" onClick={onClose} disabled={clear.isPending}>
           Cancel
         </Button>
-        <Button color="red" disabled={!isConfirmed} loading={clear.isPending} onClick={remove}>
-          Remove these addresses
+        <Button color="red.9" disabled={!isConfirmed} loading={clear.isPending} onClick={unsubscribe}>
+          Unsubscribe them
         </Button>
       </Group>
     </Stack>
   );
 };
 
-/** Generic Email Control (spec §2 screen 5, §5): the list's info@, sales@… addresses, removable once confirmed. */
+/**
+ * Generic Email Control (spec §2 screen 5, §5): the list's subscribed info@, sales@…
+ * addresses, unsubscribed once the checkbox is ticked (they stay on the list).
+ */
 export const GenericControlModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => {
   const shown = useRetained(list);
   return (

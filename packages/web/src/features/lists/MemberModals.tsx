@@ -4,12 +4,14 @@ import { LIST_MESSAGES, type TMailingList, type TMember, ZAddMemberRequest } fro
 import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../app/api';
+import { openSuccessDialog } from '../../app/dialogs';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
 import { useRetained } from './useRetained';
 
+/** A saved form: a toast (the table shows the change). A confirmed delete answers 'Success!' with OK (spec §8). */
 const showSuccess = (message: string) =>
   notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
@@ -220,7 +222,7 @@ export const DeleteMemberModal = ({ member: current, onClose }: { member: TMembe
       { listId: member.list_id, id: member.id, email: member.email },
       {
         onSuccess: ({ message }) => {
-          showSuccess(message);
+          openSuccessDialog(message);
           onClose();
         },
       },
@@ -267,7 +269,7 @@ export const BulkDeleteMembersModal = ({ list, memberIds, opened, onClose, onDel
       { memberId: memberIds, accountId: list.account_id, listId: list.id },
       {
         onSuccess: ({ message }) => {
-          showSuccess(message);
+          openSuccessDialog(message);
           onDeleted();
           onClose();
         },

@@ -1,9 +1,9 @@
 import { Alert, Anchor, Button, Center, Group, Loader, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { SEND_MESSAGES, type TMailingList, usableCredit, verificationApi } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { callRoute } from '../../app/api';
+import { openSuccessDialog } from '../../app/dialogs';
 import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
@@ -49,9 +49,9 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
   const verify = useMutation({
     mutationFn: () => callRoute(verificationApi.verifyLists, { body: { mailingLists: [list.id] } }),
     onSuccess: ({ message }) => {
-      notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
       void queryClient.invalidateQueries({ queryKey: listKeys.table });
       onClose();
+      openSuccessDialog(message);
     },
     onError: showError,
   });

@@ -1,14 +1,14 @@
-import { Button, Code, Group, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Button, Code, Group, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
 import type { TTemplate } from '@sendwell/contracts';
 import { IconDeviceFloppy, IconTemplate, IconTrash } from '@tabler/icons-react';
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { LazyEmailEditor, type TEmailContent } from '../../components/email-editor/LazyEmailEditor';
-import { OPTIONS_WHILE_OPEN } from './dropdown';
 import { SaveTemplateModal } from './SaveTemplateModal';
 import { fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
 import { useDeleteTemplate } from './send-email.queries';
+import { TemplateGallery } from './TemplateGallery';
 
 type TProps = {
   values: TSendFormValues;
@@ -34,28 +34,21 @@ const confirmReplace = (current: string, next: string, source: string, replace: 
   });
 };
 
-const templateOptions = (templates: TTemplate[]) => {
-  const option = (template: TTemplate) => ({ value: String(template.id), label: template.name });
-  const builtIn = templates.filter((template) => template.builtIn).map(option);
-  const own = templates.filter((template) => !template.builtIn).map(option);
-  return [
-    ...(builtIn.length > 0 ? [{ group: 'Starting templates', items: builtIn }] : []),
-    ...(own.length > 0 ? [{ group: 'Your templates', items: own }] : []),
-  ];
-};
-
 type TTemplatePickerProps = {
   value: string | null;
   templates: TTemplate[];
-  onPick: (id: string | null) => void;
+  onPick: (id: string) => void;
   onDeleted: () => void;
 };
 
-/** The template select and the delete button of the user's own template. */
+/**
+ * The template the message started from, **Change Template** (spec §2.2: a button, opening the
+ * gallery of templates) and the delete button of the user's own template.
+ */
 const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplatePickerProps) => {
   const deleteTemplate = useDeleteTemplate();
+  const [isChoosing, setIsChoosing] = useState(false);
   const chosen = templates.find((template) => String(template.id) === value);
-  const options = useMemo(() => templateOptions(templates), [templates]);
 
   const removeTemplate = (template: TTemplate) =>
     modals.openConfirmModal({
@@ -78,35 +71,50 @@ const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplateP
     });
 
   return (
-    <Stack gap={4}>
-      <Select
-        id="send-email-template"
-        label="Template"
-        comboboxProps={OPTIONS_WHILE_OPEN}
-        placeholder="Start from a template"
-        leftSection={<IconTemplate size={16} aria-hidden />}
-        data={options}
-        value={value}
-        onChange={onPick}
-        allowDeselect={false}
-        searchable
-        nothingFoundMessage="No template by that name"
-      />
-      {chosen && !chosen.builtIn && (
-        <Group justify="flex-end">
+    <Group justify="space-between" align="center" gap="xs">
+      <Group gap={6} wrap="nowrap" miw={0}>
+        <IconTemplate size={16} aria-hidden style={{ flexShrink: 0 }} />
+        <Text size="sm" fw={500}>
+          Template:
+        </Text>
+        <Text size="sm" c={chosen ? undefined : 'dimmed'} data-testid="chosen-template" truncate>
+          {chosen ? chosen.name : 'none'}
+        </Text>
+      </Group>
+      <Group gap="xs">
+        {chosen && !chosen.builtIn && (
           <Button
             variant="subtle"
             color="red"
-            size="compact-xs"
+            size="xs"
             leftSection={<IconTrash size={12} aria-hidden />}
             loading={deleteTemplate.isPending}
             onClick={() => removeTemplate(chosen)}
           >
             Delete this template
           </Button>
-        </Group>
-      )}
-    </Stack>
+        )}
+        <Button
+          id="send-email-template"
+          variant="default"
+          size="xs"
+          leftSection={<IconTemplate size={14} aria-hidden />}
+          onClick={() => setIsChoosing(true)}
+        >
+          Change Template
+        </Button>
+      </Group>
+      <TemplateGallery
+        opened={isChoosing}
+        templates={templates}
+        currentId={value}
+        onClose={() => setIsChoosing(false)}
+        onPick={(id) => {
+          setIsChoosing(false);
+          onPick(id);
+        }}
+      />
+    </Group>
   );
 });
 
@@ -122,7 +130,7 @@ export const MessageFields = ({ values, errors, templates, onChange, isTest = fa
   latest.current = values;
 
   const pickTemplate = useCallback(
-    (id: string | null) => {
+    (id: string) => {
       const template = templates.find((candidate) => String(candidate.id) === id);
       if (!template) return;
       const current = latest.current;

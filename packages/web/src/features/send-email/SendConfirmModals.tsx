@@ -126,6 +126,8 @@ type TConfirmProps = {
   isSending: boolean;
   onConfirm: () => void;
   onCancel: () => void;
+  /** Verify the lists first and send once they are verified (the verify-lists upsell). */
+  onVerifyThenSend?: () => void;
 };
 
 /** The last step before sending: who it is from, to which lists and how many people, now or later. */
@@ -141,6 +143,7 @@ export const SendConfirmModal = ({
   isSending,
   onConfirm,
   onCancel,
+  onVerifyThenSend,
 }: TConfirmProps) => {
   const shown = useRetained(summary);
   const preSend = usePreSendCheck(summary?.request ?? null);
@@ -192,7 +195,7 @@ export const SendConfirmModal = ({
             unverified={shown.check.unverified}
             recipients={shown.check.recipients}
             listIds={shown.lists.map((list) => list.id)}
-            onVerifying={onCancel}
+            onVerifyThenSend={onVerifyThenSend}
           />
           {shown.request && (
             <PreSendChecklist

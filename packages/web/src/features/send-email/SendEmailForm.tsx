@@ -3,7 +3,6 @@ import { notifications } from '@mantine/notifications';
 import {
   dailyLimitWarning,
   SEND_MESSAGES,
-  SPAM_TEST_CREDITS,
   type TDailyLimitWarning,
   type TDuplicatesResponse,
   type TSendEmailContent,
@@ -24,7 +23,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useCallback, useMemo, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
-import { useUserQuery } from '../../app/session';
 import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
 import { spamTestFieldErrors, validateSpamTestForm } from '../spam-test/spam-test.form';
 import { AbTestFields } from './AbTestFields';
@@ -49,6 +47,7 @@ import {
   withoutErrorsOf,
 } from './send-email.form';
 import { sendEmailKeys, useAccountLists, useCheckDuplicates, useSendEmail } from './send-email.queries';
+import { type TVerifyThenSendOffer, VerifyThenSendModal } from './VerifyThenSendModal';
 
 /** A send the page has started, shown above the form. */
 export type TStartedSend = { sendId: number; scheduled: boolean; deliveryTime: string; subject: string };
@@ -114,11 +113,11 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
   }));
   const [errors, setErrors] = useState<TFieldErrors>({});
   const [flow, setFlow] = useState<TFlow | null>(null);
+  // The verify-lists upsell, opened from the confirmation; the flow waits behind it.
+  const [upsell, setUpsell] = useState<{ offer: TVerifyThenSendOffer; back: TFlow } | null>(null);
   const checkDuplicates = useCheckDuplicates();
   const sendEmail = useSendEmail();
   const usableCredits = content.totalCredit - content.usedCredit;
-  // A single-company install (`BILLING=off`): spam tests cost nothing.
-  const isBillingOff = useUserQuery().data?.billing === false;
 
   const accountId = Number(values.account);
   const account = content.accounts.find((candidate) => candidate.id === accountId);
@@ -183,6 +182,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
 
   const spamTest = useSpamTestFlow({
     usableCredits,
+    credits: content.spamTestCredits,
     whenScored: 'dialog',
     onFieldErrors: (fields) => showFieldErrors(spamTestFieldErrors(fields)),
   });
@@ -229,7 +229,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
       showFieldErrors(result.errors);
       return;
     }
-    // Unverified addresses are said once, in the confirmation, with the cost and "Verify now".
+    // Unverified addresses are said once, in the confirmation, with the cost and "Verify, then send".
     checkDuplicates.mutate(result.request.to, { onSuccess: afterCheck });
   };
 
@@ -268,12 +268,10 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
       onSuccess: ({ message, sendId, scheduled }) => {
         setFlow(null);
         notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-        onStarted?.({ sendId, scheduled, deliveryTime: result.request.delivery, subject: result.request.subject });
-        setValues(afterSend(values));
-        setErrors({});
-        // Today's count of an SMTP account moved; the lists' next check starts fresh.
-        void queryClient.invalidateQueries({ queryKey: sendEmailKeys.content });
-        void queryClient.invalidateQueries({ queryKey: ['send-email', 'account-lists'] });
+        if (sendId !== null) {
+          onStarted?.({ sendId, scheduled, deliveryTime: result.request.delivery, subject: result.request.subject });
+        }
+        afterSent();
       },
       onError: (error) => {
         const fields = error instanceof ApiError && error.status === 422 ? toFieldErrors(fieldErrors(error)) : {};
@@ -285,6 +283,30 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
         showError(error);
       },
     });
+  };
+
+  /** The form is ready for the next email; today's count of an SMTP account moved, the lists' next check starts fresh. */
+  const afterSent = () => {
+    setValues(afterSend(values));
+    setErrors({});
+    void queryClient.invalidateQueries({ queryKey: sendEmailKeys.content });
+    void queryClient.invalidateQueries({ queryKey: ['send-email', 'account-lists'] });
+  };
+
+  /** The confirmation's "Verify, then send": the upsell takes the form as it would be sent now. */
+  const openVerifyThenSend = () => {
+    if (!context || flow?.step !== 'confirm') return;
+    const result = validateSendForm(values, context);
+    if (!result.ok) {
+      setFlow(null);
+      showFieldErrors(result.errors);
+      return;
+    }
+    setUpsell({
+      offer: { request: result.request, unverified: flow.check.unverified, recipients: flow.check.recipients },
+      back: flow,
+    });
+    setFlow(null);
   };
 
   const delivery: TDeliveryValue = useMemo(
@@ -350,8 +372,8 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
                     : 'You confirm the recipients before anything goes out.'}
                 </Text>
                 <Group gap="sm">
-                  {/* Spec §5: offered only from 100 usable credits. */}
-                  {(usableCredits >= SPAM_TEST_CREDITS || isBillingOff) && (
+                  {/* Spec §5: offered only from the test's price in usable credits (0 with BILLING=off). */}
+                  {usableCredits >= content.spamTestCredits && (
                     <Button
                       variant="default"
                       size="md"
@@ -433,6 +455,22 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
         isSending={sendEmail.isPending}
         onConfirm={confirmSend}
         onCancel={() => setFlow(null)}
+        onVerifyThenSend={edit ? undefined : openVerifyThenSend}
+      />
+      <VerifyThenSendModal
+        offer={upsell?.offer ?? null}
+        onBack={() => {
+          setFlow(upsell?.back ?? null);
+          setUpsell(null);
+        }}
+        onClose={() => setUpsell(null)}
+        onStarted={({ sendId, scheduled }) => {
+          const request = upsell?.offer.request;
+          if (sendId !== null && request) {
+            onStarted?.({ sendId, scheduled, deliveryTime: request.delivery, subject: request.subject });
+          }
+          afterSent();
+        }}
       />
     </>
   );

@@ -57,10 +57,13 @@ const PROGRESS = 'GET /api/email/sends/42';
 
 const NO_DUPLICATES: TDuplicatesResponse = { duplicates: 0, recipients: 128, unverified: 0 };
 
+const WAITING = 'GET /api/email/waiting-sends';
+
 const stubPage = (content: TSendEmailContent = buildContent(), extra: Record<string, unknown> = {}) =>
   stubApi({
     [CONTENT]: { status: true, data: content },
     [DUPLICATES]: NO_DUPLICATES,
+    [WAITING]: { data: [] },
     ...extra,
   });
 
@@ -103,6 +106,14 @@ const fillMailgunForm = async (...lists: RegExp[]) => {
 };
 
 const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+
+/** Change Template (a button, spec §2.2), then the template's Use button in the gallery. */
+const pickTemplate = async (name: string) => {
+  fireEvent.click(screen.getByRole('button', { name: 'Change Template' }));
+  const gallery = within(await screen.findByRole('dialog', { name: 'Choose a template' }));
+  fireEvent.click(gallery.getByRole('button', { name: `Use ${name}` }));
+  await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Choose a template' })).toBeNull());
+};
 
 describe('SendEmailPage', () => {
   beforeEach(() => {
@@ -191,7 +202,7 @@ describe('SendEmailPage', () => {
     expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();
   });
 
-  it('says once, in the confirmation, that recipients were never verified: the risk, the cost, and a way to verify now', async () => {
+  it('says once, in the confirmation, that recipients were never verified: the risk, the cost, and Verify, then send', async () => {
     const COST = 'POST /api/email/verify-credit-check';
     const VERIFY = 'POST /api/mailing-lists/verify';
     const fetchMock = stubPage(buildContent(), {
@@ -226,10 +237,13 @@ describe('SendEmailPage', () => {
       ),
     );
     expect(bodiesOf(fetchMock, COST)).toEqual([{ mailingLists: [5, 6] }]);
-    // Verify now: the lists are verified, nothing is sent, the dialog closes.
-    fireEvent.click(warning.getByRole('button', { name: 'Verify now' }));
-    await waitFor(() => expect(bodiesOf(fetchMock, VERIFY)).toEqual([{ mailingLists: [5, 6] }]));
+    // Verify, then send opens the upsell in its place; Back returns to the confirmation, nothing done.
+    fireEvent.click(warning.getByRole('button', { name: 'Verify, then send' }));
+    const upsell = within(await screen.findByRole('dialog', { name: 'Verify the lists, then send' }));
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Send this email?' })).toBeNull());
+    fireEvent.click(upsell.getByRole('button', { name: 'Back' }));
+    expect(await screen.findByRole('dialog', { name: 'Send this email?' })).toBeTruthy();
+    expect(callsTo(fetchMock, VERIFY)).toHaveLength(0);
     expect(callsTo(fetchMock, SEND)).toHaveLength(0);
   });
 
@@ -299,19 +313,20 @@ describe('SendEmailPage', () => {
     renderPage();
     await screen.findByLabelText(/^Sender alias/);
 
-    await choose(/^Template/, 'Simple announcement');
+    await pickTemplate('Simple announcement');
+    expect(screen.getByTestId('chosen-template').textContent).toBe('Simple announcement');
     const message = screen.getByLabelText(/^HTML message/) as HTMLTextAreaElement;
     expect(message.value).toBe(buildTemplate().html);
     expect((screen.getByLabelText(/^Subject/) as HTMLInputElement).value).toBe('News from us');
 
     type(/^HTML message/, '<p>Mine</p>');
-    await choose(/^Template/, 'My promo');
+    await pickTemplate('My promo');
     const replace = within(await screen.findByRole('dialog', { name: 'Replace your message?' }));
     fireEvent.click(replace.getByRole('button', { name: 'Keep my message' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(message.value).toBe('<p>Mine</p>');
 
-    await choose(/^Template/, 'My promo');
+    await pickTemplate('My promo');
     fireEvent.click(
       within(await screen.findByRole('dialog', { name: 'Replace your message?' })).getByRole('button', {
         name: 'Replace',
@@ -320,6 +335,121 @@ describe('SendEmailPage', () => {
     await waitFor(() => expect(message.value).toBe('<p>Promo</p>'));
     // The subject the template filled in before is kept.
     expect((screen.getByLabelText(/^Subject/) as HTMLInputElement).value).toBe('News from us');
+  });
+
+  it('opens Change Template as a gallery: starting templates and your own apart, found by a search', async () => {
+    stubPage(
+      buildContent({
+        templates: [
+          buildTemplate({ description: 'A short note for news' }),
+          buildTemplate({ id: 7, name: 'My promo', subject: 'Promo', html: '<p>Promo</p>', builtIn: false }),
+        ],
+      }),
+    );
+    renderPage();
+    await screen.findByLabelText(/^Sender alias/);
+    expect(screen.getByTestId('chosen-template').textContent).toBe('none');
+    expect(screen.queryByRole('combobox', { name: /Template/ })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Change Template' }));
+    const gallery = within(await screen.findByRole('dialog', { name: 'Choose a template' }));
+    const starting = within(gallery.getByRole('region', { name: 'Starting templates' }));
+    expect(
+      starting.getByRole('button', { name: 'Use Simple announcement' }).getAttribute('aria-describedby'),
+    ).toBeTruthy();
+    expect(starting.getByText('A short note for news')).toBeTruthy();
+    expect(within(gallery.getByRole('region', { name: 'Your templates' })).getByText('My promo')).toBeTruthy();
+
+    fireEvent.change(gallery.getByLabelText('Search templates'), { target: { value: 'promo' } });
+    expect(gallery.queryByRole('region', { name: 'Starting templates' })).toBeNull();
+    fireEvent.change(gallery.getByLabelText('Search templates'), { target: { value: 'nothing like it' } });
+    expect(gallery.getByText('No template by that name.')).toBeTruthy();
+  });
+
+  it('verifies the lists, then sends: the cost before anything is charged, a progress bar, and the send by itself when the verification ends', async () => {
+    const waiting = (checked: number) => ({
+      storageId: 'set-by-the-page',
+      subject: 'Hello {{name::you}}',
+      listIds: [5],
+      status: 'waiting' as const,
+      sendId: null,
+      error: null,
+      leaveOutInvalid: true,
+      verification: { jobs: [31], total: 4, checked, valid: checked, invalid: 0, unknown: 0 },
+    });
+    let checked = 0;
+    let storageId = '';
+    const fetchMock = stubPage(buildContent(), {
+      [DUPLICATES]: { duplicates: 0, recipients: 6, unverified: 4 },
+      'POST /api/email/verify-credit-check': { status: true, count: 3, controlled: 1, totalCount: 4 },
+      'POST /api/mailing-lists/verify': (request: { body: BodyInit | null | undefined }) => {
+        storageId = JSON.parse(String(request.body)).storageId;
+        return jsonResponse({ status: true, message: 'Queued', checkListId: 31, total: 4, checkedLists: [5] });
+      },
+      [SEND]: () =>
+        jsonResponse({
+          status: true,
+          message: 'Your lists are being verified.',
+          sendId: null,
+          scheduled: false,
+          waiting: { ...waiting(0), storageId },
+        }),
+      [WAITING]: () => jsonResponse({ data: storageId ? [{ ...waiting(checked), storageId }] : [] }),
+      'POST /api/email/pre-send-check': () => jsonResponse({ status: false, message: 'not here' }, 500),
+      [PROGRESS]: { data: buildProgress() },
+    });
+    const queryClient = createQueryClient();
+    queryClient.setQueryData(USER_QUERY_KEY, buildUser({ credit: { totalCredit: 50, usedCredit: 0 } }));
+    renderWithApp(<SendEmailPage />, queryClient);
+    await fillMailgunForm();
+    submit();
+    const confirm = within(await screen.findByRole('dialog', { name: 'Send this email?' }));
+    // The warning says the cost first; its button waits for it.
+    await waitFor(() => expect(confirm.getByTestId('unverified-cost').textContent).toContain('costs 3 credits'));
+    fireEvent.click(
+      within(confirm.getByTestId('unverified-warning')).getByRole('button', { name: 'Verify, then send' }),
+    );
+    const upsell = within(await screen.findByRole('dialog', { name: 'Verify the lists, then send' }));
+    // The cost before anything is charged.
+    expect((await upsell.findByTestId('upsell-cost')).textContent).toBe(
+      'Verifying them costs 3 credits (one per address not checked before); you have 50.',
+    );
+    expect(callsTo(fetchMock, 'POST /api/mailing-lists/verify')).toHaveLength(0);
+    expect((upsell.getByRole('checkbox') as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(upsell.getByRole('button', { name: 'Verify, then send' }));
+
+    // The lists verified for the cost shown, then the form sent with the same storage id.
+    await waitFor(() => expect(callsTo(fetchMock, SEND)).toHaveLength(1));
+    const verified = bodiesOf(fetchMock, 'POST /api/mailing-lists/verify')[0];
+    expect(verified).toEqual({
+      mailingLists: [5],
+      storageId: expect.stringMatching(/^upsell-[0-9a-f]{24}$/),
+      creditsToBeUsed: 3,
+    });
+    expect(bodiesOf(fetchMock, SEND)[0]).toMatchObject({
+      to: [5],
+      storageId: verified.storageId,
+      leaveOutInvalid: true,
+    });
+
+    // The progress bar, live, in the dialog and on the page.
+    expect(await upsell.findByRole('progressbar', { name: 'Verification of the lists' })).toBeTruthy();
+    expect(await screen.findByTestId('waiting-send')).toBeTruthy();
+    checked = 2;
+    act(() => pushRealtimeEvent('VerifyEmailUpsell', { checkListId: 31, data: { valid: 2, unknown: 0, invalid: 0 } }));
+    await waitFor(() =>
+      expect(screen.getAllByTestId('verification-checked').map((item) => item.textContent)).toContain(
+        '2 of 4 addresses checked',
+      ),
+    );
+    expect(screen.getByTestId('waiting-send').textContent).toContain('It goes out by itself');
+
+    // The verification ended: the send went out by itself; its progress card takes the waiting card's place.
+    storageId = '';
+    act(() => pushRealtimeEvent('UpsellStart', { mailingListIds: [5], storageId: verified.storageId, sendId: 42 }));
+    expect(await screen.findByTestId('send-progress')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Verify the lists, then send' })).toBeNull());
+    await waitFor(() => expect(screen.queryByTestId('waiting-send')).toBeNull());
   });
 
   it('sends with the exact body and follows the progress live', async () => {
@@ -588,6 +718,22 @@ describe('SendEmailPage', () => {
     }
   });
 
+  it("offers Test My Mail from the server's spam test price, not a fixed 100", async () => {
+    // 60 usable credits: enough for a 40-credit test, though not for the default 100.
+    stubPage(buildContent({ spamTestCredits: 40, totalCredit: 100, usedCredit: 40 }));
+    const first = renderPage();
+    await screen.findByLabelText(/^Sender alias/);
+    expect(screen.getByRole('button', { name: 'Test My Mail' })).toBeTruthy();
+    first.unmount();
+    vi.unstubAllGlobals();
+    stubWebSocket();
+
+    stubPage(buildContent({ spamTestCredits: 80, totalCredit: 100, usedCredit: 40 }));
+    renderPage();
+    await screen.findByLabelText(/^Sender alias/);
+    expect(screen.queryByRole('button', { name: 'Test My Mail' })).toBeNull();
+  });
+
   it("saves the message as a template of the user's own and offers it in the picker", async () => {
     const fetchMock = stubPage(buildContent(), {
       'POST /api/templates': {
@@ -612,7 +758,7 @@ describe('SendEmailPage', () => {
     expect(bodiesOf(fetchMock, 'POST /api/templates')).toEqual([
       { name: 'Monthly', subject: 'Hi', html: '<p>Mine</p>', document: null },
     ]);
-    await waitFor(() => expect((screen.getByLabelText(/^Template/) as HTMLInputElement).value).toBe('Monthly'));
+    await waitFor(() => expect(screen.getByTestId('chosen-template').textContent).toBe('Monthly'));
     expect(screen.getByRole('button', { name: 'Delete this template' })).toBeTruthy();
   });
 });

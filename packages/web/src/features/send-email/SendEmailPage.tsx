@@ -1,4 +1,5 @@
 import { Alert, Button, Center, CloseButton, Group, Loader, Paper, Stack, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
 import { SEND_MESSAGES } from '@sendwell/contracts';
 import { IconCalendarCheck, IconServer } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
@@ -8,6 +9,8 @@ import { PageHeader } from '../../components/PageHeader';
 import { SendEmailForm, type TStartedSend } from './SendEmailForm';
 import { SendProgressCard } from './SendProgressCard';
 import { fromOldSend, useEditEmailData, useSendEmailContent } from './send-email.queries';
+import { WaitingSendCard } from './WaitingSendCard';
+import { useWaitingSendEvents, useWaitingSends } from './waiting-sends.queries';
 
 const NoAccounts = () => (
   <Paper withBorder p="xl" radius="md">
@@ -60,6 +63,23 @@ export const SendEmailPage = () => {
   const dismiss = (sendId: number) => setStarted((sends) => sends.filter((send) => send.sendId !== sendId));
   const startedRef = useRef<HTMLDivElement>(null);
   const latestSendId = started[0]?.sendId;
+  // Sends waiting for their lists' verification (the verify-lists upsell): when one goes out,
+  // its progress card takes its place; when it cannot, the user is told why.
+  const waiting = useWaitingSends();
+  const waitingSends = (waiting.data ?? []).filter((send) => send.status === 'waiting' || send.status === 'starting');
+  useWaitingSendEvents((event) => {
+    const { sendId, error } = event;
+    if (typeof sendId === 'number') {
+      const subject = waiting.data?.find((send) => send.storageId === event.storageId)?.subject ?? '';
+      setStarted((sends) =>
+        sends.some((send) => send.sendId === sendId)
+          ? sends
+          : [{ sendId, scheduled: false, deliveryTime: '', subject }, ...sends],
+      );
+    } else if (error) {
+      notifications.show({ color: 'red', title: 'Not sent', message: error, autoClose: false, position: 'top-center' });
+    }
+  });
 
   // The confirmation is clicked at the bottom of a long form; the new send's card is at the top.
   useEffect(() => {
@@ -72,6 +92,13 @@ export const SendEmailPage = () => {
         title="Send Email"
         description="Write once and send to one or more of your mailing lists, now or at a time you choose."
       />
+      {waitingSends.length > 0 && (
+        <Stack gap="sm" mb="lg">
+          {waitingSends.map((send) => (
+            <WaitingSendCard key={send.storageId} waiting={send} />
+          ))}
+        </Stack>
+      )}
       {started.length > 0 && (
         <Stack gap="sm" mb="lg" ref={startedRef} style={{ scrollMarginTop: 80 }}>
           {started.map((send) =>

@@ -1,53 +1,39 @@
 import { Alert, Anchor, Button, Group, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { counted, SEND_MESSAGES, usableCredit, verificationApi } from '@sendwell/contracts';
 import { IconShieldCheck } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { callRoute } from '../../app/api';
-import { showError } from '../../app/errors';
 import { useSignedInUser } from '../../app/session';
+import { waitingSendKeys } from './waiting-sends.queries';
 
 /**
  * The one warning of Send Email about unverified addresses (issue 45 §2), in the
  * confirmation: how many of the recipients were never verified, what that risks (bounces and
- * the sender's reputation, not a "spam score"), what verifying them costs, and a way to do it
- * now. It stands for the checklist's own item, which the confirmation leaves out, and for
- * the verify-lists dialog that used to come first.
+ * the sender's reputation, not a "spam score"), what verifying them costs, and Verify, then
+ * send (the verify-lists upsell). It stands for the checklist's own item, which the
+ * confirmation leaves out, and for the verify-lists dialog that used to come first.
  */
 export const UnverifiedWarning = ({
   unverified,
   recipients,
   listIds,
-  onVerifying,
+  onVerifyThenSend,
 }: {
   unverified: number;
   recipients: number;
   listIds: number[];
-  /** The verification started: the lists show Processing... until it ends, and the email waits. */
-  onVerifying: () => void;
+  /**
+   * Verify, then send (the verify-lists upsell, issue 47): its dialog confirms the cost, verifies
+   * the lists and sends this email by itself once they are verified.
+   */
+  onVerifyThenSend?: () => void;
 }) => {
   const user = useSignedInUser();
-  const queryClient = useQueryClient();
   const cost = useQuery({
-    queryKey: ['verification', 'lists-cost', listIds],
+    queryKey: waitingSendKeys.cost(listIds),
     queryFn: () => callRoute(verificationApi.creditCheck, { body: { mailingLists: listIds } }),
     enabled: unverified > 0,
-  });
-  const verify = useMutation({
-    mutationFn: () => callRoute(verificationApi.verifyLists, { body: { mailingLists: listIds } }),
-    onSuccess: () => {
-      notifications.show({
-        color: 'green',
-        title: 'Verification started',
-        message:
-          'The lists show Processing... until their addresses are checked. Send the email once they are verified.',
-        position: 'top-center',
-      });
-      void queryClient.invalidateQueries({ queryKey: ['send-email'] });
-      onVerifying();
-    },
-    onError: showError,
   });
   if (unverified === 0) return null;
   const available = usableCredit(user.credit);
@@ -82,15 +68,11 @@ export const UnverifiedWarning = ({
               Buy credits to verify them
             </Anchor>
           ) : (
-            <Button
-              size="xs"
-              variant="default"
-              loading={verify.isPending}
-              disabled={credits === null}
-              onClick={() => verify.mutate()}
-            >
-              Verify now
-            </Button>
+            onVerifyThenSend && (
+              <Button size="xs" variant="default" disabled={credits === null} onClick={onVerifyThenSend}>
+                Verify, then send
+              </Button>
+            )
           )}
         </Group>
       </Stack>

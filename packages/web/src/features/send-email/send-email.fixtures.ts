@@ -54,6 +54,7 @@ export const buildContent = (overrides: Partial<TSendEmailContent> = {}): TSendE
   usedCredit: 0,
   allowsScheduling: true,
   timeZone: 'America/New_York',
+  spamTestCredits: 100,
   ...overrides,
 });
 

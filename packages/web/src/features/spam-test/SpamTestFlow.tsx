@@ -1,6 +1,6 @@
 import { Alert, Button, Group, Loader, Modal, Stack, Stepper, Text } from '@mantine/core';
 import {
-  SPAM_TEST_CREDITS,
+  counted,
   SPAM_TEST_MESSAGES,
   SPAM_TEST_POLL_MS,
   SPAM_TEST_POLLS,
@@ -13,7 +13,6 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
-import { useUserQuery } from '../../app/session';
 import { PreSendChecklist } from '../send-email/PreSendChecklist';
 import { useSpamTestPreSendCheck } from '../send-email/send-email.queries';
 import { ScoreGauge } from './ScoreGauge';
@@ -29,6 +28,8 @@ type TStep =
 
 type TOptions = {
   usableCredits: number;
+  /** What a test costs here (the server's configured price; 0 when tests are free). */
+  credits: number;
   /** A 422 from the server: the form shows each message beside its field. */
   onFieldErrors: (errors: Record<string, string>) => void;
   /** The test page goes straight to the result; the send page shows it in a dialog and stays. */
@@ -37,13 +38,15 @@ type TOptions = {
 
 const STAGES = ['waiting', 'received', 'scored'] as const;
 
+/** "100 credits", "1 credit". */
+export const creditsText = (credits: number) => counted(credits, 'credit');
+
 /**
  * The spam test's flow: confirm the credits, send, wait ('Please wait…', the realtime event
  * or a poll every 15 s, at most 4), then the score, or the 5-minute notice with the history.
  */
-export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TOptions) => {
+export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenScored }: TOptions) => {
   const [state, setState] = useState<TStep | null>(null);
-  const isBillingOn = useUserQuery().data?.billing !== false;
   const start = useStartSpamTest();
   const navigate = useNavigate();
   useSpamTestEvents();
@@ -111,10 +114,10 @@ export const useSpamTestFlow = ({ usableCredits, onFieldErrors, whenScored }: TO
             Sendwell sends this email through your account to its test mailbox, checks how it is authenticated and what
             filters make of it, and scores it out of 10.
           </Text>
-          {/* A single-company install (`BILLING=off`) has no credits: a test costs nothing. */}
-          {isBillingOn && (
+          {/* Free tests (a single-company install, `BILLING=off`, or a price of 0) say nothing of credits. */}
+          {credits > 0 && (
             <Text size="sm">
-              A spam test costs <strong>{SPAM_TEST_CREDITS} credits</strong>; you have{' '}
+              A spam test costs <strong>{creditsText(credits)}</strong>; you have{' '}
               {usableCredits.toLocaleString('en-US')}. If the email never arrives, the credits come back.
             </Text>
           )}

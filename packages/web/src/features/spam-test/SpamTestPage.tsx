@@ -1,9 +1,8 @@
 import { Alert, Anchor, Box, Button, Center, Grid, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
-import { SPAM_TEST_CREDITS, type TSendEmailContent } from '@sendwell/contracts';
+import type { TSendEmailContent } from '@sendwell/contracts';
 import { IconFlame, IconHistory } from '@tabler/icons-react';
 import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router';
-import { useUserQuery } from '../../app/session';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { EmailPreview } from '../send-email/EmailPreview';
@@ -20,7 +19,7 @@ import {
   withoutErrorsOf,
 } from '../send-email/send-email.form';
 import { useSendEmailContent } from '../send-email/send-email.queries';
-import { useSpamTestFlow } from './SpamTestFlow';
+import { creditsText, useSpamTestFlow } from './SpamTestFlow';
 import { spamTestFieldErrors, validateSpamTestForm } from './spam-test.form';
 
 /** Focuses the first field with a message, after the render that shows it. */
@@ -35,8 +34,8 @@ export const focusFirstError = (errors: TFieldErrors) => {
 };
 
 /** Below the cost the Test button is not offered (spec §5); this says why and where credits come from. */
-export const NotEnoughCredits = ({ usable }: { usable: number }) => (
-  <Alert color="orange" variant="light" title="A spam test costs 100 credits">
+export const NotEnoughCredits = ({ usable, credits }: { usable: number; credits: number }) => (
+  <Alert color="orange" variant="light" title={`A spam test costs ${creditsText(credits)}`}>
     You have {usable.toLocaleString('en-US')} credits.{' '}
     <Anchor component={Link} to="/settings/subscription">
       Buy Credits
@@ -52,14 +51,16 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
   const [values, setValues] = useState<TSendFormValues>(() => initialSendFormValues(content.chosenAccount));
   const [errors, setErrors] = useState<TFieldErrors>({});
   const usable = content.totalCredit - content.usedCredit;
-  // A single-company install (`BILLING=off`): a test costs nothing.
-  const isFree = useUserQuery().data?.billing === false;
+  // The configured price; 0 on a single-company install (`BILLING=off`) or when tests are free.
+  const credits = content.spamTestCredits;
+  const isFree = credits === 0;
   const showErrors = (next: TFieldErrors) => {
     setErrors(next);
     focusFirstError(next);
   };
   const flow = useSpamTestFlow({
     usableCredits: usable,
+    credits,
     whenScored: 'navigate',
     onFieldErrors: (fields) => showErrors(spamTestFieldErrors(fields)),
   });
@@ -113,11 +114,11 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
                 </Title>
                 <MessageFields values={values} errors={errors} templates={content.templates} onChange={update} isTest />
               </Paper>
-              {isFree || usable >= SPAM_TEST_CREDITS ? (
+              {usable >= credits ? (
                 <Group justify={isFree ? 'flex-end' : 'space-between'}>
                   {!isFree && (
                     <Text size="sm" c="dimmed">
-                      {SPAM_TEST_CREDITS} credits a test; you have {usable.toLocaleString('en-US')}.
+                      {creditsText(credits)} a test; you have {usable.toLocaleString('en-US')}.
                     </Text>
                   )}
                   <Button
@@ -130,7 +131,7 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
                   </Button>
                 </Group>
               ) : (
-                <NotEnoughCredits usable={usable} />
+                <NotEnoughCredits usable={usable} credits={credits} />
               )}
             </Stack>
           </Grid.Col>

@@ -13,7 +13,7 @@ import {
   TextInput,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { type TTicket, type TTicketPage, ZNewTicket } from '@sendwell/contracts';
+import { SEARCH_DEBOUNCE_SHORT_MS, type TTicket, type TTicketPage, ZNewTicket } from '@sendwell/contracts';
 import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
@@ -164,9 +164,11 @@ export const SupportPage = () => {
           rowKey={(ticket) => ticket.id}
           defaultSort={{ column: 'date_last_response', order: 'desc' }}
           onRowClick={open}
+          // The support document's debounce (drip document §9: 300 ms outside the campaign list).
+          searchDebounceMs={SEARCH_DEBOUNCE_SHORT_MS}
           emptyText={
             <Stack gap={4} align="center" py="md">
-              <Text fw={600}>You have no tickets yet.</Text>
+              <Text fw={600}>No data found.</Text>
               <Text size="sm" c="dimmed">
                 Create one and our team will answer you here.
               </Text>

@@ -13,6 +13,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
+import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
@@ -23,6 +24,7 @@ const suppressionKeys = { list: ['suppressions', 'list'] as const };
 
 type TConfirm = { kind: 'rows'; ids: number[]; label: string; onDone?: () => void } | { kind: 'all' } | null;
 
+/** A reclassification: a toast (the row shows it). Confirmed unsubscribes and removals answer 'Success!' with OK. */
 const success = (message: string) =>
   notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
@@ -305,9 +307,9 @@ export const SuppressionPage = () => {
                 confirm &&
                 clear.mutate(confirm, {
                   onSuccess: ({ message }) => {
-                    success(message);
                     if (confirm.kind === 'rows') confirm.onDone?.();
                     setConfirm(null);
+                    openSuccessDialog(message);
                   },
                 })
               }
@@ -338,8 +340,8 @@ export const SuppressionPage = () => {
                 removing &&
                 remove.mutate(removing.id, {
                   onSuccess: ({ message }) => {
-                    success(message);
                     setRemoving(null);
+                    openSuccessDialog(message);
                   },
                 })
               }
