@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute, ZIdParams } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
-import { counted, pluralOf } from '../text/plural';
 import { ZStorageId } from '../sending/sending';
+import { counted, pluralOf } from '../text/plural';
 
 /** Spec §9: at most 10,000 addresses at once; one credit per address not already checked. */
 export const VERIFY_MAX_ADDRESSES = 10_000;
