@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { TSpamReport, TSpamTestResult } from '@sendwell/contracts';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgent, seedTestInboxAccount, seedUser, startTestApp, type TTestApp } from '../../../test/app';
 import { startDnsZone } from '../../../test/dns-zone';
 import { CORPUS, CORPUS_PAIRS, corpusKeys, corpusZone, type TCorpusMessage } from '../../../test/spam-corpus';
@@ -204,6 +204,28 @@ describe('the score ranks messages the way mailbox providers would', () => {
     for (const [higher, lower] of CORPUS_PAIRS.filter(([above]) => above === 'clean-newsletter')) {
       expect(withoutEngines.get(higher)!, `${higher} above ${lower}`).toBeGreaterThan(withoutEngines.get(lower)!);
     }
+  });
+
+  it('signs a corpus message whose DKIM signature holds however slowly signing runs (the clock is read once)', async () => {
+    // A loaded machine: the signer's thread is put aside between two looks at the clock. Here
+    // every look is a second after the one before, so t= would be written twice, differently.
+    const now = Date.now.bind(Date);
+    let looks = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now() + 1_000 * looks++);
+    let raw: Buffer;
+    const to = 't-aaaaaaaaaaaaaaaaaaaa@spamtest.sendwell.test';
+    const entry = CORPUS.find((item) => item.id === 'clean-newsletter')!;
+    try {
+      raw = await entry.build(to, keys);
+    } finally {
+      clock.mockRestore();
+    }
+    const report = await analyseMessage(
+      { ...arrivalOf(entry, raw, to), receivedAt: new Date(Date.now() + 60_000) },
+      { ...analysisSettings(t.platform), rspamdUrl: null, spamd: null },
+    );
+    const dkim = report.checks.find((item) => item.id === 'dkim')!;
+    expect(dkim.status, dkim.detail).toBe('pass');
   });
 
   it('names an engine that does not answer in time a timeout, and its silence neither takes points nor gives any', async () => {
