@@ -43,6 +43,12 @@ export type TAnalysisSettings = {
   engineTimeoutMs?: number;
   /** Where the message is read and Sendwell's own checks run: in this thread unless given (the services give a CPU thread). */
   readOwnChecks?: TReadOwnChecks;
+  /**
+   * Where the message's tracked links lead (delivery's stored targets of Sendwell's own
+   * click-tracking addresses, for the user whose message it is); without it links are read
+   * as written.
+   */
+  resolveTrackedLinks?: (urls: string[]) => Promise<Record<string, string>>;
 };
 
 export type TReadOwnChecks = (raw: Buffer, context: TMessageContext) => Promise<TOwnChecks>;
@@ -547,6 +553,7 @@ const parseMessage = async (raw: Buffer): Promise<{ mail: ParsedMail; unreadable
  * scored as unreadable, as a receiver that gives up on it would treat it.
  */
 export const unreadableOwnChecks = (reason: string): TOwnChecks => ({
+  trackedLinks: [],
   checks: [
     check(
       'content',
@@ -561,8 +568,12 @@ export const unreadableOwnChecks = (reason: string): TOwnChecks => ({
   fromAddress: '',
 });
 
-/** What reading a message takes on a CPU thread gives back: Sendwell's own findings, and its From address. */
-export type TOwnChecks = { checks: TSpamCheck[]; fromAddress: string };
+/**
+ * What reading a message takes on a CPU thread gives back: Sendwell's own findings, its From
+ * address, and the links on Sendwell's tracking hosts (for the caller to look up and read again
+ * with `linkTargets`; none once targets were given).
+ */
+export type TOwnChecks = { checks: TSpamCheck[]; fromAddress: string; trackedLinks: string[] };
 
 /**
  * Reads the message (mailparser) and runs Sendwell's own header and content checks: the
@@ -571,14 +582,31 @@ export type TOwnChecks = { checks: TSpamCheck[]; fromAddress: string };
  */
 export const readOwnChecks = async (raw: Buffer, context: TMessageContext): Promise<TOwnChecks> => {
   const { mail, unreadable } = await parseMessage(raw);
+  const content = contentChecks(mail, raw, context);
   return {
-    checks: [
-      ...(unreadable ? [unreadable] : []),
-      ...headerChecks(mail, raw, context),
-      ...contentChecks(mail, raw, context),
-    ],
+    checks: [...(unreadable ? [unreadable] : []), ...headerChecks(mail, raw, context), ...content.checks],
     fromAddress: mail.from?.value[0]?.address ?? '',
+    trackedLinks: content.trackedLinks,
   };
+};
+
+/**
+ * Sendwell's own checks with the message's tracked links read as where they lead: a message
+ * sent with click tracking has every link pointing at Sendwell's redirect, and a shortener or
+ * a phishing-like link behind it is what its readers reach. The message is read once, and once
+ * more with the targets when some of its links are Sendwell's own tracked links.
+ */
+const readThroughTracking = async (
+  read: TReadOwnChecks,
+  raw: Buffer,
+  context: TMessageContext,
+  resolveTrackedLinks: TAnalysisSettings['resolveTrackedLinks'],
+): Promise<TOwnChecks> => {
+  const written = await read(raw, context);
+  if (!resolveTrackedLinks || written.trackedLinks.length === 0) return written;
+  const linkTargets = await resolveTrackedLinks(written.trackedLinks);
+  if (Object.keys(linkTargets).length === 0) return written;
+  return read(raw, { ...context, linkTargets });
 };
 
 const scoreOfTenths = (value: number) => fromTenths(Math.min(100, Math.max(0, value)));
@@ -600,10 +628,12 @@ export const analyseContent = async (
 };
 
 export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSettings): Promise<TSpamReport> => {
-  const own = await (settings.readOwnChecks ?? readOwnChecks)(arrival.raw, {
-    now: arrival.receivedAt ?? new Date(),
-    trackingHosts: settings.trackingHosts,
-  });
+  const own = await readThroughTracking(
+    settings.readOwnChecks ?? readOwnChecks,
+    arrival.raw,
+    { now: arrival.receivedAt ?? new Date(), trackingHosts: settings.trackingHosts },
+    settings.resolveTrackedLinks,
+  );
   const { fromAddress } = own;
   const fromDomain = fromAddress ? fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase() : '';
   const timeoutMs = settings.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;
