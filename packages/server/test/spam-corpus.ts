@@ -69,6 +69,22 @@ export const corpusZone = ({ signing, unrelated }: TCorpusKeys): TZone => {
   };
 };
 
+/**
+ * The DKIM-Signature header lines a sending server would put on `raw` (selector s1), with
+ * its time read once. mailauth 4.13.3's dkimSign, given no signTime, writes t= from the
+ * clock twice: once in the header it signs and again in the header it returns
+ * (`formatSignatureHeaderLine`, `Math.round(Date.now() / 1000)` each time). When the thread
+ * is put aside between the two (the RSA signature in between, on a loaded machine) across a
+ * half second, the two differ and the signature is "bad" though nothing changed the message.
+ */
+export const signDkim = async (raw: Buffer, signer: { domain: string; privateKey: string }) =>
+  (
+    await dkimSign(raw, {
+      signTime: new Date(),
+      signatureData: [{ signingDomain: signer.domain, selector: 's1', privateKey: signer.privateKey }],
+    })
+  ).signatures;
+
 type TSpec = {
   from?: string;
   subject?: string;
@@ -136,10 +152,9 @@ const compose = async (to: string, keys: TCorpusKeys, spec: TSpec): Promise<Buff
   if (spec.edit) raw = spec.edit(raw);
   const signer = spec.sign === undefined ? { domain: fromDomain } : spec.sign;
   if (signer) {
-    const { signatures } = await dkimSign(Buffer.from(raw, 'latin1'), {
-      signatureData: [
-        { signingDomain: signer.domain, selector: 's1', privateKey: keys[signer.key ?? 'signing'].privateKey },
-      ],
+    const signatures = await signDkim(Buffer.from(raw, 'latin1'), {
+      domain: signer.domain,
+      privateKey: keys[signer.key ?? 'signing'].privateKey,
     });
     raw = `${signatures}${raw}`;
   }

@@ -65,6 +65,8 @@ export const ZSpamEngine = z.object({
   contentScore: z.number().nullable().optional(),
   /** Whether that content judgement (or a verdict the engine forces, as for GTUBE) calls the message spam. */
   isSpam: z.boolean().optional(),
+  /** A verdict the engine reached before scoring (rspamd: GTUBE, a forced action); `contentScore` then stands for it. */
+  isForced: z.boolean().optional(),
 });
 export type TSpamEngine = z.infer<typeof ZSpamEngine>;
 
@@ -91,7 +93,8 @@ export type TSpamScoreBand = (typeof SPAM_SCORE_BANDS)[number];
 
 /**
  * A score's band: 9 and up Excellent, 7 Good, 5 Needs work, below 5 Likely spam. A message a
- * content engine calls spam is always in the last band (the analysis caps it below 5).
+ * content engine calls spam on what Sendwell's own findings do not count (each fault counts
+ * once) is always in the last band (the analysis caps it below 5).
  */
 export const scoreVerdict = (score: number): TSpamScoreBand =>
   score >= 9 ? 'Excellent' : score >= 7 ? 'Good' : score >= 5 ? 'Needs work' : 'Likely spam';

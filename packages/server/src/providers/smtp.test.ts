@@ -113,7 +113,7 @@ describe('the SMTP transport', () => {
  * (`450`, `550`, or dropping the connection once the data has arrived) or whether it cuts
  * the line at RCPT already. Counts the messages it received whole.
  */
-const startScriptedPeer = async (ending: 'drop-after-data' | '450' | '550' | 'drop-at-rcpt') => {
+const startScriptedPeer = async (ending: 'drop-after-data' | '450' | '550' | 'drop-at-rcpt', reply?: string) => {
   let whole = 0;
   // smtp-server keeps its connections here; cutting one's socket is how a peer drops the line.
   const cut = (sessionId: string) => {
@@ -132,7 +132,7 @@ const startScriptedPeer = async (ending: 'drop-after-data' | '450' | '550' | 'dr
       stream.on('end', () => {
         whole += 1;
         if (ending === 'drop-after-data') return cut(session.id);
-        const error = new Error(ending === '450' ? 'Try again later' : 'No such user') as Error & {
+        const error = new Error(reply ?? (ending === '450' ? 'Try again later' : 'No such user')) as Error & {
           responseCode: number;
         };
         error.responseCode = Number(ending);
@@ -151,8 +151,8 @@ const startScriptedPeer = async (ending: 'drop-after-data' | '450' | '550' | 'dr
 
 describe('what a failed send means for its recipient (R3, R7)', () => {
   const message = { from: 'Sender <sender@example.com>', to: 'reader@example.com', subject: 'Hi', text: 'Hello' };
-  const sendThrough = async (ending: Parameters<typeof startScriptedPeer>[0]) => {
-    const peer = await startScriptedPeer(ending);
+  const sendThrough = async (ending: Parameters<typeof startScriptedPeer>[0], reply?: string) => {
+    const peer = await startScriptedPeer(ending, reply);
     try {
       const transport = await createSmtpTransport(settings({ port: peer.port }), options);
       const [result] = await transport.send([message]);
@@ -178,6 +178,17 @@ describe('what a failed send means for its recipient (R3, R7)', () => {
   it('calls a 4xx temporary and a 5xx permanent', async () => {
     expect((await sendThrough('450')).result).toMatchObject({ accepted: false, kind: 'temporary' });
     expect((await sendThrough('550')).result).toMatchObject({ accepted: false, kind: 'permanent' });
+  });
+
+  it("reads a server's refusal as a refusal whatever its words: an address holding 'tls' or 'ssl' is no failed secure connection", async () => {
+    // The test mailbox's answer to a spam test whose address was random: t-…tls…@ made the
+    // words match the TLS failure's, and the refusal read "The secure connection … failed".
+    const reply = '5.1.1 <t-0tls0ssl0starttls000@spamtest.sendwell.test>: no such test mailbox';
+    const { result } = await sendThrough('550', reply);
+    expect(result).toMatchObject({ accepted: false, kind: 'permanent' });
+    const { error } = result as { error: string };
+    expect(error).toMatch(/^The SMTP server refused the message: .*550 5\.1\.1 <t-0tls0ssl0starttls000@/);
+    expect(error).not.toMatch(/secure connection/);
   });
 });
 

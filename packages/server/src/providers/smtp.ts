@@ -43,25 +43,33 @@ const envelopeOf = (message: TOutgoingMessage) => {
   return { from: message.envelopeFrom ?? (sender?.address || message.from), to: [message.to] };
 };
 
+/**
+ * What a failed exchange means, in words a user can act on. A reply of the server (it has a
+ * code) is read by its code, never by its words: those are the server's, and hold whatever it
+ * quotes (a test mailbox's 550 quoting a random address t-…tls…@ read as "The secure
+ * connection … failed"). Only what the connection itself reports (no reply, or nodemailer's
+ * own TLS failure) is read for a timeout, a certificate or TLS.
+ */
 const describeFailure = (error: unknown, settings: TSmtpSettings, timeoutMs: number): TransportError => {
   const { code, responseCode, message } = error as { code?: string; responseCode?: number; message?: string };
+  const connectionWords = responseCode === undefined ? (message ?? '') : '';
   if (code === 'EAUTH' || responseCode === 535 || responseCode === 534) {
     return new TransportError('The SMTP server refused the username or password.', 'AUTH');
   }
-  if (code === 'ETIMEDOUT' || /timeout/i.test(message ?? '')) {
+  if (code === 'ETIMEDOUT' || /timeout/i.test(connectionWords)) {
     const seconds = Math.max(1, Math.round(timeoutMs / 1000));
     return new TransportError(
       `The SMTP server at ${settings.host}:${settings.port} did not answer within ${seconds} second${seconds === 1 ? '' : 's'}.`,
       'TIMEOUT',
     );
   }
-  if (/certificate/i.test(message ?? '')) {
+  if (/certificate/i.test(connectionWords)) {
     return new TransportError(
       `The mail server's TLS certificate is not valid for ${settings.host} (${message}).`,
       'TLS',
     );
   }
-  if (code === 'ETLS' || /STARTTLS|TLS|SSL|wrong version number/i.test(message ?? '')) {
+  if (code === 'ETLS' || /STARTTLS|TLS|SSL|wrong version number/i.test(connectionWords)) {
     return new TransportError(
       `The secure connection to ${settings.host}:${settings.port} failed${message ? ` (${message.slice(0, 200)})` : ''}. Check the encryption: SSL usually uses port 465, TLS port 587.`,
       'TLS',

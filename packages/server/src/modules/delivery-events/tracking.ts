@@ -2,7 +2,7 @@ import type { TPlatform } from '../../platform/context';
 import {
   applyOutcomes,
   findRecipientsByRefs,
-  findSendLink,
+  findTrackedLink,
   isTrackingSignature,
   type TEventRecipient,
 } from '../delivery/delivery.service';
@@ -43,10 +43,9 @@ export const recordOpen = async (platform: TPlatform, trackingRef: string, sig: 
  * the signature matches (R16); anything else gets nothing to follow.
  */
 export const recordClick = async (platform: TPlatform, trackingRef: string, linkId: number, sig: string) => {
-  const recipient = await recipientOf(platform, trackingRef);
-  if (!recipient || !isTrackingSignature(platform, recipient.token, linkId, sig)) return null;
-  const link = await findSendLink(platform.db, recipient.send_id, linkId);
-  if (!link || !/^https?:\/\//i.test(link.url)) return null;
+  const found = await findTrackedLink(platform, trackingRef, linkId, sig);
+  if (!found) return null;
+  const { recipient, link } = found;
   await platform.db
     .transaction()
     .execute((trx) => applyOutcomes(platform, trx, [{ ...tracked(recipient, 'clicked', link.id), url: link.url }]));

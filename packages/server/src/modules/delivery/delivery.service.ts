@@ -36,9 +36,11 @@ import {
   findRecipientOutcomes,
   findRecipientsByIdsOrTokens,
   findScheduledSendsOfList,
+  findSendLink,
   findUserSendRow,
   type TEventRecipient,
 } from './send-reads';
+import { clickUrlParts, isTrackingSignature } from './tracking-links';
 
 export type TNewSend = {
   accountId: number;
@@ -570,6 +572,44 @@ export const findRecipientsByRefs = async (
     if (ref && isRefOf(platform.secrets.signingKey, purpose, ref, recipient.token)) found[position - 1] = recipient;
   }
   return found;
+};
+
+/**
+ * The recipient and stored link a click-tracking address names, when its signature is the one
+ * Sendwell gave that recipient's link (R16) and the link is a web address; null otherwise.
+ * Nothing is recorded: the click route records the click, the spam test only reads the target.
+ */
+export const findTrackedLink = async (platform: TPlatform, trackingRef: string, linkId: number, sig: string) => {
+  const [recipient] = await findRecipientsByRefs(platform, platform.db, 'tracking', [trackingRef]);
+  if (!recipient || !isTrackingSignature(platform, recipient.token, linkId, sig)) return null;
+  const link = await findSendLink(platform.db, recipient.send_id, linkId);
+  if (!link || !/^https?:\/\//i.test(link.url)) return null;
+  return { recipient, link };
+};
+
+/** How many tracked links of one message are looked up at most (a message has a few dozen). */
+const MAX_TRACKED_LINKS = 100;
+
+/**
+ * Where `userId`'s own tracked links lead, as a reader reaches them (the spam test reads a
+ * message's links through Sendwell's click tracking): each address that is one of this
+ * server's click-tracking addresses (PUBLIC_URL's), validly signed for a recipient of one of
+ * the user's sends, mapped to its stored target. Anything else (another host, another
+ * service's redirect, a bad signature, another user's send) is left out. Records no click.
+ */
+export const trackedLinkTargets = async (
+  platform: TPlatform,
+  userId: number,
+  urls: string[],
+): Promise<Record<string, string>> => {
+  const targets: Record<string, string> = {};
+  for (const url of [...new Set(urls)].slice(0, MAX_TRACKED_LINKS)) {
+    const parts = clickUrlParts(platform, url);
+    if (!parts) continue;
+    const found = await findTrackedLink(platform, parts.trackingRef, parts.linkId, parts.sig);
+    if (found && found.recipient.user_id === userId) targets[url] = found.link.url;
+  }
+  return targets;
 };
 
 /** The recipient an unsubscribe reference names, with its send's sender for the page; undefined for any other. */

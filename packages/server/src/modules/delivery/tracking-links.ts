@@ -161,6 +161,21 @@ const legacySignature = (platform: TPlatform, token: string, what: string) =>
 export const clickUrlWith = (platform: TPlatform, trackingRef: string, trackingKey: string, linkId: number) =>
   `${publicUrl(platform)}/api/t/c/${trackingRef}/${linkId}/${signatureWith(trackingKey, String(linkId))}`;
 
+/** Where this server's click-tracking addresses start (`clickUrlWith`). */
+const clickUrlPrefix = (platform: TPlatform) => `${publicUrl(platform)}/api/t/c/`;
+
+/**
+ * The tracking reference, link and signature of one of this server's click-tracking addresses
+ * (`clickUrlWith`, at this server's PUBLIC_URL); null for any other address (another host, a
+ * redirect of another service's, a path that is not a tracked link's). Nothing is checked here.
+ */
+export const clickUrlParts = (platform: TPlatform, url: string) => {
+  const prefix = clickUrlPrefix(platform);
+  if (!url.startsWith(prefix)) return null;
+  const parts = /^([A-Za-z0-9_-]{1,64})\/([1-9][0-9]{0,14})\/([A-Za-z0-9_-]{1,64})$/.exec(url.slice(prefix.length));
+  return parts ? { trackingRef: parts[1]!, linkId: Number(parts[2]), sig: parts[3]! } : null;
+};
+
 export const openUrlWith = (platform: TPlatform, trackingRef: string, trackingKey: string) =>
   `${publicUrl(platform)}${OPEN_PIXEL_PATH}${trackingRef}/${signatureWith(trackingKey, 'open')}.gif`;
 

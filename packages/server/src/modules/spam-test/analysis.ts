@@ -43,6 +43,12 @@ export type TAnalysisSettings = {
   engineTimeoutMs?: number;
   /** Where the message is read and Sendwell's own checks run: in this thread unless given (the services give a CPU thread). */
   readOwnChecks?: TReadOwnChecks;
+  /**
+   * Where the message's tracked links lead (delivery's stored targets of Sendwell's own
+   * click-tracking addresses, for the user whose message it is); without it links are read
+   * as written.
+   */
+  resolveTrackedLinks?: (urls: string[]) => Promise<Record<string, string>>;
 };
 
 export type TReadOwnChecks = (raw: Buffer, context: TMessageContext) => Promise<TOwnChecks>;
@@ -364,15 +370,6 @@ const engineStateText = (engine: TSpamEngine) =>
       ? `${engine.name} was not reachable`
       : `${engine.name} is off`;
 
-/** The rules that weigh most in the engines' content judgement, for the finding's advice. */
-const ruleWords = (engines: TSpamEngine[], isCountedAlready: (name: string) => boolean) =>
-  engines.flatMap((engine) =>
-    engine.rules
-      .filter((rule) => rule.score > 0 && !isAuthenticationRule(rule.name) && !isCountedAlready(rule.name))
-      .slice(0, 3)
-      .map((rule) => `${rule.description || rule.name} (${engine.name} ${rule.name})`),
-  );
-
 /** What a spam verdict means for a receiver running that engine. */
 const verdictWords = (engine: TSpamEngine) =>
   engine.name === 'rspamd'
@@ -382,9 +379,8 @@ const verdictWords = (engine: TSpamEngine) =>
     : `${engine.name} marks it as spam`;
 
 /**
- * Engine rules that name a fault one of Sendwell's own findings names too. When that finding
- * took points, the rule's points are left out of the engine's share (a fault counts once);
- * the engine's spam verdict still reads its whole content score, as a receiver's would.
+ * Engine rules that name a fault one of Sendwell's own header or content findings names too:
+ * counted by that finding when it took points (`countedOnce`).
  */
 const SAME_FAULT_RULES: Record<string, RegExp> = {
   date: /^(?:DATE_IN_(?:FUTURE|PAST)|MISSING_DATE|INVALID_DATE)/,
@@ -401,28 +397,101 @@ const SAME_FAULT_RULES: Record<string, RegExp> = {
 };
 
 /**
+ * Each fault counts once, in this one rule (issue 32 §2, issue 45 §5): a fault one of
+ * Sendwell's findings judges is counted by that finding, at its points, and by nothing else.
+ * An engine's rules for it are left out of everything the engine's judgement takes: whether
+ * the engine calls the content spam, its share of points, and the rules its finding names.
+ * Its SPF, DKIM, DMARC and ARC rules always (the authentication findings judge those for every
+ * message, from the receiver's side, and say what to do); a header or content fault's rules
+ * when that finding took points (a Date in the future is the Date finding's, not also the
+ * engine's "invalid date"). Answers whether a rule of an engine is counted already.
+ */
+const countedOnce = (checks: TSpamCheck[]) => {
+  const counted = Object.entries(SAME_FAULT_RULES)
+    .filter(([id]) => checks.some((item) => item.id === id && item.penalty > 0))
+    .map(([, rule]) => rule);
+  return (name: string) => isAuthenticationRule(name) || counted.some((rule) => rule.test(name));
+};
+
+type TEngineJudgement = {
+  engine: TSpamEngine;
+  /** The engine's content score less the rules for faults counted already. */
+  score: number;
+  threshold: number;
+  /** Whether that score (or a verdict the engine forced on what is not counted already) calls the message spam. */
+  isSpam: boolean;
+  /** The counted rules that forced a verdict the engine reached before scoring, if they did. */
+  forcedBy: string[];
+};
+
+/**
+ * One engine's judgement as Sendwell counts it (`countedOnce`): its content score less the
+ * rules for faults counted already, against its threshold. A verdict the engine reached before
+ * scoring (rspamd's GTUBE, a forced action) is a content verdict unless a counted rule fired
+ * with it: an action forced on a DMARC or SPF failure (rspamd's `force_actions`, its DMARC
+ * module's `actions`) is the authentication findings' to say, not the content's.
+ */
+const judgeEngine = (engine: TSpamEngine, isCounted: (name: string) => boolean): TEngineJudgement => {
+  const threshold = engine.threshold!;
+  const counted = engine.rules.filter((rule) => isCounted(rule.name));
+  const forcedBy = engine.isForced ? counted.filter((rule) => rule.score > 0).map((rule) => rule.name) : [];
+  if (engine.isForced && forcedBy.length === 0) {
+    return { engine, score: engine.contentScore!, threshold, isSpam: true, forcedBy };
+  }
+  const uncounted = engine.isForced
+    ? // A forced reading stands in for the sum; without it, the rules that are not counted.
+      engine.rules.filter((rule) => !isCounted(rule.name)).reduce((sum, rule) => sum + rule.score, 0)
+    : // The content score is the engine's own (SpamAssassin's total less its authentication rules).
+      engine.contentScore! -
+      counted.filter((rule) => !isAuthenticationRule(rule.name)).reduce((sum, rule) => sum + rule.score, 0);
+  const score = Math.max(0, Math.round(uncounted * 100) / 100);
+  return { engine, score, threshold, isSpam: score >= threshold, forcedBy };
+};
+
+/** The rules that weigh most in the engines' judgement (counted faults left out), for the finding's advice. */
+const ruleWords = (judged: TEngineJudgement[], isCounted: (name: string) => boolean) =>
+  judged.flatMap(({ engine }) =>
+    engine.rules
+      .filter((rule) => rule.score > 0 && !isCounted(rule.name))
+      .slice(0, 3)
+      .map((rule) => `${rule.description || rule.name} (${engine.name} ${rule.name})`),
+  );
+
+/** How one engine's judgement reads in its finding: what it scored, and what was left out as counted above. */
+const readingOf = (judgement: TEngineJudgement) => {
+  const { engine, score, threshold, forcedBy } = judgement;
+  if (forcedBy.length > 0) {
+    return `${engine.name} decided before scoring (${engine.action}) with ${forcedBy.join(', ')}, a fault counted above; on the rest ${score} where spam starts at ${threshold}`;
+  }
+  const leftOut = engine.score !== null && engine.score !== score ? ` (${engine.score} in all)` : '';
+  return `${engine.name} ${score} where spam starts at ${threshold}${leftOut}`;
+};
+
+/**
  * The engines' judgement of the content, and the score it leaves. `ownTenths` is what the
- * rest of the analysis left of the 10, `counted` its findings. Each engine's content score
- * (its authentication rules left out) is read against its own spam threshold; the engines
- * judge the same content, so the harshest reading counts, once:
- * - below the threshold it takes up to 3 points, in proportion, leaving out rules for
- *   faults a finding of Sendwell's already counted;
- * - at or past it (or a verdict the engine forces, as for GTUBE) the message is spam to a
- *   receiver running that engine: the score is held under 5, lower the further past the
- *   threshold, and never above what it would be just under the threshold.
+ * rest of the analysis left of the 10, `counted` its findings. Each engine is judged on what
+ * Sendwell does not count already (`countedOnce`, `judgeEngine`); the engines judge the same
+ * content, so the harshest reading counts, once:
+ * - below its threshold it takes up to 3 points, in proportion;
+ * - at or past it (or a verdict the engine forces on the content, as for GTUBE) the message is
+ *   spam to a receiver running that engine: the score is held under 5, lower the further past
+ *   the threshold, and never above what it would be just under the threshold.
  */
 const judgeByEngines = (
   engines: TSpamEngine[],
   ownTenths: number,
   counted: TSpamCheck[],
 ): { check: TSpamCheck; scoreTenths: number } => {
-  const judged = engines.filter(
-    (engine) =>
-      engine.status === 'scored' &&
-      typeof engine.contentScore === 'number' &&
-      engine.threshold !== null &&
-      engine.threshold > 0,
-  );
+  const isCounted = countedOnce(counted);
+  const judged = engines
+    .filter(
+      (engine) =>
+        engine.status === 'scored' &&
+        typeof engine.contentScore === 'number' &&
+        engine.threshold !== null &&
+        engine.threshold > 0,
+    )
+    .map((engine) => judgeEngine(engine, isCounted));
   const absent = engines.filter((engine) => engine.status !== 'scored');
   const absentText = absent.length > 0 ? ` ${absent.map(engineStateText).join('; ')}.` : '';
   const hasFailure = absent.some((engine) => engine.status === 'timeout' || engine.status === 'unreachable');
@@ -440,26 +509,21 @@ const judgeByEngines = (
       ),
     };
   }
-  const countedFaults = Object.entries(SAME_FAULT_RULES)
-    .filter(([id]) => counted.some((item) => item.id === id && item.penalty > 0))
-    .map(([, rule]) => rule);
-  const isCountedAlready = (name: string) => countedFaults.some((rule) => rule.test(name));
-  const ratioOf = (engine: TSpamEngine) => Math.max(0, engine.contentScore!) / engine.threshold!;
-  /** The engine's reading less the rules for faults a finding of Sendwell's counted. */
-  const shareOf = (engine: TSpamEngine) =>
-    Math.max(
-      0,
-      engine.contentScore! -
-        engine.rules.filter((rule) => isCountedAlready(rule.name)).reduce((sum, rule) => sum + rule.score, 0),
-    ) / engine.threshold!;
-  const reading = judged
-    .map(
-      (engine) =>
-        `${engine.name} ${engine.contentScore} where spam starts at ${engine.threshold}${engine.contentScore !== engine.score ? ` (${engine.score} with its own SPF, DKIM and DMARC rules, which Sendwell counts above)` : ''}`,
-    )
-    .join('; ');
-  const spam = judged.filter((engine) => engine.isSpam);
-  const worst = ruleWords(spam.length > 0 ? spam : judged, spam.length > 0 ? () => false : isCountedAlready);
+  const ratioOf = (judgement: TEngineJudgement) => judgement.score / judgement.threshold;
+  const reading = judged.map(readingOf).join('; ');
+  const leftOut = [
+    ...new Set(
+      judged.flatMap(({ engine }) =>
+        engine.rules.filter((rule) => rule.score > 0 && isCounted(rule.name)).map((rule) => rule.name),
+      ),
+    ),
+  ];
+  const leftOutText =
+    leftOut.length > 0
+      ? ` Left out as faults the findings above count: ${leftOut.slice(0, 8).join(', ')}${leftOut.length > 8 ? ', …' : ''}.`
+      : '';
+  const spam = judged.filter((judgement) => judgement.isSpam);
+  const worst = ruleWords(spam.length > 0 ? spam : judged, isCounted);
   if (spam.length > 0) {
     const ratio = Math.max(1, ...spam.map(ratioOf));
     const held = Math.max(
@@ -474,24 +538,15 @@ const judgeByEngines = (
         'Content engines',
         'fail',
         fromTenths(Math.max(0, ownTenths) - held),
-        `${spam.map(verdictWords).join(', and ')} on its content alone, so a receiver running ${spam.length > 1 ? 'either' : 'it'} files it as spam: the score is held below 5. ${reading}.${absentText}`,
+        `${spam.map(({ engine }) => verdictWords(engine)).join(', and ')} on what Sendwell does not count above, so a receiver running ${spam.length > 1 ? 'either' : 'it'} files it as spam: the score is held below 5. ${reading}.${leftOutText}${absentText}`,
         worst.length > 0 ? `What the engines count against it: ${worst.join('; ')}.` : null,
       ),
     };
   }
   const penalty = Math.min(
     ENGINE_MAX_PENALTY_TENTHS,
-    Math.round(ENGINE_MAX_PENALTY_TENTHS * Math.max(...judged.map(shareOf))),
+    Math.round(ENGINE_MAX_PENALTY_TENTHS * Math.max(...judged.map(ratioOf))),
   );
-  const overlapping = [
-    ...new Set(
-      judged.flatMap((engine) =>
-        engine.rules.filter((rule) => rule.score > 0 && isCountedAlready(rule.name)).map((rule) => rule.name),
-      ),
-    ),
-  ];
-  const overlapText =
-    overlapping.length > 0 ? ` Left out here as faults counted above: ${overlapping.join(', ')}.` : '';
   const taken = Math.min(penalty, Math.max(0, ownTenths));
   return {
     scoreTenths: ownTenths - taken,
@@ -501,7 +556,7 @@ const judgeByEngines = (
       'Content engines',
       penalty === 0 ? (hasFailure ? 'warn' : 'pass') : penalty >= 15 ? 'fail' : 'warn',
       fromTenths(taken),
-      `${reading}.${overlapText}${absentText}`,
+      `${reading}.${leftOutText}${absentText}`,
       penalty > 0 && worst.length > 0 ? `What the engines count against it: ${worst.join('; ')}.` : null,
     ),
   };
@@ -547,6 +602,7 @@ const parseMessage = async (raw: Buffer): Promise<{ mail: ParsedMail; unreadable
  * scored as unreadable, as a receiver that gives up on it would treat it.
  */
 export const unreadableOwnChecks = (reason: string): TOwnChecks => ({
+  trackedLinks: [],
   checks: [
     check(
       'content',
@@ -561,8 +617,12 @@ export const unreadableOwnChecks = (reason: string): TOwnChecks => ({
   fromAddress: '',
 });
 
-/** What reading a message takes on a CPU thread gives back: Sendwell's own findings, and its From address. */
-export type TOwnChecks = { checks: TSpamCheck[]; fromAddress: string };
+/**
+ * What reading a message takes on a CPU thread gives back: Sendwell's own findings, its From
+ * address, and the links on Sendwell's tracking hosts (for the caller to look up and read again
+ * with `linkTargets`; none once targets were given).
+ */
+export type TOwnChecks = { checks: TSpamCheck[]; fromAddress: string; trackedLinks: string[] };
 
 /**
  * Reads the message (mailparser) and runs Sendwell's own header and content checks: the
@@ -571,14 +631,31 @@ export type TOwnChecks = { checks: TSpamCheck[]; fromAddress: string };
  */
 export const readOwnChecks = async (raw: Buffer, context: TMessageContext): Promise<TOwnChecks> => {
   const { mail, unreadable } = await parseMessage(raw);
+  const content = contentChecks(mail, raw, context);
   return {
-    checks: [
-      ...(unreadable ? [unreadable] : []),
-      ...headerChecks(mail, raw, context),
-      ...contentChecks(mail, raw, context),
-    ],
+    checks: [...(unreadable ? [unreadable] : []), ...headerChecks(mail, raw, context), ...content.checks],
     fromAddress: mail.from?.value[0]?.address ?? '',
+    trackedLinks: content.trackedLinks,
   };
+};
+
+/**
+ * Sendwell's own checks with the message's tracked links read as where they lead: a message
+ * sent with click tracking has every link pointing at Sendwell's redirect, and a shortener or
+ * a phishing-like link behind it is what its readers reach. The message is read once, and once
+ * more with the targets when some of its links are Sendwell's own tracked links.
+ */
+const readThroughTracking = async (
+  read: TReadOwnChecks,
+  raw: Buffer,
+  context: TMessageContext,
+  resolveTrackedLinks: TAnalysisSettings['resolveTrackedLinks'],
+): Promise<TOwnChecks> => {
+  const written = await read(raw, context);
+  if (!resolveTrackedLinks || written.trackedLinks.length === 0) return written;
+  const linkTargets = await resolveTrackedLinks(written.trackedLinks);
+  if (Object.keys(linkTargets).length === 0) return written;
+  return read(raw, { ...context, linkTargets });
 };
 
 const scoreOfTenths = (value: number) => fromTenths(Math.min(100, Math.max(0, value)));
@@ -600,10 +677,12 @@ export const analyseContent = async (
 };
 
 export const analyseMessage = async (arrival: TArrival, settings: TAnalysisSettings): Promise<TSpamReport> => {
-  const own = await (settings.readOwnChecks ?? readOwnChecks)(arrival.raw, {
-    now: arrival.receivedAt ?? new Date(),
-    trackingHosts: settings.trackingHosts,
-  });
+  const own = await readThroughTracking(
+    settings.readOwnChecks ?? readOwnChecks,
+    arrival.raw,
+    { now: arrival.receivedAt ?? new Date(), trackingHosts: settings.trackingHosts },
+    settings.resolveTrackedLinks,
+  );
   const { fromAddress } = own;
   const fromDomain = fromAddress ? fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase() : '';
   const timeoutMs = settings.engineTimeoutMs ?? ENGINE_TIMEOUT_MS;

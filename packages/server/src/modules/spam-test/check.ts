@@ -10,6 +10,12 @@ export type TMessageContext = {
   now: Date;
   /** Sendwell's click-tracking hosts: a tracked link stands for the address it was written with. */
   trackingHosts: string[];
+  /**
+   * Where the message's own tracked links lead (this server's click-tracking addresses, found
+   * by the spam test through delivery's stored links): each such link is checked as its
+   * target, the address a reader reaches. A link not here is checked as it is written.
+   */
+  linkTargets?: Record<string, string>;
 };
 
 export const check = (

@@ -3,7 +3,7 @@ import type { ParsedMail } from 'mailparser';
 import { leavesOf, parseMime, unfoldedValue } from '../../platform/mime';
 import { hostOf } from './addresses';
 import { check, type TMessageContext } from './check';
-import { htmlChecks, linkChecks, readHtml, textFacts } from './html-checks';
+import { htmlChecks, linkChecks, readHtml, textFacts, throughTracking, trackedLinksOf } from './html-checks';
 
 /**
  * The content checks: GTUBE, the parts a sender wrote (read from the MIME tree: mailparser
@@ -52,7 +52,16 @@ const isAsciiOnce = (body: string) => {
 
 const kilobytes = (bytes: number) => `${Math.max(1, Math.round(bytes / 1024)).toLocaleString('en-US')} KB`;
 
-export const contentChecks = (mail: ParsedMail, raw: Buffer, context: TMessageContext): TSpamCheck[] => {
+/**
+ * The content findings, and the links on Sendwell's tracking hosts (`trackedLinks`) for the
+ * spam test to look up: read again with their targets (`context.linkTargets`), the link
+ * findings judge where each tracked link leads.
+ */
+export const contentChecks = (
+  mail: ParsedMail,
+  raw: Buffer,
+  context: TMessageContext,
+): { checks: TSpamCheck[]; trackedLinks: string[] } => {
   const checks: TSpamCheck[] = [];
   const html = typeof mail.html === 'string' ? mail.html : '';
   // mailparser makes a text from the HTML when there is none: whether the sender wrote one
@@ -63,7 +72,10 @@ export const contentChecks = (mail: ParsedMail, raw: Buffer, context: TMessageCo
   );
   const hasTextPart = bodies.some((leaf) => leaf.type === 'text/plain');
   const text = hasTextPart ? (mail.text ?? '') : '';
-  const facts = html ? readHtml(html) : textFacts(text);
+  const written = html ? readHtml(html) : textFacts(text);
+  const tracking = new Set(context.trackingHosts.map((host) => host.toLowerCase().replace(/^www\./, '')));
+  // Sendwell's own tracked links read as where they lead, when the spam test found their targets.
+  const facts = throughTracking(written, context.linkTargets);
 
   const rawText = raw.toString('latin1');
   if (rawText.includes(GTUBE) || text.includes(GTUBE) || html.includes(GTUBE)) {
@@ -124,7 +136,6 @@ export const contentChecks = (mail: ParsedMail, raw: Buffer, context: TMessageCo
     );
   }
 
-  const tracking = new Set(context.trackingHosts.map((host) => host.toLowerCase().replace(/^www\./, '')));
   // Sendwell's open-tracking image is not a picture the reader sees.
   const images = facts.images.filter((source) => !tracking.has(hostOf(source) ?? '')).length;
   const characters = facts.text.length;
@@ -218,5 +229,5 @@ export const contentChecks = (mail: ParsedMail, raw: Buffer, context: TMessageCo
       ),
     );
   }
-  return checks;
+  return { checks, trackedLinks: context.linkTargets ? [] : trackedLinksOf(written, tracking) };
 };

@@ -21,12 +21,14 @@ const sortRules = (rules: TRule[]) =>
   rules.filter((rule) => rule.score !== 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
 
 /**
- * The engines' authentication rules (rspamd: R_SPF_*, R_DKIM_*, DMARC_POLICY_*, ARC_*,
- * VIOLATED_DIRECT_SPF, AUTH_NA; SpamAssassin: SPF_*, DKIM_*, DMARC_*, ARC_*, and their
- * T_ test forms). Their points are left out of the content judgement.
+ * The engines' authentication rules: every rule with SPF, DKIM, DMARC or ARC as a word of its
+ * name, wherever it stands (rspamd: R_SPF_*, R_DKIM_*, DMARC_POLICY_*, ARC_*,
+ * VIOLATED_DIRECT_SPF, DMARC_POLICY_ALLOW_WITH_FAILURES; SpamAssassin: SPF_*, DKIM_*,
+ * DMARC_*, their T_ test forms, the KAM set's KAM_DMARC_*, USER_IN_DEF_SPF_WL), DKIM-prefixed
+ * ones (DKIMWL_*) and rspamd's AUTH_NA*. Their points are left out of the content judgement.
  */
 export const isAuthenticationRule = (name: string) =>
-  /^(?:T_)?(?:R_SPF_|SPF_|R_DKIM_|DKIM|DMARC_|ARC_|AUTH_NA|VIOLATED_DIRECT_SPF)/.test(name);
+  /(?:^|_)(?:SPF|DKIM|DMARC|ARC)(?:_|$)|^(?:T_)?DKIM|^AUTH_NA/.test(name);
 
 /**
  * rspamd's own scale: from 6 it adds a spam header (the message goes to the spam folder),
@@ -83,6 +85,7 @@ export const readRspamdAnswer = (answer: TRspamdAnswer): TSpamEngine => {
     action: answer.action,
     contentScore: isForced ? Math.max(contentScore, answer.required_score) : contentScore,
     isSpam: isForced || contentScore >= spamFrom,
+    isForced,
   };
 };
 
@@ -181,14 +184,19 @@ export const askSpamAssassin = async (
     const contentScore = round2(
       score - rules.filter((rule) => isAuthenticationRule(rule.name)).reduce((sum, rule) => sum + rule.score, 0),
     );
+    const isSpamInAll = verdict[1] === 'True';
     return {
       name,
       status: 'scored',
       score,
       threshold,
-      detail: `SpamAssassin ${verdict[1] === 'True' ? 'marks it as spam' : 'does not mark it as spam'}.`,
+      detail: !isSpamInAll
+        ? 'SpamAssassin does not mark it as spam.'
+        : contentScore >= threshold
+          ? 'SpamAssassin marks it as spam.'
+          : `SpamAssassin marks it as spam (${score} where spam starts at ${threshold}) only with its SPF, DKIM and DMARC rules, which Sendwell judges in its own findings; on the content ${contentScore}.`,
       rules: sortRules(rules),
-      action: verdict[1] === 'True' ? 'spam' : 'no action',
+      action: isSpamInAll ? 'spam' : 'no action',
       contentScore,
       isSpam: contentScore >= threshold,
     };

@@ -231,8 +231,38 @@ export const textFacts = (text: string): THtmlFacts => ({
   forms: [],
 });
 
+/** How many of Sendwell's own tracked links a message's check names for the spam test to look up. */
+const MAX_TRACKED_LINKS = 100;
+
+/**
+ * The links on Sendwell's tracking hosts, once each (at most 100): the ones the spam test
+ * looks up to read as their targets (`linkTargets`); which of them are tracked links is
+ * decided there, by their stored rows.
+ */
+export const trackedLinksOf = (facts: THtmlFacts, tracking: Set<string>) =>
+  [...new Set(facts.links.filter((link) => tracking.has(hostOf(link) ?? '')))].slice(0, MAX_TRACKED_LINKS);
+
+/**
+ * The facts with each of Sendwell's tracked links read as the address it leads to, as the
+ * reader reaches it: the link checks judge where a link goes, not the tracking redirect
+ * before it. `tracked` counts the links so read.
+ */
+export const throughTracking = (
+  facts: THtmlFacts,
+  targets: Record<string, string> | undefined,
+): THtmlFacts & { tracked: number } => {
+  if (!targets) return { ...facts, tracked: 0 };
+  const targetOf = (href: string) => (Object.hasOwn(targets, href) ? targets[href]! : href);
+  return {
+    ...facts,
+    links: facts.links.map(targetOf),
+    anchors: facts.anchors.map((anchor) => ({ ...anchor, href: targetOf(anchor.href) })),
+    tracked: facts.links.filter((link) => Object.hasOwn(targets, link)).length,
+  };
+};
+
 /** Where the links go: shorteners, bare addresses, a text that names another host than its link's. */
-export const linkChecks = (facts: THtmlFacts, tracking: Set<string>): TSpamCheck[] => {
+export const linkChecks = (facts: THtmlFacts & { tracked?: number }, tracking: Set<string>): TSpamCheck[] => {
   const checks: TSpamCheck[] = [];
   const hosts = facts.links.map(hostOf).filter((host): host is string => host !== null);
   const shortened = [...new Set(hosts.filter((host) => SHORTENERS.has(host)))];
@@ -260,7 +290,7 @@ export const linkChecks = (facts: THtmlFacts, tracking: Set<string>): TSpamCheck
         'Link shorteners',
         'pass',
         0,
-        `${facts.links.length} link${facts.links.length === 1 ? '' : 's'}, none through a shortener.`,
+        `${facts.links.length} link${facts.links.length === 1 ? '' : 's'}, none through a shortener${facts.tracked ? ` (${facts.tracked} through Sendwell's click tracking, read as where ${facts.tracked === 1 ? 'it leads' : 'they lead'})` : ''}.`,
       ),
     );
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuClock } from '../../../test/cpu-clock';
-import { analyseContent } from './analysis';
+import { analyseContent, readOwnChecks } from './analysis';
 import { mimeLeaves, readDate, readHtml, readMailbox } from './message-checks';
 
 /**
@@ -90,6 +90,45 @@ describe("Sendwell's own links and pixel", () => {
     expect(own.checks.find((item) => item.id === 'image-ratio')).toMatchObject({ status: 'pass' });
     const foreign = await analyseContent(raw, { now: new Date(), trackingHosts: ['sendwell.test'] });
     expect(foreign.checks.find((item) => item.id === 'ip-links')).toMatchObject({ status: 'fail' });
+  });
+
+  it('are named for the spam test to look up, and with their targets every link check judges where a link leads', async () => {
+    const shortened = 'https://sendwell.test/api/t/c/ref1/1/sig1';
+    const phishing = 'https://sendwell.test/api/t/c/ref1/2/sig2';
+    const raw = Buffer.from(
+      [
+        'From: news@good.test',
+        'Subject: Hello',
+        'Message-ID: <1@good.test>',
+        `Date: ${new Date().toUTCString()}`,
+        'Content-Type: text/html',
+        '',
+        `<p>Our news, <a href="${shortened}">read it</a>, and <a href="${phishing}">https://www.paypal.com/login</a>.</p>`,
+        `<p><a href="https://other.example/r/1">Elsewhere</a> and <a href="${shortened}">again</a>.</p>`,
+      ].join('\r\n'),
+    );
+    const context = { now: new Date(), trackingHosts: ['sendwell.test'] };
+    const written = await readOwnChecks(raw, context);
+    expect(written.trackedLinks).toEqual([shortened, phishing]);
+    expect(written.checks.find((item) => item.id === 'shorteners')).toMatchObject({ status: 'pass' });
+    expect(written.checks.find((item) => item.id === 'link-text')).toBeUndefined();
+
+    const linkTargets = { [shortened]: 'https://bit.ly/3xYz', [phishing]: 'http://192.0.2.7/login' };
+    const read = await readOwnChecks(raw, { ...context, linkTargets });
+    expect(read.trackedLinks).toEqual([]);
+    expect(read.checks.find((item) => item.id === 'shorteners')).toMatchObject({
+      status: 'fail',
+      detail: 'Links through bit.ly.',
+    });
+    expect(read.checks.find((item) => item.id === 'ip-links')).toMatchObject({ status: 'fail' });
+    expect(read.checks.find((item) => item.id === 'link-text')!.detail).toMatch(
+      /names paypal\.com but the link goes to 192\.0\.2\.7/,
+    );
+    // A link that is no tracked link of Sendwell's is read as written; the count says how many were read through.
+    const clean = await readOwnChecks(raw, { ...context, linkTargets: { [shortened]: 'https://good.test/news' } });
+    expect(clean.checks.find((item) => item.id === 'shorteners')!.detail).toBe(
+      "4 links, none through a shortener (2 through Sendwell's click tracking, read as where they lead).",
+    );
   });
 });
 

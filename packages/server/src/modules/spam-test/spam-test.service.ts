@@ -18,7 +18,7 @@ import { publicUrl } from '../../platform/public-url';
 import { publishToUser } from '../../platform/realtime';
 import { listAccountRows } from '../accounts/accounts.service';
 import { chargeCredits, getBalance, InsufficientCreditsError, refundCredits } from '../credits/credits.service';
-import { createSourcedSend, sourcedSendOutcomes } from '../delivery/delivery.service';
+import { createSourcedSend, sourcedSendOutcomes, trackedLinkTargets } from '../delivery/delivery.service';
 import { resolveSender, saveTemplate } from '../send-email/send-email.service';
 import { findArrival, keepAnalysis } from '../test-inbox/test-inbox.service';
 import type { TAnalysisSettings, TArrival, TContentAnalysis, TReadOwnChecks } from './analysis';
@@ -209,7 +209,12 @@ const readOnCpu =
     }
   };
 
-export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
+/**
+ * How the analysis runs here: the receiver's DNS, the engines, Sendwell's tracking host, a CPU
+ * thread for reading the message, and (for a message of `userId`'s) the targets of the user's
+ * own tracked links, read from delivery's stored links.
+ */
+export const analysisSettings = (platform: TPlatform, userId?: number): TAnalysisSettings => ({
   resolve: resolverOf(platform),
   mta: platform.config.spamTest.domain,
   dnsbl: platform.config.spamTest.dnsbl,
@@ -218,6 +223,9 @@ export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
   engineTimeoutMs: platform.config.spamTest.engineTimeoutMs,
   trackingHosts: trackingHostsOf(platform),
   readOwnChecks: readOnCpu(platform),
+  ...(userId === undefined
+    ? {}
+    : { resolveTrackedLinks: (urls: string[]) => trackedLinkTargets(platform, userId, urls) }),
 });
 
 /**
@@ -226,9 +234,12 @@ export const analysisSettings = (platform: TPlatform): TAnalysisSettings => ({
  */
 const loadAnalysis = () => import('./analysis');
 
-/** The spam test's analysis of any message (the test inbox shows it for each of its messages). */
-export const analyse = async (platform: TPlatform, arrival: TArrival): Promise<TSpamReport> =>
-  (await loadAnalysis()).analyseMessage(arrival, analysisSettings(platform));
+/**
+ * The spam test's analysis of a message of `userId`'s (the test inbox shows it for each of its
+ * messages): its links read through the user's own click tracking.
+ */
+export const analyse = async (platform: TPlatform, userId: number, arrival: TArrival): Promise<TSpamReport> =>
+  (await loadAnalysis()).analyseMessage(arrival, analysisSettings(platform, userId));
 
 const headersOf = async (raw: Buffer) => (await loadAnalysis()).headersOf(raw);
 
@@ -244,7 +255,7 @@ export const analyseTestInboxMessage = async (platform: TPlatform, userId: numbe
   if (!arrival.raw) return { headers: null, report: null };
   let report = arrival.analysis as TSpamReport | null;
   if (!report) {
-    report = await analyse(platform, { ...arrival, raw: arrival.raw });
+    report = await analyse(platform, userId, { ...arrival, raw: arrival.raw });
     await keepAnalysis(platform, id, report);
   }
   return { headers: await headersOf(arrival.raw), report };
@@ -275,7 +286,7 @@ const scoreSpamTest = async (platform: TPlatform, testId: number) => {
     .where('status', '=', 'received')
     .executeTakeFirst();
   if (!test?.raw) return;
-  const report = await analyse(platform, {
+  const report = await analyse(platform, test.user_id, {
     raw: test.raw,
     ip: test.remote_ip ?? '127.0.0.1',
     helo: test.helo ?? '',
