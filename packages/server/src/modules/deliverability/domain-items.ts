@@ -199,7 +199,8 @@ export const spfOutcome = async (
     ip: address,
     helo: host,
     mta: 'sendwell.local',
-    resolver: resolve as never,
+    // The resolver answers as dns.promises.resolve does: strings, or TXT's chunks of strings.
+    resolver: (name: string, type: string) => resolve(name, type) as Promise<string[] | string[][]>,
   })) as { status: { result: string }; rr?: string; lookups?: { count: number; limit: number } };
   const record = result.rr ?? '';
   /** What to change when the record does not allow the server: never "add" an address it lists already. */

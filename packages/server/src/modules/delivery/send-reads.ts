@@ -2,6 +2,7 @@ import type { TBreakerState } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { dateBounds } from '../../platform/date-filter';
 import type { Executor } from '../../platform/db';
+import type { TDeliveryEventType } from '../../platform/db-schema';
 /**
  * What the screens and the breaker read of sends and their recipients: History and its
  * details, Scheduled Emails, the dashboard's events, the pre-send check's recent figures, the
@@ -207,7 +208,7 @@ export const selectSendEvents = (db: Executor, sendId: number) =>
 export const selectUserEvents = (
   db: Executor,
   userId: number,
-  filters: { type?: string | undefined; first_date?: string | undefined; last_date?: string | undefined },
+  filters: { type?: TDeliveryEventType | undefined; first_date?: string | undefined; last_date?: string | undefined },
   timeZone: string,
 ) => {
   let rows = db
@@ -225,7 +226,7 @@ export const selectUserEvents = (
     .where('delivery_events.user_id', '=', userId)
     .where('delivery_events.recipient_id', 'is not', null)
     .where((eb) => eb.or([eb('sends.source', 'is', null), eb('sends.source', '<>', 'spam-test')]));
-  if (filters.type) rows = rows.where('delivery_events.type', '=', filters.type as never);
+  if (filters.type) rows = rows.where('delivery_events.type', '=', filters.type);
   for (const bound of dateBounds('delivery_events.occurred_at', filters, timeZone)) rows = rows.where(bound);
   return rows;
 };
