@@ -391,6 +391,9 @@ export const runB3 = async (): Promise<TFigure> => {
   const rawCopy = median(runs.map((run) => run.rawCopyRowsPerSecond));
   const indexedCopy = median(runs.map((run) => run.indexedCopyRowsPerSecond));
   const ratio = median(runs.map((run) => run.ratio));
+  // Issue 49's measure: the import against the same COPY into a table with list_members'
+  // indexes, run by run (a burst of load moves both sides of one ratio).
+  const indexedRatio = median(runs.map((run) => run.endToEndRowsPerSecond / run.indexedCopyRowsPerSecond));
   const uploadSeconds = median(runs.map((run) => run.uploadSeconds));
   const importSeconds = median(runs.map((run) => run.importSeconds));
   const peak = Math.max(...runs.map((run) => run.peakMb), ...fullRuns.map((run) => run.peakMb));
@@ -410,9 +413,9 @@ export const runB3 = async (): Promise<TFigure> => {
     id: 'B3',
     title: `CSV import of ${ROWS.toLocaleString('en-US')} rows into a list as a user waits: from the upload's first byte (HTTP, multipart) to 'finished' (stream parse, COPY, merges with the unique index and counters), against raw COPY of the same file into a bare table in the same run; on an empty database and on one already holding ${FULL_MEMBERS.toLocaleString('en-US')} members`,
     anchor: 'listmonk: ~10k rows/s; raw COPY 264k–775k rows/s',
-    goal: '≥ 0.25 of raw COPY of the same file in the same run, end to end through a multipart upload; ≤ 20 % slower on a database already holding 3M members; memory flat (< 300 MB) (first goal 50k rows/s, met once at 69k on a fast day)',
-    measured: `${Math.round(endToEnd).toLocaleString('en-US')} rows/s from the upload's first byte to finished on an empty database (median of ${RUNS}: upload ${uploadSeconds.toFixed(1)} s, then the import ${importSeconds.toFixed(1)} s; the search index caught up ${indexSeconds.toFixed(1)} s after 'finished', in the background); raw COPY of the same file into a bare table ${Math.round(rawCopy).toLocaleString('en-US')} rows/s: ratio ${ratio.toFixed(2)} (median of the runs' ratios); the same COPY into a table with list_members' indexes ${Math.round(indexedCopy).toLocaleString('en-US')} rows/s (the import ${(endToEnd / indexedCopy).toFixed(2)} of it). On a database holding ${FULL_MEMBERS.toLocaleString('en-US')} members: ${Math.round(fullEndToEnd).toLocaleString('en-US')} rows/s (median of ${RUNS}; raw COPY then ${Math.round(fullRawCopy).toLocaleString('en-US')} rows/s), ${slower >= 0 ? `${Math.round(slower * 100)} % slower` : `${Math.round(-slower * 100)} % faster`} than empty. Peak RSS +${Math.round(peak)} MB over the process baseline. Embedded PostgreSQL sized for this machine: ${settings}. Load average ${loadBefore} before, ${os.loadavg()[0]!.toFixed(1)} after`,
-    isGoalMet: ratio >= 0.25 && slower <= 0.2 && peak < 300,
+    goal: "≥ 0.5 of COPY of the same file into a table with list_members' indexes in the same run, end to end through a multipart upload; ≤ 20 % slower on a database already holding 3M members; memory flat (< 300 MB) (first goals 50k rows/s, met once at 69k on a fast day; 0.25 of raw COPY)",
+    measured: `${Math.round(endToEnd).toLocaleString('en-US')} rows/s from the upload's first byte to finished on an empty database (median of ${RUNS}: upload ${uploadSeconds.toFixed(1)} s, then the import ${importSeconds.toFixed(1)} s; the search index caught up ${indexSeconds.toFixed(1)} s after 'finished', in the background); raw COPY of the same file into a bare table ${Math.round(rawCopy).toLocaleString('en-US')} rows/s: ratio ${ratio.toFixed(2)} (median of the runs' ratios); the same COPY into a table with list_members' indexes ${Math.round(indexedCopy).toLocaleString('en-US')} rows/s (the import ${indexedRatio.toFixed(2)} of it, median of the runs' ratios). On a database holding ${FULL_MEMBERS.toLocaleString('en-US')} members: ${Math.round(fullEndToEnd).toLocaleString('en-US')} rows/s (median of ${RUNS}; raw COPY then ${Math.round(fullRawCopy).toLocaleString('en-US')} rows/s), ${slower >= 0 ? `${Math.round(slower * 100)} % slower` : `${Math.round(-slower * 100)} % faster`} than empty. Peak RSS +${Math.round(peak)} MB over the process baseline. Embedded PostgreSQL sized for this machine: ${settings}. Load average ${loadBefore} before, ${os.loadavg()[0]!.toFixed(1)} after`,
+    isGoalMet: indexedRatio >= 0.5 && slower <= 0.2 && peak < 300,
     runs: { empty: runs, full: fullRuns },
   };
 };
