@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { perUserLimit, routesFor } from '../../platform/routes';
 import {
   createAnnouncement,
   listAnnouncements,
@@ -33,7 +33,7 @@ declare module 'fastify' {
   }
 }
 
-const writeLimit = { rateLimit: { name: 'operator-write', limit: 600, windowSeconds: 600, per: 'user' as const } };
+const writeLimit = perUserLimit('operator-write', 600);
 
 /**
  * The operator area. One guard for every route of this plugin: a signed-in user without

@@ -3,7 +3,7 @@ import { registrationApi } from '@sendwell/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TPlatform } from '../../platform/context';
 import { startSession } from '../../platform/http-security';
-import { routesFor } from '../../platform/routes';
+import { perIpLimit, routesFor } from '../../platform/routes';
 import { endSession } from '../auth/auth.service';
 import { issueChallenge } from './captcha.service';
 import { register } from './registration.service';
@@ -17,10 +17,8 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
 
   const serve = routesFor(app, ['registration']);
 
-  serve(
-    registrationApi.captchaChallenge,
-    { config: { public: true, rateLimit: { name: 'captcha', limit: 60, windowSeconds: 60, per: 'ip' } } },
-    async () => issueChallenge(platform),
+  serve(registrationApi.captchaChallenge, { config: { public: true, ...perIpLimit('captcha', 60, 60) } }, async () =>
+    issueChallenge(platform),
   );
 
   serve(

@@ -1,13 +1,10 @@
 import { Readable } from 'node:stream';
 import { dashboardApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, userOf } from '../../platform/routes';
 import { dashboardContent, exportDeliveryEvents, listDeliveryEvents } from './dashboard.service';
 
 /** The delivery dashboard's calls. */
-export const dashboardRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['dashboard']);
+export const dashboardRoutes = moduleRoutes(['dashboard'], (serve, platform) => {
   serve(dashboardApi.content, async (request) => dashboardContent(platform, userOf(request)));
   serve(dashboardApi.events, async (request) => listDeliveryEvents(platform, userOf(request), request.query));
   serve(dashboardApi.export, async (request, reply) =>
@@ -16,4 +13,4 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
       .header('content-disposition', 'attachment; filename="delivery-events.csv"')
       .send(Readable.from(exportDeliveryEvents(platform, userOf(request), request.query))),
   );
-};
+});

@@ -1,14 +1,10 @@
 import { Readable } from 'node:stream';
 import { historyApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, userOf } from '../../platform/routes';
 import { historyCounts, historyDetails, historyExport, listHistory, sendFigures } from './history.service';
 
 /** The History page's reading calls (its "Send again" and "Edit", and Scheduled Emails, are `send-email`'s). */
-export const historyRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['history']);
-
+export const historyRoutes = moduleRoutes(['history'], (serve, platform) => {
   serve(historyApi.list, async (request) => listHistory(platform, userOf(request), request.query));
   serve(historyApi.counts, async (request) => historyCounts(platform, userOf(request), request.params.id));
   serve(historyApi.figures, async (request) => ({
@@ -34,4 +30,4 @@ export const historyRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
         ),
       );
   });
-};
+});
