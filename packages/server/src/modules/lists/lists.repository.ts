@@ -1,6 +1,7 @@
 import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db';
 import type { ListImportsTable, MailingListsTable } from '../../platform/db-schema';
+import { isAddress } from '../../platform/queries';
 
 /** A list with the account it belongs to, for the tables and the modals. */
 export const listsQuery = (db: Executor, userId: number) =>
@@ -237,7 +238,7 @@ export const deleteMemberByEmail = (db: Executor, userId: number, listId: number
     .deleteFrom('list_members')
     .where('user_id', '=', userId)
     .where('list_id', '=', listId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where(isAddress(email))
     .returning(['id', 'email'])
     .execute();
 

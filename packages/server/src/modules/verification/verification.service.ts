@@ -25,6 +25,7 @@ import type { Executor } from '../../platform/db';
 import type { VerificationJobsTable } from '../../platform/db-schema';
 import { fieldError, HttpError, notFound, ValidationError } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
+import { isAddress } from '../../platform/queries';
 import { publishToUser } from '../../platform/realtime';
 import { chargeCredits, getBalance, InsufficientCreditsError, refundCredits } from '../credits/credits.service';
 import {
@@ -446,7 +447,7 @@ export const isVerifiedInvalid = async (executor: Executor, userId: number, emai
       .selectFrom('verified_addresses')
       .select('verdict')
       .where('user_id', '=', userId)
-      .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+      .where(isAddress(email))
       .executeTakeFirst()
   )?.verdict === 'invalid';
 
