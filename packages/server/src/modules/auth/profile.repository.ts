@@ -1,4 +1,5 @@
 import type { Executor } from '../../platform/db';
+import { hasRows, isAddress } from '../../platform/queries';
 
 /** The profile as the screen shows it, with the newest new email still waiting for its link. */
 export const findProfile = (db: Executor, userId: number) =>
@@ -30,13 +31,8 @@ export const updateProfile = (db: Executor, userId: number, changes: { name?: st
     .executeTakeFirst();
 
 /** Another user holds this email (any case). */
-export const isEmailTaken = async (db: Executor, userId: number, email: string) =>
-  (await db
-    .selectFrom('users')
-    .select('id')
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .where('id', '<>', userId)
-    .executeTakeFirst()) !== undefined;
+export const isEmailTaken = (db: Executor, userId: number, email: string) =>
+  hasRows(db.selectFrom('users').where(isAddress(email)).where('id', '<>', userId));
 
 /** A new email for a user; earlier ones still waiting are spent (only the newest link works). */
 export const insertEmailChange = async (

@@ -1,7 +1,7 @@
 import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db';
 import type { ListImportsTable, MailingListsTable } from '../../platform/db-schema';
-import { isAddress } from '../../platform/queries';
+import { countRows, isAddress } from '../../platform/queries';
 
 /** A list with the account it belongs to, for the tables and the modals. */
 export const listsQuery = (db: Executor, userId: number) =>
@@ -34,14 +34,8 @@ export const lockList = (db: Executor, userId: number, listId: number) =>
     .forUpdate()
     .executeTakeFirst();
 
-export const countUserLists = async (db: Executor, userId: number) =>
-  (
-    await db
-      .selectFrom('mailing_lists')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('user_id', '=', userId)
-      .executeTakeFirstOrThrow()
-  ).count;
+export const countUserLists = (db: Executor, userId: number) =>
+  countRows(db.selectFrom('mailing_lists').where('user_id', '=', userId));
 
 export const insertList = (db: Executor, row: Insertable<MailingListsTable>) =>
   db.insertInto('mailing_lists').values(row).returning('id').executeTakeFirstOrThrow();
