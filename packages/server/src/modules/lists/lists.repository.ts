@@ -53,41 +53,28 @@ export const deleteList = (db: Executor, userId: number, listId: number) =>
 
 // --- members ---
 
+/** A member's row as the member calls answer it. */
+const MEMBER_COLUMNS = [
+  'id',
+  'email',
+  'fullname',
+  'subscribed',
+  'verified',
+  'verified_at',
+  'list_id',
+  'account_id',
+  'fields',
+  'unconfirmed',
+  'created_at',
+] as const;
+
 export const membersQuery = (db: Executor, userId: number, listId: number) =>
-  db
-    .selectFrom('list_members')
-    .select([
-      'id',
-      'email',
-      'fullname',
-      'subscribed',
-      'verified',
-      'verified_at',
-      'list_id',
-      'account_id',
-      'fields',
-      'unconfirmed',
-      'created_at',
-    ])
-    .where('user_id', '=', userId)
-    .where('list_id', '=', listId);
+  db.selectFrom('list_members').select(MEMBER_COLUMNS).where('user_id', '=', userId).where('list_id', '=', listId);
 
 export const findMember = (db: Executor, userId: number, memberId: number) =>
   db
     .selectFrom('list_members')
-    .select([
-      'id',
-      'email',
-      'fullname',
-      'subscribed',
-      'verified',
-      'verified_at',
-      'list_id',
-      'account_id',
-      'fields',
-      'unconfirmed',
-      'created_at',
-    ])
+    .select(MEMBER_COLUMNS)
     .where('user_id', '=', userId)
     .where('id', '=', memberId)
     .executeTakeFirst();
@@ -159,21 +146,6 @@ export const upsertMembers = async (
       from written`.execute(db);
   return result.rows[0] ?? { added: 0, updated: 0 };
 };
-
-/** A member's row as the member calls answer it. */
-const MEMBER_COLUMNS = [
-  'id',
-  'email',
-  'fullname',
-  'subscribed',
-  'verified',
-  'verified_at',
-  'list_id',
-  'account_id',
-  'fields',
-  'unconfirmed',
-  'created_at',
-] as const;
 
 /** The members of a list with these addresses (any case), locked for the rest of the transaction. */
 export const lockMembersByEmail = (db: Executor, listId: number, emails: string[]) =>
