@@ -132,3 +132,14 @@ export const perUserLimit = (name: string, limit: number, windowSeconds = 600) =
 export const perIpLimit = (name: string, limit: number, windowSeconds: number) => ({
   rateLimit: { name, limit, windowSeconds, per: 'ip' as const },
 });
+
+/**
+ * The config of a post a person makes from an email's link or from a form on any site (an
+ * unsubscribe, a signup, a confirmation): public, without CSRF (the page it comes from
+ * cannot hold our token), `limit` posts a minute per client address.
+ */
+export const recipientPostConfig = (name: string, limit: number) => ({
+  public: true,
+  csrf: false,
+  ...perIpLimit(name, limit, 60),
+});

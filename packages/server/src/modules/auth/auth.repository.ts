@@ -1,11 +1,16 @@
 import type { Executor } from '../../platform/db';
+import { isAddress } from '../../platform/queries';
 
-/** The user with what `GET /api/user-information` shows. */
-export const findUserInformation = (db: Executor, userId: number) =>
+/** Users with their plan and their credit balance (none before the first credit moves). */
+const usersWithPlan = (db: Executor) =>
   db
     .selectFrom('users')
     .innerJoin('plans', 'plans.id', 'users.plan_id')
-    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id')
+    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id');
+
+/** The user with what `GET /api/user-information` shows. */
+export const findUserInformation = (db: Executor, userId: number) =>
+  usersWithPlan(db)
     .select([
       'users.id',
       'users.name',
@@ -25,7 +30,7 @@ export const findUserByEmail = (db: Executor, email: string) =>
   db
     .selectFrom('users')
     .select(['id', 'name', 'email', 'password_hash', 'disabled_at'])
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where(isAddress(email))
     .executeTakeFirst();
 
 export const insertUser = (
@@ -116,19 +121,15 @@ export const setDisabled = (db: Executor, userId: number, disabled: boolean) =>
 
 /** Users as the operator area lists them: plan, credits, role, disabled. */
 export const selectUsersForOperator = (db: Executor) =>
-  db
-    .selectFrom('users')
-    .innerJoin('plans', 'plans.id', 'users.plan_id')
-    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id')
-    .select([
-      'users.id',
-      'users.email',
-      'users.name',
-      'users.role',
-      'users.disabled_at',
-      'users.created_at',
-      'plans.id as plan_id',
-      'plans.name as plan_name',
-      'credit_balances.balance',
-      'credit_balances.used',
-    ]);
+  usersWithPlan(db).select([
+    'users.id',
+    'users.email',
+    'users.name',
+    'users.role',
+    'users.disabled_at',
+    'users.created_at',
+    'plans.id as plan_id',
+    'plans.name as plan_name',
+    'credit_balances.balance',
+    'credit_balances.used',
+  ]);

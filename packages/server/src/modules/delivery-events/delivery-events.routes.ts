@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
+import { recipientPostConfig } from '../../platform/routes';
 import { receiveMailgunWebhook, ZMailgunWebhook } from './mailgun-webhooks';
 import { PIXEL, recordClick, recordOpen } from './tracking';
 import { findByToken, isToken, unsubscribe } from './unsubscribe';
@@ -94,11 +95,7 @@ export const recipientRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
   app.post(
     '/unsubscribe/:token',
     {
-      config: {
-        public: true,
-        csrf: false,
-        rateLimit: { name: 'unsubscribe', limit: 60, windowSeconds: 60, per: 'ip' },
-      },
+      config: recipientPostConfig('unsubscribe', 60),
       schema: { tags: ['sending'], params: ZToken },
     },
     async (request, reply) => {

@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
+import { recipientPostConfig } from '../../platform/routes';
 import { findListByFormKey, type TFormList } from '../lists/signup-form.service';
 import {
   CAPTCHA_SCRIPT_PATH,
@@ -263,12 +264,8 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
   app.post(
     '/subscribe/:key',
     {
-      config: {
-        public: true,
-        csrf: false,
-        // Showing the form again costs little; a signup is counted again, per client and per list, in the service.
-        rateLimit: { name: 'signup-form', limit: 120, windowSeconds: 60, per: 'ip' },
-      },
+      // Showing the form again costs little; a signup is counted again, per client and per list, in the service.
+      config: recipientPostConfig('signup-form', 120),
       bodyLimit: 64 * 1024,
       schema: { tags: ['lists'], params: ZKey },
     },
@@ -282,11 +279,7 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
   app.post(
     '/subscribe/confirm/:token',
     {
-      config: {
-        public: true,
-        csrf: false,
-        rateLimit: { name: 'signup-confirm', limit: 60, windowSeconds: 60, per: 'ip' },
-      },
+      config: recipientPostConfig('signup-confirm', 60),
       schema: { tags: ['lists'], params: ZToken },
     },
     async (request, reply) => {
@@ -319,11 +312,7 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
   app.post(
     '/preferences/:token',
     {
-      config: {
-        public: true,
-        csrf: false,
-        rateLimit: { name: 'preferences', limit: 60, windowSeconds: 60, per: 'ip' },
-      },
+      config: recipientPostConfig('preferences', 60),
       schema: { tags: ['lists'], params: ZToken },
     },
     async (request, reply) => {

@@ -291,24 +291,10 @@ export const startVerification = async (
 };
 
 const engineOptions = (platform: TPlatform): TEngineOptions => {
-  const settings = platform.config.verify;
+  const { dnsServers, ...settings } = platform.config.verify;
   const resolver = new Resolver({ timeout: Math.min(settings.stepTimeoutMs, 5_000), tries: 2 });
-  if (settings.dnsServers.length > 0) resolver.setServers(settings.dnsServers);
-  return {
-    resolver,
-    port: settings.port,
-    heloName: settings.heloName,
-    mailFrom: settings.mailFrom,
-    stepTimeoutMs: settings.stepTimeoutMs,
-    greylistRetries: settings.greylistRetries,
-    greylistDelayMs: settings.greylistDelayMs,
-    concurrency: settings.concurrency,
-    perConnection: 25,
-    connectionsPerServer: settings.connectionsPerServer,
-    slots: platform.sharedSlots,
-    allowLoopback: settings.allowLoopback,
-    roleNames: genericNames(platform),
-  };
+  if (dnsServers.length > 0) resolver.setServers(dnsServers);
+  return { ...settings, resolver, perConnection: 25, slots: platform.sharedSlots, roleNames: genericNames(platform) };
 };
 
 /** Verdicts written at once (and at least every FLUSH_MS): the counts and the progress bar move after each. */
