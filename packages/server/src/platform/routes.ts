@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { TPathParamNames, TRoute } from '@sendwell/contracts';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -143,3 +144,13 @@ export const recipientPostConfig = (name: string, limit: number) => ({
   csrf: false,
   ...perIpLimit(name, limit, 60),
 });
+
+/**
+ * Answers a CSV file to download: a whole document, or chunks streamed as they are made (an
+ * export read slice by slice), so a long export never sits whole in memory.
+ */
+export const sendCsv = (reply: FastifyReply, fileName: string, body: string | AsyncIterable<string | Uint8Array>) =>
+  reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${fileName}"`)
+    .send(typeof body === 'string' ? body : Readable.from(body));

@@ -1,8 +1,7 @@
-import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { genericUnsubscribedMessage, LIST_MESSAGES, listsApi } from '@sendwell/contracts';
 import { notFound } from '../../platform/errors';
-import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, sendCsv, userOf } from '../../platform/routes';
 import { uploadParts } from '../../platform/uploads';
 import { findImport, importReportChunks, listActiveImports, startImport, type TUploadPart } from './imports.service';
 import {
@@ -154,11 +153,7 @@ export const listRoutes = moduleRoutes(['lists'], async (serve, platform, app) =
 
   serve(listsApi.exportMembers, async (request, reply) => {
     const list = await requireList(platform.db, userOf(request), request.params.listId);
-    const stream = Readable.from(exportListMembers(platform, userOf(request), list.id));
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="members-${list.id}.csv"`)
-      .send(stream);
+    return sendCsv(reply, `members-${list.id}.csv`, exportListMembers(platform, userOf(request), list.id));
   });
 
   // --- the signup form (its public side is the signup module's) ---
@@ -273,11 +268,6 @@ export const listRoutes = moduleRoutes(['lists'], async (serve, platform, app) =
   serve(listsApi.skippedReport, async (request, reply) => {
     const found = await findImport(platform, userOf(request), request.params.id);
     if (!found.has_report) throw notFound('This import skipped no rows.');
-    const stream = Readable.from(importReportChunks(platform, found.id));
-    const name = `skipped-rows-${found.id}.csv`;
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .send(stream);
+    return sendCsv(reply, `skipped-rows-${found.id}.csv`, importReportChunks(platform, found.id));
   });
 });

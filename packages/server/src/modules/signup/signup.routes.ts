@@ -61,6 +61,18 @@ const html = (reply: FastifyReply, status: number, body: string) =>
 
 const notValid = (reply: FastifyReply, text: string) => html(reply, 404, messagePage('Link not valid', [text]));
 
+/** A confirmation link past its week: the form to sign up again from. */
+const linkExpired = (reply: FastifyReply, signup: { formKey: string; listName: string }) =>
+  html(
+    reply,
+    410,
+    messagePage(
+      'This link has expired',
+      ['Confirmation links work for a week. Sign up again to get a new one.'],
+      `<p><a href="/subscribe/${signup.formKey}">Sign up to ${escapeHtml(signup.listName)}</a></p>`,
+    ),
+  );
+
 const formNotFound = (reply: FastifyReply) =>
   html(reply, 404, messagePage('Form not found', ['This signup form does not exist (any more).']));
 
@@ -175,15 +187,7 @@ export const signupPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async
       case 'invalid':
         return notValid(reply, 'This confirmation link is not valid.');
       case 'expired':
-        return html(
-          reply,
-          410,
-          messagePage(
-            'This link has expired',
-            ['Confirmation links work for a week. Sign up again to get a new one.'],
-            `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${escapeHtml(outcome.listName)}</a></p>`,
-          ),
-        );
+        return linkExpired(reply, outcome);
       case 'already':
       case 'confirmed':
         return html(
@@ -290,15 +294,7 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
           : { kind: 'invalid' as const };
         if (outcome.kind === 'invalid') return notValid(reply, 'This confirmation link is not valid.');
         if (outcome.kind === 'expired') {
-          return html(
-            reply,
-            410,
-            messagePage(
-              'This link has expired',
-              ['Confirmation links work for a week. Sign up again to get a new one.'],
-              `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${escapeHtml(outcome.listName)}</a></p>`,
-            ),
-          );
+          return linkExpired(reply, outcome);
         }
         return html(
           reply,

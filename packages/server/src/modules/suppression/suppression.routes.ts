@@ -1,6 +1,5 @@
-import { Readable } from 'node:stream';
 import { suppressionApi } from '@sendwell/contracts';
-import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, sendCsv, userOf } from '../../platform/routes';
 import {
   clearAllSuppressions,
   clearSuppressions,
@@ -16,10 +15,7 @@ const editLimit = perUserLimit('suppression-edit', 120);
 export const suppressionRoutes = moduleRoutes(['suppression'], (serve, platform) => {
   serve(suppressionApi.list, async (request) => listSuppressions(platform, userOf(request), request.query));
   serve(suppressionApi.export, async (request, reply) =>
-    reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="suppressions.csv"')
-      .send(Readable.from(exportSuppressions(platform, userOf(request), request.query))),
+    sendCsv(reply, 'suppressions.csv', exportSuppressions(platform, userOf(request), request.query)),
   );
   serve(suppressionApi.clear, { config: editLimit }, async (request) => {
     const ids = Array.isArray(request.body.bounce_id) ? request.body.bounce_id : [request.body.bounce_id];

@@ -1,5 +1,5 @@
 import { VERIFY_MESSAGES, verificationApi } from '@sendwell/contracts';
-import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, sendCsv, userOf } from '../../platform/routes';
 import {
   bulkCreditCheck,
   exportItems,
@@ -47,9 +47,10 @@ export const verificationRoutes = moduleRoutes(['verification'], (serve, platfor
     listItems(platform, userOf(request), request.params.id, request.query),
   );
   serve(verificationApi.export, async (request, reply) =>
-    reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="verification-${request.params.id}.csv"`)
-      .send(await exportItems(platform, userOf(request), request.params.id, request.query)),
+    sendCsv(
+      reply,
+      `verification-${request.params.id}.csv`,
+      await exportItems(platform, userOf(request), request.params.id, request.query),
+    ),
   );
 });
