@@ -51,6 +51,20 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
   });
   const serve = routesFor(app, ['operator']);
   const operatorOf = (request: FastifyRequest) => request.operator!;
+  /** An announcement written: its audit line, then the answer. */
+  const announcementSaved = async <T extends { id: number; title: string }>(
+    request: FastifyRequest,
+    action: 'announcement.create' | 'announcement.update',
+    data: T,
+  ) => {
+    await audit(platform, operatorOf(request), {
+      action,
+      targetType: 'announcement',
+      targetId: data.id,
+      details: { title: data.title },
+    });
+    return { status: true as const, message: 'Announcement saved.', data };
+  };
 
   serve(operatorApi.users, async (request) => listUsersForOperator(platform, request.query));
   serve(operatorApi.changeCredits, { config: writeLimit }, async (request) => ({
@@ -107,23 +121,11 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
   serve(operatorApi.announcements, async () => ({ data: await listAnnouncements(platform) }));
   serve(operatorApi.createAnnouncement, { config: writeLimit }, async (request) => {
     const data = await createAnnouncement(platform, operatorOf(request).id, request.body);
-    await audit(platform, operatorOf(request), {
-      action: 'announcement.create',
-      targetType: 'announcement',
-      targetId: data.id,
-      details: { title: data.title },
-    });
-    return { status: true, message: 'Announcement saved.', data };
+    return announcementSaved(request, 'announcement.create', data);
   });
   serve(operatorApi.updateAnnouncement, { config: writeLimit }, async (request) => {
     const data = await updateAnnouncement(platform, request.params.id, request.body);
-    await audit(platform, operatorOf(request), {
-      action: 'announcement.update',
-      targetType: 'announcement',
-      targetId: data.id,
-      details: { title: data.title },
-    });
-    return { status: true, message: 'Announcement saved.', data };
+    return announcementSaved(request, 'announcement.update', data);
   });
   serve(operatorApi.publishAnnouncement, { config: writeLimit }, async (request) => {
     const data = await publishAnnouncement(platform, request.params.id, request.body.published);
