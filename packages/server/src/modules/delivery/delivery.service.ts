@@ -1,3 +1,6 @@
+// About 680 lines on purpose: the engine's one door for other modules (module-boundaries lets
+// them import only `*.service.ts`): every way a send is created, changed and read from
+// outside. What runs behind it has files of its own (`README.md`).
 import {
   canonicalEmail,
   SEND_MESSAGES,
