@@ -1,5 +1,17 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
 import { isAddress } from '../../platform/queries';
+
+/** The tables of links sent by email that work once, until they expire. */
+type TLinkTable = 'password_resets' | 'email_changes';
+
+/** The link still works: not used (or spent by a later one) and not expired. */
+export const isUsableLink = (table: TLinkTable) =>
+  sql<boolean>`${sql.ref(`${table}.used_at`)} is null and ${sql.ref(`${table}.expires_at`)} > ${new Date()}`;
+
+/** Spends the links the caller's condition picks that still work unused (one used earlier keeps its time). */
+export const spendLinks = (db: Executor, table: TLinkTable) =>
+  db.updateTable(table).set({ used_at: new Date(), updated_at: new Date() }).where('used_at', 'is', null);
 
 /** Users with their plan and their credit balance (none before the first credit moves). */
 const usersWithPlan = (db: Executor) =>
@@ -79,19 +91,13 @@ export const findUsablePasswordResetForUpdate = (db: Executor, tokenHash: Buffer
     .selectFrom('password_resets')
     .select(['id', 'user_id'])
     .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', new Date())
+    .where(isUsableLink('password_resets'))
     .forUpdate()
     .executeTakeFirst();
 
 /** Using one link spends every open link of that user. */
 export const markPasswordResetsUsed = (db: Executor, userId: number) =>
-  db
-    .updateTable('password_resets')
-    .set({ used_at: new Date(), updated_at: new Date() })
-    .where('user_id', '=', userId)
-    .where('used_at', 'is', null)
-    .execute();
+  spendLinks(db, 'password_resets').where('user_id', '=', userId).execute();
 
 export const deleteOldPasswordResets = (db: Executor) =>
   db
