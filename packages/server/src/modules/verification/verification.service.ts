@@ -342,7 +342,9 @@ export const listJobs = async (platform: TPlatform, userId: number, query: Param
   return { data: page.data.map(toJob), meta: page.meta };
 };
 
-const itemsQuery = (platform: TPlatform, jobId: number, verdict: string | undefined) => {
+/** The items of a job of the user's (another user's job: 404), of one verdict when it is given. */
+const itemsOfJob = async (platform: TPlatform, userId: number, jobId: number, verdict: string | undefined) => {
+  await requireJob(platform, userId, jobId);
   let rows = platform.db
     .selectFrom('verification_items')
     .select(['id', 'email', 'verdict', 'reason', 'flags', 'suggestion', 'from_cache', 'checked_at'])
@@ -357,8 +359,7 @@ export const listItems = async (
   id: number,
   query: z.output<typeof ZVerifyItemQuery>,
 ) => {
-  await requireJob(platform, userId, id);
-  const page = await paginate(itemsQuery(platform, id, query.verdict), query, {
+  const page = await paginate(await itemsOfJob(platform, userId, id, query.verdict), query, {
     sortColumns: { email: sql`lower(email)`, verdict: 'verdict' },
     searchColumns: ['email'],
     tieBreaker: 'id',
@@ -376,8 +377,7 @@ export const exportItems = async (
   id: number,
   query: z.output<typeof ZVerifyItemQuery>,
 ) => {
-  await requireJob(platform, userId, id);
-  const rows = await itemsQuery(platform, id, query.verdict).orderBy('id').execute();
+  const rows = await (await itemsOfJob(platform, userId, id, query.verdict)).orderBy('id').execute();
   const flagNames = (flags: Record<string, boolean>) =>
     Object.entries(flags)
       .filter(([, isSet]) => isSet)
