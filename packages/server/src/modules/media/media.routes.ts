@@ -1,10 +1,8 @@
 import multipart from '@fastify/multipart';
 import { MEDIA_LIMITS, MEDIA_MESSAGES, mediaApi } from '@sendwell/contracts';
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { moduleRoutes, perUserLimit, routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, routesFor, type TRoutesPlugin, userOf } from '../../platform/routes';
 import { uploadParts } from '../../platform/uploads';
 import { findServedFile } from './media.repository';
 import { deleteImage, mediaLibrary, uploadImage } from './media.service';
@@ -65,7 +63,7 @@ const CACHE_FOREVER = 'public, max-age=31536000, immutable';
  * from PostgreSQL, so any web process serves any image. Served as the type it was stored as
  * (never sniffed), with a policy that runs nothing should it be opened as a page.
  */
-export const mediaPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const mediaPages: TRoutesPlugin = async (app, { platform }) => {
   app.get<{ Params: { hash: string } }>(
     '/media/:hash',
     { schema: { hide: true }, config: { public: true } },

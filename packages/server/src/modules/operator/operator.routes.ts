@@ -1,9 +1,7 @@
 import { operatorApi } from '@sendwell/contracts';
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { perUserLimit, routesFor } from '../../platform/routes';
+import { moduleRoutes, perUserLimit } from '../../platform/routes';
 import {
   createAnnouncement,
   listAnnouncements,
@@ -40,7 +38,7 @@ const writeLimit = perUserLimit('operator-write', 600);
  * the operator role (or disabled) gets the same 404 as a path that does not exist (R12),
  * so the area is not even seen to be there.
  */
-export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const operatorRoutes = moduleRoutes(['operator'], (serve, platform, app) => {
   app.decorateRequest('operator', null);
   // onRequest, after the platform's (which finds the session) and before any validation: a
   // malformed call from a non-operator is a 404 too, not a 422 that says the route exists.
@@ -49,7 +47,6 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
     if (!operator) throw new HttpError(404, 'Not Found', 'NOT_FOUND');
     request.operator = operator;
   });
-  const serve = routesFor(app, ['operator']);
   const operatorOf = (request: FastifyRequest) => request.operator!;
   /** An announcement written: its audit line, then the answer. */
   const announcementSaved = async <T extends { id: number; title: string }>(
@@ -139,4 +136,4 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
 
   serve(operatorApi.system, async () => ({ data: await systemStatus(platform) }));
   serve(operatorApi.audit, async (request) => listAudit(platform, request.query));
-};
+});

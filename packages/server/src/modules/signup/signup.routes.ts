@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { recipientPostConfig } from '../../platform/routes';
+import { recipientPostConfig, type TRoutesPlugin } from '../../platform/routes';
 import { findListByFormKey, type TFormList } from '../lists/signup-form.service';
 import {
   CAPTCHA_SCRIPT_PATH,
@@ -147,7 +146,7 @@ const captchaScript = () => {
 };
 
 /** The recipient-facing pages (outside /api): the hosted form, its thanks, the confirmation, the preferences. */
-export const signupPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const signupPages: TRoutesPlugin = async (app, { platform }) => {
   let script: Buffer | null = null;
   app.get(CAPTCHA_SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) => {
     script ??= captchaScript();
@@ -257,7 +256,7 @@ const takeSignup = async (platform: TPlatform, request: FastifyRequest, reply: F
 };
 
 /** The posts of those pages: public, without CSRF (see above), limited per client address. */
-export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const signupRoutes: TRoutesPlugin = async (app, { platform }) => {
   // Plain HTML forms post form-encoded; only this plugin reads that content type.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
