@@ -9,11 +9,8 @@ import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { createUser } from '../packages/server/src/modules/auth/auth.service';
 import { changeCredits } from '../packages/server/src/modules/credits/credits.service';
-import {
-  runVerification,
-  startVerification,
-  storeText,
-} from '../packages/server/src/modules/verification/verification.service';
+import { startVerification, storeText } from '../packages/server/src/modules/verification/verification.service';
+import { runVerification } from '../packages/server/src/modules/verification/verification-run';
 import { openPlatform } from '../packages/server/src/platform/bootstrap';
 import { loadConfig } from '../packages/server/src/platform/config';
 import { freePort } from '../packages/server/test/cluster';

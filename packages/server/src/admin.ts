@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { usableCredit } from '@sendwell/contracts';
+import { type TCreditBalance, usableCredit } from '@sendwell/contracts';
 import { pino } from 'pino';
 import { findUserByEmail, updatePasswordHash } from './modules/auth/auth.repository';
 import { createUser, setRole } from './modules/auth/auth.service';
@@ -15,6 +15,7 @@ import { backupTo, restoreFrom } from './platform/backup';
 import { openPlatform } from './platform/bootstrap';
 import { loadConfig, type TConfig } from './platform/config';
 import type { TPlatform } from './platform/context';
+import type { Executor } from './platform/db';
 import { hashPassword } from './platform/passwords';
 
 /**
@@ -83,6 +84,22 @@ const wholeNumber = (value: string | undefined, what: string, { min = 0 } = {}) 
 
 const text = (flags: TFlags, name: string) => flags[name];
 
+/** A command that writes one credit entry for EMAIL (QUANTITY, --reference) and says the balance after it. */
+const creditCommand = (
+  usage: string,
+  write: (trx: Executor, entry: { userId: number; amount: number; reference: string }) => Promise<TCreditBalance>,
+  said: (email: string, amount: number) => string,
+): TCommand => ({
+  usage,
+  run: async (platform, [email = '', quantity], flags) => {
+    const userId = await findUserId(platform, email);
+    const amount = wholeNumber(quantity, 'QUANTITY', { min: 1 });
+    const reference = text(flags, 'reference') ?? 'operator';
+    const balance = await platform.db.transaction().execute((trx) => write(trx, { userId, amount, reference }));
+    console.log(`${said(email, amount)}; balance ${usableCredit(balance)} usable of ${balance.totalCredit}.`);
+  },
+});
+
 /** Plan fields from flags, for create-plan and edit-plan; only the flags given. */
 const planChanges = (flags: TFlags) => ({
   ...(text(flags, 'name') ? { name: text(flags, 'name')! } : {}),
@@ -148,40 +165,18 @@ const commands: Record<string, TCommand> = {
       }
     },
   },
-  'grant-credits': {
-    usage: 'grant-credits EMAIL QUANTITY [--reference TEXT]   (a one-time-credit entry)',
-    run: async (platform, [email, quantity], flags) => {
-      const userId = await findUserId(platform, email ?? '');
-      const amount = wholeNumber(quantity, 'QUANTITY', { min: 1 });
-      const balance = await platform.db.transaction().execute((trx) =>
-        changeCredits(trx, {
-          userId,
-          type: 'one-time-credit',
-          quantity: amount,
-          reference: text(flags, 'reference') ?? 'operator',
-        }),
-      );
-      console.log(
-        `Granted ${amount} credits to ${email}; balance ${usableCredit(balance)} usable of ${balance.totalCredit}.`,
-      );
-    },
-  },
-  'remove-credits': {
-    usage: 'remove-credits EMAIL QUANTITY [--reference TEXT]   (a mon-balance-remove entry; stops at zero)',
-    run: async (platform, [email, quantity], flags) => {
-      const userId = await findUserId(platform, email ?? '');
-      const amount = wholeNumber(quantity, 'QUANTITY', { min: 1 });
-      const balance = await platform.db.transaction().execute((trx) =>
-        removeCredits(trx, {
-          userId,
-          type: 'mon-balance-remove',
-          amount,
-          reference: text(flags, 'reference') ?? 'operator',
-        }),
-      );
-      console.log(`Removed credits from ${email}; balance ${usableCredit(balance)} usable of ${balance.totalCredit}.`);
-    },
-  },
+  'grant-credits': creditCommand(
+    'grant-credits EMAIL QUANTITY [--reference TEXT]   (a one-time-credit entry)',
+    (trx, { userId, amount, reference }) =>
+      changeCredits(trx, { userId, type: 'one-time-credit', quantity: amount, reference }),
+    (email, amount) => `Granted ${amount} credits to ${email}`,
+  ),
+  'remove-credits': creditCommand(
+    'remove-credits EMAIL QUANTITY [--reference TEXT]   (a mon-balance-remove entry; stops at zero)',
+    (trx, { userId, amount, reference }) =>
+      removeCredits(trx, { userId, type: 'mon-balance-remove', amount, reference }),
+    (email) => `Removed credits from ${email}`,
+  ),
   'list-plans': {
     usage: 'list-plans',
     run: async (platform) => {

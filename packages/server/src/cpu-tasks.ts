@@ -5,6 +5,7 @@
  * A thread loads only this file and what it imports: no database, no platform.
  */
 import type { TMessageContext } from './modules/spam-test/message-checks';
+import type { TMessageContent } from './providers/mail';
 
 /** A send's plain-text part from its HTML (`delivery/text-part.ts`). */
 export const textPart = async (html: string) => (await import('./modules/delivery/text-part')).textPartOf(html);
@@ -13,15 +14,7 @@ export const textPart = async (html: string) => (await import('./modules/deliver
 export const webHrefs = async (html: string) => (await import('./modules/delivery/tracking-links')).webHrefsOf(html);
 
 /** A composed message built into MIME as the SMTP transport builds it (the pre-send check reads it). */
-export const buildMime = async (message: {
-  from: string;
-  to: string;
-  subject: string;
-  html?: string;
-  text?: string;
-  replyTo?: string;
-  headers?: Record<string, string>;
-}) => {
+export const buildMime = async (message: TMessageContent) => {
   const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
   return new Uint8Array(await new MailComposer(message).compile().build());
 };

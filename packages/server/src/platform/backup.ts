@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import type { TConfig } from './config';
 import { createDatabase } from './db';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { embeddedDatabaseOf } from './embedded-postgres';
 import { migrate, migrationFiles } from './migrations';
 
 /**
@@ -41,14 +41,7 @@ type TManifest = {
 
 /** Opens the database a command works on: DATABASE_URL, or the embedded one under DATA_DIR (joined if running). */
 const openDatabase = async (config: TConfig) => {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres({
-        dataDir: config.dataDir,
-        port: config.embeddedPgPort,
-        database: 'sendwell',
-        adoptOrphan: false,
-      });
+  const embedded = await embeddedDatabaseOf(config, { adoptOrphan: false });
   const database = createDatabase(config.databaseUrl ?? embedded!.url, {
     poolSize: 2,
     idleInTransactionTimeoutMs: 3_600_000,

@@ -4,7 +4,7 @@ import { hasWorker, type TConfig } from './config';
 import type { TPlatform } from './context';
 import { createCpuPool } from './cpu-pool';
 import { createDatabase, isDatabaseShutdown, type TDatabase } from './db';
-import { startEmbeddedPostgres, type TEmbeddedPostgres } from './embedded-postgres';
+import { embeddedDatabaseOf, type TEmbeddedPostgres } from './embedded-postgres';
 import { createLogger } from './logging';
 import { createMailer } from './mailer';
 import { migrate } from './migrations';
@@ -40,15 +40,10 @@ export const openPlatform = async (
   log = createLogger(config.logLevel),
   { adoptOrphanDatabase = true }: { adoptOrphanDatabase?: boolean } = {},
 ): Promise<TOpenPlatform> => {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres({
-        dataDir: config.dataDir,
-        port: config.embeddedPgPort,
-        database: 'sendwell',
-        adoptOrphan: adoptOrphanDatabase,
-        log: (message) => log.debug({ component: 'postgres' }, message),
-      });
+  const embedded = await embeddedDatabaseOf(config, {
+    adoptOrphan: adoptOrphanDatabase,
+    log: (message) => log.debug({ component: 'postgres' }, message),
+  });
   const url = config.databaseUrl ?? embedded!.url;
   const database = createDatabase(url, {
     poolSize: config.dbPoolSize,

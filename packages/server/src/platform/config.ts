@@ -230,15 +230,19 @@ export type TConfig = {
   dnsCanaries: string[];
   verify: {
     dnsServers: string[];
+    /** 25 in production; tests run loopback servers on other ports. */
     port: number;
     heloName: string;
     mailFrom: string;
     stepTimeoutMs: number;
+    /** 4xx answers (greylisting) are asked again this many times, `greylistDelayMs` apart. */
     greylistRetries: number;
     greylistDelayMs: number;
+    /** Domains probed at once. */
     concurrency: number;
-    /** Per mail server (MX host), across jobs and processes. */
+    /** Connections to one mail server (MX host) at once, across jobs and processes. */
     connectionsPerServer: number;
+    /** Whether mail servers on loopback may be asked (tests, local development); never other private addresses (R35). */
     allowLoopback: boolean;
   };
   /** Per user, whether or not this process runs the inbox (R30). */

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { TConfig } from './config';
 import { endQuietly } from './db';
 
 export type TEmbeddedPostgres = {
@@ -290,3 +291,15 @@ export const startEmbeddedPostgres = async ({
     },
   };
 };
+
+/**
+ * The embedded database a process uses when DATABASE_URL is not set: under DATA_DIR,
+ * started, or joined when it runs already. None with DATABASE_URL.
+ */
+export const embeddedDatabaseOf = (
+  config: Pick<TConfig, 'databaseUrl' | 'dataDir' | 'embeddedPgPort'>,
+  options: Pick<Options, 'adoptOrphan' | 'log'>,
+) =>
+  config.databaseUrl
+    ? undefined
+    : startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, database: 'sendwell', ...options });

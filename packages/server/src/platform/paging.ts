@@ -89,3 +89,18 @@ export const paginate = async <TB extends keyof Database, O>(
   const data = rows.map(({ __total: _total, ...row }) => row as O);
   return { data, meta: pageMeta(total, params.page, params.per_page) };
 };
+
+/**
+ * Rows read slice by slice in id order, each slice after the last id of the one before
+ * (keyset, not OFFSET): an export or a sync of any length holds one slice at a time, and
+ * costs the same per slice however far it has come. `readAfter` reads the slice after an id.
+ */
+export async function* slicesAfter<R extends { id: number }>(readAfter: (afterId: number) => Promise<R[]>) {
+  let after = 0;
+  for (;;) {
+    const rows = await readAfter(after);
+    if (rows.length === 0) return;
+    after = rows.at(-1)!.id;
+    yield rows;
+  }
+}

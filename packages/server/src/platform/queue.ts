@@ -1,5 +1,5 @@
 import { fromKysely, type Job, PgBoss, type Queue } from 'pg-boss';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { TPlatform } from './context';
 import { type Executor, guardedClient } from './db';
 
@@ -38,6 +38,28 @@ export type TJobDefinition<S extends z.ZodType = z.ZodType> = {
 export const givenUpQueueOf = (name: string) => `${name}.given-up`;
 
 export const defineJob = <S extends z.ZodType>(definition: TJobDefinition<S>): TJobDefinition<S> => definition;
+
+/** A scheduled job's payload: nothing (pg-boss's schedule sends an empty object, and so does a wake-up). */
+const ZNoPayload = z.object({}).passthrough();
+
+/**
+ * A job run on a schedule (`cron`, UTC) that finds what is due itself, so it takes no
+ * payload; it may also be woken at once by enqueuing it with `{}`.
+ */
+export const defineScheduledJob = ({
+  handler,
+  ...definition
+}: Omit<TJobDefinition<typeof ZNoPayload>, 'schema' | 'handler' | 'cron'> & {
+  cron: string;
+  /** What it answers (how much it did) is not kept. */
+  handler: (platform: TPlatform) => Promise<unknown>;
+}): TJobDefinition<typeof ZNoPayload> => ({
+  ...definition,
+  schema: ZNoPayload,
+  handler: async (_data, platform) => {
+    await handler(platform);
+  },
+});
 
 export type TQueue = {
   boss: PgBoss;

@@ -1,7 +1,9 @@
+import { Readable } from 'node:stream';
 import type { TPathParamNames, TRoute } from '@sendwell/contracts';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import type { TPlatform } from './context';
 import { unauthenticated } from './errors';
 import { type TUploadLimit, uploadRouteOptions } from './uploads';
 
@@ -97,3 +99,58 @@ export const routesFor = (app: TApp, tags: string[]) => {
   }
   return serve;
 };
+
+export type TServe = ReturnType<typeof routesFor>;
+
+/** A module's routes as `modules/index.ts` registers them (under /api), given the platform. */
+export type TRoutesPlugin = FastifyPluginAsyncZod<{ platform: TPlatform }>;
+
+/**
+ * A module's routes plugin: `serve` under the module's OpenAPI tags, the platform, and the
+ * plugin's own Fastify instance for what is not a descriptor (a raw page, a content parser).
+ *
+ * ```ts
+ * export const listRoutes = moduleRoutes(['lists'], (serve, platform) => {
+ *   serve(listsApi.list, async (request) => listLists(platform, userOf(request), request.query));
+ * });
+ * ```
+ */
+export const moduleRoutes =
+  (tags: string[], register: (serve: TServe, platform: TPlatform, app: TApp) => void | Promise<void>): TRoutesPlugin =>
+  async (app, { platform }) => {
+    await register(routesFor(app, tags), platform, app);
+  };
+
+/**
+ * A state-changing route's limit per signed-in user (a signed-out caller counts by address):
+ * `limit` calls in a window of `windowSeconds`, ten minutes unless said. Put in `config`.
+ */
+export const perUserLimit = (name: string, limit: number, windowSeconds = 600) => ({
+  rateLimit: { name, limit, windowSeconds, per: 'user' as const },
+});
+
+/** A public route's limit per client address: `limit` calls in a window of `windowSeconds`. */
+export const perIpLimit = (name: string, limit: number, windowSeconds: number) => ({
+  rateLimit: { name, limit, windowSeconds, per: 'ip' as const },
+});
+
+/**
+ * The config of a post a person makes from an email's link or from a form on any site (an
+ * unsubscribe, a signup, a confirmation): public, without CSRF (the page it comes from
+ * cannot hold our token), `limit` posts a minute per client address.
+ */
+export const recipientPostConfig = (name: string, limit: number) => ({
+  public: true,
+  csrf: false,
+  ...perIpLimit(name, limit, 60),
+});
+
+/**
+ * Answers a CSV file to download: a whole document, or chunks streamed as they are made (an
+ * export read slice by slice), so a long export never sits whole in memory.
+ */
+export const sendCsv = (reply: FastifyReply, fileName: string, body: string | AsyncIterable<string | Uint8Array>) =>
+  reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${fileName}"`)
+    .send(typeof body === 'string' ? body : Readable.from(body));

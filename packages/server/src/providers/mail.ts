@@ -3,7 +3,8 @@
  * drip campaigns, spam tests and verification hand a batch to a transport and get one
  * result per recipient back, without asking which kind of account it is.
  */
-export type TOutgoingMessage = {
+/** What a message says and to whom, as MIME is built from it. */
+export type TMessageContent = {
   from: string;
   to: string;
   subject: string;
@@ -11,6 +12,9 @@ export type TOutgoingMessage = {
   text?: string;
   replyTo?: string;
   headers?: Record<string, string>;
+};
+
+export type TOutgoingMessage = TMessageContent & {
   /** Custom variables a provider returns with its events (Mailgun's `v:` fields). */
   variables?: Record<string, string>;
   /** The envelope sender (MAIL FROM), when it is not the From address: a VERP bounce address. */

@@ -1,6 +1,7 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db';
 import type { SendingAccountsTable } from '../../platform/db-schema';
+import { hasRows } from '../../platform/queries';
 
 export const listAccountRows = (db: Executor, userId: number) =>
   db.selectFrom('sending_accounts').selectAll().where('user_id', '=', userId).orderBy('id').execute();
@@ -61,13 +62,8 @@ export const clearPrimary = (db: Executor, userId: number, exceptId: number) =>
     .where('is_primary', '=', true)
     .execute();
 
-export const hasPrimary = async (db: Executor, userId: number) =>
-  (await db
-    .selectFrom('sending_accounts')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('is_primary', '=', true)
-    .executeTakeFirst()) !== undefined;
+export const hasPrimary = (db: Executor, userId: number) =>
+  hasRows(db.selectFrom('sending_accounts').where('user_id', '=', userId).where('is_primary', '=', true));
 
 export const deleteAccountRow = (db: Executor, userId: number, id: number) =>
   db.deleteFrom('sending_accounts').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();

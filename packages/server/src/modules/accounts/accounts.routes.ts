@@ -1,9 +1,7 @@
 import { accountsApi, creditsApi, type ZAccountForm } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, routesFor, userOf } from '../../platform/routes';
 import { safeEqual } from '../../platform/tokens';
 import { getUserInformation } from '../auth/auth.service';
 import { getBalance } from '../credits/credits.service';
@@ -21,9 +19,7 @@ import { finishGoogleLogin, GOOGLE_POPUP_REDIRECT_URI, startGoogleLogin } from '
 
 const GOOGLE_STATE_COOKIE = 'sendwell_google_state';
 
-export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['accounts']);
-
+export const accountRoutes = moduleRoutes(['accounts'], (serve, platform, app) => {
   // The balance the verification and send screens check before they offer work (usable =
   // userCredit − usedCredit), and whether the user has SMTP and Gmail accounts (spec §3
   // Credit): the credits module's call, answered here where both are known.
@@ -50,7 +46,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     return getProviders(platform, user.id, user.email);
   });
 
-  const saveLimit = { rateLimit: { name: 'account-save', limit: 30, windowSeconds: 600, per: 'user' as const } };
+  const saveLimit = perUserLimit('account-save', 30);
   /**
    * Saves, then tells the modules that registered for it (the lists module brings in the
    * domain's Mailgun lists in the background when the account asks for it).
@@ -101,15 +97,11 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     data: await saveBreakerLines(platform, userOf(request), request.params.id, request.body),
   }));
 
-  serve(
-    accountsApi.sendTestSmtp,
-    { config: { rateLimit: { name: 'smtp-test', limit: 20, windowSeconds: 600, per: 'user' } } },
-    async (request) => {
-      const user = await getUserInformation(platform, userOf(request));
-      const message = await sendTestSmtp(platform, user, request.body);
-      return { status: true as const, result: true as const, message };
-    },
-  );
+  serve(accountsApi.sendTestSmtp, { config: perUserLimit('smtp-test', 20) }, async (request) => {
+    const user = await getUserInformation(platform, userOf(request));
+    const message = await sendTestSmtp(platform, user, request.body);
+    return { status: true as const, result: true as const, message };
+  });
 
   // Google sign-in for a Gmail account: the authorization code flow, its state in a short-lived cookie.
   serve(accountsApi.googleLogin, { hide: true }, async (request, reply) => {
@@ -143,4 +135,4 @@ export const accountRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       throw failure;
     }
   });
-};
+});

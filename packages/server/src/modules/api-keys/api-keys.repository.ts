@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { countRows } from '../../platform/queries';
 
 const COLUMNS = ['id', 'name', 'key_prefix', 'scopes', 'created_at', 'last_used_at', 'revoked_at'] as const;
 
@@ -9,15 +10,8 @@ export const listKeys = (db: Executor, userId: number) =>
 
 export type TApiKeyRow = Awaited<ReturnType<typeof listKeys>>[number];
 
-export const countActiveKeys = async (db: Executor, userId: number) =>
-  (
-    await db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirstOrThrow()
-  ).count;
+export const countActiveKeys = (db: Executor, userId: number) =>
+  countRows(db.selectFrom('api_keys').where('user_id', '=', userId).where('revoked_at', 'is', null));
 
 export const insertKey = (
   db: Executor,

@@ -1,13 +1,10 @@
 import { API_KEY_MESSAGES, apiKeysApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { routesFor, userOf } from '../../platform/routes';
-import type { TModuleOptions } from '../module';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service';
 
 /** Settings → API keys. No scope: a key cannot list, make or revoke keys. */
-export const apiKeyRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
-  const serve = routesFor(app, ['api-keys']);
-  const editLimit = { rateLimit: { name: 'api-keys', limit: 30, windowSeconds: 600, per: 'user' as const } };
+export const apiKeyRoutes = moduleRoutes(['api-keys'], (serve, platform) => {
+  const editLimit = perUserLimit('api-keys', 30);
 
   serve(apiKeysApi.list, async (request) => ({ data: await listApiKeys(platform, userOf(request)) }));
 
@@ -21,4 +18,4 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, {
     await revokeApiKey(platform, userOf(request), request.params.id);
     return { status: true, message: API_KEY_MESSAGES.revoked };
   });
-};
+});

@@ -1,11 +1,28 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { isAddress } from '../../platform/queries';
 
-/** The user with what `GET /api/user-information` shows. */
-export const findUserInformation = (db: Executor, userId: number) =>
+/** The tables of links sent by email that work once, until they expire. */
+type TLinkTable = 'password_resets' | 'email_changes';
+
+/** The link still works: not used (or spent by a later one) and not expired. */
+export const isUsableLink = (table: TLinkTable) =>
+  sql<boolean>`${sql.ref(`${table}.used_at`)} is null and ${sql.ref(`${table}.expires_at`)} > ${new Date()}`;
+
+/** Spends the links the caller's condition picks that still work unused (one used earlier keeps its time). */
+export const spendLinks = (db: Executor, table: TLinkTable) =>
+  db.updateTable(table).set({ used_at: new Date(), updated_at: new Date() }).where('used_at', 'is', null);
+
+/** Users with their plan and their credit balance (none before the first credit moves). */
+const usersWithPlan = (db: Executor) =>
   db
     .selectFrom('users')
     .innerJoin('plans', 'plans.id', 'users.plan_id')
-    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id')
+    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id');
+
+/** The user with what `GET /api/user-information` shows. */
+export const findUserInformation = (db: Executor, userId: number) =>
+  usersWithPlan(db)
     .select([
       'users.id',
       'users.name',
@@ -25,7 +42,7 @@ export const findUserByEmail = (db: Executor, email: string) =>
   db
     .selectFrom('users')
     .select(['id', 'name', 'email', 'password_hash', 'disabled_at'])
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where(isAddress(email))
     .executeTakeFirst();
 
 export const insertUser = (
@@ -74,19 +91,13 @@ export const findUsablePasswordResetForUpdate = (db: Executor, tokenHash: Buffer
     .selectFrom('password_resets')
     .select(['id', 'user_id'])
     .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', new Date())
+    .where(isUsableLink('password_resets'))
     .forUpdate()
     .executeTakeFirst();
 
 /** Using one link spends every open link of that user. */
 export const markPasswordResetsUsed = (db: Executor, userId: number) =>
-  db
-    .updateTable('password_resets')
-    .set({ used_at: new Date(), updated_at: new Date() })
-    .where('user_id', '=', userId)
-    .where('used_at', 'is', null)
-    .execute();
+  spendLinks(db, 'password_resets').where('user_id', '=', userId).execute();
 
 export const deleteOldPasswordResets = (db: Executor) =>
   db
@@ -116,19 +127,15 @@ export const setDisabled = (db: Executor, userId: number, disabled: boolean) =>
 
 /** Users as the operator area lists them: plan, credits, role, disabled. */
 export const selectUsersForOperator = (db: Executor) =>
-  db
-    .selectFrom('users')
-    .innerJoin('plans', 'plans.id', 'users.plan_id')
-    .leftJoin('credit_balances', 'credit_balances.user_id', 'users.id')
-    .select([
-      'users.id',
-      'users.email',
-      'users.name',
-      'users.role',
-      'users.disabled_at',
-      'users.created_at',
-      'plans.id as plan_id',
-      'plans.name as plan_name',
-      'credit_balances.balance',
-      'credit_balances.used',
-    ]);
+  usersWithPlan(db).select([
+    'users.id',
+    'users.email',
+    'users.name',
+    'users.role',
+    'users.disabled_at',
+    'users.created_at',
+    'plans.id as plan_id',
+    'plans.name as plan_name',
+    'credit_balances.balance',
+    'credit_balances.used',
+  ]);

@@ -1,13 +1,9 @@
 import { authApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { clearSessionCookie, issueCsrfToken, startSession } from '../../platform/http-security';
-import { routesFor } from '../../platform/routes';
+import { moduleRoutes, perIpLimit } from '../../platform/routes';
 import * as auth from './auth.service';
 
-export const authRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['auth']);
-
+export const authRoutes = moduleRoutes(['auth'], (serve, platform) => {
   serve(authApi.csrf, { config: { public: true } }, async (request, reply) => ({
     token: issueCsrfToken(platform, request, reply),
   }));
@@ -32,7 +28,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
 
   serve(
     authApi.forgotPassword,
-    { config: { public: true, rateLimit: { name: 'forgot-password', limit: 5, windowSeconds: 900, per: 'ip' } } },
+    { config: { public: true, ...perIpLimit('forgot-password', 5, 900) } },
     async (request) => {
       await auth.requestPasswordReset(platform, request.body.email);
       return { status: true, message: auth.FORGOT_PASSWORD_MESSAGE };
@@ -41,10 +37,10 @@ export const authRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
 
   serve(
     authApi.resetPassword,
-    { config: { public: true, rateLimit: { name: 'reset-password', limit: 10, windowSeconds: 900, per: 'ip' } } },
+    { config: { public: true, ...perIpLimit('reset-password', 10, 900) } },
     async (request) => {
       await auth.resetPassword(platform, request.body.token, request.body.password);
       return { status: true, message: 'Your password has been reset. You can sign in with it now.' };
     },
   );
-};
+});

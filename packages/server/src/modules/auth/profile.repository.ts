@@ -1,4 +1,6 @@
 import type { Executor } from '../../platform/db';
+import { hasRows, isAddress } from '../../platform/queries';
+import { isUsableLink, spendLinks } from './auth.repository';
 
 /** The profile as the screen shows it, with the newest new email still waiting for its link. */
 export const findProfile = (db: Executor, userId: number) =>
@@ -13,8 +15,7 @@ export const findProfile = (db: Executor, userId: number) =>
         .selectFrom('email_changes')
         .select('new_email')
         .whereRef('email_changes.user_id', '=', 'users.id')
-        .where('email_changes.used_at', 'is', null)
-        .where('email_changes.expires_at', '>', new Date())
+        .where(isUsableLink('email_changes'))
         .orderBy('email_changes.id', 'desc')
         .limit(1)
         .as('pending_email'),
@@ -30,13 +31,8 @@ export const updateProfile = (db: Executor, userId: number, changes: { name?: st
     .executeTakeFirst();
 
 /** Another user holds this email (any case). */
-export const isEmailTaken = async (db: Executor, userId: number, email: string) =>
-  (await db
-    .selectFrom('users')
-    .select('id')
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .where('id', '<>', userId)
-    .executeTakeFirst()) !== undefined;
+export const isEmailTaken = (db: Executor, userId: number, email: string) =>
+  hasRows(db.selectFrom('users').where(isAddress(email)).where('id', '<>', userId));
 
 /** A new email for a user; earlier ones still waiting are spent (only the newest link works). */
 export const insertEmailChange = async (
@@ -63,8 +59,7 @@ export const findWaitingEmailChange = (db: Executor, changeId: number) =>
     .innerJoin('users', 'users.id', 'email_changes.user_id')
     .select(['email_changes.new_email', 'email_changes.old_email', 'email_changes.expires_at', 'users.name'])
     .where('email_changes.id', '=', changeId)
-    .where('email_changes.used_at', 'is', null)
-    .where('email_changes.expires_at', '>', new Date())
+    .where(isUsableLink('email_changes'))
     .executeTakeFirst();
 
 /** The link's token for a change still waiting; answers the change when there was one to give it to. */
@@ -73,8 +68,7 @@ export const setEmailChangeToken = (db: Executor, changeId: number, tokenHash: B
     .updateTable('email_changes')
     .set({ token_hash: tokenHash, updated_at: new Date() })
     .where('id', '=', changeId)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', new Date())
+    .where(isUsableLink('email_changes'))
     .returning(['user_id', 'new_email', 'expires_at'])
     .executeTakeFirst();
 
@@ -85,8 +79,7 @@ export const findUsableEmailChangeForUpdate = (db: Executor, tokenHash: Buffer) 
     .innerJoin('users', 'users.id', 'email_changes.user_id')
     .select(['email_changes.id', 'email_changes.user_id', 'email_changes.new_email', 'users.email as old_email'])
     .where('email_changes.token_hash', '=', tokenHash)
-    .where('email_changes.used_at', 'is', null)
-    .where('email_changes.expires_at', '>', new Date())
+    .where(isUsableLink('email_changes'))
     .forUpdate()
     .executeTakeFirst();
 
@@ -96,14 +89,7 @@ export const findUsableEmailChangeForUpdate = (db: Executor, tokenHash: Buffer) 
  * Cancel all call it (R41). Answers how many were waiting.
  */
 export const spendEmailChanges = async (db: Executor, userId: number) =>
-  (
-    await db
-      .updateTable('email_changes')
-      .set({ used_at: new Date(), updated_at: new Date() })
-      .where('user_id', '=', userId)
-      .where('used_at', 'is', null)
-      .executeTakeFirst()
-  ).numUpdatedRows;
+  (await spendLinks(db, 'email_changes').where('user_id', '=', userId).executeTakeFirst()).numUpdatedRows;
 
 /** The change its link confirmed: the address it moves from, as it is now. */
 export const markEmailChangeConfirmed = (db: Executor, changeId: number, oldEmail: string) =>
@@ -137,12 +123,7 @@ export const lockEmailChangeForUndo = (db: Executor, changeId: number) =>
 
 /** Spends one waiting change (the old address cancelled it). */
 export const spendEmailChange = (db: Executor, changeId: number) =>
-  db
-    .updateTable('email_changes')
-    .set({ used_at: new Date(), updated_at: new Date() })
-    .where('id', '=', changeId)
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
+  spendLinks(db, 'email_changes').where('id', '=', changeId).executeTakeFirst();
 
 /**
  * An undo put the email back as it was before `changeId`: that change and every later

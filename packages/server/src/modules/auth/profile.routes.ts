@@ -1,16 +1,12 @@
 import { PROFILE_MESSAGES, profileApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { clearSessionCookie } from '../../platform/http-security';
-import { routesFor } from '../../platform/routes';
+import { moduleRoutes, perIpLimit } from '../../platform/routes';
 import * as profile from './profile.service';
 
 const PER_USER_15_MIN = { windowSeconds: 900, per: 'user' as const };
 
 /** The Profile screen's calls; each change is CSRF-checked (the default) and rate limited. */
-export const profileRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['profile']);
-
+export const profileRoutes = moduleRoutes(['profile'], (serve, platform) => {
   serve(profileApi.get, async (request) => ({ data: await profile.getProfile(platform, request.session!.userId) }));
 
   serve(
@@ -37,7 +33,7 @@ export const profileRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   serve(
     profileApi.confirmEmail,
     {
-      config: { public: true, rateLimit: { name: 'profile-email-confirm', limit: 10, windowSeconds: 900, per: 'ip' } },
+      config: { public: true, ...perIpLimit('profile-email-confirm', 10, 900) },
     },
     async (request) => {
       const email = await profile.confirmEmailChange(platform, request.body.token);
@@ -57,7 +53,7 @@ export const profileRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
   // Public: the old mailbox's reader, signed in or not, without the password.
   serve(
     profileApi.undoEmail,
-    { config: { public: true, rateLimit: { name: 'profile-email-undo', limit: 10, windowSeconds: 900, per: 'ip' } } },
+    { config: { public: true, ...perIpLimit('profile-email-undo', 10, 900) } },
     async (request) => ({ status: true, ...(await profile.undoEmailChange(platform, request.body.token)) }),
   );
 
@@ -79,4 +75,4 @@ export const profileRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       return { status: true, message: PROFILE_MESSAGES.passwordChanged };
     },
   );
-};
+});

@@ -1,9 +1,7 @@
 import { billingApi, CREDIT_PACKS } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import { constructWebhookEvent } from '../../providers/stripe';
 import { getBalance } from '../credits/credits.service';
 import { buyCredits, changePlan, getSubscriptionState, handleStripeEvent } from './billing.service';
@@ -11,9 +9,7 @@ import { buyCredits, changePlan, getSubscriptionState, handleStripeEvent } from 
 /** Stripe's recommended window: a signed delivery older than this is refused as a replay. */
 const WEBHOOK_TOLERANCE_SECONDS = 300;
 
-export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['billing']);
-
+export const billingRoutes = moduleRoutes(['billing'], async (serve, platform, app) => {
   serve(billingApi.options, { config: { public: true } }, async () => ({
     billing: platform.config.isBillingOn,
     registration: platform.config.isRegistrationOpen ? ('open' as const) : ('closed' as const),
@@ -35,28 +31,20 @@ export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     return { data: await getSubscriptionState(platform.db, userOf(request)) };
   });
 
-  serve(
-    billingApi.changePlan,
-    { config: { rateLimit: { name: 'plan-change', limit: 10, windowSeconds: 600, per: 'user' } } },
-    async (request) => {
-      const data = await changePlan(platform, userOf(request), request.body);
-      return { status: true as const, message: 'Your plan has been changed.', data };
-    },
-  );
+  serve(billingApi.changePlan, { config: perUserLimit('plan-change', 10) }, async (request) => {
+    const data = await changePlan(platform, userOf(request), request.body);
+    return { status: true as const, message: 'Your plan has been changed.', data };
+  });
 
-  serve(
-    billingApi.buyCredits,
-    { config: { rateLimit: { name: 'credit-purchase', limit: 10, windowSeconds: 600, per: 'user' } } },
-    async (request) => {
-      const userId = userOf(request);
-      await buyCredits(platform, userId, request.body);
-      return {
-        status: true as const,
-        message: `${request.body.credits.toLocaleString('en-US')} credits were added to your balance.`,
-        credit: await getBalance(platform.db, userId),
-      };
-    },
-  );
+  serve(billingApi.buyCredits, { config: perUserLimit('credit-purchase', 10) }, async (request) => {
+    const userId = userOf(request);
+    await buyCredits(platform, userId, request.body);
+    return {
+      status: true as const,
+      message: `${request.body.credits.toLocaleString('en-US')} credits were added to your balance.`,
+      credit: await getBalance(platform.db, userId),
+    };
+  });
 
   // Stripe signs the exact bytes it sent, so this route reads its body raw.
   await app.register(async (webhooks) => {
@@ -93,4 +81,4 @@ export const billingRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
       },
     );
   });
-};
+});

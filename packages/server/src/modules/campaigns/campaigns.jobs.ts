@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineJob } from '../../platform/queue';
+import { defineScheduledJob } from '../../platform/queue';
 import { tickCampaigns } from './scheduler';
 
 /**
@@ -7,12 +6,9 @@ import { tickCampaigns } from './scheduler';
  * Safe to run twice at once: each account's hand-over takes an advisory lock, each recipient
  * row is claimed with SKIP LOCKED, and a message is unique per step and recipient.
  */
-export const tickCampaignsJob = defineJob({
+export const tickCampaignsJob = defineScheduledJob({
   name: 'campaigns.tick',
-  schema: z.object({}),
   cron: '* * * * *',
   queue: { retryLimit: 0, expireInSeconds: 300 },
-  handler: async (_data, platform) => {
-    await tickCampaigns(platform);
-  },
+  handler: tickCampaigns,
 });

@@ -3,6 +3,7 @@ import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { z } from 'zod';
 import type { Executor } from '../../platform/db';
 import type { CampaignMessagesTable, CampaignStepsTable, CampaignsTable } from '../../platform/db-schema';
+import { countRows, hasRows } from '../../platform/queries';
 import { notSuppressed } from '../suppression/suppression.service';
 
 /**
@@ -131,17 +132,8 @@ export const listSteps = (db: Executor, campaignId: number) =>
     .orderBy('position')
     .execute();
 
-export const countSteps = async (db: Executor, campaignId: number) =>
-  Number(
-    (
-      await db
-        .selectFrom('campaign_steps')
-        .select((eb) => eb.fn.countAll<string>().as('count'))
-        .where('campaign_id', '=', campaignId)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirstOrThrow()
-    ).count,
-  );
+export const countSteps = (db: Executor, campaignId: number) =>
+  countRows(db.selectFrom('campaign_steps').where('campaign_id', '=', campaignId).where('deleted_at', 'is', null));
 
 export const insertStep = (db: Executor, row: Insertable<CampaignStepsTable>) =>
   db.insertInto('campaign_steps').values(row).returning('id').executeTakeFirstOrThrow();
@@ -219,13 +211,9 @@ export const deleteRecipientRows = async (db: Executor, userId: number, campaign
   );
 
 /** A campaign's recipients, or those in one state. */
-export const countRecipients = async (db: Executor, campaignId: number, state?: 'active') => {
-  let query = db
-    .selectFrom('campaign_recipients')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('campaign_id', '=', campaignId);
-  if (state) query = query.where('state', '=', state);
-  return Number((await query.executeTakeFirstOrThrow()).count);
+export const countRecipients = (db: Executor, campaignId: number, state?: 'active') => {
+  const query = db.selectFrom('campaign_recipients').where('campaign_id', '=', campaignId);
+  return countRows(state ? query.where('state', '=', state) : query);
 };
 
 /**
@@ -361,13 +349,8 @@ export const recipientRowsQuery = (
   }
 };
 
-export const recipientExists = async (db: Executor, userId: number, recipientId: number) =>
-  (await db
-    .selectFrom('campaign_recipients')
-    .select('id')
-    .where('id', '=', recipientId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst()) !== undefined;
+export const recipientExists = (db: Executor, userId: number, recipientId: number) =>
+  hasRows(db.selectFrom('campaign_recipients').where('id', '=', recipientId).where('user_id', '=', userId));
 
 /** Pauses or resumes one recipient of a campaign; whether it was there. */
 export const setRecipientPaused = async (db: Executor, campaignId: number, recipientId: number, paused: boolean) =>

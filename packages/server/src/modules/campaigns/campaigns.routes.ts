@@ -1,7 +1,5 @@
 import { CAMPAIGN_MESSAGES, campaignsApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import {
   campaignCounts,
   campaignEmails,
@@ -31,11 +29,10 @@ import {
   saveStart,
 } from './campaign-wizard.service';
 
-const editLimit = { rateLimit: { name: 'campaign-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
+const editLimit = perUserLimit('campaign-edit', 300);
 
 /** Drip campaigns (spec §7 campaign calls): the wizard's steps, the list and the campaign views. */
-export const campaignRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['campaigns']);
+export const campaignRoutes = moduleRoutes(['campaigns'], (serve, platform) => {
   const ok = (message: string = CAMPAIGN_MESSAGES.saved) => ({ status: true, message });
 
   serve(campaignsApi.list, async (request) => listCampaigns(platform, userOf(request), request.query));
@@ -139,4 +136,4 @@ export const campaignRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
     const deleted = await deleteRecipients(platform, userOf(request), request.params.id, request.body.recipients);
     return ok(`${deleted} recipients deleted.`);
   });
-};
+});

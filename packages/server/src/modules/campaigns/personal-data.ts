@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { deleteRows, isAddress } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 
 /**
@@ -14,7 +14,7 @@ const recipientsOf = (db: Executor, userId: number, email: string) =>
     .selectFrom('campaign_recipients')
     .selectAll()
     .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('id').where('user_id', '=', userId))
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where(isAddress(email))
     .orderBy('id')
     .execute();
 
@@ -36,9 +36,14 @@ export const campaignsPersonalData: TPersonalData = {
   },
   erase: async (_platform, trx, userId, email) => {
     const recipients = await recipientsOf(trx, userId, email);
-    const ids = recipients.map((recipient) => recipient.id);
-    const messages = (await messagesOf(trx, ids)).length;
-    if (ids.length > 0) await trx.deleteFrom('campaign_recipients').where('id', 'in', ids).execute();
-    return { campaign_recipients: ids.length, campaign_messages: messages };
+    // Their messages go with them (on delete cascade); counted first.
+    const messages = await messagesOf(
+      trx,
+      recipients.map((recipient) => recipient.id),
+    );
+    return {
+      campaign_recipients: await deleteRows(trx, 'campaign_recipients', recipients),
+      campaign_messages: messages.length,
+    };
   },
 };

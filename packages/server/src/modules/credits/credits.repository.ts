@@ -1,6 +1,7 @@
 import { SPENDING_CREDIT_TYPES, type TCreditType } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { hasRows } from '../../platform/queries';
 
 export const findBalance = async (db: Executor, userId: number, { forUpdate = false } = {}) => {
   let query = db.selectFrom('credit_balances').select(['balance', 'used']).where('user_id', '=', userId);
@@ -59,10 +60,5 @@ export const selectEntries = (db: Executor, userId: number) =>
     .where('user_id', '=', userId);
 
 /** Whether credits of this type were already moved for this reference (a Stripe invoice, payment or subscription). */
-export const hasCreditEntry = async (db: Executor, type: string, reference: string) =>
-  (await db
-    .selectFrom('credit_entries')
-    .select('id')
-    .where('type', '=', type)
-    .where('reference', '=', reference)
-    .executeTakeFirst()) !== undefined;
+export const hasCreditEntry = (db: Executor, type: string, reference: string) =>
+  hasRows(db.selectFrom('credit_entries').where('type', '=', type).where('reference', '=', reference));

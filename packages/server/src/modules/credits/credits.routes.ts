@@ -1,15 +1,11 @@
 import { creditsApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, userOf } from '../../platform/routes';
 import { listCreditLog } from './credits.service';
 
-export const creditRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['credits']);
-
+export const creditRoutes = moduleRoutes(['credits'], (serve, platform) => {
   serve(creditsApi.log, async (request) => listCreditLog(platform, userOf(request), request.query));
 
   // `GET /api/ajax/get-credit-info` (creditsApi.creditInfo) tells the balance together with
   // the kinds of sending account the user has: it is served by the accounts module, which
   // knows both (credits is the lower of the two and knows no accounts).
-};
+});

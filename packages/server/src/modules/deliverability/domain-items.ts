@@ -89,42 +89,37 @@ const recordListsAddress = (record: string, address: string) => {
     });
 };
 
-const spfTitle = 'SPF';
+/** An SPF outcome: whether the domain lets the server send, and the item that says so. */
+const spfResult = (
+  passes: boolean | null,
+  status: TPreSendItem['status'],
+  detail: string,
+  advice: string | null = null,
+): TSpfOutcome => ({ passes, item: domainItem('spf', 'SPF', status, detail, advice) });
 
 const mailgunSpf = async (resolve: TResolve, envelope: TEnvelope): Promise<TSpfOutcome> => {
   // Mailgun's envelope sender is at the account's domain: that is where SPF is read.
   const { domain } = envelope;
   const records = (await txtOf(resolve, domain)).filter((record) => /^v=spf1\b/i.test(record));
   if (records.length === 0) {
-    return {
-      passes: false,
-      item: domainItem(
-        'spf',
-        spfTitle,
-        'fail',
-        `${domain} publishes no SPF record, so receivers cannot tell Mailgun may send for it.`,
-        `Add the TXT record "v=spf1 include:mailgun.org ~all" to ${domain} (Mailgun's domain settings list it).`,
-      ),
-    };
+    return spfResult(
+      false,
+      'fail',
+      `${domain} publishes no SPF record, so receivers cannot tell Mailgun may send for it.`,
+      `Add the TXT record "v=spf1 include:mailgun.org ~all" to ${domain} (Mailgun's domain settings list it).`,
+    );
   }
   const isIncluded = records.some((record) =>
     MAILGUN_INCLUDES.some((include) => record.toLowerCase().split(/\s+/).includes(include)),
   );
   return isIncluded
-    ? {
-        passes: true,
-        item: domainItem('spf', spfTitle, 'pass', `${domain}'s SPF record allows Mailgun (${records[0]}).`),
-      }
-    : {
-        passes: false,
-        item: domainItem(
-          'spf',
-          spfTitle,
-          'fail',
-          `${domain}'s SPF record does not include Mailgun: ${records[0]}`,
-          'Add include:mailgun.org to the record (before its all).',
-        ),
-      };
+    ? spfResult(true, 'pass', `${domain}'s SPF record allows Mailgun (${records[0]}).`)
+    : spfResult(
+        false,
+        'fail',
+        `${domain}'s SPF record does not include Mailgun: ${records[0]}`,
+        'Add include:mailgun.org to the record (before its all).',
+      );
 };
 
 export const spfOutcome = async (
@@ -134,15 +129,7 @@ export const spfOutcome = async (
   fromAddress: string,
 ): Promise<TSpfOutcome> => {
   if (isTestInbox(account)) {
-    return {
-      passes: null,
-      item: domainItem(
-        'spf',
-        spfTitle,
-        'info',
-        'The test inbox keeps messages on this server: no receiver checks SPF.',
-      ),
-    };
+    return spfResult(null, 'info', 'The test inbox keeps messages on this server: no receiver checks SPF.');
   }
   const envelope = envelopeOf(platform, account, fromAddress);
   if (envelope.kind === 'mailgun') return mailgunSpf(resolve, envelope);
@@ -155,30 +142,22 @@ export const spfOutcome = async (
       address = ((await resolve(host, 'A')) as string[])[0] ?? null;
     } catch (error) {
       if (!isAbsent(error)) {
-        return {
-          passes: null,
-          item: domainItem(
-            'spf',
-            spfTitle,
-            'warn',
-            `The DNS did not answer for ${host}'s address, so SPF was not checked.`,
-            'Try the check again in a moment.',
-          ),
-        };
+        return spfResult(
+          null,
+          'warn',
+          `The DNS did not answer for ${host}'s address, so SPF was not checked.`,
+          'Try the check again in a moment.',
+        );
       }
     }
   }
   if (!address) {
-    return {
-      passes: null,
-      item: domainItem(
-        'spf',
-        spfTitle,
-        'warn',
-        `${host} has no address in the DNS, so SPF was not checked.`,
-        "Check the account's SMTP host on Sending Accounts.",
-      ),
-    };
+    return spfResult(
+      null,
+      'warn',
+      `${host} has no address in the DNS, so SPF was not checked.`,
+      "Check the account's SMTP host on Sending Accounts.",
+    );
   }
   const server = isAddressHost ? `the SMTP server ${address}` : `${host} (${address})`;
   const mechanism = `${isIP(address) === 6 ? 'ip6' : 'ip4'}:${address}`;
@@ -209,65 +188,43 @@ export const spfOutcome = async (
     : `Add "${mechanism}" or your provider's include to the record, before its all.`;
   switch (result.status.result) {
     case 'pass':
-      return {
-        passes: true,
-        item: domainItem('spf', spfTitle, 'pass', `${where}${domain}'s SPF record allows ${server}.`),
-      };
+      return spfResult(true, 'pass', `${where}${domain}'s SPF record allows ${server}.`);
     case 'none':
-      return {
-        passes: false,
-        item: domainItem('spf', spfTitle, 'fail', `${where}${domain} publishes no SPF record.`, publish),
-      };
+      return spfResult(false, 'fail', `${where}${domain} publishes no SPF record.`, publish);
     case 'fail':
-      return {
-        passes: false,
-        item: domainItem(
-          'spf',
-          spfTitle,
-          'fail',
-          `${where}${domain}'s SPF record does not allow ${server}: receivers treat the mail as forged.`,
-          change,
-        ),
-      };
+      return spfResult(
+        false,
+        'fail',
+        `${where}${domain}'s SPF record does not allow ${server}: receivers treat the mail as forged.`,
+        change,
+      );
     case 'softfail':
     case 'neutral':
-      return {
-        passes: false,
-        item: domainItem(
-          'spf',
-          spfTitle,
-          'warn',
-          `${where}${domain}'s SPF record does not allow ${server} (${result.status.result}).`,
-          change,
-        ),
-      };
+      return spfResult(
+        false,
+        'warn',
+        `${where}${domain}'s SPF record does not allow ${server} (${result.status.result}).`,
+        change,
+      );
     case 'temperror':
-      return {
-        passes: null,
-        item: domainItem(
-          'spf',
-          spfTitle,
-          'warn',
-          `${where}the DNS did not answer while ${domain}'s SPF record was read (temperror), so SPF could not be evaluated.`,
-          'Try the check again in a moment.',
-        ),
-      };
+      return spfResult(
+        null,
+        'warn',
+        `${where}the DNS did not answer while ${domain}'s SPF record was read (temperror), so SPF could not be evaluated.`,
+        'Try the check again in a moment.',
+      );
     default: {
       const lookups = result.lookups;
-      return {
-        passes: false,
-        item: domainItem(
-          'spf',
-          spfTitle,
-          'fail',
-          `${where}${domain}'s SPF record is broken (${result.status.result})${
-            lookups && lookups.count > lookups.limit
-              ? `: it needs ${counted(lookups.count, 'DNS lookup')}, more than the ${lookups.limit} receivers allow`
-              : ''
-          }: receivers treat it as no record.`,
-          'Check the record for syntax errors and for more than 10 DNS lookups (each include, a, mx and redirect counts).',
-        ),
-      };
+      return spfResult(
+        false,
+        'fail',
+        `${where}${domain}'s SPF record is broken (${result.status.result})${
+          lookups && lookups.count > lookups.limit
+            ? `: it needs ${counted(lookups.count, 'DNS lookup')}, more than the ${lookups.limit} receivers allow`
+            : ''
+        }: receivers treat it as no record.`,
+        'Check the record for syntax errors and for more than 10 DNS lookups (each include, a, mx and redirect counts).',
+      );
     }
   }
 };

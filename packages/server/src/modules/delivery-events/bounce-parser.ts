@@ -1,4 +1,4 @@
-// About 600 lines on purpose: the passes over a report (its report part, the shapes of text
+// About 680 lines on purpose: the passes over a report (its report part, the shapes of text
 // bounces, the signs of an automatic reply) run in one order, which reads best in one place;
 // what the words mean is `bounce-reasons.ts`, the MIME tree `platform/mime.ts`.
 import { createHash } from 'node:crypto';

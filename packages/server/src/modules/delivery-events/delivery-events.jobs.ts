@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineJob } from '../../platform/queue';
+import { defineScheduledJob } from '../../platform/queue';
 import { applyPendingEvents } from './mailgun-events';
 
 /**
@@ -7,12 +6,9 @@ import { applyPendingEvents } from './mailgun-events';
  * arrive, and every minute for whatever a crash left behind. The queue keeps the name it
  * was first queued under (`sending.`): a running installation's queued jobs carry it.
  */
-export const applyEventsJob = defineJob({
+export const applyEventsJob = defineScheduledJob({
   name: 'sending.apply-events',
-  schema: z.object({}).passthrough(),
   cron: '* * * * *',
   concurrency: 1,
-  handler: async (_data, platform) => {
-    await applyPendingEvents(platform);
-  },
+  handler: applyPendingEvents,
 });

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
+import { recipientPostConfig, type TRoutesPlugin } from '../../platform/routes';
 import { receiveMailgunWebhook, ZMailgunWebhook } from './mailgun-webhooks';
 import { PIXEL, recordClick, recordOpen } from './tracking';
 import { findByToken, isToken, unsubscribe } from './unsubscribe';
@@ -37,7 +37,7 @@ export const unsubscribeDone = (email: string, sender: string) =>
  * (`List-Unsubscribe=One-Click`), and the unsubscribe page's button. The token is the
  * capability: public, no session, no CSRF token (mail providers have none).
  */
-export const recipientRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const recipientRoutes: TRoutesPlugin = async (app, { platform }) => {
   // Opens and clicks arrive through mailbox providers' image proxies, a few addresses for
   // millions of readers: a generous limit, counted in memory (each hit is signed anyway).
   const trackingLimit = {
@@ -94,11 +94,7 @@ export const recipientRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
   app.post(
     '/unsubscribe/:token',
     {
-      config: {
-        public: true,
-        csrf: false,
-        rateLimit: { name: 'unsubscribe', limit: 60, windowSeconds: 60, per: 'ip' },
-      },
+      config: recipientPostConfig('unsubscribe', 60),
       schema: { tags: ['sending'], params: ZToken },
     },
     async (request, reply) => {
@@ -136,12 +132,12 @@ const unsubscribePageHandler = (platform: TPlatform) => async (request: { params
 };
 
 /** The recipient's pages outside /api: the unsubscribe link in every email. */
-export const recipientPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const recipientPages: TRoutesPlugin = async (app, { platform }) => {
   app.get('/unsubscribe/:token', { schema: { hide: true } }, unsubscribePageHandler(platform));
 };
 
 /** Providers' webhooks: signed, public, no CSRF (a provider holds no cookie). */
-export const webhookRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const webhookRoutes: TRoutesPlugin = async (app, { platform }) => {
   app.post(
     '/webhooks/mailgun/:accountId',
     {

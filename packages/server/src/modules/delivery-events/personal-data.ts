@@ -24,17 +24,9 @@ const eventsNaming = async (db: Executor, userId: number, email: string) => {
 export const deliveryEventsPersonalData: TPersonalData = {
   find: async (db, userId, email) => ({ provider_events: await eventsNaming(db, userId, email) }),
   erase: async (_platform, trx, userId, email) => {
-    const events = await eventsNaming(trx, userId, email);
-    if (events.length > 0) {
-      await trx
-        .deleteFrom('provider_events')
-        .where(
-          'id',
-          'in',
-          events.map((event) => event.id),
-        )
-        .execute();
-    }
-    return { provider_events: events.length };
+    // Not deleteRows: a provider's event id is its own string, not a number of ours.
+    const ids = (await eventsNaming(trx, userId, email)).map((event) => event.id);
+    if (ids.length > 0) await trx.deleteFrom('provider_events').where('id', 'in', ids).execute();
+    return { provider_events: ids.length };
   },
 };

@@ -28,19 +28,19 @@ export const insertListAudience = async (
      where ${notSuppressed(send.user_id, sql`m.email`)}
      order by lower(m.email), m.list_id
     on conflict (send_id, lower(email)) do nothing`.execute(trx);
+  await insertCopies(trx, send.id, send.user_id, send);
+};
+
+/** The send's CC and BCC addresses as recipients of their own, each once, less the suppressed. */
+const insertCopies = async (trx: Executor, sendId: number, userId: number, lines: { cc: string; bcc: string }) => {
   const copies = [
     ...new Set(
-      `${send.cc},${send.bcc}`
+      `${lines.cc},${lines.bcc}`
         .split(/[,;]/)
         .map((item) => item.trim())
         .filter(Boolean),
     ),
   ];
-  await insertCopies(trx, send.id, send.user_id, copies);
-};
-
-/** CC and BCC addresses as recipients of their own, each once, less the suppressed. */
-const insertCopies = async (trx: Executor, sendId: number, userId: number, copies: string[]) => {
   if (copies.length === 0) return;
   await sql`
     insert into send_recipients (send_id, user_id, email, token)
@@ -98,15 +98,7 @@ export const insertSplitAudience = async (
     .where('split_group', '=', lead.id)
     .where('split_part', '=', 0)
     .executeTakeFirst();
-  const copies = [
-    ...new Set(
-      `${lead.cc},${lead.bcc}`
-        .split(/[,;]/)
-        .map((item) => item.trim())
-        .filter(Boolean),
-    ),
-  ];
-  if (rest) await insertCopies(trx, rest.id, lead.user_id, copies);
+  if (rest) await insertCopies(trx, rest.id, lead.user_id, lead);
 };
 
 /**

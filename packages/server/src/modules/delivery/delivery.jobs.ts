@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { defineJob } from '../../platform/queue';
+import { defineJob, defineScheduledJob } from '../../platform/queue';
 import { findAccountRow } from '../accounts/accounts.service';
 import { insertEngagedAudience, insertListAudience, insertSplitAudience } from './audience';
 import { findSendsWithAbandonedClaims, findStalledSendIds, reapAbandonedClaims } from './claims';
@@ -215,11 +215,10 @@ export const watchSending = (platform: TPlatform) => {
   return () => clearInterval(timer);
 };
 
-export const sendingTickJob = defineJob({
+export const sendingTickJob = defineScheduledJob({
   name: 'sending.tick',
-  schema: z.object({}).passthrough(),
   cron: '* * * * *',
-  handler: async (_data, platform) => {
+  handler: async (platform) => {
     await startDueSends(platform);
     await resumeStalledSends(platform);
   },

@@ -1,3 +1,6 @@
+// About 680 lines on purpose: the engine's one door for other modules (module-boundaries lets
+// them import only `*.service.ts`): every way a send is created, changed and read from
+// outside. What runs behind it has files of its own (`README.md`).
 import {
   canonicalEmail,
   SEND_MESSAGES,
@@ -26,6 +29,7 @@ import {
   moveSendStatus,
   releaseHeldSend as releaseHeldSendRow,
   resumeAfterBreaker,
+  type TScheduledSettings,
   updateScheduled as updateScheduledRow,
 } from './send-lifecycle';
 import {
@@ -102,7 +106,18 @@ const sendableOf = async (platform: TPlatform, userId: number, input: Pick<TNewS
   return { account, lists };
 };
 
-/** The columns every new send row takes from the form, whether sent alone or as part of a split send. */
+/** A send row's content columns, from content read by the one check (`checkedContent`). */
+const contentColumnsOf = (content: ReturnType<typeof checkedContent>) => ({
+  from_name: content.fromName,
+  from_address: content.fromAddress,
+  subject: content.subject,
+  html: content.html,
+  reply_to: content.replyTo,
+  cc: content.cc,
+  bcc: content.bcc,
+});
+
+/** The columns every new send row takes from the form, whether sent alone or as part of a split send (its own subject aside). */
 const sendColumnsOf = (
   userId: number,
   { account, lists }: Awaited<ReturnType<typeof sendableOf>>,
@@ -111,12 +126,7 @@ const sendColumnsOf = (
 ) => ({
   user_id: userId,
   account_id: account.id,
-  from_name: content.fromName,
-  from_address: content.fromAddress,
-  html: content.html,
-  reply_to: content.replyTo,
-  cc: content.cc,
-  bcc: content.bcc,
+  ...contentColumnsOf(content),
   list_ids: lists.map((list) => list.id),
   list_names: lists.map((list) => list.name).join(', '),
   track_opens: input.trackOpens ?? true,
@@ -141,7 +151,6 @@ export const createSend = async (platform: TPlatform, userId: number, input: TNe
       ...sendColumnsOf(userId, sendable, content, input),
       type: isScheduled ? 2 : 1,
       status: isScheduled ? 'scheduled' : 'queued',
-      subject: content.subject,
       deliver_at: isScheduled ? input.deliverAt! : null,
     });
     if (!isScheduled) await queueSnapshot(platform, trx, sendId);
@@ -263,11 +272,7 @@ export const createEngagementResend = async (
       account_id: account.id,
       type: 1,
       status: 'queued',
-      from_name: content.fromName,
-      from_address: content.fromAddress,
-      subject: content.subject,
-      html: content.html,
-      reply_to: content.replyTo,
+      ...contentColumnsOf(content),
       list_ids: previous.list_ids,
       list_names: previous.list_names,
       track_opens: previous.track_opens,
@@ -366,11 +371,7 @@ export const createSourcedSend = async (
     type: 1,
     source: input.source,
     status: 'queued',
-    from_name: content.fromName,
-    from_address: content.fromAddress,
-    subject: content.subject,
-    html: content.html,
-    reply_to: content.replyTo,
+    ...contentColumnsOf(content),
     list_ids: [],
     track_opens: input.trackOpens ?? true,
     track_clicks: input.trackClicks ?? true,
@@ -401,27 +402,13 @@ export const changeScheduledSend = async (
     replyTo: string;
     deliverAt: Date;
     sender: { fromName: string; fromAddress: string };
-  } & Partial<{
-    account_id: number;
-    list_ids: number[];
-    list_names: string;
-    track_opens: boolean;
-    track_clicks: boolean;
-    /** The builder's document beside the HTML (issue 46). */
-    document: unknown | null;
-  }>,
+  } & TScheduledSettings,
 ) => {
   const { subject, html, cc, bcc, replyTo, deliverAt, sender, ...rest } = changes;
   const content = checkedContent({ subject, html, cc, bcc, replyTo }, sender);
   return updateScheduledRow(db, userId, id, {
     ...rest,
-    from_name: content.fromName,
-    from_address: content.fromAddress,
-    subject: content.subject,
-    html: content.html,
-    cc: content.cc,
-    bcc: content.bcc,
-    reply_to: content.replyTo,
+    ...contentColumnsOf(content),
     deliver_at: deliverAt,
   });
 };

@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import type { Database } from '../../platform/db-schema';
 import { HttpError } from '../../platform/errors';
+import { deleteRows, isAddress } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 
 /**
@@ -31,46 +33,37 @@ const RECIPIENT_COLUMNS = [
   'created_at',
 ] as const;
 
-const recipientsOf = (db: Executor, userId: number, email: string) =>
+/** The messages the user sent the address, found through the user's sends. */
+const recipientsQuery = (db: Executor, userId: number, email: string) =>
   db
     .selectFrom('send_recipients')
-    .select(RECIPIENT_COLUMNS)
     .where('send_id', 'in', (eb) => eb.selectFrom('sends').select('id').where('user_id', '=', userId))
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .orderBy('id')
-    .execute();
+    .where(isAddress(email))
+    .orderBy('id');
 
-const eventsOf = (db: Executor, userId: number, email: string, recipients: { id: number; send_id: number }[]) =>
-  db
-    .selectFrom('delivery_events')
-    .selectAll()
-    .where((eb) =>
-      eb.or([
-        ...(recipients.length > 0
-          ? [
-              eb.and([
-                eb(
-                  'send_id',
-                  'in',
-                  recipients.map((recipient) => recipient.send_id),
-                ),
-                eb(
-                  'recipient_id',
-                  'in',
-                  recipients.map((recipient) => recipient.id),
-                ),
-              ]),
-            ]
-          : []),
-        eb.and([
-          eb('user_id', '=', userId),
-          eb('recipient_id', 'is', null),
-          eb(sql<string>`lower(email)`, '=', email.toLowerCase()),
-        ]),
-      ]),
-    )
-    .orderBy('id')
-    .execute();
+/** The events of those messages, and those a provider reported about the address without a message of ours. */
+const eventsAbout =
+  (userId: number, email: string, recipients: { id: number; send_id: number }[]) =>
+  (eb: ExpressionBuilder<Database, 'delivery_events'>) =>
+    eb.or([
+      ...(recipients.length > 0
+        ? [
+            eb.and([
+              eb(
+                'send_id',
+                'in',
+                recipients.map((recipient) => recipient.send_id),
+              ),
+              eb(
+                'recipient_id',
+                'in',
+                recipients.map((recipient) => recipient.id),
+              ),
+            ]),
+          ]
+        : []),
+      eb.and([eb('user_id', '=', userId), eb('recipient_id', 'is', null), isAddress(email)]),
+    ]);
 
 /** The address in a CC or BCC line (a list of addresses with commas, semicolons or spaces between). */
 const namesAddress = (line: string, email: string) =>
@@ -100,10 +93,15 @@ const copiesNaming = async (db: Executor, userId: number, email: string) =>
 
 export const deliveryPersonalData: TPersonalData = {
   find: async (db, userId, email) => {
-    const recipients = await recipientsOf(db, userId, email);
+    const recipients = await recipientsQuery(db, userId, email).select(RECIPIENT_COLUMNS).execute();
     return {
       send_recipients: recipients,
-      delivery_events: await eventsOf(db, userId, email, recipients),
+      delivery_events: await db
+        .selectFrom('delivery_events')
+        .selectAll()
+        .where(eventsAbout(userId, email, recipients))
+        .orderBy('id')
+        .execute(),
       sends: (await copiesNaming(db, userId, email)).map((send) => ({
         id: send.id,
         subject: send.subject,
@@ -114,11 +112,8 @@ export const deliveryPersonalData: TPersonalData = {
     };
   },
   erase: async (_platform, trx, userId, email) => {
-    const recipients = await trx
-      .selectFrom('send_recipients')
+    const recipients = await recipientsQuery(trx, userId, email)
       .select(['id', 'send_id', 'status'])
-      .where('send_id', 'in', (eb) => eb.selectFrom('sends').select('id').where('user_id', '=', userId))
-      .where(sql<string>`lower(email)`, '=', email.toLowerCase())
       .forUpdate()
       .execute();
     // A message being handed over now is settled by its claim, which must find its row.
@@ -131,31 +126,7 @@ export const deliveryPersonalData: TPersonalData = {
     }
     const events = await trx
       .deleteFrom('delivery_events')
-      .where((eb) =>
-        eb.or([
-          ...(recipients.length > 0
-            ? [
-                eb.and([
-                  eb(
-                    'send_id',
-                    'in',
-                    recipients.map((recipient) => recipient.send_id),
-                  ),
-                  eb(
-                    'recipient_id',
-                    'in',
-                    recipients.map((recipient) => recipient.id),
-                  ),
-                ]),
-              ]
-            : []),
-          eb.and([
-            eb('user_id', '=', userId),
-            eb('recipient_id', 'is', null),
-            eb(sql<string>`lower(email)`, '=', email.toLowerCase()),
-          ]),
-        ]),
-      )
+      .where(eventsAbout(userId, email, recipients))
       .executeTakeFirst();
     // A message not sent yet is not sent at all: its send counts one recipient fewer. Those
     // that went stay in their send's figures (counts, nobody's address).
@@ -171,16 +142,7 @@ export const deliveryPersonalData: TPersonalData = {
         .where('id', '=', sendId)
         .execute();
     }
-    if (recipients.length > 0) {
-      await trx
-        .deleteFrom('send_recipients')
-        .where(
-          'id',
-          'in',
-          recipients.map((recipient) => recipient.id),
-        )
-        .execute();
-    }
+    await deleteRows(trx, 'send_recipients', recipients);
     const copies = await copiesNaming(trx, userId, email);
     for (const send of copies) {
       await trx

@@ -135,21 +135,27 @@ export const queueDueScheduledSends = (trx: Executor) =>
     .returning('id')
     .execute();
 
+/** What else an edit of a scheduled send may change besides its content. */
+export type TScheduledSettings = Partial<{
+  account_id: number;
+  list_ids: number[];
+  list_names: string;
+  track_opens: boolean;
+  track_clicks: boolean;
+  /** The builder's document beside the HTML (issue 46). */
+  document: unknown | null;
+}>;
+
 /** Edits a scheduled send that has not started; answers whether it did. */
 export const updateScheduled = async (
   db: Executor,
   userId: number,
   id: number,
   changes: { subject: string; html: string; cc: string; bcc: string; reply_to: string; deliver_at: Date } & Partial<{
-    account_id: number;
     from_name: string;
     from_address: string;
-    list_ids: number[];
-    list_names: string;
-    track_opens: boolean;
-    track_clicks: boolean;
-    document: unknown | null;
-  }>,
+  }> &
+    TScheduledSettings,
 ) =>
   (
     await db

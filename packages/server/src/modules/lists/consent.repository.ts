@@ -1,6 +1,7 @@
 import type { TConsentSource } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { isAddress } from '../../platform/queries';
 
 /**
  * The SQL of signups, confirmations and consent records (`member_consents`), and of the
@@ -21,7 +22,7 @@ export const lockMemberByEmail = (db: Executor, listId: number, email: string) =
     .selectFrom('list_members')
     .select(['id', 'subscribed', 'unconfirmed'])
     .where('list_id', '=', listId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where(isAddress(email))
     .forUpdate()
     .executeTakeFirst();
 

@@ -1,6 +1,7 @@
 import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db';
 import type { ListImportsTable, MailingListsTable } from '../../platform/db-schema';
+import { countRows, isAddress } from '../../platform/queries';
 
 /** A list with the account it belongs to, for the tables and the modals. */
 export const listsQuery = (db: Executor, userId: number) =>
@@ -33,14 +34,8 @@ export const lockList = (db: Executor, userId: number, listId: number) =>
     .forUpdate()
     .executeTakeFirst();
 
-export const countUserLists = async (db: Executor, userId: number) =>
-  (
-    await db
-      .selectFrom('mailing_lists')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('user_id', '=', userId)
-      .executeTakeFirstOrThrow()
-  ).count;
+export const countUserLists = (db: Executor, userId: number) =>
+  countRows(db.selectFrom('mailing_lists').where('user_id', '=', userId));
 
 export const insertList = (db: Executor, row: Insertable<MailingListsTable>) =>
   db.insertInto('mailing_lists').values(row).returning('id').executeTakeFirstOrThrow();
@@ -58,41 +53,28 @@ export const deleteList = (db: Executor, userId: number, listId: number) =>
 
 // --- members ---
 
+/** A member's row as the member calls answer it. */
+const MEMBER_COLUMNS = [
+  'id',
+  'email',
+  'fullname',
+  'subscribed',
+  'verified',
+  'verified_at',
+  'list_id',
+  'account_id',
+  'fields',
+  'unconfirmed',
+  'created_at',
+] as const;
+
 export const membersQuery = (db: Executor, userId: number, listId: number) =>
-  db
-    .selectFrom('list_members')
-    .select([
-      'id',
-      'email',
-      'fullname',
-      'subscribed',
-      'verified',
-      'verified_at',
-      'list_id',
-      'account_id',
-      'fields',
-      'unconfirmed',
-      'created_at',
-    ])
-    .where('user_id', '=', userId)
-    .where('list_id', '=', listId);
+  db.selectFrom('list_members').select(MEMBER_COLUMNS).where('user_id', '=', userId).where('list_id', '=', listId);
 
 export const findMember = (db: Executor, userId: number, memberId: number) =>
   db
     .selectFrom('list_members')
-    .select([
-      'id',
-      'email',
-      'fullname',
-      'subscribed',
-      'verified',
-      'verified_at',
-      'list_id',
-      'account_id',
-      'fields',
-      'unconfirmed',
-      'created_at',
-    ])
+    .select(MEMBER_COLUMNS)
     .where('user_id', '=', userId)
     .where('id', '=', memberId)
     .executeTakeFirst();
@@ -165,21 +147,6 @@ export const upsertMembers = async (
   return result.rows[0] ?? { added: 0, updated: 0 };
 };
 
-/** A member's row as the member calls answer it. */
-const MEMBER_COLUMNS = [
-  'id',
-  'email',
-  'fullname',
-  'subscribed',
-  'verified',
-  'verified_at',
-  'list_id',
-  'account_id',
-  'fields',
-  'unconfirmed',
-  'created_at',
-] as const;
-
 /** The members of a list with these addresses (any case), locked for the rest of the transaction. */
 export const lockMembersByEmail = (db: Executor, listId: number, emails: string[]) =>
   db
@@ -237,7 +204,7 @@ export const deleteMemberByEmail = (db: Executor, userId: number, listId: number
     .deleteFrom('list_members')
     .where('user_id', '=', userId)
     .where('list_id', '=', listId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where(isAddress(email))
     .returning(['id', 'email'])
     .execute();
 

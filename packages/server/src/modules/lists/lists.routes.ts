@@ -1,11 +1,8 @@
-import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { genericUnsubscribedMessage, LIST_MESSAGES, listsApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { notFound } from '../../platform/errors';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, sendCsv, userOf } from '../../platform/routes';
 import { uploadParts } from '../../platform/uploads';
-import type { TModuleOptions } from '../module';
 import { findImport, importReportChunks, listActiveImports, startImport, type TUploadPart } from './imports.service';
 import {
   checkListUsage,
@@ -39,13 +36,12 @@ import { consentOfMember } from './subscriptions.service';
 const MULTIPART_OVERHEAD = 512 * 1024;
 
 /** Member and list edits: generous for people, a wall for scripts. */
-const editLimit = { rateLimit: { name: 'list-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
+const editLimit = perUserLimit('list-edit', 300);
 
-export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
+export const listRoutes = moduleRoutes(['lists'], async (serve, platform, app) => {
   await app.register(multipart, {
     limits: { fileSize: platform.config.listImportMaxBytes, files: 1, fields: 5, fieldSize: 64 * 1024 },
   });
-  const serve = routesFor(app, ['lists']);
 
   serve(listsApi.list, async (request) => listLists(platform, userOf(request), request.query));
 
@@ -76,17 +72,13 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
     return { status: true, message: LIST_MESSAGES.listDeleted };
   });
 
-  serve(
-    listsApi.importFromProvider,
-    { config: { rateLimit: { name: 'list-sync', limit: 10, windowSeconds: 600, per: 'user' } } },
-    async (request) => {
-      const { lists, members } = await importListsFromProvider(platform, userOf(request), request.body.accountId);
-      return {
-        status: true,
-        message: `Synced ${lists} mailing ${lists === 1 ? 'list' : 'lists'} and ${members} ${members === 1 ? 'member' : 'members'} from Mailgun.`,
-      };
-    },
-  );
+  serve(listsApi.importFromProvider, { config: perUserLimit('list-sync', 10) }, async (request) => {
+    const { lists, members } = await importListsFromProvider(platform, userOf(request), request.body.accountId);
+    return {
+      status: true,
+      message: `Synced ${lists} mailing ${lists === 1 ? 'list' : 'lists'} and ${members} ${members === 1 ? 'member' : 'members'} from Mailgun.`,
+    };
+  });
 
   serve(listsApi.genericControl, async (request) => {
     const emails = await findGenericEmails(platform, userOf(request), request.params.id);
@@ -112,7 +104,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
   serve(
     listsApi.postCsv,
     {
-      config: { rateLimit: { name: 'list-import', limit: 60, windowSeconds: 600, per: 'user' } },
+      config: perUserLimit('list-import', 60),
       upload: { maxBytes: 8 * 1024 * 1024 },
     },
     async (request) => {
@@ -161,11 +153,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
 
   serve(listsApi.exportMembers, async (request, reply) => {
     const list = await requireList(platform.db, userOf(request), request.params.listId);
-    const stream = Readable.from(exportListMembers(platform, userOf(request), list.id));
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="members-${list.id}.csv"`)
-      .send(stream);
+    return sendCsv(reply, `members-${list.id}.csv`, exportListMembers(platform, userOf(request), list.id));
   });
 
   // --- the signup form (its public side is the signup module's) ---
@@ -241,7 +229,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
     listsApi.bulkMembers,
     {
       // A call is up to 10,000 members: a call a second on average, past the key's own limit.
-      config: { rateLimit: { name: 'members-bulk', limit: 600, windowSeconds: 600, per: 'user' } },
+      config: perUserLimit('members-bulk', 600),
       bodyLimit: 16 * 1024 * 1024,
     },
     async (request) =>
@@ -253,7 +241,7 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
   serve(
     listsApi.startImport,
     {
-      config: { rateLimit: { name: 'list-import', limit: 60, windowSeconds: 600, per: 'user' } },
+      config: perUserLimit('list-import', 60),
       // The file and the form around it (the mapping field, boundaries).
       upload: {
         maxBytes: platform.config.listImportMaxBytes + MULTIPART_OVERHEAD,
@@ -280,11 +268,6 @@ export const listRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { p
   serve(listsApi.skippedReport, async (request, reply) => {
     const found = await findImport(platform, userOf(request), request.params.id);
     if (!found.has_report) throw notFound('This import skipped no rows.');
-    const stream = Readable.from(importReportChunks(platform, found.id));
-    const name = `skipped-rows-${found.id}.csv`;
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .send(stream);
+    return sendCsv(reply, `skipped-rows-${found.id}.csv`, importReportChunks(platform, found.id));
   });
-};
+});

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { countRows, deleteRows, isAddress } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 import { findList } from './lists.repository';
 import { mailgunOfList, removeAtProvider } from './lists.service';
@@ -16,7 +17,7 @@ const membersOf = (db: Executor, userId: number, email: string) =>
     .selectFrom('list_members')
     .selectAll()
     .where('list_id', 'in', (eb) => eb.selectFrom('mailing_lists').select('id').where('user_id', '=', userId))
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where(isAddress(email))
     .orderBy('id')
     .execute();
 
@@ -92,30 +93,10 @@ export const listsPersonalData: TPersonalData = {
     const ids = members.map((member) => member.id);
     // Consent records and search terms go with their member (on delete cascade); counted first.
     const consents =
-      ids.length === 0
-        ? 0
-        : Number(
-            (
-              await trx
-                .selectFrom('member_consents')
-                .select((eb) => eb.fn.countAll<string>().as('count'))
-                .where('member_id', 'in', ids)
-                .executeTakeFirstOrThrow()
-            ).count,
-          );
+      ids.length === 0 ? 0 : await countRows(trx.selectFrom('member_consents').where('member_id', 'in', ids));
     const searchTerms =
-      ids.length === 0
-        ? 0
-        : Number(
-            (
-              await trx
-                .selectFrom('list_member_search')
-                .select((eb) => eb.fn.countAll<string>().as('count'))
-                .where('member_id', 'in', ids)
-                .executeTakeFirstOrThrow()
-            ).count,
-          );
-    if (ids.length > 0) await trx.deleteFrom('list_members').where('id', 'in', ids).execute();
+      ids.length === 0 ? 0 : await countRows(trx.selectFrom('list_member_search').where('member_id', 'in', ids));
+    await deleteRows(trx, 'list_members', members);
     // A skipped-rows report that names the address goes whole: its other lines say little
     // without it, and a report cut inside a CSV row would mislead.
     const reports = await reportsNaming(trx, userId, email);
@@ -135,7 +116,7 @@ export const listsPersonalData: TPersonalData = {
         .execute();
     }
     return {
-      list_members: ids.length,
+      list_members: members.length,
       member_consents: consents,
       list_member_search: searchTerms,
       list_import_files: reportChunks,

@@ -10,6 +10,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
+import { slicesAfter } from '../../platform/paging';
 import { publicUrl } from '../../platform/public-url';
 import { findMembersWithConsent } from './consent.repository';
 import * as repository from './lists.repository';
@@ -124,11 +125,8 @@ export async function* exportListMembers(platform: TPlatform, userId: number, li
       'Confirmed from IP',
     ],
   ])}`;
-  let after = 0;
-  for (;;) {
-    const rows = await findMembersWithConsent(platform.db, userId, listId, after, EXPORT_SLICE);
-    if (rows.length === 0) return;
-    after = rows.at(-1)!.id;
+  const slices = slicesAfter((after) => findMembersWithConsent(platform.db, userId, listId, after, EXPORT_SLICE));
+  for await (const rows of slices) {
     yield stringify(
       rows.map((row) =>
         [

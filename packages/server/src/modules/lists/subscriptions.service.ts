@@ -87,31 +87,38 @@ export const subscribeMember = async (
   return outcome;
 };
 
+/** A consent that waits for its link: the confirmation's token to mail, its record beside the member. */
+const askToConfirm = async (trx: Executor, list: TSignupList, memberId: number, signup: TSignup, now: Date) => {
+  const { token, confirmation } = newConfirmation(now);
+  const { id: consentId } = await consents.insertConsent(trx, {
+    userId: list.user_id,
+    listId: list.id,
+    memberId,
+    consent: signup.consent,
+    confirmation,
+  });
+  return { kind: 'confirm', memberId, consentId, token } as const;
+};
+
+/** The signup's consent: standing at once on a single opt-in list, waiting for its link on a double opt-in one. */
+const recordSignupConsent = async (
+  trx: Executor,
+  list: TSignupList,
+  memberId: number,
+  signup: TSignup,
+  now: Date,
+): Promise<TSubscribeOutcome> => {
+  if (list.double_opt_in) return askToConfirm(trx, list, memberId, signup, now);
+  await consents.insertConsent(trx, { userId: list.user_id, listId: list.id, memberId, consent: signup.consent });
+  return { kind: 'subscribed', memberId };
+};
+
 const signUp = async (trx: Executor, list: TSignupList, signup: TSignup, now: Date): Promise<TSubscribeOutcome> => {
   const isDoubleOptIn = list.double_opt_in;
   let member = await consents.lockMemberByEmail(trx, list.id, signup.email);
   if (!member) {
     const inserted = await consents.insertSignedUpMember(trx, list, { ...signup, isConfirmed: !isDoubleOptIn });
-    if (inserted) {
-      if (!isDoubleOptIn) {
-        await consents.insertConsent(trx, {
-          userId: list.user_id,
-          listId: list.id,
-          memberId: inserted.id,
-          consent: signup.consent,
-        });
-        return { kind: 'subscribed', memberId: inserted.id };
-      }
-      const { token, confirmation } = newConfirmation(now);
-      const { id: consentId } = await consents.insertConsent(trx, {
-        userId: list.user_id,
-        listId: list.id,
-        memberId: inserted.id,
-        consent: signup.consent,
-        confirmation,
-      });
-      return { kind: 'confirm', memberId: inserted.id, consentId, token };
-    }
+    if (inserted) return recordSignupConsent(trx, list, inserted.id, signup, now);
     // Signed up by a request running beside this one: theirs is the row, this is a second signup.
     member = await consents.lockMemberByEmail(trx, list.id, signup.email);
     if (!member) throw new Error('A member inserted by another transaction is not there.');
@@ -124,43 +131,17 @@ const signUp = async (trx: Executor, list: TSignupList, signup: TSignup, now: Da
     if (pending?.confirmation_sent_at && pending.confirmation_sent_at.getTime() > cooledDownAt) {
       return { kind: 'waiting', memberId: member.id };
     }
+    if (!pending) return askToConfirm(trx, list, member.id, signup, now);
     const { token, confirmation } = newConfirmation(now);
-    if (pending) {
-      await consents.renewConfirmation(trx, pending.id, signup.consent, confirmation);
-      return { kind: 'confirm', memberId: member.id, consentId: pending.id, token };
-    }
-    const { id: consentId } = await consents.insertConsent(trx, {
-      userId: list.user_id,
-      listId: list.id,
-      memberId: member.id,
-      consent: signup.consent,
-      confirmation,
-    });
-    return { kind: 'confirm', memberId: member.id, consentId, token };
+    await consents.renewConfirmation(trx, pending.id, signup.consent, confirmation);
+    return { kind: 'confirm', memberId: member.id, consentId: pending.id, token };
   }
   // On the list but unsubscribed (or never subscribed): subscribes again, asked to confirm where the list asks.
   await consents.updateSignedUpMember(trx, member.id, signup, {
     subscribed: !isDoubleOptIn,
     unconfirmed: isDoubleOptIn,
   });
-  if (!isDoubleOptIn) {
-    await consents.insertConsent(trx, {
-      userId: list.user_id,
-      listId: list.id,
-      memberId: member.id,
-      consent: signup.consent,
-    });
-    return { kind: 'subscribed', memberId: member.id };
-  }
-  const { token, confirmation } = newConfirmation(now);
-  const { id: consentId } = await consents.insertConsent(trx, {
-    userId: list.user_id,
-    listId: list.id,
-    memberId: member.id,
-    consent: signup.consent,
-    confirmation,
-  });
-  return { kind: 'confirm', memberId: member.id, consentId, token };
+  return recordSignupConsent(trx, list, member.id, signup, now);
 };
 
 /** Which send carried a signup's confirmation email (shown with the consent record). */

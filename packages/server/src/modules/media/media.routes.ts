@@ -1,18 +1,16 @@
 import multipart from '@fastify/multipart';
 import { MEDIA_LIMITS, MEDIA_MESSAGES, mediaApi } from '@sendwell/contracts';
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, routesFor, type TRoutesPlugin, userOf } from '../../platform/routes';
 import { uploadParts } from '../../platform/uploads';
 import { findServedFile } from './media.repository';
 import { deleteImage, mediaLibrary, uploadImage } from './media.service';
 
 /** The form around the file: boundaries and part headers. */
 const MULTIPART_OVERHEAD = 64 * 1024;
-const uploadLimit = { rateLimit: { name: 'media-upload', limit: 120, windowSeconds: 600, per: 'user' as const } };
-const editLimit = { rateLimit: { name: 'media-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
+const uploadLimit = perUserLimit('media-upload', 120);
+const editLimit = perUserLimit('media-edit', 300);
 
 /** The `image` file of a multipart form, read whole (at most MEDIA_LIMITS.maxBytes: the reader stops past it). */
 const readImage = async (request: FastifyRequest) => {
@@ -32,12 +30,11 @@ const readImage = async (request: FastifyRequest) => {
 };
 
 /** The media library's calls and the spec's drip upload (`POST /campaigns/add-temporary-image`). */
-export const mediaRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const mediaRoutes = moduleRoutes(['media'], async (serve, platform, app) => {
   await app.register(multipart, {
     limits: { fileSize: MEDIA_LIMITS.maxBytes, files: 1, fields: 5, fieldSize: 1024, parts: 8 },
   });
   const upload = { maxBytes: MEDIA_LIMITS.maxBytes + MULTIPART_OVERHEAD, tooLarge: MEDIA_MESSAGES.tooLarge };
-  const serve = routesFor(app, ['media']);
 
   serve(mediaApi.upload, { config: uploadLimit, upload }, async (request) => ({
     status: true as const,
@@ -56,7 +53,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async
     const image = await uploadImage(platform, userOf(request), await readImage(request));
     return { status: true as const, url: image.url, message: MEDIA_MESSAGES.uploaded };
   });
-};
+});
 
 /** A year: the name is the content's hash, so the bytes behind a URL never change. */
 const CACHE_FOREVER = 'public, max-age=31536000, immutable';
@@ -66,7 +63,7 @@ const CACHE_FOREVER = 'public, max-age=31536000, immutable';
  * from PostgreSQL, so any web process serves any image. Served as the type it was stored as
  * (never sniffed), with a policy that runs nothing should it be opened as a page.
  */
-export const mediaPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const mediaPages: TRoutesPlugin = async (app, { platform }) => {
   app.get<{ Params: { hash: string } }>(
     '/media/:hash',
     { schema: { hide: true }, config: { public: true } },

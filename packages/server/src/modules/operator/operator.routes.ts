@@ -1,9 +1,7 @@
 import { operatorApi } from '@sendwell/contracts';
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor } from '../../platform/routes';
+import { moduleRoutes, perUserLimit } from '../../platform/routes';
 import {
   createAnnouncement,
   listAnnouncements,
@@ -33,14 +31,14 @@ declare module 'fastify' {
   }
 }
 
-const writeLimit = { rateLimit: { name: 'operator-write', limit: 600, windowSeconds: 600, per: 'user' as const } };
+const writeLimit = perUserLimit('operator-write', 600);
 
 /**
  * The operator area. One guard for every route of this plugin: a signed-in user without
  * the operator role (or disabled) gets the same 404 as a path that does not exist (R12),
  * so the area is not even seen to be there.
  */
-export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const operatorRoutes = moduleRoutes(['operator'], (serve, platform, app) => {
   app.decorateRequest('operator', null);
   // onRequest, after the platform's (which finds the session) and before any validation: a
   // malformed call from a non-operator is a 404 too, not a 422 that says the route exists.
@@ -49,8 +47,21 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
     if (!operator) throw new HttpError(404, 'Not Found', 'NOT_FOUND');
     request.operator = operator;
   });
-  const serve = routesFor(app, ['operator']);
   const operatorOf = (request: FastifyRequest) => request.operator!;
+  /** An announcement written: its audit line, then the answer. */
+  const announcementSaved = async <T extends { id: number; title: string }>(
+    request: FastifyRequest,
+    action: 'announcement.create' | 'announcement.update',
+    data: T,
+  ) => {
+    await audit(platform, operatorOf(request), {
+      action,
+      targetType: 'announcement',
+      targetId: data.id,
+      details: { title: data.title },
+    });
+    return { status: true as const, message: 'Announcement saved.', data };
+  };
 
   serve(operatorApi.users, async (request) => listUsersForOperator(platform, request.query));
   serve(operatorApi.changeCredits, { config: writeLimit }, async (request) => ({
@@ -107,23 +118,11 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
   serve(operatorApi.announcements, async () => ({ data: await listAnnouncements(platform) }));
   serve(operatorApi.createAnnouncement, { config: writeLimit }, async (request) => {
     const data = await createAnnouncement(platform, operatorOf(request).id, request.body);
-    await audit(platform, operatorOf(request), {
-      action: 'announcement.create',
-      targetType: 'announcement',
-      targetId: data.id,
-      details: { title: data.title },
-    });
-    return { status: true, message: 'Announcement saved.', data };
+    return announcementSaved(request, 'announcement.create', data);
   });
   serve(operatorApi.updateAnnouncement, { config: writeLimit }, async (request) => {
     const data = await updateAnnouncement(platform, request.params.id, request.body);
-    await audit(platform, operatorOf(request), {
-      action: 'announcement.update',
-      targetType: 'announcement',
-      targetId: data.id,
-      details: { title: data.title },
-    });
-    return { status: true, message: 'Announcement saved.', data };
+    return announcementSaved(request, 'announcement.update', data);
   });
   serve(operatorApi.publishAnnouncement, { config: writeLimit }, async (request) => {
     const data = await publishAnnouncement(platform, request.params.id, request.body.published);
@@ -137,4 +136,4 @@ export const operatorRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = as
 
   serve(operatorApi.system, async () => ({ data: await systemStatus(platform) }));
   serve(operatorApi.audit, async (request) => listAudit(platform, request.query));
-};
+});

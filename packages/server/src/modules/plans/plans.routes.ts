@@ -1,12 +1,8 @@
 import { plansApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, userOf } from '../../platform/routes';
 import { findPlanOfUser, listPlans } from './plans.repository';
 
-export const planRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['plans']);
-
+export const planRoutes = moduleRoutes(['plans'], (serve, platform) => {
   // Public: the registration screen shows the plans before anyone has an account.
   serve(plansApi.packages, { config: { public: true } }, async () => ({
     data: (await listPlans(platform.db)).map((plan) => ({
@@ -26,4 +22,4 @@ export const planRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async 
   serve(plansApi.checkSchedule, async (request) => ({
     createSchedule: (await findPlanOfUser(platform.db, userOf(request))).allows_scheduling,
   }));
-};
+});

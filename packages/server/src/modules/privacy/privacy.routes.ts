@@ -1,13 +1,10 @@
 import { privacyApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { routesFor, userOf } from '../../platform/routes';
-import type { TModuleOptions } from '../module';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import { erasePersonData, exportPersonData } from './privacy.service';
 
 /** A person's data on request: the user's own lists, sends and events only (every part is scoped by the user). */
-export const privacyRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
-  const serve = routesFor(app, ['privacy']);
-  const limit = { rateLimit: { name: 'person-data', limit: 60, windowSeconds: 600, per: 'user' as const } };
+export const privacyRoutes = moduleRoutes(['privacy'], (serve, platform) => {
+  const limit = perUserLimit('person-data', 60);
 
   serve(privacyApi.exportPerson, { config: limit }, async (request, reply) => {
     const { email, format } = request.body;
@@ -27,4 +24,4 @@ export const privacyRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, 
       data: counts,
     };
   });
-};
+});

@@ -1,26 +1,20 @@
 import multipart from '@fastify/multipart';
 import { registrationApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { startSession } from '../../platform/http-security';
-import { routesFor } from '../../platform/routes';
+import { moduleRoutes, perIpLimit } from '../../platform/routes';
 import { endSession } from '../auth/auth.service';
 import { issueChallenge } from './captcha.service';
 import { register } from './registration.service';
 
-export const registrationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const registrationRoutes = moduleRoutes(['registration'], async (serve, platform, app) => {
   // The spec sends registration as a form; fields only, no files.
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     limits: { files: 0, fields: 20, fieldSize: 20_000, parts: 20 },
   });
 
-  const serve = routesFor(app, ['registration']);
-
-  serve(
-    registrationApi.captchaChallenge,
-    { config: { public: true, rateLimit: { name: 'captcha', limit: 60, windowSeconds: 60, per: 'ip' } } },
-    async () => issueChallenge(platform),
+  serve(registrationApi.captchaChallenge, { config: { public: true, ...perIpLimit('captcha', 60, 60) } }, async () =>
+    issueChallenge(platform),
   );
 
   serve(
@@ -50,4 +44,4 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
       };
     },
   );
-};
+});

@@ -1,14 +1,9 @@
-import { Readable } from 'node:stream';
 import { historyApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, sendCsv, userOf } from '../../platform/routes';
 import { historyCounts, historyDetails, historyExport, listHistory, sendFigures } from './history.service';
 
 /** The History page's reading calls (its "Send again" and "Edit", and Scheduled Emails, are `send-email`'s). */
-export const historyRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['history']);
-
+export const historyRoutes = moduleRoutes(['history'], (serve, platform) => {
   serve(historyApi.list, async (request) => listHistory(platform, userOf(request), request.query));
   serve(historyApi.counts, async (request) => historyCounts(platform, userOf(request), request.params.id));
   serve(historyApi.figures, async (request) => ({
@@ -22,16 +17,13 @@ export const historyRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     const rows = historyExport(platform, userOf(request), accountId, id, request.query);
     // The first chunk is read here, so a send that is not the user's answers 404, not a broken download.
     const first = await rows.next();
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="history-${id}.csv"`)
-      .send(
-        Readable.from(
-          (async function* () {
-            if (!first.done) yield first.value;
-            yield* rows;
-          })(),
-        ),
-      );
+    return sendCsv(
+      reply,
+      `history-${id}.csv`,
+      (async function* () {
+        if (!first.done) yield first.value;
+        yield* rows;
+      })(),
+    );
   });
-};
+});

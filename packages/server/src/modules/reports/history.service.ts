@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { dateBounds } from '../../platform/date-filter';
 import { notFound } from '../../platform/errors';
-import { paginate } from '../../platform/paging';
+import { paginate, slicesAfter } from '../../platform/paging';
 import { abTestPartsOf, abTestResultOf } from '../ab-tests/ab-tests.service';
 import { findAccountRow, listAccountRows } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
@@ -192,15 +192,10 @@ export async function* historyExport(
   await requireSend(platform, userId, id, accountId);
   const search = query.search?.trim().toLowerCase();
   yield `\uFEFF${stringify([['Recipient', 'Event', 'Date', 'Detail', 'Counted']])}`;
-  let after = 0;
-  for (;;) {
-    const rows = await eventsQuery(platform, id, query)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(EXPORT_SLICE)
-      .execute();
-    if (rows.length === 0) return;
-    after = rows.at(-1)!.id;
+  const slices = slicesAfter((after) =>
+    eventsQuery(platform, id, query).where('id', '>', after).orderBy('id').limit(EXPORT_SLICE).execute(),
+  );
+  for await (const rows of slices) {
     const kept = search
       ? rows.filter((row) => row.recipient.toLowerCase().includes(search) || row.detail?.toLowerCase().includes(search))
       : rows;

@@ -1,7 +1,5 @@
 import { historyApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import {
   cancelScheduled,
   deleteScheduled,
@@ -15,12 +13,10 @@ import {
   saveScheduledForm,
 } from './scheduled.service';
 
-const editLimit = { rateLimit: { name: 'history-edit', limit: 120, windowSeconds: 600, per: 'user' as const } };
+const editLimit = perUserLimit('history-edit', 120);
 
 /** The Scheduled Emails page's calls, and History's "Send again" and "Edit" (a new send from an old one). */
-export const scheduledRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['history']);
-
+export const scheduledRoutes = moduleRoutes(['history'], (serve, platform) => {
   serve(historyApi.resend, { config: editLimit }, async (request) => ({
     status: true,
     message: 'Your email is on its way again.',
@@ -62,4 +58,4 @@ export const scheduledRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
     await deleteScheduled(platform, userOf(request), request.params.id);
     return { status: true, message: 'The email was deleted.' };
   });
-};
+});

@@ -6,7 +6,7 @@ import { queuedJobRunner } from '../../../test/jobs';
 import { startVerifyPeers } from '../../../test/verify-peers';
 import { chargeCredits } from '../credits/credits.service';
 import { snapshotSendJob } from '../delivery/delivery.jobs';
-import { runVerification } from '../verification/verification.service';
+import { runVerification } from '../verification/verification-run';
 import { startSendAfterVerification } from './send-after-verification.service';
 import { startAfterVerificationJob } from './send-email.jobs';
 

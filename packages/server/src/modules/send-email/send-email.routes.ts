@@ -1,7 +1,5 @@
 import { SEND_MESSAGES, sendEmailApi, templatesApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import { cancelSend, pauseSend, resendUnknown, resumeSend, sendProgress } from '../delivery/delivery.service';
 import { cancelWaitingSend, listWaitingSends, sendOrWait } from './send-after-verification.service';
 import {
@@ -15,13 +13,11 @@ import {
 import { sendTransactional } from './transactional.service';
 
 /** Sending is a costly act: generous for a person, a wall for a script. */
-const sendLimit = { rateLimit: { name: 'email-send', limit: 30, windowSeconds: 600, per: 'user' as const } };
-const editLimit = { rateLimit: { name: 'email-edit', limit: 300, windowSeconds: 600, per: 'user' as const } };
+const sendLimit = perUserLimit('email-send', 30);
+const editLimit = perUserLimit('email-edit', 300);
 
 /** The Send Email page's calls (spec §7 sending) and the template library. */
-export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['sending']);
-
+export const sendEmailRoutes = moduleRoutes(['sending'], (serve, platform) => {
   serve(sendEmailApi.content, async (request) => ({
     status: true as const,
     data: await sendEmailContent(platform, userOf(request), request.query.account),
@@ -50,19 +46,10 @@ export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
   });
 
   // An integrator's one email (issue 48 §2): the key's own limit and this one, counted per key.
-  serve(
-    sendEmailApi.transactional,
-    { config: { rateLimit: { name: 'email-transactional', limit: 600, windowSeconds: 60, per: 'user' } } },
-    async (request) => {
-      const header = request.headers['idempotency-key'];
-      return sendTransactional(
-        platform,
-        userOf(request),
-        request.body,
-        typeof header === 'string' ? header : undefined,
-      );
-    },
-  );
+  serve(sendEmailApi.transactional, { config: perUserLimit('email-transactional', 600, 60) }, async (request) => {
+    const header = request.headers['idempotency-key'];
+    return sendTransactional(platform, userOf(request), request.body, typeof header === 'string' ? header : undefined);
+  });
 
   serve(sendEmailApi.progress, async (request) => ({
     data: await sendProgress(platform, userOf(request), request.params.id),
@@ -102,4 +89,4 @@ export const sendEmailRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
     await deleteTemplate(platform, userOf(request), request.params.id);
     return { status: true as const, message: SEND_MESSAGES.templateDeleted };
   });
-};
+});

@@ -92,6 +92,12 @@ export type TSignupPage = {
   origin: { form: 'hosted' | 'embedded'; page: string };
 };
 
+/** The name fields a list may ask for, hide or require: the field, its label, what a browser fills it with. */
+const NAME_FIELDS = [
+  ['first_name', 'First name', 'given-name'],
+  ['last_name', 'Last name', 'family-name'],
+] as const;
+
 /** The signup form with the captcha: the hosted page, and the step an embedded form comes back to. */
 export const signupPage = (input: TSignupPage) => {
   const { fields, values, errors } = input;
@@ -105,21 +111,9 @@ export const signupPage = (input: TSignupPage) => {
     errors,
     maxLength: 320,
   });
-  if (fields.first_name !== 'hidden') {
-    form += field('first_name', 'First name', {
-      required: fields.first_name === 'required',
-      autocomplete: 'given-name',
-      values,
-      errors,
-    });
-  }
-  if (fields.last_name !== 'hidden') {
-    form += field('last_name', 'Last name', {
-      required: fields.last_name === 'required',
-      autocomplete: 'family-name',
-      values,
-      errors,
-    });
+  for (const [key, label, autocomplete] of NAME_FIELDS) {
+    if (fields[key] === 'hidden') continue;
+    form += field(key, label, { required: fields[key] === 'required', autocomplete, values, errors });
   }
   for (const custom of fields.custom) {
     form += field(custom.key, custom.label, { required: custom.required, values, errors, maxLength: 1000 });

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
+import { recipientPostConfig, type TRoutesPlugin } from '../../platform/routes';
 import { findListByFormKey, type TFormList } from '../lists/signup-form.service';
 import {
   CAPTCHA_SCRIPT_PATH,
@@ -59,6 +59,18 @@ const html = (reply: FastifyReply, status: number, body: string) =>
     .send(body);
 
 const notValid = (reply: FastifyReply, text: string) => html(reply, 404, messagePage('Link not valid', [text]));
+
+/** A confirmation link past its week: the form to sign up again from. */
+const linkExpired = (reply: FastifyReply, signup: { formKey: string; listName: string }) =>
+  html(
+    reply,
+    410,
+    messagePage(
+      'This link has expired',
+      ['Confirmation links work for a week. Sign up again to get a new one.'],
+      `<p><a href="/subscribe/${signup.formKey}">Sign up to ${escapeHtml(signup.listName)}</a></p>`,
+    ),
+  );
 
 const formNotFound = (reply: FastifyReply) =>
   html(reply, 404, messagePage('Form not found', ['This signup form does not exist (any more).']));
@@ -134,7 +146,7 @@ const captchaScript = () => {
 };
 
 /** The recipient-facing pages (outside /api): the hosted form, its thanks, the confirmation, the preferences. */
-export const signupPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const signupPages: TRoutesPlugin = async (app, { platform }) => {
   let script: Buffer | null = null;
   app.get(CAPTCHA_SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) => {
     script ??= captchaScript();
@@ -174,15 +186,7 @@ export const signupPages: FastifyPluginAsyncZod<{ platform: TPlatform }> = async
       case 'invalid':
         return notValid(reply, 'This confirmation link is not valid.');
       case 'expired':
-        return html(
-          reply,
-          410,
-          messagePage(
-            'This link has expired',
-            ['Confirmation links work for a week. Sign up again to get a new one.'],
-            `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${escapeHtml(outcome.listName)}</a></p>`,
-          ),
-        );
+        return linkExpired(reply, outcome);
       case 'already':
       case 'confirmed':
         return html(
@@ -252,7 +256,7 @@ const takeSignup = async (platform: TPlatform, request: FastifyRequest, reply: F
 };
 
 /** The posts of those pages: public, without CSRF (see above), limited per client address. */
-export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const signupRoutes: TRoutesPlugin = async (app, { platform }) => {
   // Plain HTML forms post form-encoded; only this plugin reads that content type.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -263,12 +267,8 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
   app.post(
     '/subscribe/:key',
     {
-      config: {
-        public: true,
-        csrf: false,
-        // Showing the form again costs little; a signup is counted again, per client and per list, in the service.
-        rateLimit: { name: 'signup-form', limit: 120, windowSeconds: 60, per: 'ip' },
-      },
+      // Showing the form again costs little; a signup is counted again, per client and per list, in the service.
+      config: recipientPostConfig('signup-form', 120),
       bodyLimit: 64 * 1024,
       schema: { tags: ['lists'], params: ZKey },
     },
@@ -282,11 +282,7 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
   app.post(
     '/subscribe/confirm/:token',
     {
-      config: {
-        public: true,
-        csrf: false,
-        rateLimit: { name: 'signup-confirm', limit: 60, windowSeconds: 60, per: 'ip' },
-      },
+      config: recipientPostConfig('signup-confirm', 60),
       schema: { tags: ['lists'], params: ZToken },
     },
     async (request, reply) => {
@@ -297,15 +293,7 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
           : { kind: 'invalid' as const };
         if (outcome.kind === 'invalid') return notValid(reply, 'This confirmation link is not valid.');
         if (outcome.kind === 'expired') {
-          return html(
-            reply,
-            410,
-            messagePage(
-              'This link has expired',
-              ['Confirmation links work for a week. Sign up again to get a new one.'],
-              `<p><a href="/subscribe/${outcome.formKey}">Sign up to ${escapeHtml(outcome.listName)}</a></p>`,
-            ),
-          );
+          return linkExpired(reply, outcome);
         }
         return html(
           reply,
@@ -319,11 +307,7 @@ export const signupRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asyn
   app.post(
     '/preferences/:token',
     {
-      config: {
-        public: true,
-        csrf: false,
-        rateLimit: { name: 'preferences', limit: 60, windowSeconds: 60, per: 'ip' },
-      },
+      config: recipientPostConfig('preferences', 60),
       schema: { tags: ['lists'], params: ZToken },
     },
     async (request, reply) => {

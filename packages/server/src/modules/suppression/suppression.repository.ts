@@ -1,6 +1,7 @@
 import { TEMPORARY_SUPPRESSION } from '@sendwell/contracts';
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { isAddress } from '../../platform/queries';
 
 /** One suppression to record: an address the user never sends to again, and why. */
 export type TSuppressionEntry = {
@@ -91,43 +92,42 @@ export const isErased = async (executor: Executor, userId: number, email: string
     )
   ).rows[0]!.erased;
 
+/** The tables that hold an address (any case) of the user's: both have `user_id` and `email`. */
+const ADDRESS_TABLES = ['suppressions', 'soft_bounces'] as const;
+
 /** Every suppression and soft bounce of an address (any case), for a person's data export. */
-export const findAddressRecords = async (executor: Executor, userId: number, email: string) => ({
-  suppressions: await executor
-    .selectFrom('suppressions')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .orderBy('id')
-    .execute(),
-  soft_bounces: await executor
-    .selectFrom('soft_bounces')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .orderBy('id')
-    .execute(),
-});
+export const findAddressRecords = async (executor: Executor, userId: number, email: string) => {
+  const records: Record<string, unknown[]> = {};
+  for (const table of ADDRESS_TABLES) {
+    records[table] = await executor
+      .selectFrom(table)
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where(isAddress(email))
+      .orderBy('id')
+      .execute();
+  }
+  return records;
+};
 
 /**
  * Forgets an address: its suppressions and soft bounces go, and only its hash stays (so it
  * stays unmailed). Answers the rows deleted by table.
  */
 export const eraseAddress = async (executor: Executor, userId: number, email: string) => {
-  const suppressions = await executor
-    .deleteFrom('suppressions')
-    .where('user_id', '=', userId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .executeTakeFirst();
-  const softBounces = await executor
-    .deleteFrom('soft_bounces')
-    .where('user_id', '=', userId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .executeTakeFirst();
+  const deleted: Record<string, number> = {};
+  for (const table of ADDRESS_TABLES) {
+    const result = await executor
+      .deleteFrom(table)
+      .where('user_id', '=', userId)
+      .where(isAddress(email))
+      .executeTakeFirst();
+    deleted[table] = Number(result.numDeletedRows);
+  }
   await sql`
     insert into erased_addresses (user_id, email_hash) values (${userId}, erased_address_hash(${userId}, ${email}))
     on conflict do nothing`.execute(executor);
-  return { suppressions: Number(suppressions.numDeletedRows), soft_bounces: Number(softBounces.numDeletedRows) };
+  return deleted;
 };
 
 /** A suppression that holds now: a temporary one only until it lifts. */

@@ -1,8 +1,5 @@
-import { Readable } from 'node:stream';
 import { suppressionApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, sendCsv, userOf } from '../../platform/routes';
 import {
   clearAllSuppressions,
   clearSuppressions,
@@ -12,18 +9,13 @@ import {
   removeSuppression,
 } from './suppression.service';
 
-const editLimit = { rateLimit: { name: 'suppression-edit', limit: 120, windowSeconds: 600, per: 'user' as const } };
+const editLimit = perUserLimit('suppression-edit', 120);
 
 /** The Bounces and Suppression page's calls (spec §2 screen 11, §7). */
-export const suppressionRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['suppression']);
-
+export const suppressionRoutes = moduleRoutes(['suppression'], (serve, platform) => {
   serve(suppressionApi.list, async (request) => listSuppressions(platform, userOf(request), request.query));
   serve(suppressionApi.export, async (request, reply) =>
-    reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="suppressions.csv"')
-      .send(Readable.from(exportSuppressions(platform, userOf(request), request.query))),
+    sendCsv(reply, 'suppressions.csv', exportSuppressions(platform, userOf(request), request.query)),
   );
   serve(suppressionApi.clear, { config: editLimit }, async (request) => {
     const ids = Array.isArray(request.body.bounce_id) ? request.body.bounce_id : [request.body.bounce_id];
@@ -50,4 +42,4 @@ export const suppressionRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> =
     await removeSuppression(platform, userOf(request), request.params.id);
     return { status: true, message: 'The address is no longer suppressed: your next sends include it.' };
   });
-};
+});

@@ -12,7 +12,7 @@ import type { TPlatform } from '../../platform/context';
 import { dateBounds } from '../../platform/date-filter';
 import { type Executor, isUniqueViolation } from '../../platform/db';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
-import { paginate } from '../../platform/paging';
+import { paginate, slicesAfter } from '../../platform/paging';
 import { findAccountRow, openMailgunLists } from '../accounts/accounts.service';
 import { timeZoneOf } from '../auth/auth.service';
 import { findMemberships, onAnyListOf } from '../lists/lists.service';
@@ -205,15 +205,9 @@ export async function* exportSuppressions(
   query: z.output<typeof ZSuppressionQuery>,
 ) {
   yield `\uFEFF${stringify([['Email', 'Type', 'Quantity', 'Status', 'Lists', 'Reason', 'Message', 'Created', 'Lifts']])}`;
-  let after = 0;
-  for (;;) {
-    const rows = await (await filtered(platform, userId, query))
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(EXPORT_SLICE)
-      .execute();
-    if (rows.length === 0) return;
-    after = rows.at(-1)!.id;
+  const rowsQuery = await filtered(platform, userId, query);
+  const slices = slicesAfter((after) => rowsQuery.where('id', '>', after).orderBy('id').limit(EXPORT_SLICE).execute());
+  for await (const rows of slices) {
     const search = query.search?.trim().toLowerCase();
     const kept = search ? rows.filter((row) => row.email.toLowerCase().includes(search)) : rows;
     yield stringify(

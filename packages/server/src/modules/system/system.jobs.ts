@@ -1,6 +1,4 @@
-import { z } from 'zod';
-import type { TPlatform } from '../../platform/context';
-import { defineJob } from '../../platform/queue';
+import { defineScheduledJob } from '../../platform/queue';
 import { deleteExpiredRateLimits } from '../../platform/rate-limit';
 
 /**
@@ -9,11 +7,10 @@ import { deleteExpiredRateLimits } from '../../platform/rate-limit';
  * used captchas past expiry (registration), Mailgun webhook tokens and applied provider
  * events past their retention (delivery-events).
  */
-export const cleanupJob = defineJob({
+export const cleanupJob = defineScheduledJob({
   name: 'system.cleanup',
-  schema: z.object({}).passthrough(),
   cron: '17 * * * *',
-  handler: async (_data, platform: TPlatform) => {
+  handler: async (platform) => {
     const [buckets, ...parts] = await Promise.all([
       deleteExpiredRateLimits(platform.db),
       ...platform.hooks.cleanups.map((cleanup) => cleanup(platform)),

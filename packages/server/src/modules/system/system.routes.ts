@@ -1,7 +1,6 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { TPlatform } from '../../platform/context';
+import type { TRoutesPlugin } from '../../platform/routes';
 
 const ZHealth = z.object({
   status: z.enum(['ok', 'error']),
@@ -9,7 +8,7 @@ const ZHealth = z.object({
   queue: z.enum(['ok', 'error']),
 });
 
-export const systemRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
+export const systemRoutes: TRoutesPlugin = async (app, { platform }) => {
   app.get(
     '/health',
     { config: { public: true }, schema: { tags: ['system'], response: { 200: ZHealth, 503: ZHealth } } },

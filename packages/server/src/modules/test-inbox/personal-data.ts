@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { deleteRows } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 
 /**
@@ -17,18 +18,7 @@ const messagesTo = (db: Executor, userId: number, email: string) =>
 
 export const testInboxPersonalData: TPersonalData = {
   find: async (db, userId, email) => ({ test_inbox_messages: await messagesTo(db, userId, email) }),
-  erase: async (_platform, trx, userId, email) => {
-    const messages = await messagesTo(trx, userId, email);
-    if (messages.length > 0) {
-      await trx
-        .deleteFrom('test_inbox_messages')
-        .where(
-          'id',
-          'in',
-          messages.map((message) => message.id),
-        )
-        .execute();
-    }
-    return { test_inbox_messages: messages.length };
-  },
+  erase: async (_platform, trx, userId, email) => ({
+    test_inbox_messages: await deleteRows(trx, 'test_inbox_messages', await messagesTo(trx, userId, email)),
+  }),
 };

@@ -1,10 +1,8 @@
 import { testInboxApi, withoutOpenPixel } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { notFound } from '../../platform/errors';
 import { paginate } from '../../platform/paging';
 import { publicUrl } from '../../platform/public-url';
-import { routesFor } from '../../platform/routes';
+import { moduleRoutes } from '../../platform/routes';
 import { clearInbox, findMessage, findRaw, selectMessages } from './test-inbox.service';
 
 /**
@@ -17,9 +15,7 @@ const messageHtmlPolicy = (ownOrigin: string) =>
   `sandbox; default-src 'none'; img-src data: https: ${ownOrigin}; style-src 'unsafe-inline'; font-src data:`;
 
 /** The test inbox page's calls (its analysis of a message is the spam test's: `spam-test.routes.ts`). */
-export const testInboxRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['test inbox']);
-
+export const testInboxRoutes = moduleRoutes(['test inbox'], (serve, platform) => {
   serve(testInboxApi.messages, async (request) => {
     const page = await paginate(selectMessages(platform.db, request.session!.userId), request.query, {
       sortColumns: { created_at: 'created_at', subject: 'subject' },
@@ -67,4 +63,4 @@ export const testInboxRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = a
     await clearInbox(platform, request.session!.userId);
     return { status: true, message: 'The test inbox is empty.' };
   });
-};
+});

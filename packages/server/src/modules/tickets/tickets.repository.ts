@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { countRows } from '../../platform/queries';
 
 const TICKET_COLUMNS = [
   'tickets.id',
@@ -86,14 +87,5 @@ export const closeTicket = (db: Executor, ticketId: number) =>
     .where('active', '=', true)
     .executeTakeFirst();
 
-export const countUnread = async (db: Executor, userId: number) =>
-  Number(
-    (
-      await db
-        .selectFrom('tickets')
-        .select((eb) => eb.fn.countAll<string>().as('count'))
-        .where('user_id', '=', userId)
-        .where('read', '=', false)
-        .executeTakeFirstOrThrow()
-    ).count,
-  );
+export const countUnread = (db: Executor, userId: number) =>
+  countRows(db.selectFrom('tickets').where('user_id', '=', userId).where('read', '=', false));

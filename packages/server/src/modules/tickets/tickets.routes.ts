@@ -1,8 +1,6 @@
 import { supportApi, TICKET_MESSAGES, TICKET_SERVICE_PROJECT_HEADER, ticketServiceApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
 import { HttpError } from '../../platform/errors';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import { safeEqual } from '../../platform/tokens';
 import { findUserIdByEmail, getUserInformation } from '../auth/auth.service';
 import {
@@ -16,12 +14,10 @@ import {
   serviceTicketDetails,
 } from './tickets.service';
 
-const ticketLimit = { rateLimit: { name: 'ticket-write', limit: 30, windowSeconds: 600, per: 'user' as const } };
+const ticketLimit = perUserLimit('ticket-write', 30);
 
 /** The Support page's calls: the signed-in user's own tickets. */
-export const supportRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['support']);
-
+export const supportRoutes = moduleRoutes(['support'], (serve, platform) => {
   serve(supportApi.tickets, async (request) => listUserTickets(platform, userOf(request), request.query));
   serve(supportApi.ticket, async (request) => readUserTicket(platform, userOf(request), request.params.id));
   serve(supportApi.createTicket, { config: ticketLimit }, async (request) => {
@@ -34,15 +30,14 @@ export const supportRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = asy
     message: TICKET_MESSAGES.sent,
     data: await respondAsUser(platform, userOf(request), request.params.id, request.body.message),
   }));
-};
+});
 
 /**
  * The ticket service of spec §7 for other apps: `Authorization: Bearer <key>` and the
  * project id in `X-Project-Id`, both compared in constant time; no session, no CSRF (the
  * caller holds no cookie). Unconfigured, every call answers 404 as if it were not there.
  */
-export const ticketServiceRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['ticket-service']);
+export const ticketServiceRoutes = moduleRoutes(['ticket-service'], (serve, platform, app) => {
   const config = {
     public: true,
     rateLimit: { name: 'ticket-service', limit: 600, windowSeconds: 60, per: 'ip' as const, store: 'memory' as const },
@@ -78,4 +73,4 @@ export const ticketServiceRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }>
       data: await serviceCreateTicket(platform, request.body, userId),
     };
   });
-};
+});

@@ -3,6 +3,7 @@ import type { Resolver } from 'node:dns/promises';
 import { createRequire } from 'node:module';
 import { readEmailCell, VERIFY_MESSAGES } from '@sendwell/contracts';
 import emailSpellChecker from '@zootools/email-spell-checker';
+import type { TConfig } from '../../platform/config';
 import { resolvePublicHost } from '../../platform/network-guard';
 import type { TSlot, TSlotPool } from '../../platform/shared-slots';
 import { openProbe, ProbeError, type TProbeSession } from './smtp-probe';
@@ -38,28 +39,13 @@ export type TVerification = {
   isResolverFault?: boolean;
 };
 
-export type TEngineOptions = {
+/** The probe's settings as configured (`VERIFY_*`, `platform/config.ts`), and what the caller adds. */
+export type TEngineOptions = Omit<TConfig['verify'], 'dnsServers'> & {
   resolver: Resolver;
-  /** 25 in production; tests run loopback servers on other ports. */
-  port: number;
-  heloName: string;
-  mailFrom: string;
-  stepTimeoutMs: number;
-  /** 4xx answers (greylisting) are asked again this many times, `greylistDelayMs` apart. */
-  greylistRetries: number;
-  greylistDelayMs: number;
-  /** Domains probed at once. */
-  concurrency: number;
   /** Addresses asked per connection before it is opened anew. */
   perConnection: number;
-  /**
-   * Connections to one mail server (MX host) at once, held as slots of `slots`: counted
-   * across every job and worker process when those are the shared ones (R36).
-   */
-  connectionsPerServer: number;
+  /** Where the `connectionsPerServer` slots are held: shared ones count across every job and worker process (R36). */
   slots: TSlotPool;
-  /** Whether mail servers on loopback may be asked (tests, local development); never other private addresses (R35). */
-  allowLoopback: boolean;
   roleNames: Set<string>;
   /**
    * Set when the resolver does not find names that must exist (R48): nothing that rests on

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { deleteRows, isAddress } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 
 /**
@@ -12,17 +12,12 @@ const itemsOf = (db: Executor, userId: number, email: string) =>
     .selectFrom('verification_items')
     .selectAll()
     .where('job_id', 'in', (eb) => eb.selectFrom('verification_jobs').select('id').where('user_id', '=', userId))
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where(isAddress(email))
     .orderBy('id')
     .execute();
 
 const verdictsOf = (db: Executor, userId: number, email: string) =>
-  db
-    .selectFrom('verified_addresses')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-    .execute();
+  db.selectFrom('verified_addresses').selectAll().where('user_id', '=', userId).where(isAddress(email)).execute();
 
 export const verificationPersonalData: TPersonalData = {
   find: async (db, userId, email) => ({
@@ -30,22 +25,12 @@ export const verificationPersonalData: TPersonalData = {
     verified_addresses: await verdictsOf(db, userId, email),
   }),
   erase: async (_platform, trx, userId, email) => {
-    const items = await itemsOf(trx, userId, email);
-    if (items.length > 0) {
-      await trx
-        .deleteFrom('verification_items')
-        .where(
-          'id',
-          'in',
-          items.map((item) => item.id),
-        )
-        .execute();
-    }
+    const items = await deleteRows(trx, 'verification_items', await itemsOf(trx, userId, email));
     const verdicts = await trx
       .deleteFrom('verified_addresses')
       .where('user_id', '=', userId)
-      .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+      .where(isAddress(email))
       .executeTakeFirst();
-    return { verification_items: items.length, verified_addresses: Number(verdicts.numDeletedRows) };
+    return { verification_items: items, verified_addresses: Number(verdicts.numDeletedRows) };
   },
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../../platform/queue';
-import { giveUpVerification, runVerification } from './verification.service';
+import { giveUpVerification, runVerification } from './verification-run';
 
 /**
  * Verifies a queued job's addresses to the end (again after a crash or a failure: it takes

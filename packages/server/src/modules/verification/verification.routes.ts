@@ -1,7 +1,5 @@
 import { VERIFY_MESSAGES, verificationApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { TPlatform } from '../../platform/context';
-import { routesFor, userOf } from '../../platform/routes';
+import { moduleRoutes, perUserLimit, sendCsv, userOf } from '../../platform/routes';
 import {
   bulkCreditCheck,
   exportItems,
@@ -15,12 +13,10 @@ import {
   storeText,
 } from './verification.service';
 
-const storeLimit = { rateLimit: { name: 'verify-store', limit: 60, windowSeconds: 600, per: 'user' as const } };
+const storeLimit = perUserLimit('verify-store', 60);
 
 /** The Email Verification tool's calls (spec §7 verification tool). */
-export const verificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> = async (app, { platform }) => {
-  const serve = routesFor(app, ['verification']);
-
+export const verificationRoutes = moduleRoutes(['verification'], (serve, platform) => {
   serve(verificationApi.textStore, { config: storeLimit, upload: { maxBytes: 4 * 1024 * 1024 } }, async (request) =>
     storeText(platform, userOf(request), request.body.emails),
   );
@@ -51,9 +47,10 @@ export const verificationRoutes: FastifyPluginAsyncZod<{ platform: TPlatform }> 
     listItems(platform, userOf(request), request.params.id, request.query),
   );
   serve(verificationApi.export, async (request, reply) =>
-    reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="verification-${request.params.id}.csv"`)
-      .send(await exportItems(platform, userOf(request), request.params.id, request.query)),
+    sendCsv(
+      reply,
+      `verification-${request.params.id}.csv`,
+      await exportItems(platform, userOf(request), request.params.id, request.query),
+    ),
   );
-};
+});

@@ -10,7 +10,7 @@ import { startVerifyPeers } from '../../../test/verify-peers';
 import { SESSION_COOKIE } from '../../platform/http-security';
 import { setRole } from '../auth/auth.service';
 import { verifyJob } from './verification.jobs';
-import { runVerification } from './verification.service';
+import { runVerification } from './verification-run';
 
 let t: TTestApp;
 let peers: Awaited<ReturnType<typeof startVerifyPeers>>;

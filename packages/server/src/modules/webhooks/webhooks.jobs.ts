@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from '../../platform/queue';
+import { defineJob, defineScheduledJob } from '../../platform/queue';
 import { deliverDue, queueDueDeliveries } from './webhooks.service';
 
 /**
@@ -19,11 +19,8 @@ export const deliverWebhooksJob = defineJob({
 });
 
 /** Every minute: endpoints with retries come due (or whose job was lost) get their job. */
-export const sweepWebhooksJob = defineJob({
+export const sweepWebhooksJob = defineScheduledJob({
   name: 'webhooks.sweep',
-  schema: z.object({}).passthrough(),
   cron: '* * * * *',
-  handler: async (_data, platform) => {
-    await queueDueDeliveries(platform);
-  },
+  handler: queueDueDeliveries,
 });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
+import { countRows } from '../../platform/queries';
 
 // --- endpoints ---
 
@@ -33,14 +34,8 @@ export const findEndpoint = (db: Executor, userId: number, endpointId: number) =
 export const findEndpointById = (db: Executor, endpointId: number) =>
   db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirst();
 
-export const countEndpoints = async (db: Executor, userId: number) =>
-  (
-    await db
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('user_id', '=', userId)
-      .executeTakeFirstOrThrow()
-  ).count;
+export const countEndpoints = (db: Executor, userId: number) =>
+  countRows(db.selectFrom('webhook_endpoints').where('user_id', '=', userId));
 
 export const insertEndpoint = (
   db: Executor,
@@ -258,15 +253,8 @@ export const nextDueOf = async (db: Executor, endpointId: number) =>
 
 // --- the log ---
 
-export const countDeliveries = async (db: Executor, userId: number, endpointId: number) =>
-  (
-    await db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('user_id', '=', userId)
-      .where('endpoint_id', '=', endpointId)
-      .executeTakeFirstOrThrow()
-  ).count;
+export const countDeliveries = (db: Executor, userId: number, endpointId: number) =>
+  countRows(db.selectFrom('webhook_deliveries').where('user_id', '=', userId).where('endpoint_id', '=', endpointId));
 
 /** A page of an endpoint's deliveries, newest first, each with its attempts (at most 20, in order). */
 export const pageDeliveries = async (db: Executor, userId: number, endpointId: number, limit: number, offset: number) =>

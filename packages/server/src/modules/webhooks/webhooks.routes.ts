@@ -1,7 +1,5 @@
 import { WEBHOOK_MESSAGES, webhooksApi } from '@sendwell/contracts';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { routesFor, userOf } from '../../platform/routes';
-import type { TModuleOptions } from '../module';
+import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -13,11 +11,10 @@ import {
 } from './webhooks.service';
 
 /** Settings → Webhooks. No scope: a key cannot register URLs or read their log. */
-export const webhookEndpointRoutes: FastifyPluginAsyncZod<TModuleOptions> = async (app, { platform }) => {
-  const serve = routesFor(app, ['webhooks']);
-  const editLimit = { rateLimit: { name: 'webhooks', limit: 60, windowSeconds: 600, per: 'user' as const } };
+export const webhookEndpointRoutes = moduleRoutes(['webhooks'], (serve, platform) => {
+  const editLimit = perUserLimit('webhooks', 60);
   // Each test is a request to the outside world made on the user's word.
-  const testLimit = { rateLimit: { name: 'webhook-test', limit: 20, windowSeconds: 600, per: 'user' as const } };
+  const testLimit = perUserLimit('webhook-test', 20);
 
   serve(webhooksApi.list, async (request) => ({ data: await listEndpoints(platform, userOf(request)) }));
 
@@ -51,4 +48,4 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<TModuleOptions> = asyn
   serve(webhooksApi.deliveries, async (request) =>
     listDeliveries(platform, userOf(request), request.params.id, request.query),
   );
-};
+});
