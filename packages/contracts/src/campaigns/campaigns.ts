@@ -155,6 +155,15 @@ export const ZSequence = z.object({
 });
 export type TSequence = z.input<typeof ZSequence>;
 
+/**
+ * One saved email of a campaign's sequence, as the screens edit it: a drip email with its id.
+ * It comes over the wire in two shapes the spec fixes: camelCase in the wizard's draft
+ * (`get-temporary-data`, the spec's drips store) and snake_case with counts on the E-Mails
+ * page (`get-data/emails`, the spec's server fields); `stepOfEmail` turns the second into it.
+ */
+export const ZCampaignStep = ZDripEmail.extend({ id: z.number().int() });
+export type TCampaignStep = z.output<typeof ZCampaignStep>;
+
 export const ZCampaignOptions = z
   .object({
     trackOpens: z.boolean().default(true),
@@ -194,7 +203,7 @@ export const ZCampaignDraft = z.object({
     variables: z.array(z.string()),
     sample: z.array(z.object({ email: z.string(), name: z.string(), variables: z.record(z.string(), z.string()) })),
   }),
-  drips: z.array(ZDripEmail.extend({ id: z.number().int() })),
+  drips: z.array(ZCampaignStep),
   dailyPlan: ZDailyPlan,
   options: z.object({
     trackOpens: z.boolean(),
@@ -309,6 +318,29 @@ export const ZCampaignEmail = z.object({
   bounced_count: z.number().int(),
 });
 export type TCampaignEmail = z.infer<typeof ZCampaignEmail>;
+
+/** A stored builder document, or null when it is missing or no longer reads as one (a body written in HTML). */
+const documentOf = (stored: unknown) => {
+  const parsed = ZEmailDocument.nullable().safeParse(stored ?? null);
+  return parsed.success ? parsed.data : null;
+};
+
+/** The E-Mails page's row (the spec's server fields) as the step the sequence editor edits: the one conversion. */
+export const stepOfEmail = (email: TCampaignEmail): TCampaignStep => ({
+  id: email.id,
+  subject: email.subject,
+  body: email.body,
+  bodyDocument: documentOf(email.body_document),
+  replyTo: email.reply_to,
+  globalReply: email.global_reply,
+  period: email.period,
+  frequency: email.frequency,
+  followUp: email.follow_up && { ...email.follow_up, document: documentOf(email.follow_up.document) },
+  clickFollowUp: email.click_follow_up && {
+    ...email.click_follow_up,
+    document: documentOf(email.click_follow_up.document),
+  },
+});
 
 export const RECIPIENT_FILTERS = ['paused', 'sent', 'opened', 'clicked', 'bounced', 'unsubscribed'] as const;
 
