@@ -94,17 +94,71 @@ export const recipientsCsvBytes = (recipients: readonly z.input<typeof ZCampaign
   return octets;
 };
 
+/**
+ * Step 2 (spec §2 Recipients): the rows of one file, or of the manual table, added to the
+ * campaign's recipients as a source of their own (a second file adds to the first); `skip`
+ * moves on without any (Skip, when no file exists yet).
+ */
 export const ZCampaignRecipients = ZTemporary.extend({
   recipients: z
     .array(ZCampaignRecipient)
-    .min(1, { message: 'Please upload the CSV file first!' })
     .max(RECIPIENTS_MAX)
     .refine((recipients) => recipientsCsvBytes(recipients) <= CAMPAIGN_DEFAULTS.csvMaxBytes, {
       message: CAMPAIGN_MESSAGES.csvTooLarge,
     }),
   removeGeneric: z.boolean().default(false),
-  /** Replace what earlier uploads added (a new file) rather than add to it. */
+  /** Replace what earlier uploads added (every source removed first) rather than add to it. */
   replace: z.boolean().default(false),
+  /** Where the rows come from: a file (its name) or the manual table. */
+  source: z.enum(['file', 'manual']).default('file'),
+  fileName: z.string().trim().max(255).default(''),
+  skip: z.boolean().default(false),
+}).superRefine((input, context) => {
+  if (!input.skip && input.recipients.length === 0) {
+    context.addIssue({ code: 'custom', path: ['recipients'], message: CAMPAIGN_MESSAGES.csvMissing });
+  }
+});
+
+/** A source of a draft's recipients, as the recipients step lists them (spec: the list of files). */
+export const ZCampaignSource = z.object({
+  /** Its place in the list (0-based), the spec's `index` for removing it. */
+  index: z.number().int(),
+  id: z.number().int(),
+  kind: z.enum(['file', 'manual', 'list']),
+  name: z.string(),
+  list_id: z.number().int().nullable(),
+  /** Rows read (a file's, the manual table's) or members on the list. */
+  rows: z.number().int(),
+  /** Addresses it gave first. */
+  added: z.number().int(),
+  /** Addresses an earlier row gave already, in it or in an earlier source (counted once, kept once). */
+  duplicates: z.number().int(),
+  /** Rows without a valid address or generic ones removed; a list's unsubscribed and suppressed members. */
+  skipped: z.number().int(),
+  /** A list's subscribed members not verified yet. */
+  unverified: z.number().int(),
+  created_at: z.string(),
+});
+export type TCampaignSource = z.infer<typeof ZCampaignSource>;
+
+/** Where a draft's recipients stand after a change of its sources. */
+export const ZRecipientsSummary = z.object({
+  count: z.number().int(),
+  /** Of the source just added: addresses new to the campaign. */
+  added: z.number().int(),
+  /** Of the source just added: rows left out. */
+  skipped: z.number().int(),
+  /** Recipients whose address is suppressed (bounced, complained, unsubscribed): kept, but never sent to. */
+  suppressed: z.number().int(),
+  /** Addresses given by more than one row, across every source. */
+  duplicates: z.number().int(),
+  files: z.array(ZCampaignSource),
+});
+export type TRecipientsSummary = z.infer<typeof ZRecipientsSummary>;
+
+/** Recipients from mailing lists (issue 47): their subscribed, unsuppressed members, as Send Email takes them. */
+export const ZCampaignRecipientLists = ZTemporary.extend({
+  listIds: z.array(z.coerce.number().int().positive()).min(1, { message: 'Please choose a mailing list.' }).max(20),
 });
 
 /** Spec §3: a follow-up when the email is not opened within `waitDays` (default 5). */
@@ -171,6 +225,8 @@ export const ZCampaignOptions = z
     scheduled: z.boolean().default(false),
     /** An instant (ISO 8601) when scheduled. */
     scheduleTime: z.string().max(40).nullable().default(null),
+    /** Spec §3 names it among the options and gives it no screen or behaviour: kept and answered, nothing more. */
+    leadCatcher: z.boolean().default(false),
     acceptLaw: z.boolean().refine((value) => value, { message: CAMPAIGN_MESSAGES.acceptLaw }),
   })
   .superRefine((options, context) => {
@@ -202,6 +258,9 @@ export const ZCampaignDraft = z.object({
     count: z.number().int(),
     variables: z.array(z.string()),
     sample: z.array(z.object({ email: z.string(), name: z.string(), variables: z.record(z.string(), z.string()) })),
+    /** The sources, in the order they were added (spec: the list of files). */
+    files: z.array(ZCampaignSource),
+    duplicates: z.number().int(),
   }),
   drips: z.array(ZCampaignStep),
   dailyPlan: ZDailyPlan,
@@ -210,6 +269,7 @@ export const ZCampaignDraft = z.object({
     trackClicks: z.boolean(),
     scheduled: z.boolean(),
     scheduleTime: z.string().nullable(),
+    leadCatcher: z.boolean(),
     acceptLaw: z.boolean(),
   }),
 });
@@ -366,13 +426,51 @@ export const ZCampaignMembersQuery = pageQuery({
 }).extend({ filter: z.enum(RECIPIENT_FILTERS).optional() });
 
 export const ZRecipientHistoryItem = z.object({
-  event_type: z.enum(['queued', 'delivered', 'opened', 'clicked', 'failed']),
+  /** `sent`: the account accepted the message (spec §2's sent items, with subject and text); `delivered` after. */
+  event_type: z.enum(['queued', 'sent', 'delivered', 'opened', 'clicked', 'failed']),
   created_at: z.string(),
+  /** The subject and the HTML as this recipient got them (merge fields filled in). */
   subject: z.string().nullable(),
   body: z.string().nullable(),
   order: z.number().int(),
   message: z.string().nullable(),
 });
+
+/** Spec §3 campaign member (list view): the members-list variant's row. */
+export const ZCampaignMemberRow = z.object({ id: z.number().int(), fullname: z.string(), email: z.string() });
+export type TCampaignMemberRow = z.infer<typeof ZCampaignMemberRow>;
+
+/** Spec §9: the members list starts at 2 a page. */
+export const MEMBERS_LIST_PER_PAGE = 2;
+
+/** A message of the campaign that failed, for its errors page. */
+export const ZCampaignFailure = z.object({
+  id: z.number().int(),
+  recipient_id: z.number().int(),
+  email: z.string(),
+  name: z.string(),
+  order: z.number().int(),
+  kind: z.enum(['step', 'follow-up', 'click-follow-up']),
+  subject: z.string(),
+  /** The provider's or the receiving server's own words. */
+  reason: z.string().nullable(),
+  failed_at: z.string(),
+});
+export type TCampaignFailure = z.infer<typeof ZCampaignFailure>;
+
+/** A sending account as the wizard offers it (`get-account-information`). */
+export const ZCampaignAccount = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  provider: z.string(),
+  /** The alias's domain (read-only in the form); empty for SMTP and Gmail, which send as their own address. */
+  domain: z.string(),
+  fromAddress: z.string(),
+  /** Its daily limit (SMTP); null when it has none. */
+  mailPerDay: z.number().int().nullable(),
+  active: z.boolean(),
+});
+export type TCampaignAccount = z.infer<typeof ZCampaignAccount>;
 
 const campaignId = z.object({ id: z.coerce.number().int().positive() });
 const ZStatus = ZStatusMessage;
@@ -413,13 +511,14 @@ export const campaignsApi = {
     method: 'PUT',
     path: '/campaigns/save-campaign/2',
     body: ZCampaignRecipients,
-    response: ZStatus.extend({
-      count: z.number().int(),
-      added: z.number().int(),
-      skipped: z.number().int(),
-      /** Recipients whose address is suppressed (bounced, complained, unsubscribed): kept, but never sent to. */
-      suppressed: z.number().int(),
-    }),
+    response: ZStatus.extend(ZRecipientsSummary.shape),
+  }),
+  /** Recipients from the user's mailing lists (beyond the spec; path not shown there). */
+  addRecipientLists: defineRoute({
+    method: 'POST',
+    path: '/campaigns/recipient-lists',
+    body: ZCampaignRecipientLists,
+    response: ZStatus.extend(ZRecipientsSummary.shape),
   }),
   saveSequence: defineRoute({
     method: 'PUT',
@@ -465,11 +564,58 @@ export const campaignsApi = {
       total: z.number().int(),
     }),
   }),
+  /** Spec §7 (temporary, index): removes the file at `index` of the list of files, or every source without one. */
   removeRecipients: defineRoute({
     method: 'POST',
     path: '/campaigns/remove-recipients',
-    body: ZTemporary,
-    response: z.object({ status: z.boolean(), removed: z.number().int() }),
+    body: ZTemporary.extend({ index: z.coerce.number().int().min(0).max(10_000).optional() }),
+    response: ZRecipientsSummary.omit({ added: true, skipped: true }).extend({
+      status: z.boolean(),
+      removed: z.number().int(),
+    }),
+  }),
+  accountInformation: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-account-information',
+    response: z.object({
+      status: z.boolean(),
+      /** The account a new campaign starts with (the primary one, else the first). */
+      account: ZCampaignAccount.nullable(),
+      accountData: z.array(ZCampaignAccount),
+    }),
+  }),
+  errors: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/errors/:id',
+    params: campaignId,
+    query: pageQuery({ columns: ['failed_at', 'email'], defaultColumn: 'failed_at', defaultOrder: 'desc' }),
+    response: pagedResponse(ZCampaignFailure).extend({
+      /** Recipients stopped before their last email, by why. */
+      stopped: z.array(z.object({ reason: z.string(), count: z.number().int() })),
+      /** Why the circuit breaker stopped the campaign, while it is stopped; null otherwise. */
+      breaker_reason: z.string().nullable(),
+    }),
+  }),
+  /** Spec §7: the members-list variant, `?page` (2 a page to begin with, spec §9). */
+  membersList: defineRoute({
+    method: 'GET',
+    path: '/drip-campaign/campaign/get-members/:id',
+    params: campaignId,
+    query: pageQuery({
+      columns: ['email', 'created_at'],
+      defaultColumn: 'email',
+      defaultOrder: 'asc',
+      defaultPerPage: MEMBERS_LIST_PER_PAGE,
+    }),
+    response: pagedResponse(ZCampaignMemberRow),
+  }),
+  /** Spec §7: deletes a member of the campaign, by a GET as the spec has it (with the CSRF token all the same). */
+  deleteMember: defineRoute({
+    method: 'GET',
+    path: '/drip-campaign/campaign/subscriber/:id/delete/:memberId',
+    params: z.object({ id: z.coerce.number().int().positive(), memberId: z.coerce.number().int().positive() }),
+    response: ZStatus,
+    changesState: true,
   }),
   general: defineRoute({
     method: 'GET',

@@ -35,6 +35,8 @@ export const CAMPAIGN_MESSAGES = {
   started: 'Your campaign is running.',
   stopped: 'Your campaign is paused.',
   saved: 'Your campaign has been saved.',
+  csvMissing: 'Please upload the CSV file first!',
+  memberDeleted: 'Your member successfully deleted on list!',
   /** Spec §5: the recipients CSV is at most 1500 KB. */
   csvTooLarge: 'Max 1.5 mb',
 } as const;

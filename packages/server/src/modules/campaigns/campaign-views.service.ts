@@ -1,5 +1,6 @@
 import {
   CAMPAIGN_MESSAGES,
+  renderMergeFields,
   type TCampaignCounts,
   type TCampaignGeneral,
   type TCampaignMember,
@@ -27,8 +28,8 @@ import {
   dailyMessageFigures,
   deleteCampaignRows,
   deleteRecipientRows,
+  findRecipient,
   messagesOfRecipient,
-  recipientExists,
   recipientRowsQuery,
   setRecipientPaused,
   stepsWithCounts,
@@ -231,23 +232,36 @@ export const campaignMembers = async (platform: TPlatform, userId: number, id: n
 
 type TRecipientHistoryItem = z.infer<typeof ZRecipientHistoryItem>;
 
-/** A recipient's history: each message handed over, and what became of it. */
+/**
+ * A recipient's history (spec §2): each message handed over and what became of it, the sent
+ * ones with their subject and HTML as this recipient got them (merge fields filled in).
+ */
 export const recipientHistory = async (platform: TPlatform, userId: number, recipientId: number) => {
+  const recipient = await findRecipient(platform.db, userId, recipientId);
+  if (!recipient) throw notFound('This recipient does not exist.');
   const messages = await messagesOfRecipient(platform.db, userId, recipientId);
-  if (messages.length === 0 && !(await recipientExists(platform.db, userId, recipientId)))
-    throw notFound('This recipient does not exist.');
+  const merge = {
+    email: recipient.email,
+    name: recipient.name,
+    fields: (recipient.variables as Record<string, string>) ?? {},
+  };
   return messages.flatMap((message) => {
-    const base = { subject: message.subject, body: message.body, order: message.position, message: message.error };
-    const events: TRecipientHistoryItem[] = [
-      {
-        ...base,
-        event_type: message.status === 'failed' ? 'failed' : message.status === 'sent' ? 'delivered' : 'queued',
-        created_at: (message.sent_at ?? message.created_at).toISOString(),
-      },
-    ];
-    if (message.opened_at) events.push({ ...base, event_type: 'opened', created_at: message.opened_at.toISOString() });
-    if (message.clicked_at)
-      events.push({ ...base, event_type: 'clicked', created_at: message.clicked_at.toISOString() });
+    const base = {
+      subject: renderMergeFields(message.subject, merge, false),
+      body: renderMergeFields(message.body, merge, true),
+      order: message.position,
+      message: message.error,
+    };
+    const at = (time: Date) => time.toISOString();
+    const events: TRecipientHistoryItem[] = [];
+    if (message.status === 'queued') events.push({ ...base, event_type: 'queued', created_at: at(message.created_at) });
+    if (message.sent_at) events.push({ ...base, event_type: 'sent', created_at: at(message.sent_at) });
+    if (message.delivered_at) events.push({ ...base, event_type: 'delivered', created_at: at(message.delivered_at) });
+    if (message.status === 'failed') {
+      events.push({ ...base, event_type: 'failed', created_at: at(message.sent_at ?? message.created_at) });
+    }
+    if (message.opened_at) events.push({ ...base, event_type: 'opened', created_at: at(message.opened_at) });
+    if (message.clicked_at) events.push({ ...base, event_type: 'clicked', created_at: at(message.clicked_at) });
     return events;
   });
 };
