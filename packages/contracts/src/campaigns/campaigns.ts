@@ -4,7 +4,7 @@ import { hasTextOutsideTags, userHtml } from '../html/html-bounds';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
-import { SEND_FIELDS } from '../sending/sending';
+import { SEND_FIELDS, ZSendAccount } from '../sending/sending';
 import { CAMPAIGN_MESSAGES, FREQUENCIES, ZDailyPlan } from './schedule';
 
 export * from './schedule';
@@ -458,17 +458,10 @@ export const ZCampaignFailure = z.object({
 });
 export type TCampaignFailure = z.infer<typeof ZCampaignFailure>;
 
-/** A sending account as the wizard offers it (`get-account-information`). */
-export const ZCampaignAccount = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  provider: z.string(),
-  /** The alias's domain (read-only in the form); empty for SMTP and Gmail, which send as their own address. */
-  domain: z.string(),
-  fromAddress: z.string(),
+/** A sending account as the wizard offers it (`get-account-information`): Send Email's, with its daily limit. */
+export const ZCampaignAccount = ZSendAccount.extend({
   /** Its daily limit (SMTP); null when it has none. */
   mailPerDay: z.number().int().nullable(),
-  active: z.boolean(),
 });
 export type TCampaignAccount = z.infer<typeof ZCampaignAccount>;
 

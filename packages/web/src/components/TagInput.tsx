@@ -75,7 +75,8 @@ export const TagInput = ({
             key={tag}
             withRemoveButton
             onRemove={() => onChange(value.filter((other) => other !== tag))}
-            removeButtonProps={{ 'aria-label': `Remove ${tag}` }}
+            // Mantine hides the button from keyboards and screen readers (Backspace instead): here it is a button of its own.
+            removeButtonProps={{ 'aria-label': `Remove ${tag}`, 'aria-hidden': false, tabIndex: 0 }}
           >
             {tag}
           </Pill>

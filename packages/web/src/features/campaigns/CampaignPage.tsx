@@ -9,6 +9,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { STATUS_LOOK } from './campaign-status';
 import { useCampaignGeneral, useCampaignVariables, useSetCampaignStatus } from './campaigns.queries';
 import { EmailsTab } from './EmailsTab';
+import { ErrorsTab } from './ErrorsTab';
 import { OverviewTab } from './OverviewTab';
 import { RecipientsTab } from './RecipientsTab';
 import { SettingsTab } from './SettingsTab';
@@ -18,7 +19,16 @@ const TABS = [
   { value: 'mails', label: 'E-Mails' },
   { value: 'members', label: 'Recipients' },
   { value: 'settings', label: 'Settings' },
+  { value: 'errors', label: 'Errors' },
 ] as const;
+type TTab = (typeof TABS)[number]['value'];
+
+/** The spec's linked paths (`/campaign-view/overview`, `/mail-chain`…) as names of today's tabs. */
+const TAB_ALIASES: Record<string, TTab> = { 'mail-chain': 'mails' };
+
+/** The tab an address names: its own, an alias, or the overview (`/drip-campaign/campaign/{id}/detail`). */
+const tabOf = (name: string | undefined): TTab =>
+  TABS.find((candidate) => candidate.value === name)?.value ?? TAB_ALIASES[name ?? ''] ?? 'overview';
 
 /** The campaign's state, and Start or Stop while anyone is left to send to. */
 const StartStop = ({ campaign }: { campaign: TCampaignGeneral }) => {
@@ -54,14 +64,17 @@ const StartStop = ({ campaign }: { campaign: TCampaignGeneral }) => {
   );
 };
 
-/** A campaign (spec §2 campaign view): Overview, E-Mails, Recipients, Settings, and its start/stop. */
+/**
+ * A campaign (spec §2 campaign view): Overview, E-Mails, Recipients, Settings, the linked
+ * Errors page, and its start/stop.
+ */
 export const CampaignPage = () => {
   const { id: idParam, tab } = useParams();
   const id = Number(idParam);
   const navigate = useNavigate();
   const general = useCampaignGeneral(id);
   const variables = useCampaignVariables(id);
-  const current = TABS.find((candidate) => candidate.value === tab)?.value ?? 'overview';
+  const current = tabOf(tab);
   const campaign = general.data;
   return (
     <>
@@ -109,6 +122,9 @@ export const CampaignPage = () => {
           </Tabs.Panel>
           <Tabs.Panel value="settings">
             <SettingsTab campaign={campaign} />
+          </Tabs.Panel>
+          <Tabs.Panel value="errors">
+            <ErrorsTab id={id} />
           </Tabs.Panel>
         </Tabs>
       )}

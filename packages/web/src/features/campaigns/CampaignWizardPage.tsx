@@ -105,11 +105,7 @@ export const CampaignWizardPage = () => {
             {draft.data && (
               <>
                 <Tabs.Panel value="recipients">
-                  <RecipientsStep
-                    temporary={draft.data.temporaryKey}
-                    count={draft.data.recipients.count}
-                    onSaved={() => void savedThen('compose')()}
-                  />
+                  <RecipientsStep draft={draft.data} onSaved={() => void savedThen('compose')()} />
                 </Tabs.Panel>
                 <Tabs.Panel value="compose">
                   <ComposeStep draft={draft.data} onSaved={() => void savedThen('preview')()} />

@@ -1,16 +1,23 @@
 import { Checkbox, Title } from '@mantine/core';
-import { deliveryParts, parseDeliveryTime, type TCampaignDraft, ZCampaignOptions } from '@sendwell/contracts';
+import {
+  deliveryParts,
+  parseDeliveryTime,
+  SEND_MESSAGES,
+  type TCampaignDraft,
+  ZCampaignOptions,
+} from '@sendwell/contracts';
 import { useState } from 'react';
 import { useTimeZone } from '../../app/dates';
-import { useZodForm } from '../../app/useZodForm';
+import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { DeliveryTimePicker, type TDeliveryValue } from '../send-email/DeliveryTimePicker';
 import { deliveryTimeOf } from '../send-email/send-email.form';
-import { useCampaignMutation } from './campaigns.queries';
+import { useCampaignMutation, useCheckSchedule } from './campaigns.queries';
 import { FormCard } from './FormCard';
 
 /** Step 5 (spec §2 Options): tracking, the first mail's time, the law and terms. */
 export const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved: () => void }) => {
   const save = useCampaignMutation('saveOptions');
+  const allowsScheduling = useCheckSchedule().data?.createSchedule ?? true;
   const timeZone = useTimeZone();
   // The first mail's time on the user's clock, as every other time (issue 29), not the browser's.
   const [schedule, setSchedule] = useState<TDeliveryValue>(() => {
@@ -21,6 +28,9 @@ export const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved
     initialValues: draft.options,
     // The request nests the options (`options.acceptLaw`).
     serverField: (field) => field.replace(/^options\./, ''),
+    // The plan decides (spec §6, `check-schedule`): the picker says so, and the server holds the same gate.
+    validate: (options): TFormErrors =>
+      options.scheduled && !allowsScheduling ? { scheduled: SEND_MESSAGES.scheduleUpgrade } : {},
     onSubmit: (_request, { values, fail }) =>
       save.mutate({ body: { temporary: draft.temporaryKey, options: values } }, { onSuccess: onSaved, onError: fail }),
   });
@@ -43,6 +53,7 @@ export const OptionsStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved
         label="Schedule the first campaign mail"
         checked={values.scheduled ?? false}
         onChange={(event) => setValue('scheduled', event.currentTarget.checked)}
+        error={errors.scheduled}
       />
       {values.scheduled && (
         <DeliveryTimePicker

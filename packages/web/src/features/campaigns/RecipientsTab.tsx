@@ -1,9 +1,10 @@
-import { Badge, Button, Group, NativeSelect, Switch, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, NativeSelect, Switch, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { CAMPAIGN_MESSAGES, RECIPIENT_FILTERS, type TCampaignMember } from '@sendwell/contracts';
 import { IconTrash } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { showError } from '../../app/errors';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
@@ -89,6 +90,9 @@ export const RecipientsTab = ({ id, variables }: { id: number; variables: string
             onChange={(event) => setFilter(event.currentTarget.value)}
             data={[{ value: '', label: 'All' }, ...RECIPIENT_FILTERS.map((value) => ({ value, label: value }))]}
           />
+          <Anchor component={Link} to={`/drip-campaign/campaign/${id}/members`} size="sm" pb={4}>
+            Members list
+          </Anchor>
           <Button
             size="xs"
             color="red.9"

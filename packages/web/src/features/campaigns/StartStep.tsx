@@ -2,14 +2,13 @@ import { Loader, Select } from '@mantine/core';
 import {
   senderDomain,
   sendsAsSenderNameOnly,
+  type TCampaignAccount,
   type TCampaignDraft,
-  type TSendEmailContent,
   ZCampaignStart,
 } from '@sendwell/contracts';
 import { useZodForm } from '../../app/useZodForm';
 import { readDocument } from '../../components/email-editor/blocks';
-import { useSendEmailContent } from '../send-email/send-email.queries';
-import { useCampaignMutation } from './campaigns.queries';
+import { useCampaignAccounts, useCampaignMutation } from './campaigns.queries';
 import { FormCard } from './FormCard';
 import { SenderFields, signatureField } from './SenderFields';
 
@@ -22,7 +21,7 @@ const StartForm = ({
   onSaved,
 }: {
   draft: TCampaignDraft | undefined;
-  accounts: TSendEmailContent['accounts'];
+  accounts: TCampaignAccount[];
   chosenAccount: number | null;
   onSaved: TSaved;
 }) => {
@@ -76,13 +75,13 @@ const StartForm = ({
 
 /** Step 1 (spec §2 Start): the sending account, title, sender and signature. */
 export const StartStep = ({ draft, onSaved }: { draft: TCampaignDraft | undefined; onSaved: TSaved }) => {
-  const content = useSendEmailContent();
-  if (content.isPending) return <Loader aria-label="Loading your accounts" />;
+  const accounts = useCampaignAccounts();
+  if (accounts.isPending) return <Loader aria-label="Loading your accounts" />;
   return (
     <StartForm
       draft={draft}
-      accounts={content.data?.accounts ?? []}
-      chosenAccount={content.data?.chosenAccount ?? null}
+      accounts={accounts.data?.accountData ?? []}
+      chosenAccount={accounts.data?.account?.id ?? null}
       onSaved={onSaved}
     />
   );
