@@ -161,18 +161,24 @@ export const ZCampaignRecipientLists = ZTemporary.extend({
   listIds: z.array(z.coerce.number().int().positive()).min(1, { message: 'Please choose a mailing list.' }).max(20),
 });
 
-/** Spec §3: a follow-up when the email is not opened within `waitDays` (default 5). */
-export const ZFollowUp = z.object({
+/**
+ * Spec §3's follow-up (wire field `followUp`), an unopened step: the further email a step sends
+ * when its message is not opened within `waitDays` (default 5), in the same thread.
+ */
+export const ZUnopenedStep = z.object({
   waitDays: z.coerce.number().int().min(1).max(365).default(5),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
   body: userHtml(2_000_000).refine(hasTextOutsideTags, { message: CAMPAIGN_MESSAGES.bodyRequired }),
   /** The body's builder document (issue 46); null for one written in HTML. */
   document: ZEmailDocument.nullable().default(null),
 });
-export type TFollowUp = z.input<typeof ZFollowUp>;
+export type TUnopenedStep = z.input<typeof ZUnopenedStep>;
 
-/** Spec §3: a follow-up `waitDays` (default 1) after the recipient clicks `link` (any link when empty). */
-export const ZClickFollowUp = ZFollowUp.extend({
+/**
+ * Spec §3's click follow-up (wire field `clickFollowUp`), a click step: the further email a step
+ * sends `waitDays` (default 1) after the recipient clicks `link` (any link when empty).
+ */
+export const ZClickStep = ZUnopenedStep.extend({
   waitDays: z.coerce.number().int().min(0).max(365).default(1),
   link: z
     .string()
@@ -183,9 +189,10 @@ export const ZClickFollowUp = ZFollowUp.extend({
     })
     .default(''),
 });
-export type TClickFollowUp = z.input<typeof ZClickFollowUp>;
+export type TClickStep = z.input<typeof ZClickStep>;
 
-export const ZDripEmail = z.object({
+/** A step as the wizard and Edit Sequence send it (the spec's drip email); `id` for one saved before. */
+export const ZStepInput = z.object({
   id: z.number().int().positive().optional(),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
   body: userHtml(2_000_000).refine((value) => hasTextOutsideTags(value) || /<img\b/i.test(value), {
@@ -198,24 +205,24 @@ export const ZDripEmail = z.object({
   globalReply: z.boolean().default(false),
   period: z.coerce.number().int().min(0).max(1000).default(5),
   frequency: z.enum(FREQUENCIES).default('day'),
-  followUp: ZFollowUp.nullable().default(null),
-  clickFollowUp: ZClickFollowUp.nullable().default(null),
+  followUp: ZUnopenedStep.nullable().default(null),
+  clickFollowUp: ZClickStep.nullable().default(null),
 });
-export type TDripEmail = z.input<typeof ZDripEmail>;
+export type TStepInput = z.input<typeof ZStepInput>;
 
 export const ZSequence = z.object({
-  drips: z.array(ZDripEmail).min(1).max(30),
+  drips: z.array(ZStepInput).min(1).max(30),
   dailyPlan: ZDailyPlan,
 });
 export type TSequence = z.input<typeof ZSequence>;
 
 /**
- * One saved email of a campaign's sequence, as the screens edit it: a drip email with its id.
+ * One saved step of a campaign's sequence, as the screens edit it: a step input with its id.
  * It comes over the wire in two shapes the spec fixes: camelCase in the wizard's draft
  * (`get-temporary-data`, the spec's drips store) and snake_case with counts on the E-Mails
  * page (`get-data/emails`, the spec's server fields); `stepOfEmail` turns the second into it.
  */
-export const ZCampaignStep = ZDripEmail.extend({ id: z.number().int() });
+export const ZCampaignStep = ZStepInput.extend({ id: z.number().int() });
 export type TCampaignStep = z.output<typeof ZCampaignStep>;
 
 export const ZCampaignOptions = z
@@ -367,8 +374,8 @@ export const ZCampaignEmail = z.object({
   global_reply: z.boolean(),
   period: z.number().int(),
   frequency: z.enum(FREQUENCIES),
-  follow_up: ZFollowUp.nullable(),
-  click_follow_up: ZClickFollowUp.nullable(),
+  follow_up: ZUnopenedStep.nullable(),
+  click_follow_up: ZClickStep.nullable(),
   first: z.boolean(),
   sent_count: z.number().int(),
   queued_count: z.number().int(),
@@ -443,6 +450,13 @@ export type TCampaignMemberRow = z.infer<typeof ZCampaignMemberRow>;
 /** Spec §9: the members list starts at 2 a page. */
 export const MEMBERS_LIST_PER_PAGE = 2;
 
+/**
+ * What a campaign message is: a step's own, or an unopened or a click step's. The values are
+ * those stored in `campaign_messages.kind` (the spec's names of the last two).
+ */
+export const CAMPAIGN_MESSAGE_KINDS = ['step', 'follow-up', 'click-follow-up'] as const;
+export type TCampaignMessageKind = (typeof CAMPAIGN_MESSAGE_KINDS)[number];
+
 /** A message of the campaign that failed, for its errors page. */
 export const ZCampaignFailure = z.object({
   id: z.number().int(),
@@ -450,7 +464,7 @@ export const ZCampaignFailure = z.object({
   email: z.string(),
   name: z.string(),
   order: z.number().int(),
-  kind: z.enum(['step', 'follow-up', 'click-follow-up']),
+  kind: z.enum(CAMPAIGN_MESSAGE_KINDS),
   subject: z.string(),
   /** The provider's or the receiving server's own words. */
   reason: z.string().nullable(),
@@ -685,7 +699,7 @@ export const campaignsApi = {
 };
 
 /**
- * A drip email's HTML with the campaign's signature: before `</body>` when the body is a whole
+ * A step's HTML with the campaign's signature: before `</body>` when the body is a whole
  * document (the editor's), else after it, as the wizard's preview and the scheduler both show it.
  */
 export const withSignature = (body: string, signature: string) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { wallClock, zonedInstant } from '../time/zones';
 
 /**
- * When a drip step goes: its wait after the previous one (in the user's wall clock for days,
+ * When a step goes: its wait after the previous one (in the user's wall clock for days,
  * weeks and months, so a "1 day" wait across a DST change keeps the hour), then the first
  * moment inside the campaign's weekday windows (spec's dailyPlan). A window whose end is at or
  * before its start runs past midnight into the next day.

@@ -35,7 +35,7 @@ import {
   stepsWithCounts,
   updateCampaign,
 } from './campaigns.repository';
-import { requireCampaign, type TDripInput, writeSequence } from './campaigns.service';
+import { requireCampaign, type TStepInput, writeSequence } from './campaigns.service';
 
 /**
  * The saved campaigns' screens: the list and its chart, and a campaign's pages (general,
@@ -51,7 +51,7 @@ type TListQuery = {
   search?: string;
   temporary: number;
 };
-type TEmailsInput = { emails: TDripInput[]; dailyPlan: TDailyPlan };
+type TEmailsInput = { emails: TStepInput[]; dailyPlan: TDailyPlan };
 type TSettingsInput = z.output<typeof ZCampaignSettings>;
 type TMembersQuery = z.output<typeof ZCampaignMembersQuery>;
 
@@ -165,7 +165,7 @@ export const campaignEmails = async (platform: TPlatform, userId: number, id: nu
 /** `POST /api/campaigns/save-data/emails/{id}`: Edit Sequence on a saved campaign. */
 export const saveCampaignEmails = async (platform: TPlatform, userId: number, id: number, input: TEmailsInput) => {
   const campaign = await requireCampaign(platform.db, userId, id);
-  await writeSequence(platform, campaign, { drips: input.emails, dailyPlan: input.dailyPlan });
+  await writeSequence(platform, campaign, { steps: input.emails, dailyPlan: input.dailyPlan });
 };
 
 export const saveCampaignSettings = async (platform: TPlatform, userId: number, id: number, input: TSettingsInput) => {

@@ -29,7 +29,7 @@ import {
   startRecipients,
   updateCampaign,
 } from './campaigns.repository';
-import { requireDraft, type TSequence, writeSequence } from './campaigns.service';
+import { requireDraft, type TStepInput, writeSequence } from './campaigns.service';
 
 /**
  * The campaign wizard (spec §4): six steps, each saved to the server on a draft found by its
@@ -78,10 +78,15 @@ export const saveStart = async (platform: TPlatform, userId: number, input: z.ou
 
 // Step 2 (Recipients) is `campaign-recipients.service.ts`'s: files, the manual table and lists as sources.
 
-/** Step 3 (Compose): the sequence and the weekday windows. */
-export const saveSequence = async (platform: TPlatform, userId: number, key: string, sequence: TSequence) => {
+/** Step 3 (Compose): the sequence (the spec's `drips`) and the weekday windows. */
+export const saveSequence = async (
+  platform: TPlatform,
+  userId: number,
+  key: string,
+  input: { drips: TStepInput[]; dailyPlan: TDailyPlan },
+) => {
   const draft = await requireDraft(platform.db, userId, key);
-  await writeSequence(platform, draft, sequence);
+  await writeSequence(platform, draft, { steps: input.drips, dailyPlan: input.dailyPlan });
   await reachStep(platform.db, draft.id, 4);
 };
 

@@ -419,7 +419,7 @@ export const messagesOfRecipient = (db: Executor, userId: number, recipientId: n
     .orderBy('id')
     .execute();
 
-/** When the account's last drip message was handed over (its pace counts from it). */
+/** When the account's last campaign message was handed over (its pace counts from it). */
 export const lastHandOverAt = async (db: Executor, accountId: number) =>
   (
     await db
@@ -441,10 +441,10 @@ export const handedOverToday = async (db: Executor, campaignIds: number[], timeZ
   return new Map(rows.rows.map((row) => [Number(row.campaign_id), row.count]));
 };
 
-/** A follow-up's content as a step stores it. */
-export type TFollowUpContent = { waitDays: number; subject: string; body: string; link?: string };
+/** An unopened or a click step's content as its step stores it (`follow_up`, `click_follow_up`). */
+export type TConditionalStepContent = { waitDays: number; subject: string; body: string; link?: string };
 
-type TFollowedMessage = {
+type TStepMessage = {
   id: number;
   recipient_id: number;
   step_id: number;
@@ -454,13 +454,13 @@ type TFollowedMessage = {
 };
 
 /**
- * The oldest step message of the campaigns whose follow-up has come due: not opened within
- * its step's follow-up days, to a recipient neither stopped nor paused, with no follow-up
- * of its own yet.
+ * The oldest step message of the campaigns whose unopened step has come due: not opened
+ * within that step's days, to a recipient neither stopped nor paused, with no unopened step
+ * sent for it yet.
  */
 export const oldestUnopenedDue = async (db: Executor, campaignIds: number[], now: Date) =>
   (
-    await sql<TFollowedMessage & { follow_up: TFollowUpContent }>`
+    await sql<TStepMessage & { follow_up: TConditionalStepContent }>`
       select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, s.follow_up
         from campaign_messages m
         join campaign_steps s on s.id = m.step_id
@@ -475,13 +475,13 @@ export const oldestUnopenedDue = async (db: Executor, campaignIds: number[], now
   ).rows[0];
 
 /**
- * Step messages of the campaigns that were clicked and whose step has a click follow-up not
- * sent yet, to recipients neither stopped nor paused, the earliest clicks first; whether the
- * click was on the follow-up's link, and long enough ago, the scheduler reads from the engine.
+ * Step messages of the campaigns that were clicked and whose step has a click step not sent
+ * yet, to recipients neither stopped nor paused, the earliest clicks first; whether the click
+ * was on the click step's link, and long enough ago, the scheduler reads from the engine.
  */
-export const clickedWithFollowUp = async (db: Executor, campaignIds: number[], limit: number) =>
+export const clickedWithClickStep = async (db: Executor, campaignIds: number[], limit: number) =>
   (
-    await sql<TFollowedMessage & { send_id: number; click_follow_up: TFollowUpContent }>`
+    await sql<TStepMessage & { send_id: number; click_follow_up: TConditionalStepContent }>`
       select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, m.send_id, s.click_follow_up
         from campaign_messages m
         join campaign_steps s on s.id = m.step_id

@@ -50,7 +50,7 @@ const recipientsMessage = (
   return `${saved.count.toLocaleString('en-US')} recipients; ${saved.skipped} rows skipped.${duplicates}${suppressed}`;
 };
 
-/** Drip campaigns (spec §7 campaign calls): the wizard's steps, the list and the campaign views. */
+/** Campaigns (spec §7 campaign calls): the wizard's steps, the list and the campaign views. */
 export const campaignRoutes = moduleRoutes(['campaigns'], (serve, platform) => {
   const ok = (message: string = CAMPAIGN_MESSAGES.saved) => ({ status: true, message });
 

@@ -3,7 +3,7 @@ import { deleteRows, isAddress } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 
 /**
- * Drip campaigns' part of a person's data (issue 48 §4): the address as a recipient of the
+ * Campaigns' part of a person's data (issue 48 §4): the address as a recipient of the
  * user's campaigns, and the campaign messages it was sent (their words were its own, merge
  * fields filled in). Found through the user's campaigns, one probe of the
  * (campaign_id, lower(email)) index each; the messages go with their recipient (on delete

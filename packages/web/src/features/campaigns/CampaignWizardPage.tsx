@@ -25,7 +25,7 @@ const STEPS = [
 type TStepKey = (typeof STEPS)[number]['key'];
 
 /**
- * The drip wizard (spec §2): six tabs, each unlocked once the step before it is saved, at
+ * The campaign wizard (spec §2): six tabs, each unlocked once the step before it is saved, at
  * `#/drip/<step>`; an unsaved campaign (`/campaigns/continue/{id}`) resumes at its furthest step.
  */
 export const CampaignWizardPage = () => {

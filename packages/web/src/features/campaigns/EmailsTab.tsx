@@ -61,7 +61,7 @@ const EditSequence = ({
   );
 };
 
-/** One email's row, and under it (expanded) its subject, when it goes, its follow-ups and its body. */
+/** One step's row, and under it (expanded) its subject, when it goes, its unopened and click steps and its body. */
 const EmailRow = ({ email, isOpen, onToggle }: { email: TCampaignEmail; isOpen: boolean; onToggle: () => void }) => (
   <>
     <Table.Tr>

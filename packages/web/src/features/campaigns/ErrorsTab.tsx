@@ -10,10 +10,11 @@ type TErrors = TPaged<TCampaignFailure> & {
   breaker_reason: string | null;
 };
 
+/** What a failed message was, after its step's number: the step's own, or its unopened or click step. */
 const KIND_LABELS: Record<TCampaignFailure['kind'], string> = {
   step: '',
-  'follow-up': ' (follow-up)',
-  'click-follow-up': ' (click follow-up)',
+  'follow-up': ' (if not opened)',
+  'click-follow-up': ' (after a click)',
 };
 
 /**

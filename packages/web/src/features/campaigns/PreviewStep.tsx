@@ -48,22 +48,22 @@ export const PreviewStep = ({ draft, onSaved }: { draft: TCampaignDraft; onSaved
         </Group>
       </Group>
       {recipient &&
-        draft.drips.map((drip, position) => {
+        draft.drips.map((step, position) => {
           const merge = { email: recipient.email, name: recipient.name, fields: recipient.variables };
           return (
-            <Stack key={drip.id} gap={4}>
+            <Stack key={step.id} gap={4}>
               {position > 0 && (
                 <Text size="sm" c="dimmed" ta="center">
-                  — wait {waitText(drip.period, drip.frequency)} —
+                  — wait {waitText(step.period, step.frequency)} —
                 </Text>
               )}
               <Paper withBorder p="sm" radius="md">
                 <Text size="sm" fw={600}>
-                  #Email - {position + 1}: {renderMergeFields(drip.subject, merge, false)}
+                  #Email - {position + 1}: {renderMergeFields(step.subject, merge, false)}
                 </Text>
                 <PreviewFrame
                   title={`Email ${position + 1} for ${recipient.email}`}
-                  html={withSignature(renderMergeFields(drip.body, merge, true), draft.start.signature)}
+                  html={withSignature(renderMergeFields(step.body, merge, true), draft.start.signature)}
                   height={180}
                 />
               </Paper>

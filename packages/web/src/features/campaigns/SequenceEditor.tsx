@@ -3,18 +3,18 @@ import type { TDailyPlan } from '@sendwell/contracts';
 import { IconPlus } from '@tabler/icons-react';
 import { useCallback } from 'react';
 import { DaysPanel } from './DaysPanel';
-import { DripCard } from './DripCard';
-import { newDrip, type TDripForm, type TSequenceErrors, type TSequenceForm } from './sequence-form';
+import { StepCard } from './StepCard';
+import { newStep, type TSequenceErrors, type TSequenceForm, type TStepForm } from './sequence-form';
 
 // The sequence's form rules, where the editor's users and its tests have always found them.
 export {
   checkSequence,
   emptySequence,
   liveSequenceErrors,
-  newDripKey,
-  type TDripForm,
+  newStepKey,
   type TSequenceErrors,
   type TSequenceForm,
+  type TStepForm,
 } from './sequence-form';
 
 /**
@@ -34,15 +34,15 @@ export const SequenceEditor = ({
   variables: string[];
   onChange: (update: (previous: TSequenceForm) => TSequenceForm) => void;
 }) => {
-  const setDrip = useCallback(
-    (key: string, patch: Partial<TDripForm>) =>
+  const setStep = useCallback(
+    (key: string, patch: Partial<TStepForm>) =>
       onChange((previous) => ({
         ...previous,
-        drips: previous.drips.map((drip) => (drip.key === key ? { ...drip, ...patch } : drip)),
+        drips: previous.drips.map((step) => (step.key === key ? { ...step, ...patch } : step)),
       })),
     [onChange],
   );
-  const deleteDrip = useCallback(
+  const deleteStep = useCallback(
     (key: string) =>
       onChange((previous) => ({ ...previous, drips: previous.drips.filter((other) => other.key !== key) })),
     [onChange],
@@ -52,20 +52,20 @@ export const SequenceEditor = ({
     [onChange],
   );
   const addStep = () =>
-    onChange((previous) => ({ ...previous, drips: [...previous.drips, newDrip(previous.drips[0])] }));
+    onChange((previous) => ({ ...previous, drips: [...previous.drips, newStep(previous.drips[0])] }));
   return (
     <Grid gap="lg">
       <Grid.Col span={{ base: 12, lg: 8 }}>
         <Stack gap="md">
-          {value.drips.map((drip, index) => (
-            <DripCard
-              key={drip.key}
-              drip={drip}
+          {value.drips.map((step, index) => (
+            <StepCard
+              key={step.key}
+              step={step}
               index={index}
               errors={errors}
               variables={variables}
-              onPatch={setDrip}
-              onDelete={deleteDrip}
+              onPatch={setStep}
+              onDelete={deleteStep}
             />
           ))}
           <Group>

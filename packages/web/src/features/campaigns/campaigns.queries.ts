@@ -131,7 +131,7 @@ export const useCampaignMutation = <R extends keyof typeof campaignsApi>(
         // A saved campaign's draft is gone, and with it what the wizard read of it (the draft,
         // its resume address, its pre-send check): refetched, they answered 404 and the wizard,
         // still on screen, swapped its page for "does not exist any more" before moving on to
-        // the saved campaign, or instead of it (seen in the drip journey).
+        // the saved campaign, or instead of it (seen in the campaigns journey).
         ...(route === 'finish' ? { predicate: (query) => !WIZARD_QUERIES.has(String(query.queryKey[1])) } : {}),
       });
     },

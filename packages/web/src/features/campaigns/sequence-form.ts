@@ -9,8 +9,8 @@ import {
 import type { Dispatch, SetStateAction } from 'react';
 import { useZodForm } from '../../app/useZodForm';
 
-/** One email of the sequence as the editor holds it (`key` is the editor's own, `id` the server's). */
-export type TDripForm = {
+/** One step of the sequence as the editor holds it (`key` is the editor's own, `id` the server's). */
+export type TStepForm = {
   key: string;
   id?: number | undefined;
   subject: string;
@@ -21,20 +21,24 @@ export type TDripForm = {
   globalReply: boolean;
   period: number;
   frequency: TFrequency;
-  followUp: TFollowUpForm | null;
-  clickFollowUp: (TFollowUpForm & { link: string }) | null;
+  /** Its unopened step (the spec's follow-up). */
+  followUp: TConditionalStepForm | null;
+  /** Its click step (the spec's click follow-up). */
+  clickFollowUp: (TConditionalStepForm & { link: string }) | null;
 };
-export type TFollowUpForm = { waitDays: number; subject: string; body: string; document: TEmailDocument | null };
+/** An unopened or a click step as the editor holds it. */
+export type TConditionalStepForm = { waitDays: number; subject: string; body: string; document: TEmailDocument | null };
 
-export type TSequenceForm = { drips: TDripForm[]; dailyPlan: TDailyPlan };
+/** The sequence as the editor holds it, keyed as the request (`drips`, the spec's name for the steps). */
+export type TSequenceForm = { drips: TStepForm[]; dailyPlan: TDailyPlan };
 export type TSequenceErrors = Record<string, string>;
 
 let keys = 0;
-export const newDripKey = () => `drip-${++keys}`;
+export const newStepKey = () => `step-${++keys}`;
 
 /** A new email at the end of a sequence (spec §4): the first one's subject after 'Re: ', its reply-to when it is for all. */
-export const newDrip = (first: TDripForm | undefined): TDripForm => ({
-  key: newDripKey(),
+export const newStep = (first: TStepForm | undefined): TStepForm => ({
+  key: newStepKey(),
   subject: first ? `Re: ${first.subject}` : '',
   body: '',
   bodyDocument: null,
@@ -46,17 +50,17 @@ export const newDrip = (first: TDripForm | undefined): TDripForm => ({
   clickFollowUp: null,
 });
 
-export const emptySequence = (dailyPlan: TDailyPlan): TSequenceForm => ({ drips: [newDrip(undefined)], dailyPlan });
+export const emptySequence = (dailyPlan: TDailyPlan): TSequenceForm => ({ drips: [newStep(undefined)], dailyPlan });
 
 /** Saved steps (the draft's, or the E-Mails page's through `stepOfEmail`) as the editor edits them. */
 export const sequenceFormOf = (steps: readonly TCampaignStep[], dailyPlan: TDailyPlan): TSequenceForm =>
   steps.length === 0
     ? emptySequence(dailyPlan)
-    : { drips: steps.map((step) => ({ ...step, key: newDripKey() })), dailyPlan };
+    : { drips: steps.map((step) => ({ ...step, key: newStepKey() })), dailyPlan };
 
 /** The sequence as the server takes it: the editor's keys left out, ids only where the server gave one. */
 export const sequenceBody = (form: TSequenceForm) => ({
-  drips: form.drips.map(({ key: _key, id, ...drip }) => ({ ...drip, ...(id ? { id } : {}) })),
+  drips: form.drips.map(({ key: _key, id, ...step }) => ({ ...step, ...(id ? { id } : {}) })),
   dailyPlan: form.dailyPlan,
 });
 
@@ -98,9 +102,9 @@ export const liveSequenceErrors = (
       continue;
     }
     const checked = against.drips[Number(position)];
-    const index = checked ? now.drips.findIndex((drip) => drip.key === checked.key) : -1;
+    const index = checked ? now.drips.findIndex((step) => step.key === checked.key) : -1;
     if (!checked || index === -1) continue;
-    const key = field as keyof TDripForm;
+    const key = field as keyof TStepForm;
     if (JSON.stringify(checked[key]) !== JSON.stringify(now.drips[index]![key])) continue;
     live[['drips', index, ...path.split('.').slice(2)].join('.')] = message;
   }

@@ -3,9 +3,9 @@ import { FREQUENCIES, type TFrequency } from '@sendwell/contracts';
 import { IconTrash } from '@tabler/icons-react';
 import { memo } from 'react';
 import { LazyEmailEditor } from '../../components/email-editor/LazyEmailEditor';
-import type { TDripForm, TFollowUpForm, TSequenceErrors } from './sequence-form';
+import type { TConditionalStepForm, TSequenceErrors, TStepForm } from './sequence-form';
 
-/** A drip body in the email editor (issue 46): opens as a letter, merge fields under 'Insert Text Replacement'. */
+/** A step's body in the email editor (issue 46): opens as a letter, merge fields under 'Insert Text Replacement'. */
 const BodyEditor = ({
   id,
   label,
@@ -21,9 +21,9 @@ const BodyEditor = ({
   subject: string;
   variables: string[];
   html: string;
-  document: TFollowUpForm['document'];
+  document: TConditionalStepForm['document'];
   error: string | undefined;
-  onChange: (html: string, document: TFollowUpForm['document']) => void;
+  onChange: (html: string, document: TConditionalStepForm['document']) => void;
 }) => (
   <LazyEmailEditor
     id={id}
@@ -38,48 +38,49 @@ const BodyEditor = ({
   />
 );
 
-type TFollowUpKind = 'followUp' | 'clickFollowUp';
+/** The step's field holding each conditional step (the spec's follow-up and click follow-up). */
+type TConditionalKind = 'followUp' | 'clickFollowUp';
 
-/** What tells the two follow-ups apart (spec §3): when each goes, and its wait's bounds. */
-const FOLLOW_UPS = {
+/** What tells the two conditional steps apart (spec §3): when each goes, and its wait's bounds. */
+const CONDITIONAL_STEPS = {
   followUp: {
-    toggle: 'Follow up if this email is not opened',
+    toggle: 'Send another email if this one is not opened',
     wait: 'Days without an open',
-    subject: 'Follow-up subject',
-    body: 'Follow-up body',
-    id: 'follow-up',
+    subject: 'Subject if not opened',
+    body: 'Message Body if not opened',
+    id: 'unopened',
     min: 1,
     fresh: (subject: string) => ({ waitDays: 5, subject: `Re: ${subject}`, body: '', document: null }),
   },
   clickFollowUp: {
-    toggle: 'Follow up when the recipient clicks a link',
+    toggle: 'Send another email when the recipient clicks a link',
     wait: 'Days after the click',
-    subject: 'Click follow-up subject',
-    body: 'Click follow-up body',
-    id: 'click-follow-up',
+    subject: 'Subject after a click',
+    body: 'Message Body after a click',
+    id: 'clicked',
     min: 0,
     fresh: (subject: string) => ({ waitDays: 1, link: '', subject: `Re: ${subject}`, body: '', document: null }),
   },
 } as const;
 
-/** A step's follow-up: the checkbox that adds it, then its wait, (link,) subject and body. */
-const FollowUpFields = ({
+/** A step's unopened or click step: the checkbox that adds it, then its wait, (link,) subject and body. */
+const ConditionalStepFields = ({
   kind,
-  drip,
+  step,
   variables,
   error,
   onChange,
 }: {
-  kind: TFollowUpKind;
-  drip: TDripForm;
+  kind: TConditionalKind;
+  step: TStepForm;
   variables: string[];
   error: (field: string) => string | undefined;
-  onChange: (patch: Partial<TDripForm>) => void;
+  onChange: (patch: Partial<TStepForm>) => void;
 }) => {
-  const words = FOLLOW_UPS[kind];
-  const value = drip[kind];
-  const set = (patch: Partial<NonNullable<TDripForm['clickFollowUp']>>) =>
-    onChange({ [kind]: { ...value!, ...patch } } as Partial<TDripForm>);
+  const words = CONDITIONAL_STEPS[kind];
+  const value = step[kind];
+  const set = (patch: Partial<NonNullable<TStepForm['clickFollowUp']>>) =>
+    onChange({ [kind]: { ...value!, ...patch } } as Partial<TStepForm>);
   const wait = value && (
     <NumberInput
       label={words.wait}
@@ -97,19 +98,19 @@ const FollowUpFields = ({
         label={words.toggle}
         checked={value !== null}
         onChange={(event) =>
-          onChange({ [kind]: event.currentTarget.checked ? words.fresh(drip.subject) : null } as Partial<TDripForm>)
+          onChange({ [kind]: event.currentTarget.checked ? words.fresh(step.subject) : null } as Partial<TStepForm>)
         }
       />
       {value && (
         <Paper withBorder p="sm" radius="sm" bg="gray.0">
           <Stack gap="xs">
-            {kind === 'clickFollowUp' && drip.clickFollowUp ? (
+            {kind === 'clickFollowUp' && step.clickFollowUp ? (
               <Group grow align="flex-start">
                 {wait}
                 <TextInput
                   label="Link (empty: any link)"
                   placeholder="https://…"
-                  value={drip.clickFollowUp.link}
+                  value={step.clickFollowUp.link}
                   onChange={(event) => set({ link: event.currentTarget.value })}
                   error={error('clickFollowUp.link')}
                 />
@@ -125,7 +126,7 @@ const FollowUpFields = ({
               error={error(`${kind}.subject`)}
             />
             <BodyEditor
-              id={`${drip.key}-${words.id}-body`}
+              id={`${step.key}-${words.id}-body`}
               label={words.body}
               subject={value.subject}
               variables={variables}
@@ -146,34 +147,35 @@ const FollowUpFields = ({
  * body re-renders that card alone, not every card and the 42 time fields of the days panel
  * (that made each keystroke cost ~120 ms in Chromium on a slow machine).
  */
-export const DripCard = memo(function DripCard({
-  drip,
+export const StepCard = memo(function StepCard({
+  step,
   index,
   errors,
   variables,
   onPatch,
   onDelete,
 }: {
-  drip: TDripForm;
+  step: TStepForm;
   index: number;
   errors: TSequenceErrors;
   variables: string[];
-  onPatch: (key: string, patch: Partial<TDripForm>) => void;
+  onPatch: (key: string, patch: Partial<TStepForm>) => void;
   onDelete: (key: string) => void;
 }) {
-  const onChange = (patch: Partial<TDripForm>) => onPatch(drip.key, patch);
+  const onChange = (patch: Partial<TStepForm>) => onPatch(step.key, patch);
+  // Error paths are the request's, whose list of steps is the spec's `drips`.
   const error = (field: string) => errors[`drips.${index}.${field}`];
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby={`${drip.key}-title`}>
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby={`${step.key}-title`}>
       <Group justify="space-between" mb="sm">
-        <Title order={3} fz="md" id={`${drip.key}-title`}>
+        <Title order={3} fz="md" id={`${step.key}-title`}>
           #Email - {index + 1}
         </Title>
         {index > 0 && (
           <ActionIcon
             variant="subtle"
             color="red"
-            onClick={() => onDelete(drip.key)}
+            onClick={() => onDelete(step.key)}
             aria-label={`Delete email ${index + 1}`}
           >
             <IconTrash size={16} aria-hidden />
@@ -188,7 +190,7 @@ export const DripCard = memo(function DripCard({
               min={0}
               max={1000}
               w={100}
-              value={drip.period}
+              value={step.period}
               onChange={(value) => onChange({ period: Number(value) || 0 })}
               error={error('period')}
             />
@@ -196,7 +198,7 @@ export const DripCard = memo(function DripCard({
               label="Frequency"
               w={140}
               data={FREQUENCIES.map((frequency) => ({ value: frequency, label: `${frequency}s` }))}
-              value={drip.frequency}
+              value={step.frequency}
               onChange={(value) => value && onChange({ frequency: value as TFrequency })}
               allowDeselect={false}
             />
@@ -208,36 +210,42 @@ export const DripCard = memo(function DripCard({
         <TextInput
           label="Subject"
           required
-          value={drip.subject}
+          value={step.subject}
           onChange={(event) => onChange({ subject: event.currentTarget.value })}
           error={error('subject')}
         />
         <TextInput
           label="Reply To"
           type="email"
-          value={drip.replyTo}
+          value={step.replyTo}
           onChange={(event) => onChange({ replyTo: event.currentTarget.value })}
           error={error('replyTo')}
         />
         {index === 0 && (
           <Checkbox
             label="Use for all emails?"
-            checked={drip.globalReply}
+            checked={step.globalReply}
             onChange={(event) => onChange({ globalReply: event.currentTarget.checked })}
           />
         )}
         <BodyEditor
-          id={`${drip.key}-body`}
+          id={`${step.key}-body`}
           label="Message Body"
-          subject={drip.subject}
+          subject={step.subject}
           variables={variables}
-          html={drip.body}
-          document={drip.bodyDocument}
+          html={step.body}
+          document={step.bodyDocument}
           error={error('body')}
           onChange={(body, bodyDocument) => onChange({ body, bodyDocument })}
         />
-        <FollowUpFields kind="followUp" drip={drip} variables={variables} error={error} onChange={onChange} />
-        <FollowUpFields kind="clickFollowUp" drip={drip} variables={variables} error={error} onChange={onChange} />
+        <ConditionalStepFields kind="followUp" step={step} variables={variables} error={error} onChange={onChange} />
+        <ConditionalStepFields
+          kind="clickFollowUp"
+          step={step}
+          variables={variables}
+          error={error}
+          onChange={onChange}
+        />
       </Stack>
     </Paper>
   );
