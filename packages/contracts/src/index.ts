@@ -14,6 +14,7 @@ export * from './contact/contact.routes';
 export * from './credits/credits';
 export * from './credits/credits.routes';
 export * from './email/document';
+export * from './forms/tags';
 export * from './html/html-bounds';
 export * from './http/errors';
 export * from './http/routes';

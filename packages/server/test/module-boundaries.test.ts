@@ -74,6 +74,8 @@ const OWNER: Record<string, string> = {
   campaigns: 'campaigns',
   campaign_steps: 'campaigns',
   campaign_recipients: 'campaigns',
+  campaign_sources: 'campaigns',
+  campaign_source_rows: 'campaigns',
   campaign_messages: 'campaigns',
   verification_probe_status: 'verification',
   api_keys: 'api-keys',

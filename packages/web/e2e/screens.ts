@@ -554,6 +554,29 @@ export const screens: TScreen[] = [
     reach: (page) => wizard(page, '2. Recipients'),
   },
   {
+    name: 'wizard, recipients, import new from a list',
+    path: async (seeds) => `/campaigns/continue/${(await seeds.draft()).id}#/drip/recipients`,
+    reach: async (page) => {
+      await wizard(page, '2. Recipients');
+      await expect(page.getByRole('table', { name: 'Recipient files' })).toBeVisible();
+      await page.getByRole('button', { name: 'Import new' }).click();
+      await page.getByRole('tab', { name: 'From Mailing Lists' }).click();
+      await expect(page.getByRole('combobox', { name: 'Mailing lists' })).toBeVisible();
+    },
+  },
+  {
+    name: 'wizard, recipients, remove a file',
+    path: async (seeds) => `/campaigns/continue/${(await seeds.draft()).id}#/drip/recipients`,
+    reach: async (page) => {
+      await wizard(page, '2. Recipients');
+      await page
+        .getByRole('button', { name: /^Remove / })
+        .first()
+        .click();
+      await openDialog(page, 'Remove these recipients?');
+    },
+  },
+  {
     name: 'wizard, compose',
     path: async (seeds) => `/campaigns/continue/${(await seeds.draft()).id}#/drip/compose`,
     reach: async (page) => {
@@ -611,6 +634,25 @@ export const screens: TScreen[] = [
     path: async (seeds) => `/campaigns/detail/${(await seeds.campaign()).id}/members`,
     reach: (page) =>
       expect(page.getByRole('table', { name: 'Recipients of the campaign' })).toContainText('ann@example.com'),
+  },
+  {
+    name: 'campaign errors',
+    path: async (seeds) => `/campaigns/detail/${(await seeds.campaign()).id}/errors`,
+    reach: (page) => expect(page.getByRole('table', { name: 'Failed emails of the campaign' })).toBeVisible(),
+  },
+  {
+    name: 'campaign members list',
+    path: async (seeds) => `/drip-campaign/campaign/${(await seeds.campaign()).id}/members`,
+    reach: (page) => expect(page.getByRole('table', { name: 'Members of the campaign' })).toContainText('@'),
+  },
+  {
+    name: 'campaign members list, delete dialog',
+    path: async (seeds) => `/drip-campaign/campaign/${(await seeds.campaign()).id}/members`,
+    reach: async (page) => {
+      await expect(page.getByRole('table', { name: 'Members of the campaign' })).toContainText('@');
+      await rowAction(page, 'ann@example.com', 'Delete ann@example.com');
+      await openDialog(page, 'Delete this member?');
+    },
   },
   {
     name: 'campaign settings',

@@ -4,7 +4,7 @@ import { hasTextOutsideTags, userHtml } from '../html/html-bounds';
 import { ZStatusMessage } from '../http/errors';
 import { defineRoute } from '../http/routes';
 import { pagedResponse, pageQuery } from '../paging/paging';
-import { SEND_FIELDS } from '../sending/sending';
+import { SEND_FIELDS, ZSendAccount } from '../sending/sending';
 import { CAMPAIGN_MESSAGES, FREQUENCIES, ZDailyPlan } from './schedule';
 
 export * from './schedule';
@@ -94,31 +94,91 @@ export const recipientsCsvBytes = (recipients: readonly z.input<typeof ZCampaign
   return octets;
 };
 
+/**
+ * Step 2 (spec §2 Recipients): the rows of one file, or of the manual table, added to the
+ * campaign's recipients as a source of their own (a second file adds to the first); `skip`
+ * moves on without any (Skip, when no file exists yet).
+ */
 export const ZCampaignRecipients = ZTemporary.extend({
   recipients: z
     .array(ZCampaignRecipient)
-    .min(1, { message: 'Please upload the CSV file first!' })
     .max(RECIPIENTS_MAX)
     .refine((recipients) => recipientsCsvBytes(recipients) <= CAMPAIGN_DEFAULTS.csvMaxBytes, {
       message: CAMPAIGN_MESSAGES.csvTooLarge,
     }),
   removeGeneric: z.boolean().default(false),
-  /** Replace what earlier uploads added (a new file) rather than add to it. */
+  /** Replace what earlier uploads added (every source removed first) rather than add to it. */
   replace: z.boolean().default(false),
+  /** Where the rows come from: a file (its name) or the manual table. */
+  source: z.enum(['file', 'manual']).default('file'),
+  fileName: z.string().trim().max(255).default(''),
+  skip: z.boolean().default(false),
+}).superRefine((input, context) => {
+  if (!input.skip && input.recipients.length === 0) {
+    context.addIssue({ code: 'custom', path: ['recipients'], message: CAMPAIGN_MESSAGES.csvMissing });
+  }
 });
 
-/** Spec §3: a follow-up when the email is not opened within `waitDays` (default 5). */
-export const ZFollowUp = z.object({
+/** A source of a draft's recipients, as the recipients step lists them (spec: the list of files). */
+export const ZCampaignSource = z.object({
+  /** Its place in the list (0-based), the spec's `index` for removing it. */
+  index: z.number().int(),
+  id: z.number().int(),
+  kind: z.enum(['file', 'manual', 'list']),
+  name: z.string(),
+  list_id: z.number().int().nullable(),
+  /** Rows read (a file's, the manual table's) or members on the list. */
+  rows: z.number().int(),
+  /** Addresses it gave first. */
+  added: z.number().int(),
+  /** Addresses an earlier row gave already, in it or in an earlier source (counted once, kept once). */
+  duplicates: z.number().int(),
+  /** Rows without a valid address or generic ones removed; a list's unsubscribed and suppressed members. */
+  skipped: z.number().int(),
+  /** A list's subscribed members not verified yet. */
+  unverified: z.number().int(),
+  created_at: z.string(),
+});
+export type TCampaignSource = z.infer<typeof ZCampaignSource>;
+
+/** Where a draft's recipients stand after a change of its sources. */
+export const ZRecipientsSummary = z.object({
+  count: z.number().int(),
+  /** Of the source just added: addresses new to the campaign. */
+  added: z.number().int(),
+  /** Of the source just added: rows left out. */
+  skipped: z.number().int(),
+  /** Recipients whose address is suppressed (bounced, complained, unsubscribed): kept, but never sent to. */
+  suppressed: z.number().int(),
+  /** Addresses given by more than one row, across every source. */
+  duplicates: z.number().int(),
+  files: z.array(ZCampaignSource),
+});
+export type TRecipientsSummary = z.infer<typeof ZRecipientsSummary>;
+
+/** Recipients from mailing lists (issue 47): their subscribed, unsuppressed members, as Send Email takes them. */
+export const ZCampaignRecipientLists = ZTemporary.extend({
+  listIds: z.array(z.coerce.number().int().positive()).min(1, { message: 'Please choose a mailing list.' }).max(20),
+});
+
+/**
+ * Spec §3's follow-up (wire field `followUp`), an unopened step: the further email a step sends
+ * when its message is not opened within `waitDays` (default 5), in the same thread.
+ */
+export const ZUnopenedStep = z.object({
   waitDays: z.coerce.number().int().min(1).max(365).default(5),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
   body: userHtml(2_000_000).refine(hasTextOutsideTags, { message: CAMPAIGN_MESSAGES.bodyRequired }),
   /** The body's builder document (issue 46); null for one written in HTML. */
   document: ZEmailDocument.nullable().default(null),
 });
-export type TFollowUp = z.input<typeof ZFollowUp>;
+export type TUnopenedStep = z.input<typeof ZUnopenedStep>;
 
-/** Spec §3: a follow-up `waitDays` (default 1) after the recipient clicks `link` (any link when empty). */
-export const ZClickFollowUp = ZFollowUp.extend({
+/**
+ * Spec §3's click follow-up (wire field `clickFollowUp`), a click step: the further email a step
+ * sends `waitDays` (default 1) after the recipient clicks `link` (any link when empty).
+ */
+export const ZClickStep = ZUnopenedStep.extend({
   waitDays: z.coerce.number().int().min(0).max(365).default(1),
   link: z
     .string()
@@ -129,9 +189,10 @@ export const ZClickFollowUp = ZFollowUp.extend({
     })
     .default(''),
 });
-export type TClickFollowUp = z.input<typeof ZClickFollowUp>;
+export type TClickStep = z.input<typeof ZClickStep>;
 
-export const ZDripEmail = z.object({
+/** A step as the wizard and Edit Sequence send it (the spec's drip email); `id` for one saved before. */
+export const ZStepInput = z.object({
   id: z.number().int().positive().optional(),
   subject: line(998).pipe(z.string().min(1, { message: CAMPAIGN_MESSAGES.subjectRequired })),
   body: userHtml(2_000_000).refine((value) => hasTextOutsideTags(value) || /<img\b/i.test(value), {
@@ -144,16 +205,25 @@ export const ZDripEmail = z.object({
   globalReply: z.boolean().default(false),
   period: z.coerce.number().int().min(0).max(1000).default(5),
   frequency: z.enum(FREQUENCIES).default('day'),
-  followUp: ZFollowUp.nullable().default(null),
-  clickFollowUp: ZClickFollowUp.nullable().default(null),
+  followUp: ZUnopenedStep.nullable().default(null),
+  clickFollowUp: ZClickStep.nullable().default(null),
 });
-export type TDripEmail = z.input<typeof ZDripEmail>;
+export type TStepInput = z.input<typeof ZStepInput>;
 
 export const ZSequence = z.object({
-  drips: z.array(ZDripEmail).min(1).max(30),
+  drips: z.array(ZStepInput).min(1).max(30),
   dailyPlan: ZDailyPlan,
 });
 export type TSequence = z.input<typeof ZSequence>;
+
+/**
+ * One saved step of a campaign's sequence, as the screens edit it: a step input with its id.
+ * It comes over the wire in two shapes the spec fixes: camelCase in the wizard's draft
+ * (`get-temporary-data`, the spec's drips store) and snake_case with counts on the E-Mails
+ * page (`get-data/emails`, the spec's server fields); `stepOfEmail` turns the second into it.
+ */
+export const ZCampaignStep = ZStepInput.extend({ id: z.number().int() });
+export type TCampaignStep = z.output<typeof ZCampaignStep>;
 
 export const ZCampaignOptions = z
   .object({
@@ -162,6 +232,8 @@ export const ZCampaignOptions = z
     scheduled: z.boolean().default(false),
     /** An instant (ISO 8601) when scheduled. */
     scheduleTime: z.string().max(40).nullable().default(null),
+    /** Spec §3 names it among the options and gives it no screen or behaviour: kept and answered, nothing more. */
+    leadCatcher: z.boolean().default(false),
     acceptLaw: z.boolean().refine((value) => value, { message: CAMPAIGN_MESSAGES.acceptLaw }),
   })
   .superRefine((options, context) => {
@@ -193,14 +265,18 @@ export const ZCampaignDraft = z.object({
     count: z.number().int(),
     variables: z.array(z.string()),
     sample: z.array(z.object({ email: z.string(), name: z.string(), variables: z.record(z.string(), z.string()) })),
+    /** The sources, in the order they were added (spec: the list of files). */
+    files: z.array(ZCampaignSource),
+    duplicates: z.number().int(),
   }),
-  drips: z.array(ZDripEmail.extend({ id: z.number().int() })),
+  drips: z.array(ZCampaignStep),
   dailyPlan: ZDailyPlan,
   options: z.object({
     trackOpens: z.boolean(),
     trackClicks: z.boolean(),
     scheduled: z.boolean(),
     scheduleTime: z.string().nullable(),
+    leadCatcher: z.boolean(),
     acceptLaw: z.boolean(),
   }),
 });
@@ -298,8 +374,8 @@ export const ZCampaignEmail = z.object({
   global_reply: z.boolean(),
   period: z.number().int(),
   frequency: z.enum(FREQUENCIES),
-  follow_up: ZFollowUp.nullable(),
-  click_follow_up: ZClickFollowUp.nullable(),
+  follow_up: ZUnopenedStep.nullable(),
+  click_follow_up: ZClickStep.nullable(),
   first: z.boolean(),
   sent_count: z.number().int(),
   queued_count: z.number().int(),
@@ -309,6 +385,29 @@ export const ZCampaignEmail = z.object({
   bounced_count: z.number().int(),
 });
 export type TCampaignEmail = z.infer<typeof ZCampaignEmail>;
+
+/** A stored builder document, or null when it is missing or no longer reads as one (a body written in HTML). */
+const documentOf = (stored: unknown) => {
+  const parsed = ZEmailDocument.nullable().safeParse(stored ?? null);
+  return parsed.success ? parsed.data : null;
+};
+
+/** The E-Mails page's row (the spec's server fields) as the step the sequence editor edits: the one conversion. */
+export const stepOfEmail = (email: TCampaignEmail): TCampaignStep => ({
+  id: email.id,
+  subject: email.subject,
+  body: email.body,
+  bodyDocument: documentOf(email.body_document),
+  replyTo: email.reply_to,
+  globalReply: email.global_reply,
+  period: email.period,
+  frequency: email.frequency,
+  followUp: email.follow_up && { ...email.follow_up, document: documentOf(email.follow_up.document) },
+  clickFollowUp: email.click_follow_up && {
+    ...email.click_follow_up,
+    document: documentOf(email.click_follow_up.document),
+  },
+});
 
 export const RECIPIENT_FILTERS = ['paused', 'sent', 'opened', 'clicked', 'bounced', 'unsubscribed'] as const;
 
@@ -334,13 +433,51 @@ export const ZCampaignMembersQuery = pageQuery({
 }).extend({ filter: z.enum(RECIPIENT_FILTERS).optional() });
 
 export const ZRecipientHistoryItem = z.object({
-  event_type: z.enum(['queued', 'delivered', 'opened', 'clicked', 'failed']),
+  /** `sent`: the account accepted the message (spec §2's sent items, with subject and text); `delivered` after. */
+  event_type: z.enum(['queued', 'sent', 'delivered', 'opened', 'clicked', 'failed']),
   created_at: z.string(),
+  /** The subject and the HTML as this recipient got them (merge fields filled in). */
   subject: z.string().nullable(),
   body: z.string().nullable(),
   order: z.number().int(),
   message: z.string().nullable(),
 });
+
+/** Spec §3 campaign member (list view): the members-list variant's row. */
+export const ZCampaignMemberRow = z.object({ id: z.number().int(), fullname: z.string(), email: z.string() });
+export type TCampaignMemberRow = z.infer<typeof ZCampaignMemberRow>;
+
+/** Spec §9: the members list starts at 2 a page. */
+export const MEMBERS_LIST_PER_PAGE = 2;
+
+/**
+ * What a campaign message is: a step's own, or an unopened or a click step's. The values are
+ * those stored in `campaign_messages.kind` (the spec's names of the last two).
+ */
+export const CAMPAIGN_MESSAGE_KINDS = ['step', 'follow-up', 'click-follow-up'] as const;
+export type TCampaignMessageKind = (typeof CAMPAIGN_MESSAGE_KINDS)[number];
+
+/** A message of the campaign that failed, for its errors page. */
+export const ZCampaignFailure = z.object({
+  id: z.number().int(),
+  recipient_id: z.number().int(),
+  email: z.string(),
+  name: z.string(),
+  order: z.number().int(),
+  kind: z.enum(CAMPAIGN_MESSAGE_KINDS),
+  subject: z.string(),
+  /** The provider's or the receiving server's own words. */
+  reason: z.string().nullable(),
+  failed_at: z.string(),
+});
+export type TCampaignFailure = z.infer<typeof ZCampaignFailure>;
+
+/** A sending account as the wizard offers it (`get-account-information`): Send Email's, with its daily limit. */
+export const ZCampaignAccount = ZSendAccount.extend({
+  /** Its daily limit (SMTP); null when it has none. */
+  mailPerDay: z.number().int().nullable(),
+});
+export type TCampaignAccount = z.infer<typeof ZCampaignAccount>;
 
 const campaignId = z.object({ id: z.coerce.number().int().positive() });
 const ZStatus = ZStatusMessage;
@@ -381,13 +518,14 @@ export const campaignsApi = {
     method: 'PUT',
     path: '/campaigns/save-campaign/2',
     body: ZCampaignRecipients,
-    response: ZStatus.extend({
-      count: z.number().int(),
-      added: z.number().int(),
-      skipped: z.number().int(),
-      /** Recipients whose address is suppressed (bounced, complained, unsubscribed): kept, but never sent to. */
-      suppressed: z.number().int(),
-    }),
+    response: ZStatus.extend(ZRecipientsSummary.shape),
+  }),
+  /** Recipients from the user's mailing lists (beyond the spec; path not shown there). */
+  addRecipientLists: defineRoute({
+    method: 'POST',
+    path: '/campaigns/recipient-lists',
+    body: ZCampaignRecipientLists,
+    response: ZStatus.extend(ZRecipientsSummary.shape),
   }),
   saveSequence: defineRoute({
     method: 'PUT',
@@ -433,11 +571,58 @@ export const campaignsApi = {
       total: z.number().int(),
     }),
   }),
+  /** Spec §7 (temporary, index): removes the file at `index` of the list of files, or every source without one. */
   removeRecipients: defineRoute({
     method: 'POST',
     path: '/campaigns/remove-recipients',
-    body: ZTemporary,
-    response: z.object({ status: z.boolean(), removed: z.number().int() }),
+    body: ZTemporary.extend({ index: z.coerce.number().int().min(0).max(10_000).optional() }),
+    response: ZRecipientsSummary.omit({ added: true, skipped: true }).extend({
+      status: z.boolean(),
+      removed: z.number().int(),
+    }),
+  }),
+  accountInformation: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-account-information',
+    response: z.object({
+      status: z.boolean(),
+      /** The account a new campaign starts with (the primary one, else the first). */
+      account: ZCampaignAccount.nullable(),
+      accountData: z.array(ZCampaignAccount),
+    }),
+  }),
+  errors: defineRoute({
+    method: 'GET',
+    path: '/campaigns/get-data/errors/:id',
+    params: campaignId,
+    query: pageQuery({ columns: ['failed_at', 'email'], defaultColumn: 'failed_at', defaultOrder: 'desc' }),
+    response: pagedResponse(ZCampaignFailure).extend({
+      /** Recipients stopped before their last email, by why. */
+      stopped: z.array(z.object({ reason: z.string(), count: z.number().int() })),
+      /** Why the circuit breaker stopped the campaign, while it is stopped; null otherwise. */
+      breaker_reason: z.string().nullable(),
+    }),
+  }),
+  /** Spec §7: the members-list variant, `?page` (2 a page to begin with, spec §9). */
+  membersList: defineRoute({
+    method: 'GET',
+    path: '/drip-campaign/campaign/get-members/:id',
+    params: campaignId,
+    query: pageQuery({
+      columns: ['email', 'created_at'],
+      defaultColumn: 'email',
+      defaultOrder: 'asc',
+      defaultPerPage: MEMBERS_LIST_PER_PAGE,
+    }),
+    response: pagedResponse(ZCampaignMemberRow),
+  }),
+  /** Spec §7: deletes a member of the campaign, by a GET as the spec has it (with the CSRF token all the same). */
+  deleteMember: defineRoute({
+    method: 'GET',
+    path: '/drip-campaign/campaign/subscriber/:id/delete/:memberId',
+    params: z.object({ id: z.coerce.number().int().positive(), memberId: z.coerce.number().int().positive() }),
+    response: ZStatus,
+    changesState: true,
   }),
   general: defineRoute({
     method: 'GET',
@@ -514,7 +699,7 @@ export const campaignsApi = {
 };
 
 /**
- * A drip email's HTML with the campaign's signature: before `</body>` when the body is a whole
+ * A step's HTML with the campaign's signature: before `</body>` when the body is a whole
  * document (the editor's), else after it, as the wizard's preview and the scheduler both show it.
  */
 export const withSignature = (body: string, signature: string) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { wallClock, zonedInstant } from '../time/zones';
 
 /**
- * When a drip step goes: its wait after the previous one (in the user's wall clock for days,
+ * When a step goes: its wait after the previous one (in the user's wall clock for days,
  * weeks and months, so a "1 day" wait across a DST change keeps the hour), then the first
  * moment inside the campaign's weekday windows (spec's dailyPlan). A window whose end is at or
  * before its start runs past midnight into the next day.
@@ -35,6 +35,8 @@ export const CAMPAIGN_MESSAGES = {
   started: 'Your campaign is running.',
   stopped: 'Your campaign is paused.',
   saved: 'Your campaign has been saved.',
+  csvMissing: 'Please upload the CSV file first!',
+  memberDeleted: 'Your member successfully deleted on list!',
   /** Spec §5: the recipients CSV is at most 1500 KB. */
   csvTooLarge: 'Max 1.5 mb',
 } as const;

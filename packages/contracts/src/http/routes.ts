@@ -26,6 +26,11 @@ export type TRoute = {
    * document and the check cannot differ.
    */
   scope?: TApiKeyScope;
+  /**
+   * A GET the spec defines that changes data (a deletion it names as a link): it needs the
+   * CSRF token as any POST does, so a page elsewhere cannot make a signed-in browser call it.
+   */
+  changesState?: true;
 };
 
 /** `:id` of a row the signed-in user owns; anything else is a 422 before the handler runs. */

@@ -33,6 +33,10 @@ export const pagedResponse = <T extends z.ZodType>(item: T) => z.object({ data: 
 
 export type TPaged<T> = { data: T[]; meta: TPageMeta };
 
+/** The page sizes a table takes: the offered ones and its own default. */
+export const pageSizesOf = (defaultPerPage: number = DEFAULT_PER_PAGE): number[] =>
+  [...new Set([...PAGE_SIZES, defaultPerPage])].sort((a, b) => a - b);
+
 type PageQueryOptions<C extends string> = {
   /** The columns a user may sort by; anything else is refused with a 422. */
   columns: readonly [C, ...C[]];
@@ -51,8 +55,10 @@ export const pageQuery = <C extends string>(options: PageQueryOptions<C>) =>
     per_page: z.coerce
       .number()
       .int()
-      .refine((size) => (PAGE_SIZES as readonly number[]).includes(size), {
-        message: `per_page must be one of ${PAGE_SIZES.join(', ')}.`,
+      // The sizes every table offers, and the one this table starts with (the spec's members
+      // list starts at 2, below the offered sizes).
+      .refine((size) => pageSizesOf(options.defaultPerPage).includes(size), {
+        message: `per_page must be one of ${pageSizesOf(options.defaultPerPage).join(', ')}.`,
       })
       .default(options.defaultPerPage ?? DEFAULT_PER_PAGE),
     column: z

@@ -12,6 +12,7 @@ import { profileRoutes } from './auth/profile.routes';
 import { billingRoutes } from './billing/billing.routes';
 import { campaignBreakerEmailJob } from './campaigns/campaign-breaker.jobs';
 import { stopTrippedCampaign } from './campaigns/campaign-breaker.service';
+import { campaignListUsage } from './campaigns/campaign-recipients.service';
 import { tickCampaignsJob } from './campaigns/campaigns.jobs';
 import { campaignRoutes } from './campaigns/campaigns.routes';
 import { campaignsPersonalData } from './campaigns/personal-data';
@@ -191,6 +192,7 @@ export const modules: TModule[] = [
     personalData: campaignsPersonalData,
     // The engine's breaker trips a campaign's group of messages: the campaign stops.
     breakerGroupTripped: stopTrippedCampaign,
+    listUsageCheck: campaignListUsage,
   },
   // Signup forms (issue 48 §1): the hosted page, an embedded form's post, the confirmation
   // email and link, the preferences page of every email's footer.

@@ -337,6 +337,8 @@ export type CampaignsTable = {
   track_clicks: Generated<boolean>;
   schedule_at: Date | null;
   accept_law: Generated<boolean>;
+  /** Spec §3's leadCatcher option: kept and answered. */
+  lead_catcher: Generated<boolean>;
   mail_per_day: Generated<number>;
   mail_per_delay: Generated<number>;
   daily_plan: unknown;
@@ -386,7 +388,35 @@ export type CampaignRecipientsTable = {
   last_sent_at: Date | null;
   thread_message_id: string | null;
   thread_subject: string | null;
+  /** The source that first gave the address (a file, the manual table, a list). */
+  source_id: number | null;
   created_at: CreatedAt;
+};
+
+/** Where a draft's recipients come from (issue 47): a file, the manual table or a mailing list. */
+export type CampaignSourcesTable = {
+  id: Generated<number>;
+  campaign_id: number;
+  user_id: number;
+  kind: 'file' | 'manual' | 'list';
+  name: string;
+  list_id: number | null;
+  rows: Generated<number>;
+  added: Generated<number>;
+  duplicates: Generated<number>;
+  skipped: Generated<number>;
+  unverified: Generated<number>;
+  created_at: CreatedAt;
+};
+
+/** A file's or the manual table's rows, kept while the campaign is a draft. */
+export type CampaignSourceRowsTable = {
+  source_id: number;
+  position: number;
+  user_id: number;
+  email: string;
+  name: Generated<string>;
+  variables: ColumnType<Record<string, string>, string | undefined, string>;
 };
 
 export type CampaignMessagesTable = {
@@ -942,6 +972,8 @@ export type Database = {
   campaigns: CampaignsTable;
   campaign_steps: CampaignStepsTable;
   campaign_recipients: CampaignRecipientsTable;
+  campaign_sources: CampaignSourcesTable;
+  campaign_source_rows: CampaignSourceRowsTable;
   campaign_messages: CampaignMessagesTable;
   verification_probe_status: VerificationProbeStatusTable;
   resolver_status: ResolverStatusTable;

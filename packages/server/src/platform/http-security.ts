@@ -36,6 +36,8 @@ declare module 'fastify' {
     public?: boolean;
     /** Set false only for callers that cannot hold our cookie (provider webhooks). */
     csrf?: boolean;
+    /** A GET that changes data (a route descriptor's `changesState`): it needs the token as a POST does. */
+    isStateChangingGet?: boolean;
     rateLimit?: TRouteRateLimit;
     /** The API key scope that may call the route (from its descriptor); without one, keys are refused. */
     apiKeyScope?: TApiKeyScope;
@@ -227,6 +229,11 @@ export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { plat
         throw new HttpError(403, 'Your session has expired. Reload the page and try again.', 'CSRF');
       }
       if (!config.public && !request.session) throw unauthenticated();
+      // A GET that changes data needs the token too (after the session: without one it is a
+      // 401 like every private GET, and changes nothing either way).
+      if (config.isStateChangingGet && !hasValidCsrfToken(platform, request)) {
+        throw new HttpError(403, 'Your session has expired. Reload the page and try again.', 'CSRF');
+      }
     }
 
     const rateLimit = config.rateLimit;

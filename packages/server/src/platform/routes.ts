@@ -73,7 +73,11 @@ export const routesFor = (app: TApp, tags: string[]) => {
       method: route.method,
       url: route.path,
       // The scope an API key needs (issue 48 §2): `http-security.ts` reads it from the route it matched.
-      config: route.scope ? { ...options.config, apiKeyScope: route.scope } : options.config,
+      config: {
+        ...options.config,
+        ...(route.scope ? { apiKeyScope: route.scope } : {}),
+        ...(route.changesState ? { isStateChangingGet: true } : {}),
+      },
       ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
       ...(options.upload ? uploadRouteOptions(options.upload) : {}),
       schema: {

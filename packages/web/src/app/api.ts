@@ -106,6 +106,8 @@ type TRequestOptions = {
   params?: TQueryParams;
   body?: unknown;
   signal?: AbortSignal;
+  /** A GET that changes data (a descriptor's `changesState`) sends the CSRF token too. */
+  changesState?: boolean;
 };
 
 const send = async (method: THttpMethod, url: string, options: TRequestOptions, isRetry = false): Promise<Response> => {
@@ -113,7 +115,8 @@ const send = async (method: THttpMethod, url: string, options: TRequestOptions, 
   const isForm = options.body instanceof FormData;
   // A FormData body sets its own multipart boundary.
   if (options.body !== undefined && !isForm) headers['Content-Type'] = 'application/json';
-  if (method !== 'GET') headers[CSRF_HEADER] = await getCsrfToken();
+  const needsToken = method !== 'GET' || options.changesState === true;
+  if (needsToken) headers[CSRF_HEADER] = await getCsrfToken();
 
   const query = toSearchParams(options.params).toString();
   const response = await fetch(query ? `${url}?${query}` : url, {
@@ -125,7 +128,7 @@ const send = async (method: THttpMethod, url: string, options: TRequestOptions, 
   });
 
   // The token expires with the session it was issued for; one fresh token settles it.
-  if (response.status === 403 && method !== 'GET' && !isRetry) {
+  if (response.status === 403 && needsToken && !isRetry) {
     const body = await readBody(response.clone());
     if (isErrorBody(body) && body.code === 'CSRF') {
       resetCsrfToken();
@@ -173,7 +176,12 @@ export const callRoute = <R extends TRoute>(route: R, ...[options]: TCallArgumen
   const url = routeUrl(route, params);
   // A POST or PUT always carries a JSON body (`{}` when the call has none); a GET never does.
   const sentBody = body ?? (route.method === 'POST' || route.method === 'PUT' ? {} : undefined);
-  return request<TRouteResponse<R>>(route.method, url, { params: query, body: sentBody, signal });
+  return request<TRouteResponse<R>>(route.method, url, {
+    params: query,
+    body: sentBody,
+    signal,
+    ...(route.changesState ? { changesState: true } : {}),
+  });
 };
 
 /**

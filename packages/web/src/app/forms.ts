@@ -12,6 +12,13 @@ export const firstIssueByField = (issues: readonly TIssue[]): Record<string, str
   return fields;
 };
 
+/** A zod result's first message per field, keyed by its whole path (`drips.0.subject`) as the server's 422 keys it. */
+export const firstIssueByPath = (issues: readonly TIssue[]): Record<string, string> => {
+  const fields: Record<string, string> = {};
+  for (const issue of issues) fields[issue.path.map(String).join('.')] ??= issue.message;
+  return fields;
+};
+
 /** Focus on mount, for the first field of a page whose only job is that form. */
 export const useAutofocus = <T extends HTMLElement>() => {
   const ref = useRef<T>(null);

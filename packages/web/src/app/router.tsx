@@ -142,6 +142,21 @@ export const routes: RouteObject[] = [
                 path: 'campaigns/detail/:id/:tab?',
                 lazy: async () => ({ Component: (await import('../features/campaigns/CampaignPage')).CampaignPage }),
               },
+              // The spec's linked paths of a campaign's pages, aliases of the tabs above.
+              {
+                path: 'campaigns/detail/:id/campaign-view/:tab',
+                lazy: async () => ({ Component: (await import('../features/campaigns/CampaignPage')).CampaignPage }),
+              },
+              {
+                path: 'drip-campaign/campaign/:id/detail',
+                lazy: async () => ({ Component: (await import('../features/campaigns/CampaignPage')).CampaignPage }),
+              },
+              {
+                path: 'drip-campaign/campaign/:id/members',
+                lazy: async () => ({
+                  Component: (await import('../features/campaigns/MembersListPage')).MembersListPage,
+                }),
+              },
               {
                 path: 'tools/mail-testing',
                 lazy: async () => ({ Component: (await import('../features/spam-test/SpamTestPage')).SpamTestPage }),

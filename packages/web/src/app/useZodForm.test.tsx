@@ -113,4 +113,75 @@ describe('useZodForm', () => {
     expect(showError).toHaveBeenCalledWith(serverError);
     expect(hook.result.current.formError).toBeNull();
   });
+
+  describe('a form whose values hold a list', () => {
+    const ZTeam = z.object({
+      name: z.string().min(1, { message: 'Name the team.' }),
+      people: z.array(z.object({ key: z.string(), email: z.email({ message: 'Not an address.' }) })),
+    });
+    type TTeam = z.input<typeof ZTeam>;
+    /** A message stays while the field it is about is unchanged, following its person by key. */
+    const holdErrors = (errors: Record<string, string>, checked: TTeam, now: TTeam) =>
+      Object.fromEntries(
+        Object.entries(errors).flatMap(([path, message]) => {
+          const [root, position, field] = path.split('.');
+          if (root !== 'people') return checked.name === now.name ? [[path, message]] : [];
+          const before = checked.people[Number(position)];
+          const index = now.people.findIndex((person) => person.key === before?.key);
+          const after = now.people[index];
+          return after && before && after[field as 'email'] === before[field as 'email']
+            ? [[`people.${index}.${field}`, message]]
+            : [];
+        }),
+      );
+    const setUpTeam = () => {
+      const onSubmit = vi.fn();
+      const hook = renderHook(() =>
+        useZodForm(ZTeam, {
+          initialValues: {
+            name: '',
+            people: [
+              { key: 'a', email: 'ann@example.com' },
+              { key: 'b', email: 'bob' },
+            ],
+          },
+          isNested: true,
+          holdErrors,
+          serverField: (field) => field.replace(/^members\./, 'people.'),
+          onSubmit,
+        }),
+      );
+      return { hook, onSubmit };
+    };
+
+    it('keys each message by its whole path, as the server does', () => {
+      const { hook, onSubmit } = setUpTeam();
+      act(() => hook.result.current.onSubmit());
+      expect(onSubmit).not.toHaveBeenCalled();
+      expect(hook.result.current.errors).toEqual({ name: 'Name the team.', 'people.1.email': 'Not an address.' });
+    });
+
+    it('drops a message once its field changes, and moves it with its item when one before it goes', () => {
+      const { hook } = setUpTeam();
+      act(() => hook.result.current.onSubmit());
+      act(() => hook.result.current.setValues((team) => ({ ...team, people: team.people.slice(1) })));
+      expect(hook.result.current.errors).toEqual({ name: 'Name the team.', 'people.0.email': 'Not an address.' });
+      act(() => hook.result.current.setValue('name', 'Sales'));
+      expect(hook.result.current.errors).toEqual({ 'people.0.email': 'Not an address.' });
+      act(() =>
+        hook.result.current.setValues((team) => ({ ...team, people: [{ key: 'b', email: 'bob@example.com' }] })),
+      );
+      expect(hook.result.current.errors).toEqual({});
+    });
+
+    it('puts a 422 about the request’s own field names on the form’s', () => {
+      const { hook } = setUpTeam();
+      act(() =>
+        hook.result.current.fail(
+          new ApiError(422, { message: 'Invalid.', errors: { 'members.0.email': ['Suppressed address.'] } }),
+        ),
+      );
+      expect(hook.result.current.errors).toEqual({ 'people.0.email': 'Suppressed address.' });
+    });
+  });
 });

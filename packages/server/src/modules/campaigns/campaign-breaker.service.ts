@@ -6,8 +6,8 @@ import { notifyUser } from '../notifications/notifications.service';
 import { campaignBreakerEmailJob } from './campaign-breaker.jobs';
 
 /**
- * A drip campaign under the engine's one circuit breaker (issue 31 §2, issue 44 §4). Each
- * drip message is an engine send of one recipient in the campaign's breaker group
+ * A campaign under the engine's one circuit breaker (issue 31 §2, issue 44 §4). Each
+ * campaign message is an engine send of one recipient in the campaign's breaker group
  * (`campaignBreakerGroup`), so the engine judges the campaign as a whole, by the rule and
  * lines it judges a send by: its messages handed over (accepted or refused), their hard
  * bounces and complaints, after 200 messages. When the group trips, the engine hands the
@@ -62,7 +62,7 @@ export const mailCampaignBreaker = async (platform: TPlatform, campaignId: numbe
     text: [
       `Hello ${user.name},`,
       '',
-      `Sendwell stopped your drip campaign “${title}”.`,
+      `Sendwell stopped your campaign “${title}”.`,
       '',
       campaign.breaker_reason,
       '',

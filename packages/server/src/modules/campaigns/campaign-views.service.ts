@@ -1,5 +1,6 @@
 import {
   CAMPAIGN_MESSAGES,
+  renderMergeFields,
   type TCampaignCounts,
   type TCampaignGeneral,
   type TCampaignMember,
@@ -27,14 +28,14 @@ import {
   dailyMessageFigures,
   deleteCampaignRows,
   deleteRecipientRows,
+  findRecipient,
   messagesOfRecipient,
-  recipientExists,
   recipientRowsQuery,
   setRecipientPaused,
   stepsWithCounts,
   updateCampaign,
 } from './campaigns.repository';
-import { requireCampaign, type TDripInput, writeSequence } from './campaigns.service';
+import { requireCampaign, type TStepInput, writeSequence } from './campaigns.service';
 
 /**
  * The saved campaigns' screens: the list and its chart, and a campaign's pages (general,
@@ -50,7 +51,7 @@ type TListQuery = {
   search?: string;
   temporary: number;
 };
-type TEmailsInput = { emails: TDripInput[]; dailyPlan: TDailyPlan };
+type TEmailsInput = { emails: TStepInput[]; dailyPlan: TDailyPlan };
 type TSettingsInput = z.output<typeof ZCampaignSettings>;
 type TMembersQuery = z.output<typeof ZCampaignMembersQuery>;
 
@@ -164,7 +165,7 @@ export const campaignEmails = async (platform: TPlatform, userId: number, id: nu
 /** `POST /api/campaigns/save-data/emails/{id}`: Edit Sequence on a saved campaign. */
 export const saveCampaignEmails = async (platform: TPlatform, userId: number, id: number, input: TEmailsInput) => {
   const campaign = await requireCampaign(platform.db, userId, id);
-  await writeSequence(platform, campaign, { drips: input.emails, dailyPlan: input.dailyPlan });
+  await writeSequence(platform, campaign, { steps: input.emails, dailyPlan: input.dailyPlan });
 };
 
 export const saveCampaignSettings = async (platform: TPlatform, userId: number, id: number, input: TSettingsInput) => {
@@ -231,23 +232,36 @@ export const campaignMembers = async (platform: TPlatform, userId: number, id: n
 
 type TRecipientHistoryItem = z.infer<typeof ZRecipientHistoryItem>;
 
-/** A recipient's history: each message handed over, and what became of it. */
+/**
+ * A recipient's history (spec §2): each message handed over and what became of it, the sent
+ * ones with their subject and HTML as this recipient got them (merge fields filled in).
+ */
 export const recipientHistory = async (platform: TPlatform, userId: number, recipientId: number) => {
+  const recipient = await findRecipient(platform.db, userId, recipientId);
+  if (!recipient) throw notFound('This recipient does not exist.');
   const messages = await messagesOfRecipient(platform.db, userId, recipientId);
-  if (messages.length === 0 && !(await recipientExists(platform.db, userId, recipientId)))
-    throw notFound('This recipient does not exist.');
+  const merge = {
+    email: recipient.email,
+    name: recipient.name,
+    fields: (recipient.variables as Record<string, string>) ?? {},
+  };
   return messages.flatMap((message) => {
-    const base = { subject: message.subject, body: message.body, order: message.position, message: message.error };
-    const events: TRecipientHistoryItem[] = [
-      {
-        ...base,
-        event_type: message.status === 'failed' ? 'failed' : message.status === 'sent' ? 'delivered' : 'queued',
-        created_at: (message.sent_at ?? message.created_at).toISOString(),
-      },
-    ];
-    if (message.opened_at) events.push({ ...base, event_type: 'opened', created_at: message.opened_at.toISOString() });
-    if (message.clicked_at)
-      events.push({ ...base, event_type: 'clicked', created_at: message.clicked_at.toISOString() });
+    const base = {
+      subject: renderMergeFields(message.subject, merge, false),
+      body: renderMergeFields(message.body, merge, true),
+      order: message.position,
+      message: message.error,
+    };
+    const at = (time: Date) => time.toISOString();
+    const events: TRecipientHistoryItem[] = [];
+    if (message.status === 'queued') events.push({ ...base, event_type: 'queued', created_at: at(message.created_at) });
+    if (message.sent_at) events.push({ ...base, event_type: 'sent', created_at: at(message.sent_at) });
+    if (message.delivered_at) events.push({ ...base, event_type: 'delivered', created_at: at(message.delivered_at) });
+    if (message.status === 'failed') {
+      events.push({ ...base, event_type: 'failed', created_at: at(message.sent_at ?? message.created_at) });
+    }
+    if (message.opened_at) events.push({ ...base, event_type: 'opened', created_at: at(message.opened_at) });
+    if (message.clicked_at) events.push({ ...base, event_type: 'clicked', created_at: at(message.clicked_at) });
     return events;
   });
 };

@@ -2,26 +2,25 @@ import crypto from 'node:crypto';
 import {
   CAMPAIGN_DEFAULTS,
   defaultDailyPlan,
-  isGenericEmail,
-  readEmailCell,
+  SEND_MESSAGES,
+  type TCampaignAccount,
   type TCampaignDraft,
   type TDailyPlan,
   type ZCampaignOptions,
-  type ZCampaignRecipients,
   type ZCampaignStart,
 } from '@sendwell/contracts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound, ValidationError } from '../../platform/errors';
-import { genericNames } from '../lists/lists.service';
-import { resolveSender } from '../send-email/send-email.service';
+import { listAccountRows } from '../accounts/accounts.service';
+import { dailyCapOf } from '../delivery/delivery.service';
+import { planRulesOf } from '../plans/plans.service';
+import { resolveSender, sendEmailContent } from '../send-email/send-email.service';
+import { dropSourceRows, refreshListSources, sourcesOf } from './campaign-sources';
 import { tickCampaignsJob } from './campaigns.jobs';
 import {
-  addVariableNames,
   countRecipients,
   countSteps,
-  countSuppressedRecipients,
-  deleteAllRecipients,
   findCampaign,
   insertCampaign,
   listSteps,
@@ -29,16 +28,14 @@ import {
   recipientsSample,
   startRecipients,
   updateCampaign,
-  upsertRecipients,
 } from './campaigns.repository';
-import { requireDraft, type TSequence, writeSequence } from './campaigns.service';
+import { requireDraft, type TStepInput, writeSequence } from './campaigns.service';
 
 /**
  * The campaign wizard (spec §4): six steps, each saved to the server on a draft found by its
  * temporary key, the furthest step reached kept; Finish saves the campaign and starts it.
  */
 
-type TRecipientsInput = z.output<typeof ZCampaignRecipients>;
 type TOptionsInput = z.output<typeof ZCampaignOptions>;
 
 const newKey = () => crypto.randomBytes(18).toString('base64url');
@@ -79,53 +76,17 @@ export const saveStart = async (platform: TPlatform, userId: number, input: z.ou
   return { id: row.id, temporaryKey: key };
 };
 
-/** Recipients written per statement: a file of 1,500 KB holds tens of thousands. */
-const RECIPIENTS_PER_STATEMENT = 5_000;
+// Step 2 (Recipients) is `campaign-recipients.service.ts`'s: files, the manual table and lists as sources.
 
-/**
- * Step 2 (Recipients): addresses read by the list import's rules, generic ones left out when
- * asked, one recipient per address (a later row updates the earlier), custom variables kept.
- * Suppressed addresses (bounced, complained or unsubscribed before) stay on the campaign,
- * stopped when it starts, so the user sees why; the answer counts them.
- */
-export const saveRecipients = async (platform: TPlatform, userId: number, input: TRecipientsInput) => {
-  const draft = await requireDraft(platform.db, userId, input.temporary);
-  const generic = genericNames(platform);
-  const rows = new Map<string, { email: string; name: string; variables: Record<string, string> }>();
-  let skipped = 0;
-  for (const recipient of input.recipients) {
-    const email = readEmailCell(recipient.email).email;
-    if (!email || (input.removeGeneric && isGenericEmail(email, generic))) {
-      skipped += 1;
-      continue;
-    }
-    const variables = Object.fromEntries(
-      Object.entries(recipient.variables).filter(([key, value]) => key.trim() && value.trim() !== ''),
-    );
-    rows.set(email.toLowerCase(), { email, name: recipient.name.trim(), variables });
-  }
-  const recipients = [...rows.values()];
-  const added = await platform.db.transaction().execute(async (trx) => {
-    if (input.replace) await deleteAllRecipients(trx, draft.id);
-    let count = 0;
-    for (let start = 0; start < recipients.length; start += RECIPIENTS_PER_STATEMENT) {
-      count += await upsertRecipients(trx, draft.id, userId, recipients.slice(start, start + RECIPIENTS_PER_STATEMENT));
-    }
-    await addVariableNames(trx, draft.id, [
-      ...new Set(recipients.flatMap((recipient) => Object.keys(recipient.variables))),
-    ]);
-    return count;
-  });
-  const total = await countRecipients(platform.db, draft.id);
-  if (total === 0) throw new ValidationError({ recipients: ['No address in this file could be added.'] });
-  await reachStep(platform.db, draft.id, 3);
-  return { count: total, added, skipped, suppressed: await countSuppressedRecipients(platform.db, userId, draft.id) };
-};
-
-/** Step 3 (Compose): the sequence and the weekday windows. */
-export const saveSequence = async (platform: TPlatform, userId: number, key: string, sequence: TSequence) => {
+/** Step 3 (Compose): the sequence (the spec's `drips`) and the weekday windows. */
+export const saveSequence = async (
+  platform: TPlatform,
+  userId: number,
+  key: string,
+  input: { drips: TStepInput[]; dailyPlan: TDailyPlan },
+) => {
   const draft = await requireDraft(platform.db, userId, key);
-  await writeSequence(platform, draft, sequence);
+  await writeSequence(platform, draft, { steps: input.drips, dailyPlan: input.dailyPlan });
   await reachStep(platform.db, draft.id, 4);
 };
 
@@ -136,10 +97,22 @@ export const savePreview = async (platform: TPlatform, userId: number, key: stri
   await reachStep(platform.db, draft.id, 5);
 };
 
+/**
+ * The first mail's time is the plan's to allow (spec §6, `check-schedule`), as a scheduled
+ * send's is: asked when the options are saved and again when the campaign starts, so a plan
+ * changed in between is held too (R23).
+ */
+const requireScheduling = async (platform: TPlatform, userId: number) => {
+  if (!(await planRulesOf(platform, platform.db, userId)).allows_scheduling) {
+    throw new ValidationError({ scheduled: [SEND_MESSAGES.scheduleUpgrade] });
+  }
+};
+
 /** Step 5 (Options). */
 export const saveOptions = async (platform: TPlatform, userId: number, key: string, options: TOptionsInput) => {
   const draft = await requireDraft(platform.db, userId, key);
   const scheduleAt = options.scheduled && options.scheduleTime ? new Date(options.scheduleTime) : null;
+  if (scheduleAt) await requireScheduling(platform, userId);
   if (scheduleAt && scheduleAt.getTime() < Date.now() - 60_000) {
     throw new ValidationError({ scheduleTime: ['The first campaign mail must go in the future.'] });
   }
@@ -147,6 +120,7 @@ export const saveOptions = async (platform: TPlatform, userId: number, key: stri
     track_opens: options.trackOpens,
     track_clicks: options.trackClicks,
     schedule_at: scheduleAt,
+    lead_catcher: options.leadCatcher,
     accept_law: options.acceptLaw,
   });
   await reachStep(platform.db, draft.id, 6);
@@ -170,8 +144,12 @@ export const finishCampaign = async (platform: TPlatform, userId: number, key: s
             ? 'the acceptance of the law and terms'
             : null;
   if (missing) throw new HttpError(409, `The campaign cannot start without ${missing}.`, 'STEP_MISSING');
+  if (draft.schedule_at) await requireScheduling(platform, userId);
   const startAt = draft.schedule_at ?? new Date();
   await platform.db.transaction().execute(async (trx) => {
+    // Its lists' members as they are now, as a send takes its lists' when it goes.
+    await refreshListSources(trx, draft);
+    await dropSourceRows(trx, draft.id);
     await updateCampaign(trx, draft.id, {
       is_draft: false,
       temporary_key: null,
@@ -185,6 +163,22 @@ export const finishCampaign = async (platform: TPlatform, userId: number, key: s
   return draft.id;
 };
 
+/**
+ * `GET /api/campaigns/get-account-information` (spec §7): the user's sending accounts as the
+ * wizard offers them, and the one a new campaign starts with (the primary, else the first).
+ */
+export const accountInformation = async (platform: TPlatform, userId: number) => {
+  const [content, rows] = await Promise.all([
+    sendEmailContent(platform, userId, undefined),
+    listAccountRows(platform.db, userId),
+  ]);
+  const accountData = content.accounts.map((account): TCampaignAccount => {
+    const row = rows.find((candidate) => candidate.id === account.id);
+    return { ...account, mailPerDay: row ? dailyCapOf(row) : null };
+  });
+  return { account: accountData.find((account) => account.id === content.chosenAccount) ?? null, accountData };
+};
+
 /** `POST /api/campaigns/continue/{id}`: the temporary key of an unsaved campaign, to resume it. */
 export const draftKeyOf = async (platform: TPlatform, userId: number, id: number) => {
   const row = await findCampaign(platform.db, userId, { id });
@@ -195,10 +189,11 @@ export const draftKeyOf = async (platform: TPlatform, userId: number, id: number
 /** `POST /api/campaigns/get-temporary-data`: what the wizard resumes with. */
 export const draftData = async (platform: TPlatform, userId: number, key: string): Promise<TCampaignDraft> => {
   const draft = await requireDraft(platform.db, userId, key);
-  const [steps, count, sample] = await Promise.all([
+  const [steps, count, sample, files] = await Promise.all([
     listSteps(platform.db, draft.id),
     countRecipients(platform.db, draft.id),
     recipientsSample(platform.db, draft.id, 3),
+    sourcesOf(platform.db, draft.id),
   ]);
   return {
     id: draft.id,
@@ -214,7 +209,13 @@ export const draftData = async (platform: TPlatform, userId: number, key: string
       signatureDocument: draft.signature_document ?? null,
       from: draft.sender_name ? `${draft.sender_name} <${draft.from_address}>` : draft.from_address,
     },
-    recipients: { count, variables: (draft.variables as string[]) ?? [], sample },
+    recipients: {
+      count,
+      variables: (draft.variables as string[]) ?? [],
+      sample,
+      files,
+      duplicates: files.reduce((total, file) => total + file.duplicates, 0),
+    },
     drips: steps.map((step) => ({
       id: step.id,
       subject: step.subject,
@@ -233,6 +234,7 @@ export const draftData = async (platform: TPlatform, userId: number, key: string
       trackClicks: draft.track_clicks,
       scheduled: draft.schedule_at !== null,
       scheduleTime: draft.schedule_at?.toISOString() ?? null,
+      leadCatcher: draft.lead_catcher,
       acceptLaw: draft.accept_law,
     },
   };
@@ -245,10 +247,4 @@ export const previewRecipients = async (platform: TPlatform, userId: number, key
     recipients: await recipientsSample(platform.db, draft.id, CAMPAIGN_DEFAULTS.previewRecipients),
     total: await countRecipients(platform.db, draft.id),
   };
-};
-
-/** `POST /api/campaigns/remove-recipients`: the draft's recipients, all of them (a new file replaces them). */
-export const removeDraftRecipients = async (platform: TPlatform, userId: number, key: string) => {
-  const draft = await requireDraft(platform.db, userId, key);
-  return deleteAllRecipients(platform.db, draft.id);
 };

@@ -2,7 +2,7 @@ import { defineScheduledJob } from '../../platform/queue';
 import { tickCampaigns } from './scheduler';
 
 /**
- * The drip scheduler's tick: every minute, and at once when a campaign starts or resumes.
+ * The campaigns' scheduler tick: every minute, and at once when a campaign starts or resumes.
  * Safe to run twice at once: each account's hand-over takes an advisory lock, each recipient
  * row is claimed with SKIP LOCKED, and a message is unique per step and recipient.
  */

@@ -3,7 +3,7 @@ import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { z } from 'zod';
 import type { Executor } from '../../platform/db';
 import type { CampaignMessagesTable, CampaignStepsTable, CampaignsTable } from '../../platform/db-schema';
-import { countRows, hasRows } from '../../platform/queries';
+import { countRows } from '../../platform/queries';
 import { notSuppressed } from '../suppression/suppression.service';
 
 /**
@@ -37,13 +37,6 @@ export const reachStep = (db: Executor, id: number, step: number) =>
     .set({ step: sql`greatest(step, ${Math.min(6, step)})`, updated_at: new Date() })
     .where('id', '=', id)
     .execute();
-
-/** Adds custom variable names to the campaign's, each once. */
-export const addVariableNames = (db: Executor, id: number, names: string[]) =>
-  updateCampaign(db, id, {
-    variables: sql`(select coalesce(jsonb_agg(distinct v), '[]'::jsonb) from (
-        select jsonb_array_elements_text(variables) as v union select unnest(${names}::text[])) k)`,
-  });
 
 /** The user's saved campaigns (or drafts), with the list's counts, for `paginate`. */
 export const campaignRowsQuery = (db: Executor, userId: number, isDraft: boolean) =>
@@ -165,30 +158,6 @@ export const stepsWithCounts = async (db: Executor, campaignId: number) =>
   ).rows;
 
 // ---------------------------------------------------------------- recipients
-
-type TRecipientInput = { email: string; name: string; variables: Record<string, string> };
-
-/**
- * Adds recipients to a campaign, one per address: an address already there (in any case)
- * takes the later row's name and variables. How many rows were written.
- */
-export const upsertRecipients = async (
-  db: Executor,
-  campaignId: number,
-  userId: number,
-  recipients: TRecipientInput[],
-) =>
-  Number(
-    (
-      await sql`
-        insert into campaign_recipients (campaign_id, user_id, email, name, variables)
-        select ${campaignId}, ${userId}, r.email, r.name, r.variables
-          from jsonb_to_recordset(${JSON.stringify(recipients)}::jsonb) as r(email text, name text, variables jsonb)
-        on conflict (campaign_id, lower(email)) do update set name = excluded.name, variables = excluded.variables`.execute(
-        db,
-      )
-    ).numAffectedRows ?? 0,
-  );
 
 /** Deletes all of a campaign's recipients; how many went. */
 export const deleteAllRecipients = async (db: Executor, campaignId: number) =>
@@ -349,8 +318,14 @@ export const recipientRowsQuery = (
   }
 };
 
-export const recipientExists = (db: Executor, userId: number, recipientId: number) =>
-  hasRows(db.selectFrom('campaign_recipients').where('id', '=', recipientId).where('user_id', '=', userId));
+/** One of the user's recipients, with what its messages' merge fields are filled from. */
+export const findRecipient = (db: Executor, userId: number, recipientId: number) =>
+  db
+    .selectFrom('campaign_recipients')
+    .select(['id', 'email', 'name', 'variables'])
+    .where('id', '=', recipientId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 
 /** Pauses or resumes one recipient of a campaign; whether it was there. */
 export const setRecipientPaused = async (db: Executor, campaignId: number, recipientId: number, paused: boolean) =>
@@ -426,13 +401,25 @@ export const insertMessage = (db: Executor, row: Insertable<CampaignMessagesTabl
 export const messagesOfRecipient = (db: Executor, userId: number, recipientId: number) =>
   db
     .selectFrom('campaign_messages')
-    .select(['position', 'subject', 'body', 'status', 'error', 'created_at', 'sent_at', 'opened_at', 'clicked_at'])
+    .select([
+      'position',
+      'subject',
+      'body',
+      'status',
+      'error',
+      'created_at',
+      'sent_at',
+      'delivered_at',
+      'opened_at',
+      'clicked_at',
+    ])
     .where('recipient_id', '=', recipientId)
     .where('user_id', '=', userId)
     .orderBy('position')
+    .orderBy('id')
     .execute();
 
-/** When the account's last drip message was handed over (its pace counts from it). */
+/** When the account's last campaign message was handed over (its pace counts from it). */
 export const lastHandOverAt = async (db: Executor, accountId: number) =>
   (
     await db
@@ -454,10 +441,10 @@ export const handedOverToday = async (db: Executor, campaignIds: number[], timeZ
   return new Map(rows.rows.map((row) => [Number(row.campaign_id), row.count]));
 };
 
-/** A follow-up's content as a step stores it. */
-export type TFollowUpContent = { waitDays: number; subject: string; body: string; link?: string };
+/** An unopened or a click step's content as its step stores it (`follow_up`, `click_follow_up`). */
+export type TConditionalStepContent = { waitDays: number; subject: string; body: string; link?: string };
 
-type TFollowedMessage = {
+type TStepMessage = {
   id: number;
   recipient_id: number;
   step_id: number;
@@ -467,13 +454,13 @@ type TFollowedMessage = {
 };
 
 /**
- * The oldest step message of the campaigns whose follow-up has come due: not opened within
- * its step's follow-up days, to a recipient neither stopped nor paused, with no follow-up
- * of its own yet.
+ * The oldest step message of the campaigns whose unopened step has come due: not opened
+ * within that step's days, to a recipient neither stopped nor paused, with no unopened step
+ * sent for it yet.
  */
 export const oldestUnopenedDue = async (db: Executor, campaignIds: number[], now: Date) =>
   (
-    await sql<TFollowedMessage & { follow_up: TFollowUpContent }>`
+    await sql<TStepMessage & { follow_up: TConditionalStepContent }>`
       select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, s.follow_up
         from campaign_messages m
         join campaign_steps s on s.id = m.step_id
@@ -488,13 +475,13 @@ export const oldestUnopenedDue = async (db: Executor, campaignIds: number[], now
   ).rows[0];
 
 /**
- * Step messages of the campaigns that were clicked and whose step has a click follow-up not
- * sent yet, to recipients neither stopped nor paused, the earliest clicks first; whether the
- * click was on the follow-up's link, and long enough ago, the scheduler reads from the engine.
+ * Step messages of the campaigns that were clicked and whose step has a click step not sent
+ * yet, to recipients neither stopped nor paused, the earliest clicks first; whether the click
+ * was on the click step's link, and long enough ago, the scheduler reads from the engine.
  */
-export const clickedWithFollowUp = async (db: Executor, campaignIds: number[], limit: number) =>
+export const clickedWithClickStep = async (db: Executor, campaignIds: number[], limit: number) =>
   (
-    await sql<TFollowedMessage & { send_id: number; click_follow_up: TFollowUpContent }>`
+    await sql<TStepMessage & { send_id: number; click_follow_up: TConditionalStepContent }>`
       select m.id, m.recipient_id, m.step_id, m.position, m.message_id, m.campaign_id, m.send_id, s.click_follow_up
         from campaign_messages m
         join campaign_steps s on s.id = m.step_id

@@ -1,5 +1,8 @@
 import { CAMPAIGN_MESSAGES, campaignsApi } from '@sendwell/contracts';
 import { moduleRoutes, perUserLimit, userOf } from '../../platform/routes';
+import { campaignErrors } from './campaign-errors.service';
+import { campaignMembersList, deleteCampaignMember } from './campaign-members.service';
+import { addRecipientLists, removeDraftRecipients, saveRecipients } from './campaign-recipients.service';
 import {
   campaignCounts,
   campaignEmails,
@@ -17,21 +20,37 @@ import {
   setRecipientRunning,
 } from './campaign-views.service';
 import {
+  accountInformation,
   draftData,
   draftKeyOf,
   finishCampaign,
   previewRecipients,
-  removeDraftRecipients,
   saveOptions,
   savePreview,
-  saveRecipients,
   saveSequence,
   saveStart,
 } from './campaign-wizard.service';
 
 const editLimit = perUserLimit('campaign-edit', 300);
 
-/** Drip campaigns (spec §7 campaign calls): the wizard's steps, the list and the campaign views. */
+/** What a change of the recipients did, in words: the total, what was left out, the suppressed, the duplicates. */
+const recipientsMessage = (
+  saved: { count: number; skipped: number; suppressed: number; duplicates: number },
+  isSkip: boolean,
+) => {
+  if (isSkip) return 'No recipients yet: add them before the campaign starts.';
+  const duplicates =
+    saved.duplicates > 0
+      ? ` ${saved.duplicates.toLocaleString('en-US')} addresses were given more than once and are one recipient each.`
+      : '';
+  const suppressed =
+    saved.suppressed > 0
+      ? ` ${saved.suppressed.toLocaleString('en-US')} of them bounced, complained or unsubscribed before and will not be sent to.`
+      : '';
+  return `${saved.count.toLocaleString('en-US')} recipients; ${saved.skipped} rows skipped.${duplicates}${suppressed}`;
+};
+
+/** Campaigns (spec §7 campaign calls): the wizard's steps, the list and the campaign views. */
 export const campaignRoutes = moduleRoutes(['campaigns'], (serve, platform) => {
   const ok = (message: string = CAMPAIGN_MESSAGES.saved) => ({ status: true, message });
 
@@ -52,14 +71,11 @@ export const campaignRoutes = moduleRoutes(['campaigns'], (serve, platform) => {
   // the schema (recipientsCsvBytes); the body limit bounds the JSON around them.
   serve(campaignsApi.saveRecipients, { config: editLimit, upload: { maxBytes: 16 * 1024 * 1024 } }, async (request) => {
     const saved = await saveRecipients(platform, userOf(request), request.body);
-    const suppressed =
-      saved.suppressed > 0
-        ? ` ${saved.suppressed.toLocaleString('en-US')} of them bounced, complained or unsubscribed before and will not be sent to.`
-        : '';
-    return {
-      ...ok(`${saved.count.toLocaleString('en-US')} recipients; ${saved.skipped} rows skipped.${suppressed}`),
-      ...saved,
-    };
+    return { ...ok(recipientsMessage(saved, request.body.skip)), ...saved };
+  });
+  serve(campaignsApi.addRecipientLists, { config: editLimit }, async (request) => {
+    const saved = await addRecipientLists(platform, userOf(request), request.body);
+    return { ...ok(recipientsMessage(saved, false)), ...saved };
   });
   serve(campaignsApi.saveSequence, { config: editLimit, bodyLimit: 8 * 1024 * 1024 }, async (request) => {
     await saveSequence(platform, userOf(request), request.body.temporary, request.body);
@@ -91,7 +107,11 @@ export const campaignRoutes = moduleRoutes(['campaigns'], (serve, platform) => {
   }));
   serve(campaignsApi.removeRecipients, { config: editLimit }, async (request) => ({
     status: true,
-    removed: await removeDraftRecipients(platform, userOf(request), request.body.temporary),
+    ...(await removeDraftRecipients(platform, userOf(request), request.body)),
+  }));
+  serve(campaignsApi.accountInformation, async (request) => ({
+    status: true,
+    ...(await accountInformation(platform, userOf(request))),
   }));
 
   serve(campaignsApi.general, async (request) => ({
@@ -112,6 +132,16 @@ export const campaignRoutes = moduleRoutes(['campaigns'], (serve, platform) => {
   serve(campaignsApi.members, async (request) =>
     campaignMembers(platform, userOf(request), request.params.id, request.query),
   );
+  serve(campaignsApi.errors, async (request) =>
+    campaignErrors(platform, userOf(request), request.params.id, request.query),
+  );
+  serve(campaignsApi.membersList, async (request) =>
+    campaignMembersList(platform, userOf(request), request.params.id, request.query),
+  );
+  serve(campaignsApi.deleteMember, { config: editLimit }, async (request) => ({
+    status: true,
+    message: await deleteCampaignMember(platform, userOf(request), request.params.id, request.params.memberId),
+  }));
   serve(campaignsApi.recipientHistory, async (request) => ({
     status: true,
     history: await recipientHistory(platform, userOf(request), request.params.id),

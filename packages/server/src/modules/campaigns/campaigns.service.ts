@@ -1,4 +1,4 @@
-import { type TDailyPlan, withSignature, type ZDripEmail } from '@sendwell/contracts';
+import { type TDailyPlan, withSignature, type ZStepInput } from '@sendwell/contracts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
@@ -17,7 +17,7 @@ import {
 } from './campaigns.repository';
 
 /**
- * Drip campaigns: what the wizard (`campaign-wizard.service.ts`) and the saved campaign's
+ * Campaigns: what the wizard (`campaign-wizard.service.ts`) and the saved campaign's
  * views (`campaign-views.service.ts`) share (finding the user's draft or campaign, writing
  * a sequence), and what other modules ask of a campaign (the pre-send check's facts). The
  * scheduler (`scheduler.ts`) hands each recipient's next step to the delivery engine; the
@@ -36,10 +36,10 @@ export const requireCampaign = async (db: Executor, userId: number, id: number) 
   return row;
 };
 
-export type TDripInput = z.output<typeof ZDripEmail>;
+export type TStepInput = z.output<typeof ZStepInput>;
 
-/** A campaign's emails in order and its weekday windows. */
-export type TSequence = { drips: TDripInput[]; dailyPlan: TDailyPlan };
+/** A campaign's steps in order and its weekday windows. */
+export type TSequence = { steps: TStepInput[]; dailyPlan: TDailyPlan };
 
 /**
  * Writes a sequence: steps matched by id keep their id (their messages' history stays with
@@ -50,26 +50,26 @@ export type TSequence = { drips: TDripInput[]; dailyPlan: TDailyPlan };
  */
 export const writeSequence = (platform: TPlatform, campaign: { id: number; user_id: number }, sequence: TSequence) =>
   platform.db.transaction().execute(async (trx) => {
-    const { drips, dailyPlan } = sequence;
+    const { steps, dailyPlan } = sequence;
     const existing = await listSteps(trx, campaign.id);
-    const kept = new Set(drips.flatMap((drip) => (drip.id ? [drip.id] : [])));
+    const kept = new Set(steps.flatMap((step) => (step.id ? [step.id] : [])));
     const ids: number[] = [];
-    for (const [index, drip] of drips.entries()) {
+    for (const [index, step] of steps.entries()) {
       const values = {
         position: index + 1,
-        subject: drip.subject,
-        body: drip.body,
-        body_document: drip.bodyDocument ? JSON.stringify(drip.bodyDocument) : null,
-        reply_to: drip.replyTo,
-        global_reply: index === 0 && drip.globalReply,
-        period: index === 0 ? 0 : drip.period,
-        frequency: drip.frequency,
-        follow_up: drip.followUp ? JSON.stringify(drip.followUp) : null,
-        click_follow_up: drip.clickFollowUp ? JSON.stringify(drip.clickFollowUp) : null,
+        subject: step.subject,
+        body: step.body,
+        body_document: step.bodyDocument ? JSON.stringify(step.bodyDocument) : null,
+        reply_to: step.replyTo,
+        global_reply: index === 0 && step.globalReply,
+        period: index === 0 ? 0 : step.period,
+        frequency: step.frequency,
+        follow_up: step.followUp ? JSON.stringify(step.followUp) : null,
+        click_follow_up: step.clickFollowUp ? JSON.stringify(step.clickFollowUp) : null,
       };
-      if (drip.id && existing.some((step) => step.id === drip.id)) {
-        await updateStep(trx, drip.id, values);
-        ids.push(drip.id);
+      if (step.id && existing.some((saved) => saved.id === step.id)) {
+        await updateStep(trx, step.id, values);
+        ids.push(step.id);
       } else {
         const row = await insertStep(trx, { ...values, campaign_id: campaign.id, user_id: campaign.user_id });
         ids.push(row.id);

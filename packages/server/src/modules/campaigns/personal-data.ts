@@ -3,9 +3,9 @@ import { deleteRows, isAddress } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 
 /**
- * Drip campaigns' part of a person's data (issue 48 §4): the address as a recipient of the
- * user's campaigns, and the campaign messages it was sent (their words were its own, merge
- * fields filled in). Found through the user's campaigns, one probe of the
+ * Campaigns' part of a person's data (issue 48 §4): the address as a recipient of the
+ * user's campaigns, the campaign messages it was sent (their words were its own, merge
+ * fields filled in), and the rows of a draft's files that gave it. Found through the user's campaigns, one probe of the
  * (campaign_id, lower(email)) index each; the messages go with their recipient (on delete
  * cascade).
  */
@@ -16,6 +16,20 @@ const recipientsOf = (db: Executor, userId: number, email: string) =>
     .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('id').where('user_id', '=', userId))
     .where(isAddress(email))
     .orderBy('id')
+    .execute();
+
+/**
+ * The rows of a draft's files and manual table that give the address (kept until the
+ * campaign is saved), through the user's sources: one probe of each source's rows.
+ */
+const sourceRowsOf = (db: Executor, userId: number, email: string) =>
+  db
+    .selectFrom('campaign_source_rows')
+    .selectAll()
+    .where('source_id', 'in', (eb) => eb.selectFrom('campaign_sources').select('id').where('user_id', '=', userId))
+    .where(isAddress(email))
+    .orderBy('source_id')
+    .orderBy('position')
     .execute();
 
 const messagesOf = (db: Executor, recipientIds: number[]) =>
@@ -32,6 +46,7 @@ export const campaignsPersonalData: TPersonalData = {
         db,
         recipients.map((recipient) => recipient.id),
       ),
+      campaign_source_rows: await sourceRowsOf(db, userId, email),
     };
   },
   erase: async (_platform, trx, userId, email) => {
@@ -41,9 +56,16 @@ export const campaignsPersonalData: TPersonalData = {
       trx,
       recipients.map((recipient) => recipient.id),
     );
+    // A draft's recipients are made again from its sources: the rows that gave the address go too.
+    const sourceRows = await trx
+      .deleteFrom('campaign_source_rows')
+      .where('source_id', 'in', (eb) => eb.selectFrom('campaign_sources').select('id').where('user_id', '=', userId))
+      .where(isAddress(email))
+      .executeTakeFirst();
     return {
       campaign_recipients: await deleteRows(trx, 'campaign_recipients', recipients),
       campaign_messages: messages.length,
+      campaign_source_rows: Number(sourceRows.numDeletedRows),
     };
   },
 };

@@ -1,4 +1,10 @@
-import { addWait, isWithinWindow, type TDailyPlan, withSignature } from '@sendwell/contracts';
+import {
+  addWait,
+  isWithinWindow,
+  type TCampaignMessageKind,
+  type TDailyPlan,
+  withSignature,
+} from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { timeZoneOf } from '../auth/auth.service';
@@ -14,7 +20,7 @@ import { campaignBreakerGroup } from './campaign-breaker.service';
 import {
   claimDueRecipient,
   claimRecipient,
-  clickedWithFollowUp,
+  clickedWithClickStep,
   handedOverToday,
   insertMessage,
   lastHandOverAt,
@@ -22,7 +28,7 @@ import {
   oldestUnopenedDue,
   runningCampaigns,
   stopRecipient,
-  type TFollowUpContent,
+  type TConditionalStepContent,
   takeOpenMessages,
   tryLockAccount,
   updateMessage,
@@ -30,17 +36,17 @@ import {
 } from './campaigns.repository';
 
 /**
- * The drip scheduler: each tick learns what became of recent messages (sent, failed,
+ * The campaigns' scheduler: each tick learns what became of recent messages (sent, failed,
  * opened, clicked; a bounce or an unsubscribe stops the recipient), then, per sending
  * account, hands the engine the next due step of one recipient when the account's pace
- * allows it: at least the campaigns' mail-per-delay seconds since its last drip mail, under
+ * allows it: at least the campaigns' mail-per-delay seconds since its last campaign message, under
  * each campaign's mail per day, inside the campaign's weekday windows in the user's time
  * zone. A hand-over is one transaction: the engine send, the message row (once per step and
  * recipient), and the recipient's next step and due time commit together or not at all.
  */
 
-/** Keeps the advisory locks of drip accounts apart from others (the account id second). */
-const DRIP_LOCK_CLASS = 0x0d12_1b00;
+/** Keeps the advisory locks of campaigns' accounts apart from others (the account id second). */
+const CAMPAIGN_LOCK_CLASS = 0x0d12_1b00;
 /** Hand-overs per account per tick at most (a short delay and a long-stopped worker catch up gradually). */
 const MAX_PER_ACCOUNT_PER_TICK = 50;
 /** Open messages asked about per tick, the least recently asked first: a tick's cost stays bounded. */
@@ -81,7 +87,7 @@ type THandOverMessage = {
   replyTo: string;
   /** The Message-ID the message answers (In-Reply-To and References), or null to start no thread. */
   thread: string | null;
-  message: { step_id: number; position: number; kind: 'step' | 'follow-up' | 'click-follow-up' };
+  message: { step_id: number; position: number; kind: TCampaignMessageKind };
   now: Date;
 };
 
@@ -148,7 +154,7 @@ const handOverNext = async (
   now: Date,
 ): Promise<THandOver> =>
   platform.db.transaction().execute(async (trx) => {
-    if (!(await tryLockAccount(trx, DRIP_LOCK_CLASS, accountId))) return 'none';
+    if (!(await tryLockAccount(trx, CAMPAIGN_LOCK_CLASS, accountId))) return 'none';
     const delayMs = Math.max(...campaigns.map((campaign) => campaign.mail_per_delay)) * 1000;
     const last = await lastHandOverAt(trx, accountId);
     if (last && now.getTime() - last.getTime() < delayMs) return 'none';
@@ -164,9 +170,9 @@ const handOverNext = async (
         (today.get(campaign.id) ?? 0) < campaign.mail_per_day && isWithinWindow(now, campaign.daily_plan, timeZone),
     );
     if (open.length === 0) return 'none';
-    // A step's follow-up that has come due goes before the next steps.
-    const followUp = await dueFollowUp(trx, open, now);
-    if (followUp) return sendFollowUp(trx, platform, accountId, followUp, now);
+    // A step's unopened or click step that has come due goes before the next steps.
+    const due = await dueConditionalStep(trx, open, now);
+    if (due) return sendConditionalStep(trx, platform, accountId, due, now);
     const recipient = await claimDueRecipient(
       trx,
       open.map((campaign) => campaign.id),
@@ -188,7 +194,7 @@ const handOverNext = async (
     }
     const first = steps[0]!;
     const replyTo = step.reply_to || (first.global_reply ? first.reply_to : '');
-    const isFollowUp = step.position > 1 && threadsWith(step.subject, recipient.thread_subject);
+    const isInThread = step.position > 1 && threadsWith(step.subject, recipient.thread_subject);
     const handed = await handOver(trx, platform, {
       campaign,
       accountId,
@@ -196,7 +202,7 @@ const handOverNext = async (
       subject: step.subject,
       body: step.body,
       replyTo,
-      thread: isFollowUp ? recipient.thread_message_id : null,
+      thread: isInThread ? recipient.thread_message_id : null,
       message: { step_id: step.id, position: step.position, kind: 'step' },
       now,
     });
@@ -214,23 +220,23 @@ const handOverNext = async (
     return 'sent';
   });
 
-type TDueFollowUp = {
-  kind: 'follow-up' | 'click-follow-up';
+type TDueConditionalStep = {
+  kind: Exclude<TCampaignMessageKind, 'step'>;
   campaign: TCampaign;
-  content: TFollowUpContent;
+  content: TConditionalStepContent;
   message: { id: number; recipient_id: number; step_id: number; position: number; message_id: string | null };
 };
 
-/** Click follow-up candidates looked at per hand-over: recipients who clicked a step with one. */
+/** Click step candidates looked at per hand-over: recipients who clicked a step with one. */
 const CLICK_CANDIDATES = 50;
 
 /**
- * The earliest follow-up that has come due among the open campaigns: a step's email not
- * opened within its follow-up's days, or the days after the recipient clicked its click
- * follow-up's link (any link when none is given). Each at most once per step and recipient;
- * none for a stopped or paused recipient.
+ * The earliest unopened or click step that has come due among the open campaigns: a step's
+ * email not opened within its unopened step's days, or the days after the recipient clicked
+ * its click step's link (any link when none is given). Each at most once per step and
+ * recipient; none for a stopped or paused recipient.
  */
-const dueFollowUp = async (trx: Executor, open: TCampaign[], now: Date): Promise<TDueFollowUp | null> => {
+const dueConditionalStep = async (trx: Executor, open: TCampaign[], now: Date): Promise<TDueConditionalStep | null> => {
   const campaignIds = open.map((campaign) => campaign.id);
   const found = await oldestUnopenedDue(trx, campaignIds, now);
   if (found) {
@@ -241,7 +247,7 @@ const dueFollowUp = async (trx: Executor, open: TCampaign[], now: Date): Promise
       message: found,
     };
   }
-  const clicked = await clickedWithFollowUp(trx, campaignIds, CLICK_CANDIDATES);
+  const clicked = await clickedWithClickStep(trx, campaignIds, CLICK_CANDIDATES);
   if (clicked.length === 0) return null;
   const clicks = await firstClicksOf(
     trx,
@@ -266,12 +272,12 @@ const dueFollowUp = async (trx: Executor, open: TCampaign[], now: Date): Promise
   return null;
 };
 
-/** Hands a follow-up to the engine in the step's thread; the recipient's place in the sequence does not move. */
-const sendFollowUp = async (
+/** Hands an unopened or a click step to the engine in its step's thread; the recipient's place in the sequence does not move. */
+const sendConditionalStep = async (
   trx: Executor,
   platform: TPlatform,
   accountId: number,
-  due: TDueFollowUp,
+  due: TDueConditionalStep,
   now: Date,
 ): Promise<THandOver> => {
   const recipient = await claimRecipient(trx, due.message.recipient_id);

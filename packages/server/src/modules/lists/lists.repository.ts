@@ -272,11 +272,11 @@ export const deleteImportChunks = (db: Executor, importId: number, kind: 'upload
 
 /**
  * The subscribed members of some of a user's lists (user_id, list_id, email, fullname,
- * fields), as a subquery for set-based work of other modules (a send's snapshot), which
- * hold no SQL of this module's tables of their own.
+ * fields, verified), as a subquery for set-based work of other modules (a send's snapshot,
+ * a drip campaign's recipients from lists), which hold no SQL of this module's tables of their own.
  */
 export const subscribedMembersOf = (userId: number, listIds: number[]) =>
-  sql`(select m.user_id, m.list_id, m.email, m.fullname, m.fields
+  sql`(select m.user_id, m.list_id, m.email, m.fullname, m.fields, m.verified
          from list_members m
         where m.user_id = ${userId} and m.list_id = any(${listIds}::bigint[]) and m.subscribed)`;
 

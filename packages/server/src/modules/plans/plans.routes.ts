@@ -1,6 +1,7 @@
 import { plansApi } from '@sendwell/contracts';
 import { moduleRoutes, userOf } from '../../platform/routes';
-import { findPlanOfUser, listPlans } from './plans.repository';
+import { listPlans } from './plans.repository';
+import { planRulesOf } from './plans.service';
 
 export const planRoutes = moduleRoutes(['plans'], (serve, platform) => {
   // Public: the registration screen shows the plans before anyone has an account.
@@ -19,7 +20,8 @@ export const planRoutes = moduleRoutes(['plans'], (serve, platform) => {
     })),
   }));
 
+  // The gate every scheduling path holds on the server (a scheduled send, a drip campaign's first mail), asked ahead.
   serve(plansApi.checkSchedule, async (request) => ({
-    createSchedule: (await findPlanOfUser(platform.db, userOf(request))).allows_scheduling,
+    createSchedule: (await planRulesOf(platform, platform.db, userOf(request))).allows_scheduling,
   }));
 });

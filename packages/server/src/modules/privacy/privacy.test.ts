@@ -229,6 +229,17 @@ const seedEverywhere = async (user: TUser, email: string) => {
     })
     .execute();
 
+  // An unsaved campaign's file keeps the row that gave the address (issue 47's sources).
+  const source = await t.platform.db
+    .insertInto('campaign_sources')
+    .values({ campaign_id: campaign.id, user_id: user.id, kind: 'file', name: 'people.csv', rows: 1, added: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await t.platform.db
+    .insertInto('campaign_source_rows')
+    .values({ source_id: source.id, position: 1, user_id: user.id, email, name: 'Erin' })
+    .execute();
+
   const job = await t.platform.db
     .insertInto('verification_jobs')
     .values({ user_id: user.id })
@@ -267,6 +278,7 @@ describe('a person’s data on request (R46)', () => {
       [
         'campaign_messages',
         'campaign_recipients',
+        'campaign_source_rows',
         'delivery_events',
         'list_import_files',
         'list_member_search',

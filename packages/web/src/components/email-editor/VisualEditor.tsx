@@ -16,7 +16,7 @@ import {
   IconTrash,
 } from '@tabler/icons-react';
 import { type DragEvent, useState } from 'react';
-import { PREVIEW_CSP } from '../../features/send-email/send-email.preview';
+import { PreviewFrame } from '../PreviewFrame';
 import { blockTitle } from './BlockSettings';
 import { ADDABLE, COLUMN_ADDABLE } from './blocks';
 import { SafeText } from './SafeText';
@@ -70,12 +70,11 @@ const AddMenu = ({
 
 /** An HTML block shown as it is, in a sandboxed frame (R15): no script, no same origin. */
 const HtmlView = ({ html, isRow }: { html: string; isRow: boolean }) => (
-  <iframe
+  <PreviewFrame
     title="HTML block"
-    sandbox=""
-    referrerPolicy="no-referrer"
-    srcDoc={`<meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}">${isRow ? `<table width="100%">${html}</table>` : html}`}
-    style={{ width: '100%', height: 120, border: '1px dashed var(--mantine-color-default-border)', background: '#fff' }}
+    html={isRow ? `<table width="100%">${html}</table>` : html}
+    height={120}
+    style={{ border: '1px dashed var(--mantine-color-default-border)' }}
   />
 );
 

@@ -230,7 +230,7 @@ const BulkActions = ({ selected, clearSelection }: { selected: TCampaignRow[]; c
   );
 };
 
-/** Drip campaigns (spec §2 campaign list): the last 30 days, unsaved campaigns, and the saved ones. */
+/** Campaigns (spec §2 campaign list, the Drip Campaigns page): the last 30 days, unsaved campaigns, and the saved ones. */
 export const CampaignsPage = () => {
   const statistics = useListStatistics();
   const formatDateTime = useFormatDateTime();

@@ -1,10 +1,10 @@
 import { defaultDailyPlan } from '@sendwell/contracts';
 import { describe, expect, it } from 'vitest';
-import { checkSequence, emptySequence, liveSequenceErrors, newDripKey, type TSequenceForm } from './SequenceEditor';
+import { checkSequence, emptySequence, liveSequenceErrors, newStepKey, type TSequenceForm } from './SequenceEditor';
 
 const withSecondEmail = (form: TSequenceForm): TSequenceForm => ({
   ...form,
-  drips: [...form.drips, { ...form.drips[0]!, key: newDripKey(), subject: '', body: '' }],
+  drips: [...form.drips, { ...form.drips[0]!, key: newStepKey(), subject: '', body: '' }],
 });
 
 describe('liveSequenceErrors', () => {

@@ -1,9 +1,11 @@
-import { campaignsApi, routeUrl, type TRouteBody } from '@sendwell/contracts';
+import { campaignsApi, plansApi, routeUrl, type TRouteBody } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
 
 export const CAMPAIGNS_URL = routeUrl(campaignsApi.list);
 export const membersUrl = (id: number) => routeUrl(campaignsApi.members, { id });
+export const membersListUrl = (id: number) => routeUrl(campaignsApi.membersList, { id });
+export const errorsUrl = (id: number) => routeUrl(campaignsApi.errors, { id });
 
 export const campaignKeys = {
   all: ['campaigns'] as const,
@@ -13,7 +15,26 @@ export const campaignKeys = {
   draft: (key: string) => ['campaigns', 'draft', key] as const,
   campaign: (id: number) => ['campaigns', 'campaign', id] as const,
   members: (id: number) => ['campaigns', 'campaign', id, 'members'] as const,
+  membersList: (id: number) => ['campaigns', 'campaign', id, 'members-list'] as const,
+  errors: (id: number) => ['campaigns', 'campaign', id, 'errors'] as const,
+  accounts: ['campaigns', 'accounts'] as const,
 };
+
+/** The accounts a campaign can send from (spec: `get-account-information`; a failed load says so in the Error! dialog). */
+export const useCampaignAccounts = () =>
+  useQuery({
+    queryKey: campaignKeys.accounts,
+    queryFn: ({ signal }) => callRoute(campaignsApi.accountInformation, { signal }),
+    staleTime: 60_000,
+  });
+
+/** Whether the user's plan lets the first mail be scheduled (spec §6 `check-schedule`). */
+export const useCheckSchedule = () =>
+  useQuery({
+    queryKey: ['plans', 'check-schedule'],
+    queryFn: ({ signal }) => callRoute(plansApi.checkSchedule, { signal }),
+    staleTime: 60_000,
+  });
 
 export const useListStatistics = () =>
   useQuery({
@@ -110,7 +131,7 @@ export const useCampaignMutation = <R extends keyof typeof campaignsApi>(
         // A saved campaign's draft is gone, and with it what the wizard read of it (the draft,
         // its resume address, its pre-send check): refetched, they answered 404 and the wizard,
         // still on screen, swapped its page for "does not exist any more" before moving on to
-        // the saved campaign, or instead of it (seen in the drip journey).
+        // the saved campaign, or instead of it (seen in the campaigns journey).
         ...(route === 'finish' ? { predicate: (query) => !WIZARD_QUERIES.has(String(query.queryKey[1])) } : {}),
       });
     },
