@@ -10,6 +10,7 @@ export * from './auth/profile.routes';
 export * from './billing/billing';
 export * from './billing/billing.routes';
 export * from './campaigns/campaigns';
+export * from './campaigns/campaigns-api';
 export * from './contact/contact.routes';
 export * from './credits/credits';
 export * from './credits/credits.routes';
