@@ -84,13 +84,7 @@ const DeleteAccountModal = ({ account, onClose }: { account: TSendingAccount | n
     });
   };
   return (
-    <Modal
-      opened={account !== null}
-      onClose={onClose}
-      title="Delete sending account?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={account !== null} onClose={onClose} title="Delete sending account?">
       <Stack>
         <Text>
           <strong>{account?.name}</strong> and its stored credentials will be deleted. Sending through it stops.

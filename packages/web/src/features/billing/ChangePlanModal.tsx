@@ -22,7 +22,7 @@ type TProps = {
 export const ChangePlanModal = ({ target, onClose, ...props }: TProps) => {
   const change = target ? planChange(props.current, target) : null;
   return (
-    <Modal opened={target !== null} onClose={onClose} title={target ? `${change} to ${target.name}?` : ''} centered>
+    <Modal opened={target !== null} onClose={onClose} title={target ? `${change} to ${target.name}?` : ''}>
       {/* Keyed by plan, so a dialog opened for another plan starts with an empty card field. */}
       {target && <ChangePlanForm key={target.id} target={target} onClose={onClose} {...props} />}
     </Modal>

@@ -68,13 +68,7 @@ export const EngagementResend = ({
           ))}
         </Menu.Dropdown>
       </Menu>
-      <Modal
-        opened={audience !== null}
-        onClose={close}
-        title={audience ? ENGAGEMENT_LABELS[audience] : ''}
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={audience !== null} onClose={close} title={audience ? ENGAGEMENT_LABELS[audience] : ''}>
         {audience && (
           <Stack>
             {audience === 'clicked' && count.data && count.data.links.length > 0 && (

@@ -65,14 +65,7 @@ const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClos
   const target = send?.account_id ? { accountId: send.account_id, id: send.id } : null;
   const check = useResendPreSendCheck(target);
   return (
-    <Modal
-      opened={send !== null}
-      onClose={onClose}
-      title="Send this email again?"
-      centered
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={send !== null} onClose={onClose} title="Send this email again?" size="lg">
       {shown && (
         <Stack>
           <Text size="sm" style={{ overflowWrap: 'anywhere' }}>

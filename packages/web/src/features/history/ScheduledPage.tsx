@@ -139,8 +139,6 @@ export const ScheduledPage = () => {
         opened={confirm !== null}
         onClose={() => setConfirm(null)}
         title={confirm ? SCHEDULED_ACTIONS[confirm.action].title : ''}
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {confirm && (
           <Stack>

@@ -80,13 +80,7 @@ const DeleteListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
 export const DeleteListModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => {
   const shown = useRetained(list);
   return (
-    <Modal
-      opened={list !== null}
-      onClose={onClose}
-      title="Delete mailing list?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={list !== null} onClose={onClose} title="Delete mailing list?">
       {shown && <DeleteListBody list={shown} onClose={onClose} />}
     </Modal>
   );

@@ -91,14 +91,7 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
 export const GenericControlModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => {
   const shown = useRetained(list);
   return (
-    <Modal
-      opened={list !== null}
-      onClose={onClose}
-      title="Generic Email Control"
-      size="lg"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={list !== null} onClose={onClose} title="Generic Email Control" size="lg">
       {shown && <GenericControlBody list={shown} onClose={onClose} />}
     </Modal>
   );

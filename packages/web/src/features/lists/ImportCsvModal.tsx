@@ -203,8 +203,6 @@ export const ImportCsvModal = ({ list, onClose }: { list: TImportTarget | null; 
       onClose={onClose}
       title={shown ? `Import members into ${shown.address}` : 'Import members'}
       size="xl"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
     >
       {shown && <ImportCsvForm key={shown.id} list={shown} onClose={onClose} />}
     </Modal>

@@ -235,13 +235,7 @@ type TProps = {
 export const ListFormModal = ({ state, accounts, onClose }: TProps) => {
   const shown = useRetained(state);
   return (
-    <Modal
-      opened={state !== null}
-      onClose={onClose}
-      title={shown?.mode === 'edit' ? 'Edit List' : 'Create List'}
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={state !== null} onClose={onClose} title={shown?.mode === 'edit' ? 'Edit List' : 'Create List'}>
       {shown?.mode === 'create' && <CreateListForm accounts={accounts} onClose={onClose} />}
       {shown?.mode === 'edit' && <EditListLoader listId={shown.list.id} onClose={onClose} />}
     </Modal>

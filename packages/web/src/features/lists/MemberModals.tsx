@@ -111,13 +111,7 @@ export const AddMemberModal = ({
   opened: boolean;
   onClose: () => void;
 }) => (
-  <Modal
-    opened={opened}
-    onClose={onClose}
-    title={`Add a member to ${list.address}`}
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={onClose} title={`Add a member to ${list.address}`}>
     {/* The modal mounts its body only while open, so each opening starts a fresh form. */}
     <AddMemberForm list={list} onClose={onClose} />
   </Modal>
@@ -201,13 +195,7 @@ const EditMemberLoader = ({ memberId, onClose }: { memberId: number; onClose: ()
 export const EditMemberModal = ({ member, onClose }: { member: TMember | null; onClose: () => void }) => {
   const shown = useRetained(member);
   return (
-    <Modal
-      opened={member !== null}
-      onClose={onClose}
-      title="Edit Member"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={onClose} title="Edit Member">
       {shown && <EditMemberLoader memberId={shown.id} onClose={onClose} />}
     </Modal>
   );
@@ -229,13 +217,7 @@ export const DeleteMemberModal = ({ member: current, onClose }: { member: TMembe
     );
   };
   return (
-    <Modal
-      opened={current !== null}
-      onClose={onClose}
-      title="Delete member?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={current !== null} onClose={onClose} title="Delete member?">
       <Stack>
         <Text>
           <strong>{member?.email}</strong> will be removed from this list.
@@ -276,13 +258,7 @@ export const BulkDeleteMembersModal = ({ list, memberIds, opened, onClose, onDel
       },
     );
   return (
-    <Modal
-      opened={opened}
-      onClose={onClose}
-      title="Delete the selected members?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={opened} onClose={onClose} title="Delete the selected members?">
       <Stack>
         <Text>
           {count} {count === 1 ? 'member' : 'members'} will be removed from <strong>{list.address}</strong>.

@@ -86,14 +86,7 @@ const ConsentRecords = ({ memberId }: { memberId: number }) => {
 export const ConsentModal = ({ member, onClose }: { member: TMember | null; onClose: () => void }) => {
   const shown = useRetained(member);
   return (
-    <Modal
-      opened={member !== null}
-      onClose={onClose}
-      title={`Consent of ${shown?.email ?? ''}`}
-      size="lg"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={onClose} title={`Consent of ${shown?.email ?? ''}`} size="lg">
       {shown && <ConsentRecords memberId={shown.id} />}
     </Modal>
   );
@@ -109,13 +102,7 @@ export const ExportPersonModal = ({ member, onClose }: { member: TMember | null;
     exportPerson.mutate({ email: shown.email, format }, { onSuccess: onClose, onError: showError });
   };
   return (
-    <Modal
-      opened={member !== null}
-      onClose={onClose}
-      title="Export this person’s data"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={onClose} title="Export this person’s data">
       <Stack>
         <Text>
           Everything you hold about <strong>{shown?.email}</strong>: the lists it is on with its consent, the emails you
@@ -161,13 +148,7 @@ export const ErasePersonModal = ({ member, onClose }: { member: TMember | null; 
     });
   };
   return (
-    <Modal
-      opened={member !== null}
-      onClose={close}
-      title="Erase this person’s data?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={close} title="Erase this person’s data?">
       <Stack>
         <Alert color="red" icon={<IconAlertTriangle size={18} aria-hidden />}>
           Every record of <strong>{shown?.email}</strong> goes, on all your lists: memberships and consent, the emails

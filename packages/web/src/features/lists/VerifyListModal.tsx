@@ -113,13 +113,7 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
 
 /** 'Verify Your List' (spec §2 screen 5, §4): the cost, then the list Processing... until verified. */
 export const VerifyListModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => (
-  <Modal
-    opened={list !== null}
-    onClose={onClose}
-    title={list ? `Verify ${list.address}` : ''}
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={list !== null} onClose={onClose} title={list ? `Verify ${list.address}` : ''}>
     {list && <VerifyListBody list={list} onClose={onClose} />}
   </Modal>
 );

@@ -163,9 +163,7 @@ export const PlansTab = () => {
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? 'New plan' : `Edit ${editing?.name ?? ''}`}
-        centered
         size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {editing !== null && <PlanForm plan={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       </Modal>

@@ -125,9 +125,7 @@ export const TicketsTab = () => {
         opened={open !== null}
         onClose={() => setOpen(null)}
         title={open ? `${open.subject} — ${open.email}` : ''}
-        centered
         size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {open && <TicketPanel id={open.id} />}
       </Modal>

@@ -245,9 +245,7 @@ export const UsersTab = () => {
         opened={action !== null}
         onClose={close}
         title={action ? `${titles[action.kind]}: ${action.user.email}` : ''}
-        centered
         size={action?.kind === 'accounts' ? 'lg' : 'md'}
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {action?.kind === 'credits' && <CreditsForm user={action.user} onClose={close} />}
         {action?.kind === 'plan' && <PlanForm user={action.user} onClose={close} />}

@@ -239,7 +239,6 @@ const SignOutEverywhere = () => {
   const ask = () =>
     modals.openConfirmModal({
       title: 'Sign out everywhere?',
-      centered: true,
       children: (
         <Text size="sm">
           Every device signed in to your account is signed out, this one too, and the links we mailed to reset your

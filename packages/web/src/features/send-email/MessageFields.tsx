@@ -27,7 +27,6 @@ const confirmReplace = (current: string, next: string, source: string, replace: 
   }
   modals.openConfirmModal({
     title: 'Replace your message?',
-    centered: true,
     children: <Text size="sm">{source} replaces the message you have written. This cannot be undone.</Text>,
     labels: { confirm: 'Replace', cancel: 'Keep my message' },
     onConfirm: replace,
@@ -53,7 +52,6 @@ const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplateP
   const removeTemplate = (template: TTemplate) =>
     modals.openConfirmModal({
       title: 'Delete this template?',
-      centered: true,
       children: (
         <Text size="sm">
           “{template.name}” will no longer be offered. Emails already sent with it are not affected.

@@ -80,13 +80,7 @@ const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TP
 
 /** Save as template: the form's message and subject under a name of the user's choosing. */
 export const SaveTemplateModal = ({ opened, ...props }: TProps) => (
-  <Modal
-    opened={opened}
-    onClose={props.onClose}
-    title="Save as template"
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={props.onClose} title="Save as template">
     {opened && <SaveTemplateForm {...props} />}
   </Modal>
 );

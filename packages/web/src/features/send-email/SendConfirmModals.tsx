@@ -26,13 +26,7 @@ export const DuplicatesModal = ({
 }) => {
   const shown = useRetained(count);
   return (
-    <Modal
-      opened={count !== null}
-      onClose={onCancel}
-      title="Duplicate addresses"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={count !== null} onClose={onCancel} title="Duplicate addresses">
       <Stack>
         <Group gap="sm" wrap="nowrap" align="flex-start">
           <IconCopy size={22} color="var(--mantine-color-yellow-7)" aria-hidden style={{ flexShrink: 0 }} />
@@ -75,10 +69,8 @@ export const DailyLimitModal = ({
       opened={warning !== null}
       onClose={onCancel}
       title="Daily sending limit"
-      centered
       // "Schedule instead" moves the focus to the picker; the modal must not take it back.
       returnFocus={false}
-      closeButtonProps={{ 'aria-label': 'Close' }}
     >
       <Stack>
         <Alert color="yellow" icon={<IconAlertTriangle size={18} />}>
@@ -149,14 +141,7 @@ export const SendConfirmModal = ({
   const preSend = usePreSendCheck(summary?.request ?? null);
   const hasFailures = preSend.data?.hasFailures === true;
   return (
-    <Modal
-      opened={summary !== null}
-      onClose={onCancel}
-      title="Send this email?"
-      centered
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={summary !== null} onClose={onCancel} title="Send this email?" size="lg">
       {shown && (
         <Stack>
           <Table variant="vertical" withTableBorder layout="fixed">

@@ -99,13 +99,7 @@ const CancelSendModal = ({
   onConfirm: () => void;
   onClose: () => void;
 }) => (
-  <Modal
-    opened={opened}
-    onClose={onClose}
-    title="Cancel this send?"
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={onClose} title="Cancel this send?">
     <Stack>
       <Text size="sm">
         Recipients who have not been sent the email yet will not get it. Messages already accepted by the provider
@@ -266,13 +260,7 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
           </Button>
         </Group>
       )}
-      <Modal
-        opened={isResending}
-        onClose={() => setIsResending(false)}
-        title="Send again to the unknown recipients?"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={isResending} onClose={() => setIsResending(false)} title="Send again to the unknown recipients?">
         <Stack>
           <Text size="sm">
             Some of them may already have the email and will get it a second time. The others get it now.

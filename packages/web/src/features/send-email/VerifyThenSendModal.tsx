@@ -81,14 +81,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
   };
 
   return (
-    <Modal
-      opened={offer !== null}
-      onClose={storageId ? close : onBack}
-      title="Verify the lists, then send"
-      centered
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={offer !== null} onClose={storageId ? close : onBack} title="Verify the lists, then send" size="lg">
       {shown && storageId === null && (
         <Stack>
           <Group gap="sm" wrap="nowrap" align="flex-start">

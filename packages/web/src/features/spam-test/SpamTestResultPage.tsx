@@ -223,7 +223,7 @@ export const SpamTestResultPage = () => {
           </Text>
         </Stack>
       )}
-      <Modal opened={isSaving && Boolean(test)} onClose={() => setIsSaving(false)} title="Save as template" centered>
+      <Modal opened={isSaving && Boolean(test)} onClose={() => setIsSaving(false)} title="Save as template">
         {test && <SaveAsTemplate test={test} onClose={() => setIsSaving(false)} />}
       </Modal>
     </>

@@ -176,24 +176,10 @@ export const SupportPage = () => {
           }
         />
       </Paper>
-      <Modal
-        opened={isCreating}
-        onClose={() => setCreating(false)}
-        title="Create New Ticket"
-        centered
-        size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={isCreating} onClose={() => setCreating(false)} title="Create New Ticket" size="lg">
         <NewTicketForm onClose={() => setCreating(false)} />
       </Modal>
-      <Modal
-        opened={openId !== null}
-        onClose={() => setOpenId(null)}
-        title={openSubject}
-        centered
-        size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={openId !== null} onClose={() => setOpenId(null)} title={openSubject} size="lg">
         {openId !== null && <TicketDetails id={openId} />}
       </Modal>
     </>

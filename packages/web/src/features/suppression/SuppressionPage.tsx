@@ -287,8 +287,6 @@ export const SuppressionPage = () => {
         opened={confirm !== null}
         onClose={() => setConfirm(null)}
         title={confirm?.kind === 'all' ? 'Unsubscribe all?' : 'Unsubscribe?'}
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         <Stack>
           <Text size="sm">
@@ -319,13 +317,7 @@ export const SuppressionPage = () => {
           </Group>
         </Stack>
       </Modal>
-      <Modal
-        opened={removing !== null}
-        onClose={() => setRemoving(null)}
-        title="Remove from suppression?"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={removing !== null} onClose={() => setRemoving(null)} title="Remove from suppression?">
         <Stack>
           <Text size="sm">
             {removing?.email} will receive your next sends again. Do this only when the bounce was a mistake.

@@ -117,7 +117,6 @@ export const MessagePreview = ({ message, onClose }: TProps) => {
       opened={message !== null}
       onClose={onClose}
       position="right"
-      closeButtonProps={{ 'aria-label': 'Close' }}
       size="xl"
       title={<Text fw={650}>{message?.subject || '(no subject)'}</Text>}
     >

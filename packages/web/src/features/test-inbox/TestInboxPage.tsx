@@ -15,13 +15,7 @@ import { TEST_INBOX_MESSAGES_URL, testInboxKeys, useClearTestInbox } from './tes
 const ClearInboxModal = ({ opened, onClose }: { opened: boolean; onClose: () => void }) => {
   const clear = useClearTestInbox();
   return (
-    <Modal
-      opened={opened}
-      onClose={onClose}
-      title="Clear the test inbox?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={opened} onClose={onClose} title="Clear the test inbox?">
       <Stack>
         <Text>Every message in your test inbox will be deleted.</Text>
         <Group justify="flex-end">

@@ -323,13 +323,7 @@ export const VerificationPage = () => {
           <Results job={{ id: openJob } as TVerifyJob} />
         </Paper>
       )}
-      <Modal
-        opened={stored !== null}
-        onClose={() => setStored(null)}
-        title="Verify these emails?"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={stored !== null} onClose={() => setStored(null)} title="Verify these emails?">
         {stored && (
           <Stack>
             <Text size="sm">
@@ -417,13 +411,7 @@ export const VerificationPage = () => {
           showConfirmation(data);
         }}
       />
-      <Modal
-        opened={countdown !== null}
-        onClose={() => setCountdown(null)}
-        title="Verification queued"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={countdown !== null} onClose={() => setCountdown(null)} title="Verification queued">
         <Text size="sm" role="status">
           Your request is in the queue... It takes 1 to 5 minutes. This page updates in {countdown ?? 0} second
           {countdown === 1 ? '' : 's'}.

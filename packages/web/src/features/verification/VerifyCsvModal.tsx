@@ -131,14 +131,7 @@ export const VerifyCsvModal = ({
   onStored: (stored: TVerifyStoreResult['data']) => void;
   onClose: () => void;
 }) => (
-  <Modal
-    opened={opened}
-    onClose={onClose}
-    title="Verify a CSV file"
-    size="xl"
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={onClose} title="Verify a CSV file" size="xl">
     {opened && <VerifyCsvForm onStored={onStored} onClose={onClose} />}
   </Modal>
 );
