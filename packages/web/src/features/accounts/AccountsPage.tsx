@@ -3,10 +3,8 @@ import {
   Alert,
   Badge,
   Button,
-  Center,
   Code,
   Group,
-  Loader,
   Modal,
   Paper,
   SimpleGrid,
@@ -21,6 +19,7 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { AccountForm } from './AccountForm';
 import { isTestInboxDriver, PROVIDER_LABELS, smtpServiceOptions } from './accounts.form';
 import { useAccountProviders, useAccounts, useDeleteAccount } from './accounts.queries';
@@ -200,12 +199,8 @@ export const AccountsPage = () => {
 
       {addForm}
 
-      {accounts.isPending ? (
-        <Center py="xl">
-          <Loader aria-label="Loading accounts" />
-        </Center>
-      ) : accounts.isError ? (
-        <LoadFailedAlert title="Your accounts could not be loaded" onRetry={() => void accounts.refetch()} />
+      {accounts.isPending || accounts.isError ? (
+        <QueryStatus query={accounts} label="Loading accounts" failed="Your accounts could not be loaded" py="xl" />
       ) : list.length === 0 ? (
         !isAddOpen && (
           <Paper withBorder p="xl">

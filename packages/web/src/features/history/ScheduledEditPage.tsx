@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Center, Loader, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -6,6 +6,7 @@ import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { Loading } from '../../components/QueryStatus';
 import { SendEmailForm } from '../send-email/SendEmailForm';
 import { fromScheduledSend, useSendEmailContent } from '../send-email/send-email.queries';
 import { useScheduledEditData, useUpdateScheduled } from './history.queries';
@@ -40,11 +41,7 @@ export const ScheduledEditPage = () => {
           </Button>
         }
       />
-      {(content.isPending || data.isPending) && (
-        <Center py="xl">
-          <Loader aria-label="Loading the scheduled email" />
-        </Center>
-      )}
+      {(content.isPending || data.isPending) && <Loading label="Loading the scheduled email" py="xl" />}
       {content.isError && (
         <LoadFailedAlert title="The Send Email form could not be loaded" onRetry={() => void content.refetch()} />
       )}

@@ -1,9 +1,9 @@
-import { Alert, Button, Center, Checkbox, Group, List, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, List, Modal, Stack, Text } from '@mantine/core';
 import { GENERIC_MODAL_PREVIEW, LIST_MESSAGES, moreText, type TMailingList } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCircleCheck } from '@tabler/icons-react';
 import { useState } from 'react';
 import { openSuccessDialog } from '../../app/dialogs';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { QueryStatus } from '../../components/QueryStatus';
 import { useClearGenericEmails, useGenericControl } from './lists.queries';
 import { useRetained } from './useRetained';
 
@@ -12,15 +12,14 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
   const clear = useClearGenericEmails();
   const [isConfirmed, setIsConfirmed] = useState(false);
 
-  if (control.isPending) {
+  if (control.isPending || control.isError) {
     return (
-      <Center py="lg">
-        <Loader aria-label="Looking for generic addresses" />
-      </Center>
+      <QueryStatus
+        query={control}
+        label="Looking for generic addresses"
+        failed="The generic addresses could not be loaded"
+      />
     );
-  }
-  if (control.isError) {
-    return <LoadFailedAlert title="The generic addresses could not be loaded" onRetry={() => void control.refetch()} />;
   }
 
   const { emails, total } = control.data;

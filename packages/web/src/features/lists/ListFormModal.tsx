@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   LIST_MESSAGES,
@@ -12,7 +12,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { QueryStatus } from '../../components/QueryStatus';
 import { defaultAccountOf, listDomainOf } from './lists.format';
 import { useCreateList, useListInfo, useUpdateList } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -214,14 +214,9 @@ const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => vo
 /** The list as stored now, not as the table row had it when the page loaded. */
 const EditListLoader = ({ listId, onClose }: { listId: number; onClose: () => void }) => {
   const info = useListInfo(listId);
-  if (info.isPending) {
-    return (
-      <Center py="lg">
-        <Loader aria-label="Loading the list" />
-      </Center>
-    );
+  if (info.isPending || info.isError) {
+    return <QueryStatus query={info} label="Loading the list" failed="The list could not be loaded" />;
   }
-  if (info.isError) return <LoadFailedAlert title="The list could not be loaded" onRetry={() => void info.refetch()} />;
   return <EditListForm list={info.data} onClose={onClose} />;
 };
 

@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { LIST_MESSAGES, type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
@@ -7,7 +7,7 @@ import { ApiError } from '../../app/api';
 import { openSuccessDialog } from '../../app/dialogs';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { QueryStatus } from '../../components/QueryStatus';
 import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
 import { useRetained } from './useRetained';
 
@@ -179,15 +179,8 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
 /** The member as stored now; the table row may be older. */
 const EditMemberLoader = ({ memberId, onClose }: { memberId: number; onClose: () => void }) => {
   const member = useMember(memberId);
-  if (member.isPending) {
-    return (
-      <Center py="lg">
-        <Loader aria-label="Loading the member" />
-      </Center>
-    );
-  }
-  if (member.isError) {
-    return <LoadFailedAlert title="The member could not be loaded" onRetry={() => void member.refetch()} />;
+  if (member.isPending || member.isError) {
+    return <QueryStatus query={member} label="Loading the member" failed="The member could not be loaded" />;
   }
   return <EditMemberForm member={member.data} onClose={onClose} />;
 };

@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Button, Center, Group, Loader, Menu, Paper, Stack, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Group, Menu, Paper, Stack, Text } from '@mantine/core';
 import type { TMailingList, TMember } from '@sendwell/contracts';
 import {
   IconAddressBook,
@@ -22,6 +22,7 @@ import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { EmailAddress } from '../../components/EmailAddress';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { Loading } from '../../components/QueryStatus';
 import { ImportCsvModal, type TImportTarget } from './ImportCsvModal';
 import { ActiveImports } from './ImportProgressCard';
 import { MemberVerifiedBadge, SubscribedBadge } from './ListBadges';
@@ -256,13 +257,7 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
 
 const MembersLoader = ({ listId }: { listId: number }) => {
   const info = useListInfo(listId);
-  if (info.isPending) {
-    return (
-      <Center py="xl">
-        <Loader aria-label="Loading the list" />
-      </Center>
-    );
-  }
+  if (info.isPending) return <Loading label="Loading the list" py="xl" />;
   if (info.isError) {
     if (info.error instanceof ApiError && info.error.status === 404) return <ListNotFound />;
     return <LoadFailedAlert title="The mailing list could not be loaded" onRetry={() => void info.refetch()} />;

@@ -1,11 +1,11 @@
-import { Alert, Button, Center, Group, Loader, Modal, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { TMember, TMemberConsent } from '@sendwell/contracts';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { showError } from '../../app/errors';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { QueryStatus } from '../../components/QueryStatus';
 import { useErasePerson, useExportPerson, useMemberConsent } from './lists.queries';
 import { useRetained } from './useRetained';
 
@@ -20,15 +20,14 @@ const SOURCE_LABELS: Record<TMemberConsent['source'], string> = {
 const ConsentRecords = ({ memberId }: { memberId: number }) => {
   const consent = useMemberConsent(memberId);
   const formatDateTime = useFormatDateTime();
-  if (consent.isPending) {
+  if (consent.isPending || consent.isError) {
     return (
-      <Center py="lg">
-        <Loader aria-label="Loading the consent records" />
-      </Center>
+      <QueryStatus
+        query={consent}
+        label="Loading the consent records"
+        failed="The consent records could not be loaded"
+      />
     );
-  }
-  if (consent.isError) {
-    return <LoadFailedAlert title="The consent records could not be loaded" onRetry={() => void consent.refetch()} />;
   }
   if (consent.data.length === 0) {
     return <Text>No consent record: this member was added before Sendwell kept them.</Text>;

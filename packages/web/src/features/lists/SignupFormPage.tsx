@@ -3,11 +3,9 @@ import {
   Alert,
   Anchor,
   Button,
-  Center,
   Checkbox,
   CopyButton,
   Group,
-  Loader,
   NativeSelect,
   Paper,
   Stack,
@@ -35,6 +33,7 @@ import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { Loading } from '../../components/QueryStatus';
 import { RichText } from '../../components/RichText';
 import { listDetailPath, useListInfo, useSignupForm, useUpdateSignupForm } from './lists.queries';
 
@@ -324,13 +323,7 @@ export const SignupFormPage = () => {
       </Group>
     </Anchor>
   ) : null;
-  if (list.isPending || settings.isPending) {
-    return (
-      <Center py="xl">
-        <Loader aria-label="Loading the signup form" />
-      </Center>
-    );
-  }
+  if (list.isPending || settings.isPending) return <Loading label="Loading the signup form" py="xl" />;
   if (list.isError || settings.isError) {
     if (list.error instanceof ApiError && list.error.status === 404) {
       return (

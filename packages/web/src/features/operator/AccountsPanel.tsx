@@ -1,16 +1,4 @@
-import {
-  Alert,
-  Button,
-  Center,
-  Group,
-  Loader,
-  NumberInput,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Alert, Button, Group, NumberInput, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   OPERATOR_DAILY_CAP_MAX,
@@ -22,6 +10,7 @@ import {
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
+import { Loading } from '../../components/QueryStatus';
 import { useSetDailyCap, useUserAccounts } from './operator.queries';
 
 const perDay = (count: number) => `${count.toLocaleString('en-US')} a day`;
@@ -111,13 +100,7 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
 export const AccountsPanel = ({ user }: { user: TOperatorUser }) => {
   const accounts = useUserAccounts(user.id);
   const [editing, setEditing] = useState<number | null>(null);
-  if (accounts.isPending) {
-    return (
-      <Center p="md">
-        <Loader aria-label="Loading the accounts" />
-      </Center>
-    );
-  }
+  if (accounts.isPending) return <Loading label="Loading the accounts" py="md" />;
   if (accounts.isError) return <Text>The accounts could not be loaded.</Text>;
   if (accounts.data.length === 0) return <Text>{user.email} has no sending account.</Text>;
   const account = accounts.data.find((item) => item.id === editing);

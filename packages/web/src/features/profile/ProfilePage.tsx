@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
 import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProfileName } from '@sendwell/contracts';
@@ -6,9 +6,9 @@ import { IconClock, IconDeviceDesktopOff, IconKey, IconMail, IconUser } from '@t
 import type { ReactNode } from 'react';
 import { z } from 'zod';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { PasswordField } from '../../components/PasswordField';
+import { QueryStatus } from '../../components/QueryStatus';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
 import {
   useCancelEmailChange,
@@ -271,14 +271,7 @@ export const ProfilePage = () => {
         title="Profile"
         description="Your name, the time zone every time is shown in, your email and password."
       />
-      {profile.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading your profile" />
-        </Center>
-      )}
-      {profile.isError && (
-        <LoadFailedAlert title="Your profile could not be loaded" onRetry={() => void profile.refetch()} />
-      )}
+      <QueryStatus query={profile} label="Loading your profile" failed="Your profile could not be loaded" py="xl" />
       {profile.data && (
         <Stack gap="lg" maw={760}>
           <Section icon={<IconUser size={18} aria-hidden />} title="Name" description="How Sendwell greets you.">

@@ -1,16 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Center,
-  Checkbox,
-  Group,
-  Loader,
-  SimpleGrid,
-  Stack,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Checkbox, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, runtimeTimeZone, ZRegisterRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -19,6 +7,7 @@ import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { PasswordField } from '../../components/PasswordField';
+import { Loading, QueryStatus } from '../../components/QueryStatus';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
 import { AuthLayout } from '../auth/AuthLayout';
 import { formatPlanPrice } from '../billing/billing.format';
@@ -199,15 +188,9 @@ export const RegisterPage = () => {
     return (
       <AuthLayout title="Create your account" description="Choose a plan to start with." width={960}>
         {plans.isPending || options.isPending ? (
-          <Center py="xl">
-            <Loader aria-label="Loading plans" />
-          </Center>
+          <Loading label="Loading plans" py="xl" />
         ) : plans.isError ? (
-          <Alert color="red" icon={<IconAlertCircle size={18} />} title="The plans could not be loaded">
-            <Button size="xs" variant="light" color="red" mt="xs" onClick={() => void plans.refetch()}>
-              Try again
-            </Button>
-          </Alert>
+          <QueryStatus query={plans} label="Loading plans" failed="The plans could not be loaded" />
         ) : (
           <Stack>
             <SimpleGrid

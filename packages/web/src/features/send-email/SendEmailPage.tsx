@@ -1,4 +1,4 @@
-import { Alert, Button, Center, CloseButton, Group, Loader, Paper, Stack, Text } from '@mantine/core';
+import { Alert, Button, CloseButton, Group, Paper, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { SEND_MESSAGES } from '@sendwell/contracts';
 import { IconCalendarCheck, IconServer } from '@tabler/icons-react';
@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { SendEmailForm, type TStartedSend } from './SendEmailForm';
 import { SendProgressCard } from './SendProgressCard';
 import { fromOldSend, useEditEmailData, useSendEmailContent } from './send-email.queries';
@@ -115,14 +116,7 @@ export const SendEmailPage = () => {
           )}
         </Stack>
       )}
-      {content.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading" />
-        </Center>
-      )}
-      {content.isError && (
-        <LoadFailedAlert title="The Send Email page could not be loaded" onRetry={() => void content.refetch()} />
-      )}
+      <QueryStatus query={content} label="Loading" failed="The Send Email page could not be loaded" py="xl" />
       {edit.isError && (
         <LoadFailedAlert title="The email to start from could not be loaded" onRetry={() => void edit.refetch()} />
       )}

@@ -1,17 +1,4 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Center,
-  Group,
-  Loader,
-  Modal,
-  Paper,
-  Stack,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { SEARCH_DEBOUNCE_SHORT_MS, type TTicket, type TTicketPage, ZNewTicket } from '@sendwell/contracts';
 import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
@@ -19,8 +6,8 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { TICKETS_URL, ticketKeys, useCreateTicket, useRespond, useTicket } from './support.queries';
 import { TicketConversation, TicketStatusBadge } from './TicketConversation';
 
@@ -66,15 +53,9 @@ const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
 const TicketDetails = ({ id }: { id: number }) => {
   const ticket = useTicket(id);
   const respond = useRespond(id);
-  if (ticket.isPending) {
-    return (
-      <Center p="lg">
-        <Loader aria-label="Loading the ticket" />
-      </Center>
-    );
+  if (ticket.isPending || ticket.isError) {
+    return <QueryStatus query={ticket} label="Loading the ticket" failed="The ticket could not be loaded." />;
   }
-  if (ticket.isError)
-    return <LoadFailedAlert title="The ticket could not be loaded." onRetry={() => void ticket.refetch()} />;
   return (
     <TicketConversation
       ticket={ticket.data}
