@@ -17,6 +17,7 @@ import type { TAccountProviders, TSendingAccount } from '@sendwell/contracts';
 import { IconAlertCircle, IconInbox, IconPlus, IconServer } from '@tabler/icons-react';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { DialogActions } from '../../components/DialogActions';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
@@ -88,14 +89,11 @@ const DeleteAccountModal = ({ account, onClose }: { account: TSendingAccount | n
         <Text>
           <strong>{account?.name}</strong> and its stored credentials will be deleted. Sending through it stops.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={deleteAccount.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={deleteAccount.isPending}>
           <Button color="red" loading={deleteAccount.isPending} onClick={confirm} data-testid="account-delete-confirm">
             Delete
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

@@ -1,10 +1,11 @@
-import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Modal, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { REGISTRATION_MESSAGES } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useRef, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
+import { DialogActions } from '../../components/DialogActions';
 import { formatPlanPrice, planChange } from './billing.format';
 import { type TPlan, useChangePlan } from './billing.queries';
 import { CardField, type TCardFieldHandle } from './CardField';
@@ -108,14 +109,11 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
           {refusal}
         </Alert>
       )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose}>
         <Button loading={isTokenPending || changePlan.isPending} onClick={() => void confirm()}>
           {change}
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };

@@ -4,6 +4,7 @@ import { ENGAGEMENT_AUDIENCES, ENGAGEMENT_LABELS, type TEngagementAudience } fro
 import { IconChevronDown, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { DialogActions } from '../../components/DialogActions';
 import { useEngagementCount, useResendEngagement } from './history.queries';
 
 const WHO: Record<TEngagementAudience, string> = {
@@ -110,10 +111,7 @@ export const EngagementResend = ({
               onChange={(event) => setNewSubject(event.currentTarget.value)}
               maxLength={998}
             />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close} disabled={resend.isPending}>
-                Cancel
-              </Button>
+            <DialogActions onCancel={close} isPending={resend.isPending}>
               <Button
                 leftSection={<IconSend size={16} aria-hidden />}
                 onClick={confirm}
@@ -122,7 +120,7 @@ export const EngagementResend = ({
               >
                 Send to {reach.toLocaleString('en-US')}
               </Button>
-            </Group>
+            </DialogActions>
           </Stack>
         )}
       </Modal>

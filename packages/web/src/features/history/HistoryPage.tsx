@@ -7,6 +7,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { DialogActions } from '../../components/DialogActions';
 import { EmailAddress } from '../../components/EmailAddress';
 import { PageHeader } from '../../components/PageHeader';
 import { useRetained } from '../lists/useRetained';
@@ -78,10 +79,7 @@ const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClos
             isError={check.isError}
             onRetry={() => void check.refetch()}
           />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onCancel={onClose}>
             <Button
               loading={resend.isPending}
               color={check.data?.hasFailures ? 'red' : undefined}
@@ -97,7 +95,7 @@ const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClos
             >
               Yes, Send Again
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       )}
     </Modal>

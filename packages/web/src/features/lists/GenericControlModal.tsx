@@ -3,6 +3,7 @@ import { GENERIC_MODAL_PREVIEW, LIST_MESSAGES, moreText, type TMailingList } fro
 import { IconAlertTriangle, IconCircleCheck } from '@tabler/icons-react';
 import { useState } from 'react';
 import { openSuccessDialog } from '../../app/dialogs';
+import { DialogActions } from '../../components/DialogActions';
 import { QueryStatus } from '../../components/QueryStatus';
 import { useClearGenericEmails, useGenericControl } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -71,14 +72,11 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
         checked={isConfirmed}
         onChange={(event) => setIsConfirmed(event.currentTarget.checked)}
       />
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={clear.isPending}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose} isPending={clear.isPending}>
         <Button color="red.9" disabled={!isConfirmed} loading={clear.isPending} onClick={unsubscribe}>
           Unsubscribe them
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };

@@ -12,6 +12,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
+import { DialogActions } from '../../components/DialogActions';
 import { QueryStatus } from '../../components/QueryStatus';
 import { defaultAccountOf, listDomainOf } from './lists.format';
 import { useCreateList, useListInfo, useUpdateList } from './lists.queries';
@@ -150,14 +151,11 @@ const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; on
             />
           }
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={create.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={create.isPending}>
           <Button type="submit" loading={create.isPending}>
             Create List
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );
@@ -198,14 +196,11 @@ const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => vo
           domain={list.domain}
           account={<TextInput label="Account" value={list.account_name} readOnly variant="filled" />}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={update.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={update.isPending}>
           <Button type="submit" loading={update.isPending}>
             Save
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { LIST_MESSAGES, type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
@@ -7,6 +7,7 @@ import { ApiError } from '../../app/api';
 import { openSuccessDialog } from '../../app/dialogs';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
+import { DialogActions } from '../../components/DialogActions';
 import { QueryStatus } from '../../components/QueryStatus';
 import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -89,14 +90,11 @@ const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => v
           checked={isSubscribed}
           onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={add.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={add.isPending}>
           <Button type="submit" loading={add.isPending}>
             Add Member
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );
@@ -163,14 +161,11 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
           }
           onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={update.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={update.isPending}>
           <Button type="submit" loading={update.isPending}>
             Save
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );
@@ -215,14 +210,11 @@ export const DeleteMemberModal = ({ member: current, onClose }: { member: TMembe
         <Text>
           <strong>{member?.email}</strong> will be removed from this list.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={deleteMember.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={deleteMember.isPending}>
           <Button color="red" loading={deleteMember.isPending} onClick={confirm}>
             Delete
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -256,14 +248,11 @@ export const BulkDeleteMembersModal = ({ list, memberIds, opened, onClose, onDel
         <Text>
           {count} {count === 1 ? 'member' : 'members'} will be removed from <strong>{list.address}</strong>.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={bulkDelete.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={bulkDelete.isPending}>
           <Button color="red" loading={bulkDelete.isPending} onClick={confirm}>
             Delete {count} {count === 1 ? 'member' : 'members'}
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

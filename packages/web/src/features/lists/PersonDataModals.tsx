@@ -5,6 +5,7 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { showError } from '../../app/errors';
+import { DialogActions } from '../../components/DialogActions';
 import { QueryStatus } from '../../components/QueryStatus';
 import { useErasePerson, useExportPerson, useMemberConsent } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -113,14 +114,11 @@ export const ExportPersonModal = ({ member, onClose }: { member: TMember | null;
             <Radio value="csv" label="CSV" />
           </Group>
         </Radio.Group>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={exportPerson.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={exportPerson.isPending}>
           <Button onClick={start} loading={exportPerson.isPending}>
             Download
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -160,14 +158,11 @@ export const ErasePersonModal = ({ member, onClose }: { member: TMember | null; 
           autoComplete="off"
           onChange={(event) => setTyped(event.currentTarget.value)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={close} disabled={erase.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={close} isPending={erase.isPending}>
           <Button color="red" onClick={confirm} loading={erase.isPending} disabled={!isConfirmed}>
             Erase everything
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

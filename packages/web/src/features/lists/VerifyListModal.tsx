@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Center, Group, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Loader, Modal, Stack, Text } from '@mantine/core';
 import { SEND_MESSAGES, type TMailingList, usableCredit, verificationApi } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
@@ -7,6 +7,7 @@ import { openSuccessDialog } from '../../app/dialogs';
 import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
+import { DialogActions } from '../../components/DialogActions';
 import { listKeys } from './lists.queries';
 
 export type TListProgress = { checked: number; total: number };
@@ -95,10 +96,7 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
           </Anchor>
         </Alert>
       )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose}>
         <Button
           disabled={isShort || cost.data.totalCount === 0}
           loading={verify.isPending}
@@ -106,7 +104,7 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
         >
           Verify Your List
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };

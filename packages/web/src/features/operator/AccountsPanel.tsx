@@ -1,4 +1,4 @@
-import { Alert, Button, Group, NumberInput, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
+import { Alert, Button, NumberInput, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   OPERATOR_DAILY_CAP_MAX,
@@ -10,6 +10,7 @@ import {
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
+import { DialogActions } from '../../components/DialogActions';
 import { Loading } from '../../components/QueryStatus';
 import { useSetDailyCap, useUserAccounts } from './operator.queries';
 
@@ -74,10 +75,7 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
           onChange={(value) => form.setValue('dailyCap', value === '' ? null : Number(value))}
         />
         <TextInput label="Reason" required description="Kept in the audit log." {...form.inputProps('reason')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onDone}>
           {account.operator_mail_per_day !== null && (
             <Button
               variant="default"
@@ -90,7 +88,7 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
           <Button type="submit" loading={change.isPending && change.variables?.dailyCap !== null}>
             Set daily cap
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );

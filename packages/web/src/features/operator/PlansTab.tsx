@@ -15,6 +15,7 @@ import { type TOperatorPlan, ZPlanInput } from '@sendwell/contracts';
 import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
+import { DialogActions } from '../../components/DialogActions';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { TableScroller } from '../../components/TableScroller';
 import { usePlans, useSavePlan } from './operator.queries';
@@ -89,14 +90,11 @@ const PlanForm = ({ plan, onClose }: { plan: TOperatorPlan | null; onClose: () =
           error={form.errors.stripe_price_id}
           onChange={(event) => form.setValue('stripe_price_id', event.currentTarget.value || null)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose}>
           <Button type="submit" loading={save.isPending}>
             Save plan
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );

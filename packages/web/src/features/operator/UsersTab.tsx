@@ -18,6 +18,7 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DialogActions } from '../../components/DialogActions';
 import { AccountsPanel } from './AccountsPanel';
 import {
   OPERATOR_USERS_URL,
@@ -81,14 +82,11 @@ const CreditsForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
           description="Kept in the audit log and the credit log."
           {...form.inputProps('reason')}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose}>
           <Button type="submit" loading={change.isPending}>
             {form.values.action === 'grant' ? 'Grant credits' : 'Remove credits'}
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );
@@ -109,10 +107,7 @@ const PlanForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => void 
           label: plan.name,
         }))}
       />
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose}>
         <Button
           loading={change.isPending}
           onClick={() =>
@@ -126,7 +121,7 @@ const PlanForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => void 
         >
           Change plan
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };
@@ -154,14 +149,11 @@ const DisableForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
             : `${user.email} will be signed out everywhere and cannot sign in until enabled again.`}
         </Text>
         <TextInput label="Reason" required {...form.inputProps('reason')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose}>
           <Button type="submit" color={user.disabled ? undefined : 'red.9'} loading={change.isPending}>
             {user.disabled ? 'Enable user' : 'Disable user'}
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type TEmailDocument, type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
@@ -6,6 +6,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
+import { DialogActions } from '../../components/DialogActions';
 import { useSaveTemplate } from './send-email.queries';
 
 type TProps = {
@@ -65,14 +66,11 @@ const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TP
             setErrors(({ name: _name, ...rest }) => rest);
           }}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={save.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={save.isPending}>
           <Button type="submit" loading={save.isPending}>
             Save template
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );

@@ -8,6 +8,7 @@ import {
 } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCalendarTime, IconCopy, IconSend } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { DialogActions } from '../../components/DialogActions';
 import { useRetained } from '../lists/useRetained';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
 import { PreSendChecklist } from './PreSendChecklist';
@@ -32,14 +33,11 @@ export const DuplicatesModal = ({
           <IconCopy size={22} color="var(--mantine-color-yellow-7)" aria-hidden style={{ flexShrink: 0 }} />
           <Text size="sm">{duplicatesWarning(shown ?? 0)}</Text>
         </Group>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onCancel}>
           <Button onClick={onContinue} data-autofocus>
             Continue
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -76,10 +74,7 @@ export const DailyLimitModal = ({
         <Alert color="yellow" icon={<IconAlertTriangle size={18} />}>
           {shown?.message}
         </Alert>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onCancel}>
           {shown?.kind === 'zero' ? (
             <Button leftSection={<IconCalendarTime size={16} aria-hidden />} onClick={onScheduleInstead} data-autofocus>
               Schedule instead
@@ -89,7 +84,7 @@ export const DailyLimitModal = ({
               Continue
             </Button>
           )}
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -223,10 +218,7 @@ export const SendConfirmModal = ({
               error={deliveryError}
             />
           )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onCancel} disabled={isSending}>
-              Cancel
-            </Button>
+          <DialogActions onCancel={onCancel} isPending={isSending}>
             <Button
               leftSection={
                 isSendLater ? <IconCalendarTime size={16} aria-hidden /> : <IconSend size={16} aria-hidden />
@@ -238,7 +230,7 @@ export const SendConfirmModal = ({
             >
               Yes, send it
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       )}
     </Modal>

@@ -12,6 +12,7 @@ import { Link } from 'react-router';
 import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
+import { DialogActions } from '../../components/DialogActions';
 import { useRetained } from '../lists/useRetained';
 import { VerificationProgress } from './VerificationProgress';
 import { useListsCost, useVerifyThenSend, useWaitingSends } from './waiting-sends.queries';
@@ -119,10 +120,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
             The lists show Processing... while their addresses are checked, usually within minutes. The email then goes
             out by itself, as you confirmed it: you can leave this page.
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onBack} disabled={start.isPending}>
-              Back
-            </Button>
+          <DialogActions onCancel={onBack} cancelLabel="Back" isPending={start.isPending}>
             <Button
               leftSection={<IconShieldCheck size={16} aria-hidden />}
               loading={start.isPending}
@@ -132,7 +130,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
             >
               Verify, then send
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       )}
       {storageId !== null && (

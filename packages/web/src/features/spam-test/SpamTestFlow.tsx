@@ -13,6 +13,7 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { DialogActions } from '../../components/DialogActions';
 import { PreSendChecklist } from '../send-email/PreSendChecklist';
 import { useSpamTestPreSendCheck } from '../send-email/send-email.queries';
 import { ScoreGauge } from './ScoreGauge';
@@ -129,10 +130,7 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
             onRetry={() => void preSend.refetch()}
             heading="Before the test"
           />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
+          <DialogActions onCancel={close}>
             <Button
               onClick={send}
               loading={start.isPending}
@@ -142,7 +140,7 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
             >
               Send Test
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </Modal>
       <Modal

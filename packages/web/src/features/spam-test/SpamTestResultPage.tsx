@@ -21,6 +21,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { fieldErrors } from '../../app/errors';
+import { DialogActions } from '../../components/DialogActions';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { previewDocument } from '../send-email/send-email.preview';
@@ -60,14 +61,11 @@ const SaveAsTemplate = ({ test, onClose }: { test: TSpamTestResult; onClose: () 
           onChange={(event) => setName(event.currentTarget.value)}
           data-autofocus
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose}>
           <Button type="submit" loading={save.isPending}>
             Save
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
 import { TICKETS_URL, ticketKeys, useCreateTicket, useRespond, useTicket } from './support.queries';
@@ -37,14 +38,11 @@ const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
         )}
         <TextInput label="Subject" required data-autofocus maxLength={500} {...form.inputProps('subject')} />
         <Textarea label="Message" required autosize minRows={4} maxRows={12} {...form.inputProps('message')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={create.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={create.isPending}>
           <Button type="submit" loading={create.isPending}>
             Create Ticket
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </form>
   );

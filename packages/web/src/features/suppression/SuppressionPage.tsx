@@ -16,6 +16,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
 
 const LIST_URL = routeUrl(suppressionApi.list);
@@ -294,10 +295,7 @@ export const SuppressionPage = () => {
               ? 'Every suppressed address is unsubscribed from all of your mailing lists.'
               : `${confirm?.kind === 'rows' ? confirm.label : ''} will be unsubscribed from all of your mailing lists.`}
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirm(null)}>
-              Back
-            </Button>
+          <DialogActions onCancel={() => setConfirm(null)} cancelLabel="Back">
             <Button
               color="red.9"
               loading={clear.isPending}
@@ -314,7 +312,7 @@ export const SuppressionPage = () => {
             >
               {confirm?.kind === 'all' ? 'Unsubscribe All' : 'Unsubscribe'}
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </Modal>
       <Modal opened={removing !== null} onClose={() => setRemoving(null)} title="Remove from suppression?">
@@ -322,10 +320,7 @@ export const SuppressionPage = () => {
           <Text size="sm">
             {removing?.email} will receive your next sends again. Do this only when the bounce was a mistake.
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRemoving(null)}>
-              Back
-            </Button>
+          <DialogActions onCancel={() => setRemoving(null)} cancelLabel="Back">
             <Button
               loading={remove.isPending}
               onClick={() =>
@@ -340,7 +335,7 @@ export const SuppressionPage = () => {
             >
               Remove
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </Modal>
     </>

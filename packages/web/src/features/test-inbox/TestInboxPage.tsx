@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Modal, Paper, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { TTestInboxMessage } from '@sendwell/contracts';
 import { IconInbox, IconTrash } from '@tabler/icons-react';
@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
 import { MessagePreview } from './MessagePreview';
 import { formatSize } from './test-inbox.format';
@@ -18,10 +19,7 @@ const ClearInboxModal = ({ opened, onClose }: { opened: boolean; onClose: () => 
     <Modal opened={opened} onClose={onClose} title="Clear the test inbox?">
       <Stack>
         <Text>Every message in your test inbox will be deleted.</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={clear.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={clear.isPending}>
           <Button
             color="red"
             loading={clear.isPending}
@@ -37,7 +35,7 @@ const ClearInboxModal = ({ opened, onClose }: { opened: boolean; onClose: () => 
           >
             Clear inbox
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

@@ -38,6 +38,7 @@ import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
 import { formatCount } from '../lists/lists.format';
 import { VerifyCsvModal } from './VerifyCsvModal';
@@ -386,10 +387,7 @@ export const VerificationPage = () => {
                 </Anchor>
               </Alert>
             )}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setStored(null)}>
-                Cancel
-              </Button>
+            <DialogActions onCancel={() => setStored(null)}>
               {isShort ? (
                 <Button component={Link} to="/settings/subscription">
                   Buy Credits
@@ -399,7 +397,7 @@ export const VerificationPage = () => {
                   Verify {stored.addresses.toLocaleString('en-US')}
                 </Button>
               )}
-            </Group>
+            </DialogActions>
           </Stack>
         )}
       </Modal>
