@@ -1,4 +1,5 @@
-import { Group, Table, Text, VisuallyHidden } from '@mantine/core';
+import { Table, VisuallyHidden } from '@mantine/core';
+import { ChartLegend, ValueAxis } from './ChartParts';
 import { axisTicks } from './chartAxis';
 
 export type TSeries = { label: string; color: string; values: number[] };
@@ -20,23 +21,9 @@ export const LineChart = ({ title, days, series }: { title: string; days: string
   const totals = series.map((one) => `${one.values.reduce((sum, value) => sum + value, 0)} ${one.label.toLowerCase()}`);
   return (
     <>
-      <Group gap="md" mb={4} aria-hidden>
-        {series.map((one) => (
-          <Group key={one.label} gap={4}>
-            <span style={{ width: 12, height: 3, background: one.color, display: 'inline-block' }} />
-            <Text size="xs">{one.label}</Text>
-          </Group>
-        ))}
-      </Group>
+      <ChartLegend series={series} />
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={`${title}: ${totals.join(', ')}.`}>
-        {ticks.map((tick) => (
-          <g key={tick}>
-            <line x1={pad.left} x2={width - pad.right} y1={y(tick)} y2={y(tick)} stroke="var(--mantine-color-gray-3)" />
-            <text x={pad.left - 4} y={y(tick) + 4} fontSize="10" textAnchor="end" fill="var(--mantine-color-gray-8)">
-              {tick.toLocaleString('en-US')}
-            </text>
-          </g>
-        ))}
+        <ValueAxis ticks={ticks} y={y} left={pad.left} right={width - pad.right} />
         {days.map((day, index) =>
           index % 5 === 0 ? (
             <text

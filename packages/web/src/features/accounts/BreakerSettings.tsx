@@ -1,4 +1,4 @@
-import { Alert, Button, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   BREAKER_LIMITS,
@@ -7,8 +7,8 @@ import {
   type TSendingAccount,
   ZBreakerSettings,
 } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
 import { useSaveBreakerLines } from './accounts.queries';
 
 /**
@@ -62,11 +62,7 @@ export const BreakerSettings = ({ account }: { account: TSendingAccount }) => {
           more of them bounce hard, or more recipients mark it as spam, than these limits. Gmail and Yahoo start
           filtering a sender whose complaints pass 0.3 %.
         </Text>
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
+        <FormError message={form.formError} />
         <Group align="flex-start" grow>
           <NumberInput
             label="Hard bounces above"

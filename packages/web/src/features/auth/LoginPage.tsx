@@ -1,9 +1,9 @@
-import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { ZLoginRequest } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useAutofocus } from '../../app/forms';
 import { useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
 import { PasswordField } from '../../components/PasswordField';
 import { AuthLayout } from './AuthLayout';
 import { useLogin } from './auth.queries';
@@ -22,11 +22,7 @@ export const LoginPage = () => {
     <AuthLayout title="Sign in" description="Welcome back. Sign in to manage your email.">
       <form onSubmit={form.onSubmit} noValidate>
         <Stack>
-          {form.formError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {form.formError}
-            </Alert>
-          )}
+          <FormError message={form.formError} />
           {/* Every field of these forms is required; the asterisk would only add noise and a stray ' *' to the label. */}
           <TextInput
             ref={emailRef}

@@ -1,11 +1,11 @@
-import { Alert, Anchor, Button, Group, Loader, Paper, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Group, Loader, Paper, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { REGISTRATION_MESSAGES, type TBillingOptions } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
+import { FormError } from '../../components/FormError';
 import { formatCredits } from '../credits/credits.format';
 import { formatPrice } from './billing.format';
 import { useBuyCredits } from './billing.queries';
@@ -144,11 +144,7 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
               </Anchor>
             </Text>
           )}
-          {refusal && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {refusal}
-            </Alert>
-          )}
+          <FormError message={refusal} />
           <Group>
             <Button
               loading={isTokenPending || buyCredits.isPending}

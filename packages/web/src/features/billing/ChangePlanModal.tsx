@@ -1,11 +1,11 @@
-import { Alert, Button, Modal, Stack, Text } from '@mantine/core';
+import { Button, Modal, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { REGISTRATION_MESSAGES } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useRef, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { formatPlanPrice, planChange } from './billing.format';
 import { type TPlan, useChangePlan } from './billing.queries';
 import { CardField, type TCardFieldHandle } from './CardField';
@@ -104,11 +104,7 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
           }}
         />
       )}
-      {refusal && (
-        <Alert color="red" icon={<IconAlertCircle size={18} />}>
-          {refusal}
-        </Alert>
-      )}
+      <FormError message={refusal} />
       <DialogActions onCancel={onClose}>
         <Button loading={isTokenPending || changePlan.isPending} onClick={() => void confirm()}>
           {change}

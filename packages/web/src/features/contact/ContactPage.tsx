@@ -1,10 +1,11 @@
 import { Alert, Anchor, Button, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { ZContactRequest } from '@sendwell/contracts';
-import { IconAlertCircle, IconMailCheck } from '@tabler/icons-react';
+import { IconMailCheck } from '@tabler/icons-react';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useUserQuery } from '../../app/session';
 import { useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
 import { AuthLayout } from '../auth/AuthLayout';
 import { useContactUs } from './contact.queries';
 
@@ -49,11 +50,7 @@ export const ContactPage = () => {
               {sentMessage}
             </Alert>
           )}
-          {form.formError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {form.formError}
-            </Alert>
-          )}
+          <FormError message={form.formError} />
           {/* Every field is required; the asterisk would only add noise and a stray ' *' to the label. */}
           <TextInput label="Name" autoComplete="name" required withAsterisk={false} {...form.inputProps('name')} />
           <TextInput

@@ -15,6 +15,7 @@ import { useState } from 'react';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
+import { ChartLegend, ValueAxis } from '../../components/ChartParts';
 import { axisTicks } from '../../components/chartAxis';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
@@ -55,26 +56,12 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
       <Title order={2} fz="md" mb="xs">
         Last 30 Days
       </Title>
-      <Group gap="md" mb={4} aria-hidden>
-        {SERIES.map((series) => (
-          <Group key={series.key} gap={4}>
-            <span style={{ width: 12, height: 3, background: series.color, display: 'inline-block' }} />
-            <Text size="xs">{series.label}</Text>
-          </Group>
-        ))}
-      </Group>
+      <ChartLegend series={SERIES} />
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-labelledby="last-30-days-summary">
         <title id="last-30-days-summary">
           {`Messages per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
         </title>
-        {ticks.map((tick) => (
-          <g key={tick}>
-            <line x1={pad.left} x2={width - pad.right} y1={y(tick)} y2={y(tick)} stroke="var(--mantine-color-gray-3)" />
-            <text x={pad.left - 4} y={y(tick) + 4} fontSize="10" textAnchor="end" fill="var(--mantine-color-gray-8)">
-              {tick.toLocaleString('en-US')}
-            </text>
-          </g>
-        ))}
+        <ValueAxis ticks={ticks} y={y} left={pad.left} right={width - pad.right} />
         {chart.map((row, index) =>
           index % 5 === 0 || index === chart.length - 1 ? (
             <text

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   LIST_MESSAGES,
@@ -7,12 +7,12 @@ import {
   ZCreateListRequest,
   ZUpdateListRequest,
 } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { QueryStatus } from '../../components/QueryStatus';
 import { defaultAccountOf, listDomainOf } from './lists.format';
 import { useCreateList, useListInfo, useUpdateList } from './lists.queries';
@@ -98,13 +98,6 @@ const useFormState = (initial: TValues) => {
   };
 };
 
-const FailureAlert = ({ message }: { message: string | null }) =>
-  message ? (
-    <Alert color="red" icon={<IconAlertCircle size={18} />}>
-      {message}
-    </Alert>
-  ) : null;
-
 const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; onClose: () => void }) => {
   const create = useCreateList();
   const [accountId, setAccountId] = useState(() => defaultAccountOf(accounts)?.id ?? 0);
@@ -134,7 +127,7 @@ const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; on
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <FailureAlert message={form.failure.message} />
+        <FormError message={form.failure.message} />
         <ListFields
           values={form.values}
           errors={form.failure.fields}
@@ -188,7 +181,7 @@ const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => vo
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <FailureAlert message={form.failure.message} />
+        <FormError message={form.failure.message} />
         <ListFields
           values={form.values}
           errors={form.failure.fields}

@@ -1,13 +1,13 @@
-import { Alert, Button, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Button, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { LIST_MESSAGES, type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { openSuccessDialog } from '../../app/dialogs';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { QueryStatus } from '../../components/QueryStatus';
 import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -28,13 +28,6 @@ const formFailureOf = (error: unknown): TFormFailure | null => {
   if (error.status === 422) return { fields: fieldErrors(error), message: LIST_MESSAGES.formInvalid };
   return { fields: {}, message: error.message };
 };
-
-const FailureAlert = ({ message }: { message: string | null }) =>
-  message ? (
-    <Alert color="red" icon={<IconAlertCircle size={18} />}>
-      {message}
-    </Alert>
-  ) : null;
 
 const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => void }) => {
   const add = useAddMember();
@@ -66,7 +59,7 @@ const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => v
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <FailureAlert message={failure.message} />
+        <FormError message={failure.message} />
         <TextInput
           label="Email"
           type="email"
@@ -141,7 +134,7 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <FailureAlert message={failure.message} />
+        <FormError message={failure.message} />
         {/* Spec §5: the address is what the member is; it is not edited, only shown. */}
         <TextInput label="Email" value={member.email} readOnly variant="filled" />
         <TextInput

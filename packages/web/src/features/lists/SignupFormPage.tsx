@@ -13,7 +13,6 @@ import {
   Text,
   Textarea,
   TextInput,
-  Title,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
@@ -27,7 +26,7 @@ import {
   ZUpdateSignupSettings,
 } from '@sendwell/contracts';
 import { IconAlertCircle, IconArrowLeft, IconCheck, IconCopy, IconPlus, IconTrash } from '@tabler/icons-react';
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
@@ -35,6 +34,7 @@ import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { Loading } from '../../components/QueryStatus';
 import { RichText } from '../../components/RichText';
+import { SettingsSection } from '../../components/SettingsSection';
 import { listDetailPath, useListInfo, useSignupForm, useUpdateSignupForm } from './lists.queries';
 
 const MODE_LABELS: Record<TSignupFieldMode, string> = {
@@ -43,24 +43,6 @@ const MODE_LABELS: Record<TSignupFieldMode, string> = {
   required: 'Required',
 };
 const modeOptions = SIGNUP_FIELD_MODES.map((mode) => ({ value: mode, label: MODE_LABELS[mode] }));
-
-const sectionId = (title: string) => `signup-${title.toLowerCase().replace(/\W+/g, '-')}`;
-
-const Section = ({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) => (
-  <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={sectionId(title)}>
-    <Stack gap="md">
-      <Stack gap={4}>
-        <Title order={2} fz="lg" id={sectionId(title)}>
-          {title}
-        </Title>
-        <Text size="sm" c="dimmed">
-          {description}
-        </Text>
-      </Stack>
-      {children}
-    </Stack>
-  </Paper>
-);
 
 const Copy = ({ value, label }: { value: string; label: string }) => (
   <CopyButton value={value}>
@@ -143,7 +125,7 @@ const SignupFormEditor = ({ listId, settings }: { listId: number; settings: TSig
             Please correct the fields marked below.
           </Alert>
         )}
-        <Section
+        <SettingsSection
           title="Share the form"
           description="Link people to the hosted page, or paste the form into any website: it is plain HTML and works without scripts. Save your changes first; the snippet follows them."
         >
@@ -166,9 +148,9 @@ const SignupFormEditor = ({ listId, settings }: { listId: number; settings: TSig
           <Group>
             <Copy value={settings.embed_html} label="Copy the HTML" />
           </Group>
-        </Section>
+        </SettingsSection>
 
-        <Section
+        <SettingsSection
           title="Double opt-in"
           description="A person who signs up gets an email with a link; until they open it they stay unconfirmed and receive nothing else."
         >
@@ -177,9 +159,9 @@ const SignupFormEditor = ({ listId, settings }: { listId: number; settings: TSig
             checked={draft.double_opt_in}
             onChange={(event) => set('double_opt_in', event.currentTarget.checked)}
           />
-        </Section>
+        </SettingsSection>
 
-        <Section
+        <SettingsSection
           title="Fields"
           description="The email address is always asked. Custom fields are saved on the member and can be used in emails as {{key}}."
         >
@@ -254,9 +236,9 @@ const SignupFormEditor = ({ listId, settings }: { listId: number; settings: TSig
               Add a field
             </Button>
           </Group>
-        </Section>
+        </SettingsSection>
 
-        <Section
+        <SettingsSection
           title="Consent"
           description="Shown above the Subscribe button. Each member's consent record keeps these words as they read when the person signed up."
         >
@@ -269,9 +251,9 @@ const SignupFormEditor = ({ listId, settings }: { listId: number; settings: TSig
             error={fieldError('consent_text')}
             onChange={(event) => set('consent_text', event.currentTarget.value)}
           />
-        </Section>
+        </SettingsSection>
 
-        <Section
+        <SettingsSection
           title="Confirmation email"
           description={`Sent from the list's address through its sending account. It must hold the confirmation link, {{${CONFIRM_URL_FIELD}}}; {{list_name}} and the person's fields can be used too.`}
         >
@@ -297,7 +279,7 @@ const SignupFormEditor = ({ listId, settings }: { listId: number; settings: TSig
               Use the built-in message
             </Button>
           </Group>
-        </Section>
+        </SettingsSection>
 
         <Group justify="flex-end">
           <Button type="submit" loading={update.isPending}>

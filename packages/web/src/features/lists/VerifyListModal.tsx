@@ -1,13 +1,13 @@
-import { Alert, Anchor, Button, Center, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Center, Loader, Modal, Stack, Text } from '@mantine/core';
 import { SEND_MESSAGES, type TMailingList, usableCredit, verificationApi } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import { callRoute } from '../../app/api';
 import { openSuccessDialog } from '../../app/dialogs';
 import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
 import { DialogActions } from '../../components/DialogActions';
+import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { listKeys } from './lists.queries';
 
 export type TListProgress = { checked: number; total: number };
@@ -88,14 +88,7 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
           </Text>
         </>
       )}
-      {isShort && (
-        <Alert color="red">
-          To complete this process; please buy credits.{' '}
-          <Anchor component={Link} to="/settings/subscription">
-            Buy Credits
-          </Anchor>
-        </Alert>
-      )}
+      {isShort && <ShortOfCreditsAlert />}
       <DialogActions onCancel={onClose}>
         <Button
           disabled={isShort || cost.data.totalCount === 0}

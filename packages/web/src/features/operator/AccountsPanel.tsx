@@ -1,4 +1,4 @@
-import { Alert, Button, NumberInput, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
+import { Button, NumberInput, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   OPERATOR_DAILY_CAP_MAX,
@@ -7,10 +7,10 @@ import {
   type TOperatorUser,
   ZDailyCapChange,
 } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
 import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { Loading } from '../../components/QueryStatus';
 import { useSetDailyCap, useUserAccounts } from './operator.queries';
 
@@ -55,11 +55,7 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
   return (
     <form onSubmit={form.onSubmit} noValidate>
       <Stack gap="sm">
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
+        <FormError message={form.formError} />
         <NumberInput
           label={`Emails a day for ${account.name}`}
           description={`From 1 to ${OPERATOR_DAILY_CAP_MAX.toLocaleString('en-US')}; applies from the account's next claim, sends already running included.`}

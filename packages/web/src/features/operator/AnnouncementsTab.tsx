@@ -1,10 +1,10 @@
-import { Alert, Badge, Button, Card, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type TAnnouncement, ZAnnouncementInput } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { useAnnouncements, usePublishAnnouncement, useSaveAnnouncement } from './operator.queries';
 
@@ -29,11 +29,7 @@ const AnnouncementForm = ({ editing, onDone }: { editing: TAnnouncement | null; 
           <Title order={3} size="h5">
             {editing ? `Edit “${editing.title}”` : 'Write an announcement'}
           </Title>
-          {form.formError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {form.formError}
-            </Alert>
-          )}
+          <FormError message={form.formError} />
           <TextInput label="Title" required {...form.inputProps('title')} />
           <Textarea label="Text" required autosize minRows={4} maxRows={12} {...form.inputProps('body')} />
           <Group justify="flex-end">

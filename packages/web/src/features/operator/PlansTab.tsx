@@ -1,21 +1,11 @@
-import {
-  Alert,
-  Button,
-  Checkbox,
-  Group,
-  Modal,
-  NumberInput,
-  Stack,
-  Table,
-  TextInput,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Button, Checkbox, Group, Modal, NumberInput, Stack, Table, TextInput, VisuallyHidden } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type TOperatorPlan, ZPlanInput } from '@sendwell/contracts';
-import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
+import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
 import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { TableScroller } from '../../components/TableScroller';
 import { usePlans, useSavePlan } from './operator.queries';
@@ -57,11 +47,7 @@ const PlanForm = ({ plan, onClose }: { plan: TOperatorPlan | null; onClose: () =
   return (
     <form onSubmit={form.onSubmit} noValidate>
       <Stack>
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
+        <FormError message={form.formError} />
         <TextInput label="Name" required data-autofocus {...form.inputProps('name')} />
         <TextInput
           label="Slug"

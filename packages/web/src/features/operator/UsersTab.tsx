@@ -1,5 +1,4 @@
 import {
-  Alert,
   Badge,
   Button,
   Group,
@@ -13,12 +12,12 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type TOperatorUser, usableCredit, ZCreditChange, ZUserDisable } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { AccountsPanel } from './AccountsPanel';
 import {
   OPERATOR_USERS_URL,
@@ -31,13 +30,6 @@ import {
 
 const done = (message: string) =>
   notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
-
-const FormError = ({ message }: { message: string | null }) =>
-  message ? (
-    <Alert color="red" icon={<IconAlertCircle size={18} />}>
-      {message}
-    </Alert>
-  ) : null;
 
 const CreditsForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => void }) => {
   const change = useChangeCredits(user.id);

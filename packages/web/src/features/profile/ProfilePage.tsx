@@ -1,14 +1,14 @@
-import { Alert, Button, Group, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
 import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProfileName } from '@sendwell/contracts';
 import { IconClock, IconDeviceDesktopOff, IconKey, IconMail, IconUser } from '@tabler/icons-react';
-import type { ReactNode } from 'react';
 import { z } from 'zod';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { PageHeader } from '../../components/PageHeader';
 import { PasswordField } from '../../components/PasswordField';
 import { QueryStatus } from '../../components/QueryStatus';
+import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
 import {
   useCancelEmailChange,
@@ -22,38 +22,6 @@ import {
 const success = (message: string) =>
   notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
-const sectionId = (title: string) => `profile-${title.toLowerCase().replace(/\W+/g, '-')}`;
-
-/** One part of the profile: a heading the form is named by, what it is for, the form. */
-const Section = ({
-  icon,
-  title,
-  description,
-  children,
-}: {
-  icon: ReactNode;
-  title: string;
-  description: ReactNode;
-  children: ReactNode;
-}) => (
-  <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={sectionId(title)}>
-    <Stack gap="md">
-      <Stack gap={4}>
-        <Group gap="xs">
-          {icon}
-          <Title order={2} fz="lg" id={sectionId(title)}>
-            {title}
-          </Title>
-        </Group>
-        <Text size="sm" c="dimmed">
-          {description}
-        </Text>
-      </Stack>
-      {children}
-    </Stack>
-  </Paper>
-);
-
 const ZNameForm = z.object({ name: ZProfileName });
 
 const NameForm = ({ profile }: { profile: TProfile }) => {
@@ -64,7 +32,7 @@ const NameForm = ({ profile }: { profile: TProfile }) => {
       update.mutate({ name }, { onSuccess: ({ message }) => success(message), onError: fail }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Name')}>
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Name')}>
       <Stack>
         <TextInput label="Full Name" autoComplete="name" {...form.inputProps('name')} />
         <Group justify="flex-end">
@@ -86,7 +54,7 @@ const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
   });
   const chosen = form.values.time_zone;
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Time zone')}>
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Time zone')}>
       <Stack>
         <TimeZoneSelect
           label="Time zone"
@@ -147,7 +115,7 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Email')}>
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Email')}>
       <Stack>
         <Text size="sm">
           You sign in with{' '}
@@ -202,7 +170,7 @@ const PasswordForm = () => {
       ),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Password')}>
+    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Password')}>
       <Stack>
         <PasswordField
           label="Current password"
@@ -274,37 +242,41 @@ export const ProfilePage = () => {
       <QueryStatus query={profile} label="Loading your profile" failed="Your profile could not be loaded" py="xl" />
       {profile.data && (
         <Stack gap="lg" maw={760}>
-          <Section icon={<IconUser size={18} aria-hidden />} title="Name" description="How Sendwell greets you.">
+          <SettingsSection
+            icon={<IconUser size={18} aria-hidden />}
+            title="Name"
+            description="How Sendwell greets you."
+          >
             <NameForm profile={profile.data} />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconClock size={18} aria-hidden />}
             title="Time zone"
             description="Scheduled emails, drip windows, History, the dashboard’s days, the credit log and notifications all use it."
           >
             <TimeZoneForm profile={profile.data} />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconMail size={18} aria-hidden />}
             title="Email"
             description="A new email takes effect once you open the link we mail to it; your current email keeps working until then."
           >
             <EmailForm profile={profile.data} />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconKey size={18} aria-hidden />}
             title="Password"
             description="Changing it signs out every other device; this one stays signed in."
           >
             <PasswordForm />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconDeviceDesktopOff size={18} aria-hidden />}
             title="Devices"
             description="Lost a device, or think someone knows your password? Sign out everywhere, then change your password."
           >
             <SignOutEverywhere />
-          </Section>
+          </SettingsSection>
         </Stack>
       )}
     </>

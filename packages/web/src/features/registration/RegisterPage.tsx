@@ -1,11 +1,11 @@
 import { Alert, Anchor, Button, Checkbox, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, runtimeTimeZone, ZRegisterRequest } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
 import { PasswordField } from '../../components/PasswordField';
 import { Loading, QueryStatus } from '../../components/QueryStatus';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
@@ -238,11 +238,7 @@ export const RegisterPage = () => {
     <AuthLayout title="Create your account" description="Tell us who you are." width={520}>
       <form onSubmit={form.onSubmit} noValidate>
         <Stack>
-          {alert && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {alert}
-            </Alert>
-          )}
+          <FormError message={alert} />
           <Stack gap={2} display={hasPlans ? undefined : 'none'}>
             <Group justify="space-between" wrap="nowrap">
               <Text size="sm" data-testid="register-chosen-plan">

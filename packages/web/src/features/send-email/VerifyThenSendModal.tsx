@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Checkbox, Group, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Button, Checkbox, Group, Loader, Modal, Stack, Text } from '@mantine/core';
 import {
   counted,
   SEND_MESSAGES,
@@ -8,11 +8,11 @@ import {
 } from '@sendwell/contracts';
 import { IconCircleCheck, IconShieldCheck } from '@tabler/icons-react';
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
 import { DialogActions } from '../../components/DialogActions';
+import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { useRetained } from '../lists/useRetained';
 import { VerificationProgress } from './VerificationProgress';
 import { useListsCost, useVerifyThenSend, useWaitingSends } from './waiting-sends.queries';
@@ -103,14 +103,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
                   ? 'Verifying them costs nothing: each address was checked before.'
                   : `Verifying them costs ${counted(credits, 'credit')} (one per address not checked before); you have ${available.toLocaleString('en-US')}.`}
           </Text>
-          {isShort && (
-            <Alert color="red" data-testid="upsell-short">
-              To complete this process; please buy credits.{' '}
-              <Anchor component={Link} to="/settings/subscription">
-                Buy Credits
-              </Anchor>
-            </Alert>
-          )}
+          {isShort && <ShortOfCreditsAlert data-testid="upsell-short" />}
           <Checkbox
             label="Leave out the addresses found invalid (they are unsubscribed from these lists)"
             checked={leaveOutInvalid}

@@ -125,11 +125,11 @@ export const hasDeliveryTime = (values: Pick<TSendFormValues, 'deliveryDate' | '
   Boolean(values.deliveryDate || values.deliverySlot);
 
 /**
- * `POST /api/email/send`'s body under the spec's names (`from`, `to`, `reply`, `delivery`,
- * `sendLater`), with the sender's parts beside `from` so the server names a mistake on its
- * own field. Sender-name-only accounts have no alias, so none is sent.
+ * The sending account and sender of a request (a send, a spam test): `from` as the server
+ * will build it, with its parts beside it so the server names a mistake on its own field.
+ * Sender-name-only accounts have no alias, so none is sent.
  */
-export const toSendRequest = (
+export const toSenderRequest = (
   values: TSendFormValues,
   { provider, domain }: Pick<TSendContext, 'provider' | 'domain'>,
 ) => {
@@ -139,10 +139,19 @@ export const toSendRequest = (
     alias: nameOnly ? '' : values.alias,
     useSubdomain: nameOnly ? false : values.useSubdomain,
   };
+  return { account: Number(values.account), from: senderAddress({ provider, domain, ...sender }), ...sender };
+};
+
+/**
+ * `POST /api/email/send`'s body under the spec's names (`from`, `to`, `reply`, `delivery`,
+ * `sendLater`), its sender as toSenderRequest has it.
+ */
+export const toSendRequest = (
+  values: TSendFormValues,
+  { provider, domain }: Pick<TSendContext, 'provider' | 'domain'>,
+) => {
   return {
-    account: Number(values.account),
-    from: senderAddress({ provider, domain, ...sender }),
-    ...sender,
+    ...toSenderRequest(values, { provider, domain }),
     to: values.to.map(Number),
     subject: values.subject,
     cc: values.cc,

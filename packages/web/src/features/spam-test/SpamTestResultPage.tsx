@@ -22,6 +22,7 @@ import { Link, useParams } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { fieldErrors } from '../../app/errors';
 import { DialogActions } from '../../components/DialogActions';
+import { Fact } from '../../components/Fact';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { previewDocument } from '../send-email/send-email.preview';
@@ -70,17 +71,6 @@ const SaveAsTemplate = ({ test, onClose }: { test: TSpamTestResult; onClose: () 
     </form>
   );
 };
-
-const Fact = ({ label, value }: { label: string; value: string }) => (
-  <Stack gap={0}>
-    <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-      {label}
-    </Text>
-    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-      {value}
-    </Text>
-  </Stack>
-);
 
 const Waiting = ({ test }: { test: TSpamTestResult }) => (
   <Paper withBorder p="xl" radius="md">

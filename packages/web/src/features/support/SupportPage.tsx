@@ -1,12 +1,13 @@
-import { Alert, Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { SEARCH_DEBOUNCE_SHORT_MS, type TTicket, type TTicketPage, ZNewTicket } from '@sendwell/contracts';
-import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
+import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
 import { TICKETS_URL, ticketKeys, useCreateTicket, useRespond, useTicket } from './support.queries';
@@ -31,11 +32,7 @@ const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
   return (
     <form onSubmit={form.onSubmit} noValidate>
       <Stack>
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
+        <FormError message={form.formError} />
         <TextInput label="Subject" required data-autofocus maxLength={500} {...form.inputProps('subject')} />
         <Textarea label="Message" required autosize minRows={4} maxRows={12} {...form.inputProps('message')} />
         <DialogActions onCancel={onClose} isPending={create.isPending}>

@@ -1,6 +1,5 @@
 import {
   Alert,
-  Anchor,
   Badge,
   Button,
   Group,
@@ -40,6 +39,7 @@ import { useSignedInUser } from '../../app/session';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
+import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { formatCount } from '../lists/lists.format';
 import { VerifyCsvModal } from './VerifyCsvModal';
 
@@ -379,14 +379,7 @@ export const VerificationPage = () => {
                 available.
               </Text>
             )}
-            {isShort && (
-              <Alert color="red">
-                To complete this process; please buy credits.{' '}
-                <Anchor component={Link} to="/settings/subscription">
-                  Buy Credits
-                </Anchor>
-              </Alert>
-            )}
+            {isShort && <ShortOfCreditsAlert />}
             <DialogActions onCancel={() => setStored(null)}>
               {isShort ? (
                 <Button component={Link} to="/settings/subscription">
