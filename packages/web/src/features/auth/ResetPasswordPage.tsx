@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { ZNewPassword } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
@@ -6,7 +6,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
 import { useAutofocus } from '../../app/forms';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
-import { PasswordField } from '../../components/PasswordField';
+import { AuthForm, BackToSignIn, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useResetPassword } from './auth.queries';
 
@@ -45,42 +45,34 @@ export const ResetPasswordPage = () => {
 
   return (
     <AuthLayout title="Choose a new password" description="At least 6 characters. You will sign in with it next.">
-      <form onSubmit={form.onSubmit} noValidate>
-        <Stack>
-          {linkError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {linkError}{' '}
-              <Anchor component={Link} to="/forgot-password" size="sm">
-                Request a new link
-              </Anchor>
-            </Alert>
-          )}
-          <PasswordField
-            ref={passwordRef}
-            label="New password"
-            autoComplete="new-password"
-            required
-            withAsterisk={false}
-            {...form.inputProps('password')}
-          />
-          <PasswordField
-            label="Confirm password"
-            autoComplete="new-password"
-            required
-            withAsterisk={false}
-            {...form.inputProps('confirmation')}
-            name="password_confirmation"
-          />
-          <Button type="submit" fullWidth loading={resetPassword.isPending}>
-            Reset password
-          </Button>
-          <Text size="sm" ta="center">
-            <Anchor component={Link} to="/login">
-              Back to sign in
+      <AuthForm onSubmit={form.onSubmit}>
+        {linkError && (
+          <Alert color="red" icon={<IconAlertCircle size={18} />}>
+            {linkError}{' '}
+            <Anchor component={Link} to="/forgot-password" size="sm">
+              Request a new link
             </Anchor>
-          </Text>
-        </Stack>
-      </form>
+          </Alert>
+        )}
+        <RequiredPasswordField
+          ref={passwordRef}
+          label="New password"
+          autoComplete="new-password"
+          {...form.inputProps('password')}
+        />
+        <RequiredPasswordField
+          label="Confirm password"
+          autoComplete="new-password"
+          {...form.inputProps('confirmation')}
+          name="password_confirmation"
+        />
+        <Button type="submit" fullWidth loading={resetPassword.isPending}>
+          Reset password
+        </Button>
+        <Text size="sm" ta="center">
+          <BackToSignIn />
+        </Text>
+      </AuthForm>
     </AuthLayout>
   );
 };

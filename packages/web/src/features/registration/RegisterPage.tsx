@@ -6,9 +6,9 @@ import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { FormError } from '../../components/FormError';
-import { PasswordField } from '../../components/PasswordField';
 import { Loading, QueryStatus } from '../../components/QueryStatus';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
+import { AuthForm, EmailField, RequiredPasswordField, RequiredTextInput } from '../auth/AuthFields';
 import { AuthLayout } from '../auth/AuthLayout';
 import { formatPlanPrice } from '../billing/billing.format';
 import { type TPlan, useBillingOptions, usePlans } from '../billing/billing.queries';
@@ -236,96 +236,77 @@ export const RegisterPage = () => {
 
   return (
     <AuthLayout title="Create your account" description="Tell us who you are." width={520}>
-      <form onSubmit={form.onSubmit} noValidate>
-        <Stack>
-          <FormError message={alert} />
-          <Stack gap={2} display={hasPlans ? undefined : 'none'}>
-            <Group justify="space-between" wrap="nowrap">
-              <Text size="sm" data-testid="register-chosen-plan">
-                Plan: <strong>{chosenPlan?.name ?? 'none chosen'}</strong>
-                {chosenPlan && !chosenPlan.isFree && ` · ${formatPlanPrice(chosenPlan)}`}
-              </Text>
-              <Anchor component="button" type="button" size="sm" onClick={goBack}>
-                Change
-              </Anchor>
-            </Group>
-            {errors.package_id && (
-              <Text c="red" size="sm">
-                {errors.package_id}
-              </Text>
-            )}
-          </Stack>
-          {/* The required fields say so in their messages; asterisks would add a stray ' *' to every label. */}
-          <TextInput
-            ref={nameRef}
-            label="Full Name"
-            autoComplete="name"
-            required
-            withAsterisk={false}
-            {...form.inputProps('name')}
-          />
-          <TextInput
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            withAsterisk={false}
-            {...form.inputProps('email')}
-          />
-          <PasswordField
-            label="Password"
-            autoComplete="new-password"
-            description="At least 6 characters."
-            required
-            withAsterisk={false}
-            {...form.inputProps('password')}
-          />
-          <TextInput
-            label="Referred by"
-            description="Optional: the email address of whoever told you about Sendwell."
-            type="email"
-            {...form.inputProps('referred_by')}
-          />
-          <TimeZoneSelect
-            label="Time zone"
-            description="Scheduled emails, drip windows and every time you see use it. Change it later under Profile."
-            value={timeZone}
-            onChange={setTimeZone}
-            error={errors.time_zone}
-          />
-          {isPaid && publishableKey && (
-            <CardField
-              ref={cardRef}
-              publishableKey={publishableKey}
-              error={errors.stripeToken}
-              onChange={(isComplete) => {
-                setIsCardComplete(isComplete);
-                setErrors((current) => withoutError(current, 'stripeToken'));
-              }}
-            />
+      <AuthForm onSubmit={form.onSubmit}>
+        <FormError message={alert} />
+        <Stack gap={2} display={hasPlans ? undefined : 'none'}>
+          <Group justify="space-between" wrap="nowrap">
+            <Text size="sm" data-testid="register-chosen-plan">
+              Plan: <strong>{chosenPlan?.name ?? 'none chosen'}</strong>
+              {chosenPlan && !chosenPlan.isFree && ` · ${formatPlanPrice(chosenPlan)}`}
+            </Text>
+            <Anchor component="button" type="button" size="sm" onClick={goBack}>
+              Change
+            </Anchor>
+          </Group>
+          {errors.package_id && (
+            <Text c="red" size="sm">
+              {errors.package_id}
+            </Text>
           )}
-          <Checkbox
-            label="I accept the terms of service"
-            checked={isTermsAccepted}
-            error={errors.terms}
-            onChange={(event) => {
-              setIsTermsAccepted(event.currentTarget.checked);
-              setErrors((current) => withoutError(current, 'terms'));
+        </Stack>
+        <RequiredTextInput ref={nameRef} label="Full Name" autoComplete="name" {...form.inputProps('name')} />
+        <EmailField {...form.inputProps('email')} />
+        <RequiredPasswordField
+          label="Password"
+          autoComplete="new-password"
+          description="At least 6 characters."
+          {...form.inputProps('password')}
+        />
+        <TextInput
+          label="Referred by"
+          description="Optional: the email address of whoever told you about Sendwell."
+          type="email"
+          {...form.inputProps('referred_by')}
+        />
+        <TimeZoneSelect
+          label="Time zone"
+          description="Scheduled emails, drip windows and every time you see use it. Change it later under Profile."
+          value={timeZone}
+          onChange={setTimeZone}
+          error={errors.time_zone}
+        />
+        {isPaid && publishableKey && (
+          <CardField
+            ref={cardRef}
+            publishableKey={publishableKey}
+            error={errors.stripeToken}
+            onChange={(isComplete) => {
+              setIsCardComplete(isComplete);
+              setErrors((current) => withoutError(current, 'stripeToken'));
             }}
           />
-          <Captcha ref={captchaRef} onPayloadChange={changeCaptcha} error={errors.altcha} />
-          <Group justify={hasPlans ? 'space-between' : 'flex-end'}>
-            {hasPlans && (
-              <Button variant="default" onClick={goBack}>
-                Back
-              </Button>
-            )}
-            <Button type="submit" loading={isTokenPending || register.isPending} data-testid="register-submit">
-              Get Started
+        )}
+        <Checkbox
+          label="I accept the terms of service"
+          checked={isTermsAccepted}
+          error={errors.terms}
+          onChange={(event) => {
+            setIsTermsAccepted(event.currentTarget.checked);
+            setErrors((current) => withoutError(current, 'terms'));
+          }}
+        />
+        <Captcha ref={captchaRef} onPayloadChange={changeCaptcha} error={errors.altcha} />
+        <Group justify={hasPlans ? 'space-between' : 'flex-end'}>
+          {hasPlans && (
+            <Button variant="default" onClick={goBack}>
+              Back
             </Button>
-          </Group>
-        </Stack>
-      </form>
+          )}
+          <Button type="submit" loading={isTokenPending || register.isPending} data-testid="register-submit">
+            Get Started
+          </Button>
+        </Group>
+      </AuthForm>
       {footer}
     </AuthLayout>
   );
