@@ -1,5 +1,5 @@
-import { Anchor, Stack, TextInput } from '@mantine/core';
-import type { ComponentProps, FormEvent, ReactNode } from 'react';
+import { Anchor, TextInput } from '@mantine/core';
+import type { ComponentProps } from 'react';
 import { Link } from 'react-router';
 import { PasswordField } from '../../components/PasswordField';
 
@@ -19,19 +19,6 @@ export const RequiredPasswordField = (props: ComponentProps<typeof PasswordField
 /** The address a person signs in with, as the browser's autofill knows it. */
 export const EmailField = (props: ComponentProps<typeof TextInput>) => (
   <RequiredTextInput label="Email" type="email" autoComplete="email" {...props} />
-);
-
-/** A signed-out page's form: the browser's own checks off (the form's messages say what is wrong), fields stacked. */
-export const AuthForm = ({
-  onSubmit,
-  children,
-}: {
-  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
-  children: ReactNode;
-}) => (
-  <form onSubmit={onSubmit} noValidate>
-    <Stack>{children}</Stack>
-  </form>
 );
 
 export const BackToSignIn = () => (

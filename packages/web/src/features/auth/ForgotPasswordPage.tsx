@@ -4,7 +4,8 @@ import { IconMailCheck } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { useAutofocus } from '../../app/forms';
 import { useZodForm } from '../../app/useZodForm';
-import { AuthForm, BackToSignIn, EmailField } from './AuthFields';
+import { FormStack } from '../../components/FormStack';
+import { BackToSignIn, EmailField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useForgotPassword } from './auth.queries';
 
@@ -28,7 +29,7 @@ export const ForgotPasswordPage = () => {
       title="Forgot your password?"
       description="Enter the email you sign in with and we will send you a link to choose a new password."
     >
-      <AuthForm onSubmit={submit}>
+      <FormStack onSubmit={submit}>
         {sentMessage && (
           <Alert color="green" icon={<IconMailCheck size={18} />}>
             {sentMessage}
@@ -46,7 +47,7 @@ export const ForgotPasswordPage = () => {
         <Text size="sm" ta="center">
           <BackToSignIn />
         </Text>
-      </AuthForm>
+      </FormStack>
     </AuthLayout>
   );
 };

@@ -3,8 +3,8 @@ import { ZLoginRequest } from '@sendwell/contracts';
 import { Link } from 'react-router';
 import { useAutofocus } from '../../app/forms';
 import { useZodForm } from '../../app/useZodForm';
-import { FormError } from '../../components/FormError';
-import { AuthForm, EmailField, RequiredPasswordField } from './AuthFields';
+import { FormStack } from '../../components/FormStack';
+import { EmailField, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useLogin } from './auth.queries';
 
@@ -20,8 +20,7 @@ export const LoginPage = () => {
 
   return (
     <AuthLayout title="Sign in" description="Welcome back. Sign in to manage your email.">
-      <AuthForm onSubmit={form.onSubmit}>
-        <FormError message={form.formError} />
+      <FormStack onSubmit={form.onSubmit} error={form.formError}>
         <EmailField ref={emailRef} {...form.inputProps('email')} />
         <RequiredPasswordField label="Password" autoComplete="current-password" {...form.inputProps('password')} />
         <Group justify="flex-end">
@@ -38,7 +37,7 @@ export const LoginPage = () => {
             Create an account
           </Anchor>
         </Text>
-      </AuthForm>
+      </FormStack>
     </AuthLayout>
   );
 };

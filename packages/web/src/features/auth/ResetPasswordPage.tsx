@@ -6,7 +6,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
 import { useAutofocus } from '../../app/forms';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
-import { AuthForm, BackToSignIn, RequiredPasswordField } from './AuthFields';
+import { FormStack } from '../../components/FormStack';
+import { BackToSignIn, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useResetPassword } from './auth.queries';
 
@@ -45,7 +46,7 @@ export const ResetPasswordPage = () => {
 
   return (
     <AuthLayout title="Choose a new password" description="At least 6 characters. You will sign in with it next.">
-      <AuthForm onSubmit={form.onSubmit}>
+      <FormStack onSubmit={form.onSubmit}>
         {linkError && (
           <Alert color="red" icon={<IconAlertCircle size={18} />}>
             {linkError}{' '}
@@ -72,7 +73,7 @@ export const ResetPasswordPage = () => {
         <Text size="sm" ta="center">
           <BackToSignIn />
         </Text>
-      </AuthForm>
+      </FormStack>
     </AuthLayout>
   );
 };

@@ -6,7 +6,8 @@ import { Link } from 'react-router';
 import { useUserQuery } from '../../app/session';
 import { useZodForm } from '../../app/useZodForm';
 import { FormError } from '../../components/FormError';
-import { AuthForm, BackToSignIn, EmailField, RequiredTextInput } from '../auth/AuthFields';
+import { FormStack } from '../../components/FormStack';
+import { BackToSignIn, EmailField, RequiredTextInput } from '../auth/AuthFields';
 import { AuthLayout } from '../auth/AuthLayout';
 import { useContactUs } from './contact.queries';
 
@@ -44,7 +45,7 @@ export const ContactPage = () => {
 
   return (
     <AuthLayout title="Contact us" description="Questions about plans, billing or anything else: we answer by email.">
-      <AuthForm onSubmit={submit}>
+      <FormStack onSubmit={submit}>
         {sentMessage && (
           <Alert color="green" icon={<IconMailCheck size={18} />}>
             {sentMessage}
@@ -67,7 +68,7 @@ export const ContactPage = () => {
             <BackToSignIn />
           )}
         </Text>
-      </AuthForm>
+      </FormStack>
     </AuthLayout>
   );
 };

@@ -27,6 +27,7 @@ import { IconKey } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { TableScroller } from '../../components/TableScroller';
@@ -48,41 +49,39 @@ const CreateKeyForm = ({ onCreated }: { onCreated: (key: string) => void }) => {
   });
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-api-key">
-      <form onSubmit={form.onSubmit} noValidate aria-labelledby="new-api-key">
-        <Stack>
-          <Title order={2} fz="lg" id="new-api-key">
-            New API key
-          </Title>
-          <TextInput
-            label="Name"
-            description="Where the key is used, e.g. “Shop” or “CRM sync”."
-            inputWrapperOrder={['label', 'input', 'description', 'error']}
-            {...form.inputProps('name')}
-          />
-          <Checkbox.Group
-            label="What it may do"
-            value={form.values.scopes as string[]}
-            onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
-            error={form.errors.scopes}
-          >
-            <Stack gap="xs" mt="xs">
-              {API_KEY_SCOPES.map((scope) => (
-                <Checkbox
-                  key={scope}
-                  value={scope}
-                  label={<Code>{scope}</Code>}
-                  description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
-                />
-              ))}
-            </Stack>
-          </Checkbox.Group>
-          <Group justify="flex-end">
-            <Button type="submit" loading={create.isPending} leftSection={<IconKey size={16} />}>
-              Create key
-            </Button>
-          </Group>
-        </Stack>
-      </form>
+      <FormStack onSubmit={form.onSubmit} aria-labelledby="new-api-key">
+        <Title order={2} fz="lg" id="new-api-key">
+          New API key
+        </Title>
+        <TextInput
+          label="Name"
+          description="Where the key is used, e.g. “Shop” or “CRM sync”."
+          inputWrapperOrder={['label', 'input', 'description', 'error']}
+          {...form.inputProps('name')}
+        />
+        <Checkbox.Group
+          label="What it may do"
+          value={form.values.scopes as string[]}
+          onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
+          error={form.errors.scopes}
+        >
+          <Stack gap="xs" mt="xs">
+            {API_KEY_SCOPES.map((scope) => (
+              <Checkbox
+                key={scope}
+                value={scope}
+                label={<Code>{scope}</Code>}
+                description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
+              />
+            ))}
+          </Stack>
+        </Checkbox.Group>
+        <Group justify="flex-end">
+          <Button type="submit" loading={create.isPending} leftSection={<IconKey size={16} />}>
+            Create key
+          </Button>
+        </Group>
+      </FormStack>
     </Paper>
   );
 };

@@ -31,6 +31,7 @@ import { IconPlus, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { TableScroller } from '../../components/TableScroller';
@@ -87,27 +88,25 @@ const CreateWebhookForm = ({ onCreated }: { onCreated: (secret: string) => void 
   });
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-webhook">
-      <form onSubmit={form.onSubmit} noValidate aria-labelledby="new-webhook">
-        <Stack>
-          <Title order={2} fz="lg" id="new-webhook">
-            New webhook
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
-            <TextInput label="Description (optional)" {...form.inputProps('description')} />
-          </SimpleGrid>
-          <EventChoices
-            value={form.values.events as string[]}
-            onChange={(events) => form.setValue('events', events)}
-            error={form.errors.events}
-          />
-          <Group justify="flex-end">
-            <Button type="submit" loading={create.isPending} leftSection={<IconPlus size={16} />}>
-              Add webhook
-            </Button>
-          </Group>
-        </Stack>
-      </form>
+      <FormStack onSubmit={form.onSubmit} aria-labelledby="new-webhook">
+        <Title order={2} fz="lg" id="new-webhook">
+          New webhook
+        </Title>
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
+          <TextInput label="Description (optional)" {...form.inputProps('description')} />
+        </SimpleGrid>
+        <EventChoices
+          value={form.values.events as string[]}
+          onChange={(events) => form.setValue('events', events)}
+          error={form.errors.events}
+        />
+        <Group justify="flex-end">
+          <Button type="submit" loading={create.isPending} leftSection={<IconPlus size={16} />}>
+            Add webhook
+          </Button>
+        </Group>
+      </FormStack>
     </Paper>
   );
 };

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NativeSelect, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   LIST_MESSAGES,
@@ -12,7 +12,7 @@ import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
-import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { QueryStatus } from '../../components/QueryStatus';
 import { defaultAccountOf, listDomainOf } from './lists.format';
 import { useCreateList, useListInfo, useUpdateList } from './lists.queries';
@@ -125,32 +125,29 @@ const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; on
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FormError message={form.failure.message} />
-        <ListFields
-          values={form.values}
-          errors={form.failure.fields}
-          onChange={form.update}
-          domain={account ? listDomainOf(account) : ''}
-          account={
-            <NativeSelect
-              label="Account"
-              required
-              value={String(accountId)}
-              error={form.failure.fields.accountId}
-              onChange={(event) => setAccountId(Number(event.currentTarget.value))}
-              data={accounts.map((candidate) => ({ value: String(candidate.id), label: candidate.name }))}
-            />
-          }
-        />
-        <DialogActions onCancel={onClose} isPending={create.isPending}>
-          <Button type="submit" loading={create.isPending}>
-            Create List
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={form.failure.message}>
+      <ListFields
+        values={form.values}
+        errors={form.failure.fields}
+        onChange={form.update}
+        domain={account ? listDomainOf(account) : ''}
+        account={
+          <NativeSelect
+            label="Account"
+            required
+            value={String(accountId)}
+            error={form.failure.fields.accountId}
+            onChange={(event) => setAccountId(Number(event.currentTarget.value))}
+            data={accounts.map((candidate) => ({ value: String(candidate.id), label: candidate.name }))}
+          />
+        }
+      />
+      <DialogActions onCancel={onClose} isPending={create.isPending}>
+        <Button type="submit" loading={create.isPending}>
+          Create List
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
@@ -179,23 +176,20 @@ const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => vo
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FormError message={form.failure.message} />
-        <ListFields
-          values={form.values}
-          errors={form.failure.fields}
-          onChange={form.update}
-          domain={list.domain}
-          account={<TextInput label="Account" value={list.account_name} readOnly variant="filled" />}
-        />
-        <DialogActions onCancel={onClose} isPending={update.isPending}>
-          <Button type="submit" loading={update.isPending}>
-            Save
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={form.failure.message}>
+      <ListFields
+        values={form.values}
+        errors={form.failure.fields}
+        onChange={form.update}
+        domain={list.domain}
+        account={<TextInput label="Account" value={list.account_name} readOnly variant="filled" />}
+      />
+      <DialogActions onCancel={onClose} isPending={update.isPending}>
+        <Button type="submit" loading={update.isPending}>
+          Save
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 

@@ -7,7 +7,7 @@ import { openSuccessDialog } from '../../app/dialogs';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
-import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { QueryStatus } from '../../components/QueryStatus';
 import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -57,39 +57,36 @@ const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => v
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FormError message={failure.message} />
-        <TextInput
-          label="Email"
-          type="email"
-          required
-          data-autofocus
-          value={email}
-          error={failure.fields.email}
-          onChange={(event) => {
-            setEmail(event.currentTarget.value);
-            setFailure(NO_FAILURE);
-          }}
-        />
-        <TextInput
-          label="Name"
-          value={fullname}
-          error={failure.fields.fullname}
-          onChange={(event) => setFullname(event.currentTarget.value)}
-        />
-        <Switch
-          label="Subscribed"
-          checked={isSubscribed}
-          onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
-        />
-        <DialogActions onCancel={onClose} isPending={add.isPending}>
-          <Button type="submit" loading={add.isPending}>
-            Add Member
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={failure.message}>
+      <TextInput
+        label="Email"
+        type="email"
+        required
+        data-autofocus
+        value={email}
+        error={failure.fields.email}
+        onChange={(event) => {
+          setEmail(event.currentTarget.value);
+          setFailure(NO_FAILURE);
+        }}
+      />
+      <TextInput
+        label="Name"
+        value={fullname}
+        error={failure.fields.fullname}
+        onChange={(event) => setFullname(event.currentTarget.value)}
+      />
+      <Switch
+        label="Subscribed"
+        checked={isSubscribed}
+        onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
+      />
+      <DialogActions onCancel={onClose} isPending={add.isPending}>
+        <Button type="submit" loading={add.isPending}>
+          Add Member
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
@@ -132,35 +129,32 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FormError message={failure.message} />
-        {/* Spec §5: the address is what the member is; it is not edited, only shown. */}
-        <TextInput label="Email" value={member.email} readOnly variant="filled" />
-        <TextInput
-          label="Name"
-          data-autofocus
-          value={fullname}
-          error={failure.fields.fullname}
-          onChange={(event) => setFullname(event.currentTarget.value)}
-        />
-        {/* A double opt-in signup waits for the person: only they can confirm, from the email. */}
-        <Switch
-          label="Subscribed"
-          checked={isSubscribed}
-          disabled={member.unconfirmed}
-          description={
-            member.unconfirmed ? 'Unconfirmed: waiting for the person to open the confirmation link.' : undefined
-          }
-          onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
-        />
-        <DialogActions onCancel={onClose} isPending={update.isPending}>
-          <Button type="submit" loading={update.isPending}>
-            Save
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={failure.message}>
+      {/* Spec §5: the address is what the member is; it is not edited, only shown. */}
+      <TextInput label="Email" value={member.email} readOnly variant="filled" />
+      <TextInput
+        label="Name"
+        data-autofocus
+        value={fullname}
+        error={failure.fields.fullname}
+        onChange={(event) => setFullname(event.currentTarget.value)}
+      />
+      {/* A double opt-in signup waits for the person: only they can confirm, from the email. */}
+      <Switch
+        label="Subscribed"
+        checked={isSubscribed}
+        disabled={member.unconfirmed}
+        description={
+          member.unconfirmed ? 'Unconfirmed: waiting for the person to open the confirmation link.' : undefined
+        }
+        onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
+      />
+      <DialogActions onCancel={onClose} isPending={update.isPending}>
+        <Button type="submit" loading={update.isPending}>
+          Save
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 

@@ -10,7 +10,7 @@ import {
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
 import { DialogActions } from '../../components/DialogActions';
-import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { Loading } from '../../components/QueryStatus';
 import { useSetDailyCap, useUserAccounts } from './operator.queries';
 
@@ -53,40 +53,37 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
     save(parsed.data, form.fail);
   };
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack gap="sm">
-        <FormError message={form.formError} />
-        <NumberInput
-          label={`Emails a day for ${account.name}`}
-          description={`From 1 to ${OPERATOR_DAILY_CAP_MAX.toLocaleString('en-US')}; applies from the account's next claim, sends already running included.`}
-          inputWrapperOrder={['label', 'input', 'description', 'error']}
-          min={1}
-          max={OPERATOR_DAILY_CAP_MAX}
-          allowDecimal={false}
-          allowNegative={false}
-          thousandSeparator=","
-          required
-          value={(form.values.dailyCap as number | null) ?? ''}
-          error={form.errors.dailyCap}
-          onChange={(value) => form.setValue('dailyCap', value === '' ? null : Number(value))}
-        />
-        <TextInput label="Reason" required description="Kept in the audit log." {...form.inputProps('reason')} />
-        <DialogActions onCancel={onDone}>
-          {account.operator_mail_per_day !== null && (
-            <Button
-              variant="default"
-              loading={change.isPending && change.variables?.dailyCap === null}
-              onClick={giveBack}
-            >
-              Use the user's setting
-            </Button>
-          )}
-          <Button type="submit" loading={change.isPending && change.variables?.dailyCap !== null}>
-            Set daily cap
+    <FormStack onSubmit={form.onSubmit} error={form.formError} gap="sm">
+      <NumberInput
+        label={`Emails a day for ${account.name}`}
+        description={`From 1 to ${OPERATOR_DAILY_CAP_MAX.toLocaleString('en-US')}; applies from the account's next claim, sends already running included.`}
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
+        min={1}
+        max={OPERATOR_DAILY_CAP_MAX}
+        allowDecimal={false}
+        allowNegative={false}
+        thousandSeparator=","
+        required
+        value={(form.values.dailyCap as number | null) ?? ''}
+        error={form.errors.dailyCap}
+        onChange={(value) => form.setValue('dailyCap', value === '' ? null : Number(value))}
+      />
+      <TextInput label="Reason" required description="Kept in the audit log." {...form.inputProps('reason')} />
+      <DialogActions onCancel={onDone}>
+        {account.operator_mail_per_day !== null && (
+          <Button
+            variant="default"
+            loading={change.isPending && change.variables?.dailyCap === null}
+            onClick={giveBack}
+          >
+            Use the user's setting
           </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+        )}
+        <Button type="submit" loading={change.isPending && change.variables?.dailyCap !== null}>
+          Set daily cap
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { useAnnouncements, usePublishAnnouncement, useSaveAnnouncement } from './operator.queries';
 
@@ -24,26 +25,24 @@ const AnnouncementForm = ({ editing, onDone }: { editing: TAnnouncement | null; 
   });
   return (
     <Card withBorder>
-      <form onSubmit={form.onSubmit} noValidate>
-        <Stack>
-          <Title order={3} size="h5">
-            {editing ? `Edit “${editing.title}”` : 'Write an announcement'}
-          </Title>
-          <FormError message={form.formError} />
-          <TextInput label="Title" required {...form.inputProps('title')} />
-          <Textarea label="Text" required autosize minRows={4} maxRows={12} {...form.inputProps('body')} />
-          <Group justify="flex-end">
-            {editing && (
-              <Button variant="default" onClick={onDone}>
-                Cancel
-              </Button>
-            )}
-            <Button type="submit" loading={save.isPending}>
-              Save
+      <FormStack onSubmit={form.onSubmit}>
+        <Title order={3} size="h5">
+          {editing ? `Edit “${editing.title}”` : 'Write an announcement'}
+        </Title>
+        <FormError message={form.formError} />
+        <TextInput label="Title" required {...form.inputProps('title')} />
+        <Textarea label="Text" required autosize minRows={4} maxRows={12} {...form.inputProps('body')} />
+        <Group justify="flex-end">
+          {editing && (
+            <Button variant="default" onClick={onDone}>
+              Cancel
             </Button>
-          </Group>
-        </Stack>
-      </form>
+          )}
+          <Button type="submit" loading={save.isPending}>
+            Save
+          </Button>
+        </Group>
+      </FormStack>
     </Card>
   );
 };

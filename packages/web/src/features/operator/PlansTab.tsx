@@ -5,7 +5,7 @@ import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useZodForm } from '../../app/useZodForm';
 import { DialogActions } from '../../components/DialogActions';
-import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { TableScroller } from '../../components/TableScroller';
 import { usePlans, useSavePlan } from './operator.queries';
@@ -45,44 +45,41 @@ const PlanForm = ({ plan, onClose }: { plan: TOperatorPlan | null; onClose: () =
     />
   );
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        <FormError message={form.formError} />
-        <TextInput label="Name" required data-autofocus {...form.inputProps('name')} />
-        <TextInput
-          label="Slug"
-          required
-          description="Lower-case letters, digits and dashes."
-          {...form.inputProps('plan_name')}
-        />
-        <Group grow>
-          {number('price', 'Price (USD / month)')}
-          {number('monthly_credits', 'Monthly credits')}
-          {number('trial_credits', 'Trial credits')}
-        </Group>
-        <Checkbox
-          label="Scheduled sending"
-          checked={form.values.allows_scheduling as boolean}
-          onChange={(event) => form.setValue('allows_scheduling', event.currentTarget.checked)}
-        />
-        <Checkbox
-          label="Own sending accounts"
-          checked={form.values.allows_accounts as boolean}
-          onChange={(event) => form.setValue('allows_accounts', event.currentTarget.checked)}
-        />
-        <TextInput
-          label="Stripe price id"
-          value={(form.values.stripe_price_id as string | null) ?? ''}
-          error={form.errors.stripe_price_id}
-          onChange={(event) => form.setValue('stripe_price_id', event.currentTarget.value || null)}
-        />
-        <DialogActions onCancel={onClose}>
-          <Button type="submit" loading={save.isPending}>
-            Save plan
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <TextInput label="Name" required data-autofocus {...form.inputProps('name')} />
+      <TextInput
+        label="Slug"
+        required
+        description="Lower-case letters, digits and dashes."
+        {...form.inputProps('plan_name')}
+      />
+      <Group grow>
+        {number('price', 'Price (USD / month)')}
+        {number('monthly_credits', 'Monthly credits')}
+        {number('trial_credits', 'Trial credits')}
+      </Group>
+      <Checkbox
+        label="Scheduled sending"
+        checked={form.values.allows_scheduling as boolean}
+        onChange={(event) => form.setValue('allows_scheduling', event.currentTarget.checked)}
+      />
+      <Checkbox
+        label="Own sending accounts"
+        checked={form.values.allows_accounts as boolean}
+        onChange={(event) => form.setValue('allows_accounts', event.currentTarget.checked)}
+      />
+      <TextInput
+        label="Stripe price id"
+        value={(form.values.stripe_price_id as string | null) ?? ''}
+        error={form.errors.stripe_price_id}
+        onChange={(event) => form.setValue('stripe_price_id', event.currentTarget.value || null)}
+      />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" loading={save.isPending}>
+          Save plan
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 

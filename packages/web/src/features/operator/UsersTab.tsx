@@ -17,7 +17,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
-import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { AccountsPanel } from './AccountsPanel';
 import {
   OPERATOR_USERS_URL,
@@ -45,42 +45,39 @@ const CreditsForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        <FormError message={form.formError} />
-        <Text size="sm">
-          {user.email} has {usableCredit(user.credit).toLocaleString('en-US')} usable credits.
-        </Text>
-        <SegmentedControl
-          aria-label="Grant or remove"
-          value={form.values.action as string}
-          onChange={(value) => form.setValue('action', value as 'grant' | 'remove')}
-          data={[
-            { label: 'Grant', value: 'grant' },
-            { label: 'Remove', value: 'remove' },
-          ]}
-        />
-        <NumberInput
-          label="Credits"
-          min={1}
-          allowDecimal={false}
-          value={form.values.amount as number}
-          error={form.errors.amount}
-          onChange={(value) => form.setValue('amount', Number(value))}
-        />
-        <TextInput
-          label="Reason"
-          required
-          description="Kept in the audit log and the credit log."
-          {...form.inputProps('reason')}
-        />
-        <DialogActions onCancel={onClose}>
-          <Button type="submit" loading={change.isPending}>
-            {form.values.action === 'grant' ? 'Grant credits' : 'Remove credits'}
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <Text size="sm">
+        {user.email} has {usableCredit(user.credit).toLocaleString('en-US')} usable credits.
+      </Text>
+      <SegmentedControl
+        aria-label="Grant or remove"
+        value={form.values.action as string}
+        onChange={(value) => form.setValue('action', value as 'grant' | 'remove')}
+        data={[
+          { label: 'Grant', value: 'grant' },
+          { label: 'Remove', value: 'remove' },
+        ]}
+      />
+      <NumberInput
+        label="Credits"
+        min={1}
+        allowDecimal={false}
+        value={form.values.amount as number}
+        error={form.errors.amount}
+        onChange={(value) => form.setValue('amount', Number(value))}
+      />
+      <TextInput
+        label="Reason"
+        required
+        description="Kept in the audit log and the credit log."
+        {...form.inputProps('reason')}
+      />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" loading={change.isPending}>
+          {form.values.action === 'grant' ? 'Grant credits' : 'Remove credits'}
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
@@ -132,22 +129,19 @@ const DisableForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        <FormError message={form.formError} />
-        <Text size="sm">
-          {user.disabled
-            ? `${user.email} will be able to sign in again.`
-            : `${user.email} will be signed out everywhere and cannot sign in until enabled again.`}
-        </Text>
-        <TextInput label="Reason" required {...form.inputProps('reason')} />
-        <DialogActions onCancel={onClose}>
-          <Button type="submit" color={user.disabled ? undefined : 'red.9'} loading={change.isPending}>
-            {user.disabled ? 'Enable user' : 'Disable user'}
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <Text size="sm">
+        {user.disabled
+          ? `${user.email} will be able to sign in again.`
+          : `${user.email} will be signed out everywhere and cannot sign in until enabled again.`}
+      </Text>
+      <TextInput label="Reason" required {...form.inputProps('reason')} />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" color={user.disabled ? undefined : 'red.9'} loading={change.isPending}>
+          {user.disabled ? 'Enable user' : 'Disable user'}
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 

@@ -5,6 +5,7 @@ import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProf
 import { IconClock, IconDeviceDesktopOff, IconKey, IconMail, IconUser } from '@tabler/icons-react';
 import { z } from 'zod';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
 import { PasswordField } from '../../components/PasswordField';
 import { QueryStatus } from '../../components/QueryStatus';
@@ -32,16 +33,14 @@ const NameForm = ({ profile }: { profile: TProfile }) => {
       update.mutate({ name }, { onSuccess: ({ message }) => success(message), onError: fail }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Name')}>
-      <Stack>
-        <TextInput label="Full Name" autoComplete="name" {...form.inputProps('name')} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={update.isPending}>
-            Save name
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Name')}>
+      <TextInput label="Full Name" autoComplete="name" {...form.inputProps('name')} />
+      <Group justify="flex-end">
+        <Button type="submit" loading={update.isPending}>
+          Save name
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 
@@ -54,23 +53,21 @@ const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
   });
   const chosen = form.values.time_zone;
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Time zone')}>
-      <Stack>
-        <TimeZoneSelect
-          label="Time zone"
-          value={chosen}
-          onChange={(zone) => form.setValue('time_zone', zone)}
-          error={form.errors.time_zone}
-          description={`It is ${formatDateTime(new Date(), chosen)} there now.`}
-          inputWrapperOrder={['label', 'input', 'description', 'error']}
-        />
-        <Group justify="flex-end">
-          <Button type="submit" loading={update.isPending} disabled={chosen === profile.time_zone}>
-            Save time zone
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Time zone')}>
+      <TimeZoneSelect
+        label="Time zone"
+        value={chosen}
+        onChange={(zone) => form.setValue('time_zone', zone)}
+        error={form.errors.time_zone}
+        description={`It is ${formatDateTime(new Date(), chosen)} there now.`}
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
+      />
+      <Group justify="flex-end">
+        <Button type="submit" loading={update.isPending} disabled={chosen === profile.time_zone}>
+          Save time zone
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 
@@ -115,31 +112,29 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Email')}>
-      <Stack>
-        <Text size="sm">
-          You sign in with{' '}
-          <strong data-testid="profile-email" style={{ overflowWrap: 'anywhere' }}>
-            {profile.email}
-          </strong>
-          .
-        </Text>
-        {profile.pending_email && <PendingEmail profile={profile} pendingEmail={profile.pending_email} />}
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TextInput label="New email" type="email" autoComplete="email" {...form.inputProps('email')} />
-          <PasswordField
-            label="Current password"
-            autoComplete="current-password"
-            {...form.inputProps('current_password')}
-          />
-        </SimpleGrid>
-        <Group justify="flex-end">
-          <Button type="submit" loading={change.isPending}>
-            Send confirmation link
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Email')}>
+      <Text size="sm">
+        You sign in with{' '}
+        <strong data-testid="profile-email" style={{ overflowWrap: 'anywhere' }}>
+          {profile.email}
+        </strong>
+        .
+      </Text>
+      {profile.pending_email && <PendingEmail profile={profile} pendingEmail={profile.pending_email} />}
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <TextInput label="New email" type="email" autoComplete="email" {...form.inputProps('email')} />
+        <PasswordField
+          label="Current password"
+          autoComplete="current-password"
+          {...form.inputProps('current_password')}
+        />
+      </SimpleGrid>
+      <Group justify="flex-end">
+        <Button type="submit" loading={change.isPending}>
+          Send confirmation link
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 
@@ -170,34 +165,28 @@ const PasswordForm = () => {
       ),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={settingsSectionId('Password')}>
-      <Stack>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Password')}>
+      <PasswordField
+        label="Current password"
+        autoComplete="current-password"
+        {...form.inputProps('current_password')}
+      />
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <PasswordField
-          label="Current password"
-          autoComplete="current-password"
-          {...form.inputProps('current_password')}
+          label="New password"
+          autoComplete="new-password"
+          description="At least 6 characters."
+          inputWrapperOrder={['label', 'input', 'description', 'error']}
+          {...form.inputProps('password')}
         />
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <PasswordField
-            label="New password"
-            autoComplete="new-password"
-            description="At least 6 characters."
-            inputWrapperOrder={['label', 'input', 'description', 'error']}
-            {...form.inputProps('password')}
-          />
-          <PasswordField
-            label="Confirm new password"
-            autoComplete="new-password"
-            {...form.inputProps('confirmation')}
-          />
-        </SimpleGrid>
-        <Group justify="flex-end">
-          <Button type="submit" loading={change.isPending}>
-            Change password
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+        <PasswordField label="Confirm new password" autoComplete="new-password" {...form.inputProps('confirmation')} />
+      </SimpleGrid>
+      <Group justify="flex-end">
+        <Button type="submit" loading={change.isPending}>
+          Change password
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 

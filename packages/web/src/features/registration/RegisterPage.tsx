@@ -5,10 +5,10 @@ import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
-import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { Loading, QueryStatus } from '../../components/QueryStatus';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
-import { AuthForm, EmailField, RequiredPasswordField, RequiredTextInput } from '../auth/AuthFields';
+import { EmailField, RequiredPasswordField, RequiredTextInput } from '../auth/AuthFields';
 import { AuthLayout } from '../auth/AuthLayout';
 import { formatPlanPrice } from '../billing/billing.format';
 import { type TPlan, useBillingOptions, usePlans } from '../billing/billing.queries';
@@ -236,8 +236,7 @@ export const RegisterPage = () => {
 
   return (
     <AuthLayout title="Create your account" description="Tell us who you are." width={520}>
-      <AuthForm onSubmit={form.onSubmit}>
-        <FormError message={alert} />
+      <FormStack onSubmit={form.onSubmit} error={alert}>
         <Stack gap={2} display={hasPlans ? undefined : 'none'}>
           <Group justify="space-between" wrap="nowrap">
             <Text size="sm" data-testid="register-chosen-plan">
@@ -306,7 +305,7 @@ export const RegisterPage = () => {
             Get Started
           </Button>
         </Group>
-      </AuthForm>
+      </FormStack>
       {footer}
     </AuthLayout>
   );

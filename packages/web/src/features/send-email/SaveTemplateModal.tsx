@@ -1,4 +1,4 @@
-import { Alert, Button, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Modal, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type TEmailDocument, type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
@@ -7,6 +7,7 @@ import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
 import { useSaveTemplate } from './send-email.queries';
 
 type TProps = {
@@ -45,34 +46,32 @@ const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TP
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <Text size="sm" c="dimmed">
-          The message and the subject are saved; the template picker offers them from now on.
-        </Text>
-        {(errors.html || errors.subject) && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {errors.html ?? errors.subject}
-          </Alert>
-        )}
-        <TextInput
-          label="Template name"
-          required
-          data-autofocus
-          value={name}
-          error={errors.name}
-          onChange={(event) => {
-            setName(event.currentTarget.value);
-            setErrors(({ name: _name, ...rest }) => rest);
-          }}
-        />
-        <DialogActions onCancel={onClose} isPending={save.isPending}>
-          <Button type="submit" loading={save.isPending}>
-            Save template
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit}>
+      <Text size="sm" c="dimmed">
+        The message and the subject are saved; the template picker offers them from now on.
+      </Text>
+      {(errors.html || errors.subject) && (
+        <Alert color="red" icon={<IconAlertCircle size={18} />}>
+          {errors.html ?? errors.subject}
+        </Alert>
+      )}
+      <TextInput
+        label="Template name"
+        required
+        data-autofocus
+        value={name}
+        error={errors.name}
+        onChange={(event) => {
+          setName(event.currentTarget.value);
+          setErrors(({ name: _name, ...rest }) => rest);
+        }}
+      />
+      <DialogActions onCancel={onClose} isPending={save.isPending}>
+        <Button type="submit" loading={save.isPending}>
+          Save template
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 

@@ -23,6 +23,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { fieldErrors } from '../../app/errors';
 import { DialogActions } from '../../components/DialogActions';
 import { Fact } from '../../components/Fact';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { previewDocument } from '../send-email/send-email.preview';
@@ -52,23 +53,21 @@ const SaveAsTemplate = ({ test, onClose }: { test: TSpamTestResult; onClose: () 
     );
   };
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="Template name"
-          required
-          value={name}
-          error={error}
-          onChange={(event) => setName(event.currentTarget.value)}
-          data-autofocus
-        />
-        <DialogActions onCancel={onClose}>
-          <Button type="submit" loading={save.isPending}>
-            Save
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit}>
+      <TextInput
+        label="Template name"
+        required
+        value={name}
+        error={error}
+        onChange={(event) => setName(event.currentTarget.value)}
+        data-autofocus
+      />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" loading={save.isPending}>
+          Save
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 

@@ -7,7 +7,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
-import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
 import { TICKETS_URL, ticketKeys, useCreateTicket, useRespond, useTicket } from './support.queries';
@@ -30,18 +30,15 @@ const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        <FormError message={form.formError} />
-        <TextInput label="Subject" required data-autofocus maxLength={500} {...form.inputProps('subject')} />
-        <Textarea label="Message" required autosize minRows={4} maxRows={12} {...form.inputProps('message')} />
-        <DialogActions onCancel={onClose} isPending={create.isPending}>
-          <Button type="submit" loading={create.isPending}>
-            Create Ticket
-          </Button>
-        </DialogActions>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <TextInput label="Subject" required data-autofocus maxLength={500} {...form.inputProps('subject')} />
+      <Textarea label="Message" required autosize minRows={4} maxRows={12} {...form.inputProps('message')} />
+      <DialogActions onCancel={onClose} isPending={create.isPending}>
+        <Button type="submit" loading={create.isPending}>
+          Create Ticket
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
