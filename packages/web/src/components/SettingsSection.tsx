@@ -4,14 +4,14 @@ import type { ReactNode } from 'react';
 type TProps = {
   icon?: ReactNode;
   title: string;
-  description: ReactNode;
+  description?: ReactNode;
   children: ReactNode;
 };
 
 /** The id of a section's heading, for a form inside it to be named by (titles are unique on a screen). */
 export const settingsSectionId = (title: string) => `section-${title.toLowerCase().replace(/\W+/g, '-')}`;
 
-/** One part of a settings screen (profile, signup form): a heading that names the section, what it is for, its form. */
+/** One part of a settings screen (profile, signup form, API keys, webhooks): a heading that names the section, what it is for, its form. */
 export const SettingsSection = ({ icon, title, description, children }: TProps) => {
   const headingId = settingsSectionId(title);
   return (
@@ -24,9 +24,11 @@ export const SettingsSection = ({ icon, title, description, children }: TProps) 
               {title}
             </Title>
           </Group>
-          <Text size="sm" c="dimmed">
-            {description}
-          </Text>
+          {description && (
+            <Text size="sm" c="dimmed">
+              {description}
+            </Text>
+          )}
         </Stack>
         {children}
       </Stack>

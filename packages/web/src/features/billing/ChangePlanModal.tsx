@@ -1,14 +1,14 @@
 import { Button, Modal, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { REGISTRATION_MESSAGES } from '@sendwell/contracts';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { DialogActions } from '../../components/DialogActions';
 import { FormError } from '../../components/FormError';
 import { formatPlanPrice, planChange } from './billing.format';
 import { type TPlan, useChangePlan } from './billing.queries';
-import { CardField, type TCardFieldHandle } from './CardField';
+import { CardField } from './CardField';
+import { useCardToken } from './useCardToken';
 
 type TProps = {
   /** The plan to move to; the dialog is open while there is one. */
@@ -32,10 +32,7 @@ export const ChangePlanModal = ({ target, onClose, ...props }: TProps) => {
 
 const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: TProps & { target: TPlan }) => {
   const changePlan = useChangePlan();
-  const cardRef = useRef<TCardFieldHandle>(null);
-  const [isCardComplete, setIsCardComplete] = useState(false);
-  const [isTokenPending, setIsTokenPending] = useState(false);
-  const [cardError, setCardError] = useState<string | undefined>();
+  const { cardField, tokenize, isTokenPending, setCardError } = useCardToken();
   const [refusal, setRefusal] = useState<string | null>(null);
 
   const change = planChange(current, target);
@@ -45,18 +42,8 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
     setRefusal(null);
     let stripeToken: string | undefined;
     if (needsCard) {
-      if (!isCardComplete) {
-        setCardError(REGISTRATION_MESSAGES.card);
-        return;
-      }
-      setIsTokenPending(true);
-      const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
-      setIsTokenPending(false);
-      if ('error' in card) {
-        setCardError(card.error);
-        return;
-      }
-      stripeToken = card.token;
+      stripeToken = await tokenize();
+      if (!stripeToken) return;
     }
 
     changePlan.mutate(
@@ -93,17 +80,7 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
           The card on file pays for the new plan.
         </Text>
       )}
-      {needsCard && publishableKey && (
-        <CardField
-          ref={cardRef}
-          publishableKey={publishableKey}
-          error={cardError}
-          onChange={(isComplete) => {
-            setIsCardComplete(isComplete);
-            setCardError(undefined);
-          }}
-        />
-      )}
+      {needsCard && publishableKey && <CardField {...cardField} publishableKey={publishableKey} />}
       <FormError message={refusal} />
       <DialogActions onCancel={onClose}>
         <Button loading={isTokenPending || changePlan.isPending} onClick={() => void confirm()}>

@@ -6,12 +6,10 @@ import {
   Code,
   Group,
   Loader,
-  Paper,
   Stack,
   Table,
   Text,
   TextInput,
-  Title,
   VisuallyHidden,
 } from '@mantine/core';
 import { modals } from '@mantine/modals';
@@ -30,6 +28,7 @@ import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './integrations.queries';
 import { SecretOnce } from './SecretOnce';
@@ -48,11 +47,8 @@ const CreateKeyForm = ({ onCreated }: { onCreated: (key: string) => void }) => {
       }),
   });
   return (
-    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-api-key">
-      <FormStack onSubmit={form.onSubmit} aria-labelledby="new-api-key">
-        <Title order={2} fz="lg" id="new-api-key">
-          New API key
-        </Title>
+    <SettingsSection title="New API key">
+      <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('New API key')}>
         <TextInput
           label="Name"
           description="Where the key is used, e.g. “Shop” or “CRM sync”."
@@ -82,7 +78,7 @@ const CreateKeyForm = ({ onCreated }: { onCreated: (key: string) => void }) => {
           </Button>
         </Group>
       </FormStack>
-    </Paper>
+    </SettingsSection>
   );
 };
 
@@ -181,20 +177,15 @@ export const ApiKeysPage = () => {
         />
       )}
       <CreateKeyForm onCreated={setCreated} />
-      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="your-api-keys">
-        <Stack>
-          <Title order={2} fz="lg" id="your-api-keys">
-            Your keys
-          </Title>
-          {keys.isPending ? (
-            <Loader aria-label="Loading API keys" />
-          ) : keys.isError ? (
-            <LoadFailedAlert title="Your API keys could not be loaded." onRetry={() => void keys.refetch()} />
-          ) : (
-            <KeysTable keys={keys.data} />
-          )}
-        </Stack>
-      </Paper>
+      <SettingsSection title="Your keys">
+        {keys.isPending ? (
+          <Loader aria-label="Loading API keys" />
+        ) : keys.isError ? (
+          <LoadFailedAlert title="Your API keys could not be loaded." onRetry={() => void keys.refetch()} />
+        ) : (
+          <KeysTable keys={keys.data} />
+        )}
+      </SettingsSection>
     </Stack>
   );
 };

@@ -34,6 +34,7 @@ import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import {
   useCreateWebhook,
@@ -87,11 +88,8 @@ const CreateWebhookForm = ({ onCreated }: { onCreated: (secret: string) => void 
       }),
   });
   return (
-    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-webhook">
-      <FormStack onSubmit={form.onSubmit} aria-labelledby="new-webhook">
-        <Title order={2} fz="lg" id="new-webhook">
-          New webhook
-        </Title>
+    <SettingsSection title="New webhook">
+      <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('New webhook')}>
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
           <TextInput label="Description (optional)" {...form.inputProps('description')} />
@@ -107,7 +105,7 @@ const CreateWebhookForm = ({ onCreated }: { onCreated: (secret: string) => void 
           </Button>
         </Group>
       </FormStack>
-    </Paper>
+    </SettingsSection>
   );
 };
 

@@ -12,8 +12,9 @@ import { EmailField, RequiredPasswordField, RequiredTextInput } from '../auth/Au
 import { AuthLayout } from '../auth/AuthLayout';
 import { formatPlanPrice } from '../billing/billing.format';
 import { type TPlan, useBillingOptions, usePlans } from '../billing/billing.queries';
-import { CardField, type TCardFieldHandle } from '../billing/CardField';
+import { CardField } from '../billing/CardField';
 import { PlanCard } from '../billing/PlanCard';
+import { useCardToken } from '../billing/useCardToken';
 import { Captcha, type TCaptchaHandle } from './Captcha';
 import { type TRegistrationForm, useRegister } from './registration.queries';
 
@@ -46,14 +47,12 @@ export const RegisterPage = () => {
   const navigate = useNavigate();
   const nameRef = useRef<HTMLInputElement>(null);
   const captchaRef = useRef<TCaptchaHandle>(null);
-  const cardRef = useRef<TCardFieldHandle>(null);
+  const { cardRef, isCardComplete, setIsCardComplete, createToken, isTokenPending } = useCardToken();
 
   const [step, setStep] = useState<TStep>('plan');
   const [planId, setPlanId] = useState<number | null>(DEFAULT_FREE_PLAN_ID);
   const [isTermsAccepted, setIsTermsAccepted] = useState(false);
-  const [isCardComplete, setIsCardComplete] = useState(false);
   const [captchaPayload, setCaptchaPayload] = useState<string | null>(null);
-  const [isTokenPending, setIsTokenPending] = useState(false);
   // The browser's zone, offered (issue 29): every time in the app is shown in the user's zone.
   const [timeZone, setTimeZone] = useState(runtimeTimeZone);
 
@@ -104,9 +103,7 @@ export const RegisterPage = () => {
       };
       let stripeToken = '';
       if (isPaid) {
-        setIsTokenPending(true);
-        const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
-        setIsTokenPending(false);
+        const card = await createToken();
         if ('error' in card) {
           setErrors({ stripeToken: card.error });
           return;
