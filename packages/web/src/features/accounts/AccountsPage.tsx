@@ -18,6 +18,7 @@ import { IconAlertCircle, IconInbox, IconPlus, IconServer } from '@tabler/icons-
 import { type ReactNode, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { DialogActions } from '../../components/DialogActions';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
@@ -201,16 +202,11 @@ export const AccountsPage = () => {
         <QueryStatus query={accounts} label="Loading accounts" failed="Your accounts could not be loaded" py="xl" />
       ) : list.length === 0 ? (
         !isAddOpen && (
-          <Paper withBorder p="xl">
-            <Stack align="center" gap="sm" ta="center">
-              <IconServer size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
-              <Text fw={600}>You have no sending accounts yet.</Text>
-              <Text c="dimmed" maw={520}>
-                Connect a Mailgun, SMTP or Gmail account to start sending.
-                {providers.data?.testInbox &&
-                  ' Just trying Sendwell? The test inbox keeps every message on this server, where you can read it.'}
-              </Text>
-              {providers.data?.testInbox && (
+          <EmptyState
+            icon={IconServer}
+            title="You have no sending accounts yet."
+            action={
+              providers.data?.testInbox && (
                 <Button
                   size="md"
                   leftSection={<IconInbox size={18} />}
@@ -219,9 +215,13 @@ export const AccountsPage = () => {
                 >
                   Connect the test inbox
                 </Button>
-              )}
-            </Stack>
-          </Paper>
+              )
+            }
+          >
+            Connect a Mailgun, SMTP or Gmail account to start sending.
+            {providers.data?.testInbox &&
+              ' Just trying Sendwell? The test inbox keeps every message on this server, where you can read it.'}
+          </EmptyState>
         )
       ) : (
         <Accordion variant="separated" value={expanded} onChange={setExpanded}>

@@ -1,5 +1,4 @@
 import { Button, Group, Modal, NativeSelect, Textarea, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   LIST_MESSAGES,
   type TMailingList,
@@ -8,32 +7,16 @@ import {
   ZUpdateListRequest,
 } from '@sendwell/contracts';
 import { type FormEvent, type ReactNode, useState } from 'react';
-import { ApiError } from '../../app/api';
-import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
 import { QueryStatus } from '../../components/QueryStatus';
+import { NO_FAILURE, saveOptions, type TFormFailure } from './list-forms';
 import { defaultAccountOf, listDomainOf } from './lists.format';
 import { useCreateList, useListInfo, useUpdateList } from './lists.queries';
 import { useRetained } from './useRetained';
 
 export type TListFormState = { mode: 'create' } | { mode: 'edit'; list: TMailingList } | null;
-
-type TFormFailure = { fields: Record<string, string>; message: string | null };
-
-/**
- * How a failed save is shown: a 422 as the spec's 'Please fill the form correctly!' with each
- * field's message beside it, a refusal (a list with that address exists) as its message.
- */
-const describeSaveFailure = (error: unknown): TFormFailure | null => {
-  if (!(error instanceof ApiError) || error.status === 401) {
-    showError(error);
-    return null;
-  }
-  if (error.status === 422) return { fields: fieldErrors(error), message: LIST_MESSAGES.formInvalid };
-  return { fields: {}, message: error.message };
-};
 
 type TValues = { alias: string; name: string; description: string };
 
@@ -83,7 +66,7 @@ const ListFields = ({
 
 const useFormState = (initial: TValues) => {
   const [values, setValues] = useState(initial);
-  const [failure, setFailure] = useState<TFormFailure>({ fields: {}, message: null });
+  const [failure, setFailure] = useState<TFormFailure>(NO_FAILURE);
   return {
     values,
     failure,
@@ -112,16 +95,7 @@ const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; on
       form.setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
       return;
     }
-    create.mutate(request, {
-      onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-        onClose();
-      },
-      onError: (error) => {
-        const failure = describeSaveFailure(error);
-        if (failure) form.setFailure(failure);
-      },
-    });
+    create.mutate(request, saveOptions(onClose, form.setFailure));
   };
 
   return (
@@ -163,16 +137,7 @@ const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => vo
       form.setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
       return;
     }
-    update.mutate(request, {
-      onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-        onClose();
-      },
-      onError: (error) => {
-        const failure = describeSaveFailure(error);
-        if (failure) form.setFailure(failure);
-      },
-    });
+    update.mutate(request, saveOptions(onClose, form.setFailure));
   };
 
   return (

@@ -1,33 +1,14 @@
 import { Button, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
-import { LIST_MESSAGES, type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
+import { type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../../app/api';
 import { openSuccessDialog } from '../../app/dialogs';
-import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
 import { QueryStatus } from '../../components/QueryStatus';
+import { NO_FAILURE, saveOptions, type TFormFailure } from './list-forms';
 import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
 import { useRetained } from './useRetained';
-
-/** A saved form: a toast (the table shows the change). A confirmed delete answers 'Success!' with OK (spec §8). */
-const showSuccess = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
-type TFormFailure = { fields: Record<string, string>; message: string | null };
-const NO_FAILURE: TFormFailure = { fields: {}, message: null };
-
-/** A 422 beside its fields; a refusal (the address is already on the list) above the form. */
-const formFailureOf = (error: unknown): TFormFailure | null => {
-  if (!(error instanceof ApiError) || error.status === 401) {
-    showError(error);
-    return null;
-  }
-  if (error.status === 422) return { fields: fieldErrors(error), message: LIST_MESSAGES.formInvalid };
-  return { fields: {}, message: error.message };
-};
 
 const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => void }) => {
   const add = useAddMember();
@@ -44,16 +25,7 @@ const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => v
       setFailure({ fields: firstIssueByField(parsed.error.issues), message: null });
       return;
     }
-    add.mutate(request, {
-      onSuccess: ({ message }) => {
-        showSuccess(message);
-        onClose();
-      },
-      onError: (error) => {
-        const next = formFailureOf(error);
-        if (next) setFailure(next);
-      },
-    });
+    add.mutate(request, saveOptions(onClose, setFailure));
   };
 
   return (
@@ -115,16 +87,7 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
     event.preventDefault();
     update.mutate(
       { account_id: member.account_id, email: member.email, fullname, subscribe: isSubscribed ? 1 : 0 },
-      {
-        onSuccess: ({ message }) => {
-          showSuccess(message);
-          onClose();
-        },
-        onError: (error) => {
-          const next = formFailureOf(error);
-          if (next) setFailure(next);
-        },
-      },
+      saveOptions(onClose, setFailure),
     );
   };
 

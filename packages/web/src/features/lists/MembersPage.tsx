@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Button, Group, Menu, Paper, Stack, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Group, Menu, Paper, Text } from '@mantine/core';
 import type { TMailingList, TMember } from '@sendwell/contracts';
 import {
   IconAddressBook,
@@ -20,6 +20,7 @@ import { ApiError } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { EmailAddress } from '../../components/EmailAddress';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { Loading } from '../../components/QueryStatus';
@@ -51,15 +52,9 @@ const BackLink = () => (
 const ListNotFound = () => (
   <>
     <BackLink />
-    <Paper withBorder p="xl">
-      <Stack align="center" gap="sm" ta="center">
-        <IconAddressBook size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
-        <Text fw={600} role="alert">
-          This mailing list does not exist.
-        </Text>
-        <Text c="dimmed">It may have been deleted, or the link is not quite right.</Text>
-      </Stack>
-    </Paper>
+    <EmptyState icon={IconAddressBook} title="This mailing list does not exist." titleRole="alert">
+      It may have been deleted, or the link is not quite right.
+    </EmptyState>
   </>
 );
 

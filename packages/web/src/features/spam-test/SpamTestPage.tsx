@@ -5,6 +5,7 @@ import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { NoAccounts } from '../accounts/NoAccounts';
 import { EmailPreview } from '../send-email/EmailPreview';
 import { MessageFields } from '../send-email/MessageFields';
 import { SenderFields } from '../send-email/SenderFields';
@@ -181,17 +182,7 @@ export const SpamTestPage = () => {
       )}
       {content.data &&
         (content.data.accounts.length === 0 ? (
-          <Paper withBorder p="xl" radius="md">
-            <Stack align="center" ta="center">
-              <Text fw={600}>Connect a sending account first.</Text>
-              <Text c="dimmed" maw={520}>
-                A spam test goes out through one of your sending accounts, so the score is the one your real emails get.
-              </Text>
-              <Button component={Link} to="/settings/accounts">
-                Go to Sending Accounts
-              </Button>
-            </Stack>
-          </Paper>
+          <NoAccounts why="A spam test goes out through one of your sending accounts, so the score is the one your real emails get." />
         ) : (
           <SpamTestForm content={content.data} />
         ))}
