@@ -14,7 +14,6 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   ACCOUNT_MESSAGES,
   accountsApi,
@@ -32,6 +31,7 @@ import { Link } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField, useAutofocus } from '../../app/forms';
+import { showSuccess } from '../../app/toasts';
 import { PasswordField } from '../../components/PasswordField';
 import {
   asksMailPerDay,
@@ -230,7 +230,7 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
     if (!parsed.success || Object.keys(issues).length > 0) return;
     save.mutate(parsed.data, {
       onSuccess: ({ message, data }) => {
-        notifications.show({ color: 'green', message, position: 'top-center' });
+        showSuccess(message, null);
         onSaved(data);
       },
       onError: failSave,

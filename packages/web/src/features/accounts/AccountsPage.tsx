@@ -17,6 +17,7 @@ import type { TAccountProviders, TSendingAccount } from '@sendwell/contracts';
 import { IconAlertCircle, IconInbox, IconPlus, IconServer } from '@tabler/icons-react';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { EmptyState } from '../../components/EmptyState';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
@@ -79,7 +80,7 @@ const DeleteAccountModal = ({ account, onClose }: { account: TSendingAccount | n
     if (!account) return;
     deleteAccount.mutate(account.id, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', message, position: 'top-center' });
+        showSuccess(message, null);
         onClose();
       },
     });

@@ -1,5 +1,4 @@
 import { Button, Group, NumberInput, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   BREAKER_LIMITS,
   breakerRangeText,
@@ -7,6 +6,7 @@ import {
   type TSendingAccount,
   ZBreakerSettings,
 } from '@sendwell/contracts';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { FormError } from '../../components/FormError';
 import { FormStack } from '../../components/FormStack';
@@ -25,7 +25,7 @@ export const BreakerSettings = ({ account }: { account: TSendingAccount }) => {
     },
     onSubmit: (body, { fail }) =>
       save.mutate(body, {
-        onSuccess: ({ message }) => notifications.show({ color: 'green', message, position: 'top-center' }),
+        onSuccess: ({ message }) => showSuccess(message, null),
         onError: fail,
       }),
   });

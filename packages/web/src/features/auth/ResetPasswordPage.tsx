@@ -1,10 +1,10 @@
 import { Alert, Anchor, Button, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { ZNewPassword } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
 import { useAutofocus } from '../../app/forms';
+import { showSuccess } from '../../app/toasts';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { BackToSignIn, RequiredPasswordField } from './AuthFields';
@@ -34,7 +34,7 @@ export const ResetPasswordPage = () => {
         { token, password: values.password },
         {
           onSuccess: ({ message }) => {
-            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+            showSuccess(message);
             navigate('/login', { replace: true });
           },
           // A spent or unknown link comes back as the `token` field's error.

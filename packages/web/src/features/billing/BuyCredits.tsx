@@ -1,10 +1,10 @@
 import { Anchor, Button, Group, Loader, Paper, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { TBillingOptions } from '@sendwell/contracts';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { FormError } from '../../components/FormError';
 import { formatCredits } from '../credits/credits.format';
 import { formatPrice } from './billing.format';
@@ -50,7 +50,7 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
       {
         onSuccess: ({ message }) => {
           // The header balance follows by itself (realtime, and the answer's balance).
-          notifications.show({ color: 'green', message, position: 'top-center' });
+          showSuccess(message, null);
           clear();
           setCredits(null);
         },

@@ -1,8 +1,8 @@
 import { Button, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { FormError } from '../../components/FormError';
 import { formatPlanPrice, planChange } from './billing.format';
@@ -50,7 +50,7 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
       { package_id: target.id, stripeToken },
       {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', message, position: 'top-center' });
+          showSuccess(message, null);
           onClose();
         },
         onError: (error) => {

@@ -1,9 +1,9 @@
 import { Alert, Button, Group, Loader, Menu, Modal, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { ENGAGEMENT_AUDIENCES, ENGAGEMENT_LABELS, type TEngagementAudience } from '@sendwell/contracts';
 import { IconChevronDown, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { useEngagementCount, useResendEngagement } from './history.queries';
 
@@ -46,7 +46,7 @@ export const EngagementResend = ({
       { audience, ...(linkId ? { linkId } : {}), ...(newSubject.trim() ? { subject: newSubject.trim() } : {}) },
       {
         onSuccess: ({ message, id }) => {
-          notifications.show({ color: 'green', message, position: 'top-center' });
+          showSuccess(message, null);
           close();
           navigate(`/history/details/${accountId}/${id}`);
         },

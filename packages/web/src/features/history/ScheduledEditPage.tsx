@@ -1,9 +1,9 @@
 import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { Loading } from '../../components/QueryStatus';
@@ -72,7 +72,7 @@ export const ScheduledEditPage = () => {
             onSave: (request) =>
               update.mutate(request, {
                 onSuccess: ({ message }) => {
-                  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+                  showSuccess(message);
                   navigate('/scheduled-mails');
                 },
                 onError: (error) => {

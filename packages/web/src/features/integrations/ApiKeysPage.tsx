@@ -13,7 +13,6 @@ import {
   VisuallyHidden,
 } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { notifications } from '@mantine/notifications';
 import {
   API_KEY_SCOPE_DESCRIPTIONS,
   API_KEY_SCOPES,
@@ -24,6 +23,7 @@ import {
 import { IconKey } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
@@ -95,8 +95,7 @@ const KeysTable = ({ keys }: { keys: TApiKey[] }) => {
       confirmProps: { color: 'red' },
       onConfirm: () =>
         revoke.mutate(key.id, {
-          onSuccess: ({ message }) =>
-            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+          onSuccess: ({ message }) => showSuccess(message),
         }),
     });
   if (keys.length === 0) return <Text c="dimmed">No API keys yet.</Text>;

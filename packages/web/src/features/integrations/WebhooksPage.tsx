@@ -30,6 +30,7 @@ import {
 import { IconPlus, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
@@ -46,9 +47,6 @@ import {
   useWebhooks,
 } from './integrations.queries';
 import { SecretOnce } from './SecretOnce';
-
-const success = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
 const EventChoices = ({
   value,
@@ -201,7 +199,7 @@ const EndpointCard = ({ endpoint }: { endpoint: TWebhookEndpoint }) => {
       children: <Text size="sm">Nothing more is sent to {endpoint.url}, and its log goes with it.</Text>,
       labels: { confirm: 'Delete webhook', cancel: 'Cancel' },
       confirmProps: { color: 'red' },
-      onConfirm: () => remove.mutate(endpoint.id, { onSuccess: ({ message }) => success(message) }),
+      onConfirm: () => remove.mutate(endpoint.id, { onSuccess: ({ message }) => showSuccess(message) }),
     });
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={headingId} data-testid="webhook-card">

@@ -1,5 +1,4 @@
 import { ActionIcon, Anchor, Box, Button, Menu, NativeSelect, Paper, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { TMailingList, TSendingAccount } from '@sendwell/contracts';
 import {
   IconAddressBook,
@@ -16,6 +15,7 @@ import {
 } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { addressStyle, breakBeforeAt } from '../../components/EmailAddress';
 import { PageHeader } from '../../components/PageHeader';
@@ -94,8 +94,7 @@ const SyncButton = ({ accounts }: { accounts: TSendingAccount[] }) => {
   const mailgunAccounts = accounts.filter((account) => account.provider === 'mailgun');
   const run = (accountId: number) =>
     sync.mutate(accountId, {
-      onSuccess: ({ message }) =>
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+      onSuccess: ({ message }) => showSuccess(message),
     });
   const button = (onClick?: () => void) => (
     <Button

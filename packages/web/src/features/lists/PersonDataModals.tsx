@@ -1,10 +1,10 @@
 import { Alert, Button, Group, Modal, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { TMember, TMemberConsent } from '@sendwell/contracts';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { QueryStatus } from '../../components/QueryStatus';
 import { useErasePerson, useExportPerson, useMemberConsent } from './lists.queries';
@@ -138,7 +138,7 @@ export const ErasePersonModal = ({ member, onClose }: { member: TMember | null; 
     if (!shown || !isConfirmed) return;
     erase.mutate(shown.email, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Erased', message, position: 'top-center' });
+        showSuccess(message, 'Erased');
         close();
       },
       onError: showError,

@@ -14,7 +14,6 @@ import {
   Textarea,
   TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   CONFIRM_URL_FIELD,
   MAX_CUSTOM_SIGNUP_FIELDS,
@@ -30,6 +29,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
@@ -107,8 +107,7 @@ const SignupFormEditor = ({ listId, settings }: { listId: number; settings: TSig
       return;
     }
     update.mutate(request, {
-      onSuccess: ({ message }) =>
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+      onSuccess: ({ message }) => showSuccess(message),
       onError: (error) => {
         if (error instanceof ApiError && error.status === 422) setErrors(fieldErrors(error));
         else showError(error);

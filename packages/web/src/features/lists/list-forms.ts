@@ -1,16 +1,12 @@
-import { notifications } from '@mantine/notifications';
 import { LIST_MESSAGES } from '@sendwell/contracts';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 
 /** What a refused list or member form shows: each field's message beside it, and one above the form. */
 export type TFormFailure = { fields: Record<string, string>; message: string | null };
 
 export const NO_FAILURE: TFormFailure = { fields: {}, message: null };
-
-/** A saved form: a toast (the table shows the change). A confirmed delete answers 'Success!' with OK (spec §8). */
-export const showSuccess = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
 /**
  * How a failed save is shown: a 422 as the spec's 'Please fill the form correctly!' with each

@@ -1,5 +1,4 @@
 import { Button, NumberInput, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   OPERATOR_DAILY_CAP_MAX,
   type TDailyCapChange,
@@ -8,6 +7,7 @@ import {
   ZDailyCapChange,
 } from '@sendwell/contracts';
 import { useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
@@ -34,7 +34,7 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
   const save = (body: TDailyCapChange, fail: (error: unknown) => void) =>
     change.mutate(body, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
+        showSuccess(message, 'Done');
         onDone();
       },
       onError: fail,

@@ -1,8 +1,8 @@
 import { Badge, Button, Card, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { type TAnnouncement, ZAnnouncementInput } from '@sendwell/contracts';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { FormError } from '../../components/FormError';
 import { FormStack } from '../../components/FormStack';
@@ -16,7 +16,7 @@ const AnnouncementForm = ({ editing, onDone }: { editing: TAnnouncement | null; 
     onSubmit: (body, { fail }) =>
       save.mutate(body, {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
+          showSuccess(message, 'Done');
           form.setValues({ title: '', body: '' });
           onDone();
         },

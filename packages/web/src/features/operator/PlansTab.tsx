@@ -1,8 +1,8 @@
 import { Button, Checkbox, Group, Modal, NumberInput, Stack, Table, TextInput, VisuallyHidden } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { type TOperatorPlan, ZPlanInput } from '@sendwell/contracts';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
@@ -28,7 +28,7 @@ const PlanForm = ({ plan, onClose }: { plan: TOperatorPlan | null; onClose: () =
     onSubmit: (body, { fail }) =>
       save.mutate(body, {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
+          showSuccess(message, 'Done');
           onClose();
         },
         onError: fail,

@@ -1,8 +1,8 @@
 import { Badge, Button, Group, Modal, SegmentedControl, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { TTicket } from '@sendwell/contracts';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { QueryStatus } from '../../components/QueryStatus';
 import { TicketConversation, TicketStatusBadge } from '../support/TicketConversation';
@@ -32,7 +32,7 @@ const TicketPanel = ({ id }: { id: number }) => {
         onRespond={(message, { reset, fail }) =>
           answer.mutate(message, {
             onSuccess: ({ message: said }) => {
-              notifications.show({ color: 'green', title: 'Sent', message: said, position: 'top-center' });
+              showSuccess(said, 'Sent');
               reset();
             },
             onError: fail,

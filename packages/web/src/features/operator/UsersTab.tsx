@@ -10,10 +10,10 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { type TOperatorUser, usableCredit, ZCreditChange, ZUserDisable } from '@sendwell/contracts';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
@@ -28,8 +28,7 @@ import {
   usePlans,
 } from './operator.queries';
 
-const done = (message: string) =>
-  notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
+const done = (message: string) => showSuccess(message, 'Done');
 
 const CreditsForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => void }) => {
   const change = useChangeCredits(user.id);

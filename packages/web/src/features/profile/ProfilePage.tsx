@@ -1,9 +1,9 @@
 import { Alert, Button, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { notifications } from '@mantine/notifications';
 import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProfileName } from '@sendwell/contracts';
 import { IconClock, IconDeviceDesktopOff, IconKey, IconMail, IconUser } from '@tabler/icons-react';
 import { z } from 'zod';
+import { showSuccess } from '../../app/toasts';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
@@ -20,9 +20,6 @@ import {
   useUpdateProfile,
 } from './profile.queries';
 
-const success = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
 const ZNameForm = z.object({ name: ZProfileName });
 
 const NameForm = ({ profile }: { profile: TProfile }) => {
@@ -30,7 +27,7 @@ const NameForm = ({ profile }: { profile: TProfile }) => {
   const form = useZodForm(ZNameForm, {
     initialValues: { name: profile.name },
     onSubmit: ({ name }, { fail }) =>
-      update.mutate({ name }, { onSuccess: ({ message }) => success(message), onError: fail }),
+      update.mutate({ name }, { onSuccess: ({ message }) => showSuccess(message), onError: fail }),
   });
   return (
     <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Name')}>
@@ -49,7 +46,7 @@ const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
   const form = useZodForm(z.object({ time_zone: z.string() }), {
     initialValues: { time_zone: profile.time_zone },
     onSubmit: ({ time_zone }, { fail }) =>
-      update.mutate({ time_zone }, { onSuccess: ({ message }) => success(message), onError: fail }),
+      update.mutate({ time_zone }, { onSuccess: ({ message }) => showSuccess(message), onError: fail }),
   });
   const chosen = form.values.time_zone;
   return (
@@ -87,7 +84,7 @@ const PendingEmail = ({ profile, pendingEmail }: { profile: TProfile; pendingEma
             size="xs"
             loading={cancel.isPending}
             aria-label={`Cancel the change to ${pendingEmail}`}
-            onClick={() => cancel.mutate(undefined, { onSuccess: ({ message }) => success(message) })}
+            onClick={() => cancel.mutate(undefined, { onSuccess: ({ message }) => showSuccess(message) })}
           >
             Cancel
           </Button>
@@ -104,7 +101,7 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
     onSubmit: (request, { fail }) =>
       change.mutate(request, {
         onSuccess: ({ message }) => {
-          success(message);
+          showSuccess(message);
           form.setValue('email', '');
           form.setValue('current_password', '');
         },
@@ -157,7 +154,7 @@ const PasswordForm = () => {
         { current_password: values.current_password, password: values.password },
         {
           onSuccess: ({ message }) => {
-            success(message);
+            showSuccess(message);
             for (const field of ['current_password', 'password', 'confirmation'] as const) form.setValue(field, '');
           },
           onError: fail,
@@ -206,8 +203,7 @@ const SignOutEverywhere = () => {
       confirmProps: { color: 'red' },
       onConfirm: () =>
         signOut.mutate(undefined, {
-          onSuccess: ({ message }) =>
-            notifications.show({ color: 'green', title: 'Signed out', message, position: 'top-center' }),
+          onSuccess: ({ message }) => showSuccess(message, 'Signed out'),
         }),
     });
   return (

@@ -1,9 +1,9 @@
 import { Button, Code, Group, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { notifications } from '@mantine/notifications';
 import type { TTemplate } from '@sendwell/contracts';
 import { IconDeviceFloppy, IconTemplate, IconTrash } from '@tabler/icons-react';
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { LazyEmailEditor, type TEmailContent } from '../../components/email-editor/LazyEmailEditor';
 import { SaveTemplateModal } from './SaveTemplateModal';
 import { fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
@@ -62,7 +62,7 @@ const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplateP
       onConfirm: () =>
         deleteTemplate.mutate(Number(template.id), {
           onSuccess: ({ message }) => {
-            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+            showSuccess(message);
             onDeleted();
           },
         }),

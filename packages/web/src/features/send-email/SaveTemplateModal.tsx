@@ -1,11 +1,11 @@
 import { Alert, Button, Modal, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { type TEmailDocument, type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
+import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
 import { useSaveTemplate } from './send-email.queries';
@@ -34,7 +34,7 @@ const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TP
     }
     save.mutate(parsed.data, {
       onSuccess: ({ message, data }) => {
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+        showSuccess(message);
         onSaved(data);
         onClose();
       },

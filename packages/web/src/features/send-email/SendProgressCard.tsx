@@ -13,7 +13,6 @@ import {
   Stack,
   Text,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { progressOf, type TSendProgress } from '@sendwell/contracts';
 import {
   IconInfoCircle,
@@ -24,6 +23,7 @@ import {
   IconX,
 } from '@tabler/icons-react';
 import { useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import {
   isSendActive,
@@ -129,7 +129,7 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
   const run = (name: TSendAction) =>
     action.mutate(name, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', message, position: 'top-center' });
+        showSuccess(message, null);
         setIsCancelling(false);
         setIsResending(false);
       },

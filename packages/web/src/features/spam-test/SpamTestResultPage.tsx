@@ -14,13 +14,13 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { SPAM_TEST_MESSAGES, type TSpamTestResult } from '@sendwell/contracts';
 import { IconArrowLeft, IconDeviceFloppy, IconDownload, IconFlame } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { fieldErrors } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { Fact } from '../../components/Fact';
 import { FormStack } from '../../components/FormStack';
@@ -45,7 +45,7 @@ const SaveAsTemplate = ({ test, onClose }: { test: TSpamTestResult; onClose: () 
       { name, sent_id: test.id },
       {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+          showSuccess(message);
           onClose();
         },
         onError: (failure) => setError(fieldErrors(failure).name ?? null),

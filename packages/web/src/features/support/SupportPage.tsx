@@ -1,9 +1,9 @@
 import { Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { SEARCH_DEBOUNCE_SHORT_MS, type TTicket, type TTicketPage, ZNewTicket } from '@sendwell/contracts';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
@@ -12,9 +12,6 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
 import { TICKETS_URL, ticketKeys, useCreateTicket, useRespond, useTicket } from './support.queries';
 import { TicketConversation, TicketStatusBadge } from './TicketConversation';
-
-const showSuccess = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
 const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
   const create = useCreateTicket();

@@ -1,5 +1,4 @@
 import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Switch, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   routeUrl,
   SUPPRESSION_TYPES,
@@ -14,6 +13,7 @@ import { Link } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
@@ -25,10 +25,6 @@ const suppressionKeys = { list: ['suppressions', 'list'] as const };
 
 type TConfirm = { kind: 'rows'; ids: number[]; label: string; onDone?: () => void } | { kind: 'all' } | null;
 
-/** A reclassification: a toast (the row shows it). Confirmed unsubscribes and removals answer 'Success!' with OK. */
-const success = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
 const Reclassify = ({ row }: { row: TSuppression }) => {
   const queryClient = useQueryClient();
   const [type, setType] = useState<string>(row.type);
@@ -36,7 +32,7 @@ const Reclassify = ({ row }: { row: TSuppression }) => {
     mutationFn: () =>
       callRoute(suppressionApi.reclassify, { params: { id: row.id }, body: { type: type as TSuppression['type'] } }),
     onSuccess: ({ message }) => {
-      success(message);
+      showSuccess(message);
       return queryClient.invalidateQueries({ queryKey: suppressionKeys.list });
     },
   });

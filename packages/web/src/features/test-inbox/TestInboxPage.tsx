@@ -6,6 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
@@ -27,7 +28,7 @@ const ClearInboxModal = ({ opened, onClose }: { opened: boolean; onClose: () => 
             onClick={() =>
               clear.mutate(undefined, {
                 onSuccess: ({ message }) => {
-                  notifications.show({ color: 'green', message, position: 'top-center' });
+                  showSuccess(message, null);
                   onClose();
                 },
               })
