@@ -1,17 +1,16 @@
-import { Alert, Anchor, Button, Group, List, Modal, Stack, Switch, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, List, Modal, Stack, Switch, Table, Text } from '@mantine/core';
 import {
   duplicatesWarning,
-  SEND_MESSAGES,
   type TDailyLimitWarning,
   type TDuplicatesResponse,
   type TSendEmailForm,
 } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCalendarTime, IconCopy, IconSend } from '@tabler/icons-react';
-import { Link } from 'react-router';
 import { DialogActions } from '../../components/DialogActions';
 import { useRetained } from '../lists/useRetained';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
 import { PreSendChecklist } from './PreSendChecklist';
+import { ScheduleUpgradeNote } from './ScheduleUpgradeNote';
 import { usePreSendCheck } from './send-email.queries';
 import { UnverifiedWarning } from './UnverifiedWarning';
 
@@ -200,14 +199,7 @@ export const SendConfirmModal = ({
             disabled={!allowsScheduling || Boolean(shown.abTest)}
             onChange={(event) => onSendLaterChange(event.currentTarget.checked)}
           />
-          {!allowsScheduling && (
-            <Text size="sm" c="dimmed">
-              {SEND_MESSAGES.scheduleUpgrade}{' '}
-              <Anchor component={Link} to="/settings/subscription" size="sm">
-                See the plans
-              </Anchor>
-            </Text>
-          )}
+          {!allowsScheduling && <ScheduleUpgradeNote />}
           {isSendLater && (
             <DeliveryTimePicker
               id="send-confirm-delivery"

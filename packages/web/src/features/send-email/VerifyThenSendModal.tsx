@@ -15,6 +15,7 @@ import { DialogActions } from '../../components/DialogActions';
 import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { useRetained } from '../lists/useRetained';
 import { VerificationProgress } from './VerificationProgress';
+import { verifyCostSentence } from './verify-cost';
 import { useListsCost, useVerifyThenSend, useWaitingSends } from './waiting-sends.queries';
 
 /** The confirmed send the offer is about. */
@@ -93,15 +94,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
             </Text>
           </Group>
           <Text size="sm" data-testid="upsell-cost">
-            {!user.billing
-              ? 'Verifying them costs nothing.'
-              : credits === null
-                ? cost.isError
-                  ? 'What verifying them costs could not be worked out.'
-                  : 'Working out what verifying them costs…'
-                : credits === 0
-                  ? 'Verifying them costs nothing: each address was checked before.'
-                  : `Verifying them costs ${counted(credits, 'credit')} (one per address not checked before); you have ${available.toLocaleString('en-US')}.`}
+            {verifyCostSentence({ isBilling: user.billing, credits, isCostError: cost.isError, available })}
           </Text>
           {isShort && <ShortOfCreditsAlert data-testid="upsell-short" />}
           <Checkbox
