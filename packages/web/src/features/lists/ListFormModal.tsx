@@ -1,4 +1,4 @@
-import { Button, Group, Modal, NativeSelect, Textarea, TextInput } from '@mantine/core';
+import { Group, Modal, NativeSelect, Textarea, TextInput } from '@mantine/core';
 import {
   LIST_MESSAGES,
   type TMailingList,
@@ -116,11 +116,7 @@ const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; on
           />
         }
       />
-      <DialogActions onCancel={onClose} isPending={create.isPending}>
-        <Button type="submit" loading={create.isPending}>
-          Create List
-        </Button>
-      </DialogActions>
+      <DialogActions onCancel={onClose} isPending={create.isPending} submitLabel="Create List" />
     </FormStack>
   );
 };
@@ -149,11 +145,7 @@ const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => vo
         domain={list.domain}
         account={<TextInput label="Account" value={list.account_name} readOnly variant="filled" />}
       />
-      <DialogActions onCancel={onClose} isPending={update.isPending}>
-        <Button type="submit" loading={update.isPending}>
-          Save
-        </Button>
-      </DialogActions>
+      <DialogActions onCancel={onClose} isPending={update.isPending} submitLabel="Save" />
     </FormStack>
   );
 };

@@ -53,11 +53,7 @@ const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => v
         checked={isSubscribed}
         onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
       />
-      <DialogActions onCancel={onClose} isPending={add.isPending}>
-        <Button type="submit" loading={add.isPending}>
-          Add Member
-        </Button>
-      </DialogActions>
+      <DialogActions onCancel={onClose} isPending={add.isPending} submitLabel="Add Member" />
     </FormStack>
   );
 };
@@ -112,11 +108,7 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
         }
         onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
       />
-      <DialogActions onCancel={onClose} isPending={update.isPending}>
-        <Button type="submit" loading={update.isPending}>
-          Save
-        </Button>
-      </DialogActions>
+      <DialogActions onCancel={onClose} isPending={update.isPending} submitLabel="Save" />
     </FormStack>
   );
 };

@@ -1,4 +1,4 @@
-import { Alert, Button, Modal, Text, TextInput } from '@mantine/core';
+import { Alert, Modal, Text, TextInput } from '@mantine/core';
 import { type TEmailDocument, type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
@@ -66,11 +66,7 @@ const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TP
           setErrors(({ name: _name, ...rest }) => rest);
         }}
       />
-      <DialogActions onCancel={onClose} isPending={save.isPending}>
-        <Button type="submit" loading={save.isPending}>
-          Save template
-        </Button>
-      </DialogActions>
+      <DialogActions onCancel={onClose} isPending={save.isPending} submitLabel="Save template" />
     </FormStack>
   );
 };

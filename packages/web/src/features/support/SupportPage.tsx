@@ -30,11 +30,7 @@ const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
     <FormStack onSubmit={form.onSubmit} error={form.formError}>
       <TextInput label="Subject" required data-autofocus maxLength={500} {...form.inputProps('subject')} />
       <Textarea label="Message" required autosize minRows={4} maxRows={12} {...form.inputProps('message')} />
-      <DialogActions onCancel={onClose} isPending={create.isPending}>
-        <Button type="submit" loading={create.isPending}>
-          Create Ticket
-        </Button>
-      </DialogActions>
+      <DialogActions onCancel={onClose} isPending={create.isPending} submitLabel="Create Ticket" />
     </FormStack>
   );
 };
