@@ -1,11 +1,8 @@
 import { Table, VisuallyHidden } from '@mantine/core';
 import { ChartLegend, ValueAxis } from './ChartParts';
-import { axisTicks } from './chartAxis';
+import { axisTicks, shortDay } from './chartAxis';
 
 export type TSeries = { label: string; color: string; values: number[] };
-
-/** MM/DD from YYYY-MM-DD, for axis labels. */
-const shortDay = (day: string) => `${day.slice(5, 7)}/${day.slice(8, 10)}`;
 
 /**
  * A small line chart (SVG) of daily series, its figures also in a visually hidden table for

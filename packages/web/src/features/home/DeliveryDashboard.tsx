@@ -16,7 +16,7 @@ import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
 import { ChartLegend, ValueAxis } from '../../components/ChartParts';
-import { axisTicks } from '../../components/chartAxis';
+import { axisTicks, shortDay } from '../../components/chartAxis';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { TableScroller } from '../../components/TableScroller';
@@ -25,8 +25,15 @@ const dashboardKey = ['dashboard'] as const;
 const EVENTS_URL = routeUrl(dashboardApi.events);
 const EXPORT_URL = routeUrl(dashboardApi.export);
 
-/** MM/DD from YYYY-MM-DD, for axis labels. */
-const shortDay = (day: string) => `${day.slice(5, 7)}/${day.slice(8, 10)}`;
+/** The six totals of the last 30 days, each a count and its share of the messages sent. */
+const TOTALS = [
+  { key: 'sent', label: 'Sent', color: 'var(--mantine-color-blue-7)' },
+  { key: 'delivered', label: 'Delivered', color: 'var(--mantine-color-green-8)' },
+  { key: 'opened', label: 'Opened', color: 'var(--mantine-color-teal-8)' },
+  { key: 'clicked', label: 'Clicked', color: 'var(--mantine-color-grape-7)' },
+  { key: 'bounced', label: 'Bounced', color: 'var(--mantine-color-red-7)' },
+  { key: 'unsubscribed', label: 'Unsubscribed', color: 'var(--mantine-color-gray-7)' },
+] as const;
 
 const SERIES = [
   { key: 'total', label: 'Total', color: 'var(--mantine-color-blue-7)' },
@@ -215,42 +222,15 @@ export const DeliveryDashboard = () => {
   return (
     <Stack mb="xl">
       <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} aria-label="Last 30 days in totals">
-        <Radial
-          label="Sent"
-          total={stats.tracking.sent}
-          percent={stats.percentage.sent}
-          color="var(--mantine-color-blue-7)"
-        />
-        <Radial
-          label="Delivered"
-          total={stats.tracking.delivered}
-          percent={stats.percentage.delivered}
-          color="var(--mantine-color-green-8)"
-        />
-        <Radial
-          label="Opened"
-          total={stats.tracking.opened}
-          percent={stats.percentage.opened}
-          color="var(--mantine-color-teal-8)"
-        />
-        <Radial
-          label="Clicked"
-          total={stats.tracking.clicked}
-          percent={stats.percentage.clicked}
-          color="var(--mantine-color-grape-7)"
-        />
-        <Radial
-          label="Bounced"
-          total={stats.tracking.bounced}
-          percent={stats.percentage.bounced}
-          color="var(--mantine-color-red-7)"
-        />
-        <Radial
-          label="Unsubscribed"
-          total={stats.tracking.unsubscribed}
-          percent={stats.percentage.unsubscribed}
-          color="var(--mantine-color-gray-7)"
-        />
+        {TOTALS.map((total) => (
+          <Radial
+            key={total.key}
+            label={total.label}
+            total={stats.tracking[total.key]}
+            percent={stats.percentage[total.key]}
+            color={total.color}
+          />
+        ))}
       </SimpleGrid>
       <Text size="sm" c="dark.4" data-testid="dashboard-figures">
         {/* Recipients counted once per send: messages, not people (a list of 25 sent to twice is 50). */}

@@ -7,6 +7,7 @@ import {
   ZUpdateListRequest,
 } from '@sendwell/contracts';
 import { type FormEvent, type ReactNode, useState } from 'react';
+import type { z } from 'zod';
 import { firstIssueByField } from '../../app/forms';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
@@ -64,13 +65,23 @@ const ListFields = ({
   </>
 );
 
-const useFormState = (initial: TValues) => {
+type TSave<TRequest> = (request: TRequest, options: ReturnType<typeof saveOptions>) => void;
+
+const useFormState = (initial: TValues, onClose: () => void) => {
   const [values, setValues] = useState(initial);
   const [failure, setFailure] = useState<TFormFailure>(NO_FAILURE);
   return {
     values,
     failure,
-    setFailure,
+    /** Checks the request by its schema (each field's first problem beside it), then saves it. */
+    save: <TRequest,>(schema: z.ZodType<TRequest>, request: TRequest, save: TSave<TRequest>) => {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) {
+        setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
+        return;
+      }
+      save(request, saveOptions(onClose, setFailure));
+    },
     update: (patch: Partial<TValues>) => {
       setValues((current) => ({ ...current, ...patch }));
       setFailure((current) => ({
@@ -84,18 +95,13 @@ const useFormState = (initial: TValues) => {
 const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; onClose: () => void }) => {
   const create = useCreateList();
   const [accountId, setAccountId] = useState(() => defaultAccountOf(accounts)?.id ?? 0);
-  const form = useFormState({ alias: '', name: '', description: '' });
+  const form = useFormState({ alias: '', name: '', description: '' }, onClose);
   const account = accounts.find((candidate) => candidate.id === accountId);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const request = { accountId, ...form.values };
-    const parsed = ZCreateListRequest.safeParse(request);
-    if (!parsed.success) {
-      form.setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
-      return;
-    }
-    create.mutate(request, saveOptions(onClose, form.setFailure));
+    form.save(ZCreateListRequest, request, create.mutate);
   };
 
   return (
@@ -123,17 +129,12 @@ const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; on
 
 const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => void }) => {
   const update = useUpdateList(list.id);
-  const form = useFormState({ alias: list.alias, name: list.name, description: list.description });
+  const form = useFormState({ alias: list.alias, name: list.name, description: list.description }, onClose);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const request = { accountId: list.account_id, ...form.values, domain: list.domain };
-    const parsed = ZUpdateListRequest.safeParse(request);
-    if (!parsed.success) {
-      form.setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
-      return;
-    }
-    update.mutate(request, saveOptions(onClose, form.setFailure));
+    form.save(ZUpdateListRequest, request, update.mutate);
   };
 
   return (
