@@ -25,6 +25,7 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { ActionsHeader } from '../../components/ActionsHeader';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
@@ -109,9 +110,7 @@ const KeysTable = ({ keys }: { keys: TApiKey[] }) => {
             <Table.Th>Scopes</Table.Th>
             <Table.Th>Created</Table.Th>
             <Table.Th>Last used</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
+            <ActionsHeader />
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>

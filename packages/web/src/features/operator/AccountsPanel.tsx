@@ -1,4 +1,4 @@
-import { Button, NumberInput, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
+import { Button, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
 import {
   OPERATOR_DAILY_CAP_MAX,
   type TDailyCapChange,
@@ -9,6 +9,7 @@ import {
 import { useState } from 'react';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { ActionsHeader } from '../../components/ActionsHeader';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
 import { Loading } from '../../components/QueryStatus';
@@ -109,9 +110,7 @@ export const AccountsPanel = ({ user }: { user: TOperatorUser }) => {
               <Table.Th>Account</Table.Th>
               <Table.Th>Daily cap</Table.Th>
               <Table.Th ta="right">Sent, last 24 hours</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
+              <ActionsHeader />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>

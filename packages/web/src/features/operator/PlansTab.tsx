@@ -1,9 +1,10 @@
-import { Button, Checkbox, Group, Modal, NumberInput, Stack, Table, TextInput, VisuallyHidden } from '@mantine/core';
+import { Button, Checkbox, Group, Modal, NumberInput, Stack, Table, TextInput } from '@mantine/core';
 import { type TOperatorPlan, ZPlanInput } from '@sendwell/contracts';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { ActionsHeader } from '../../components/ActionsHeader';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
@@ -106,9 +107,7 @@ export const PlansTab = () => {
               <Table.Th ta="right">Trial</Table.Th>
               <Table.Th>Allows</Table.Th>
               <Table.Th ta="right">Users</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
+              <ActionsHeader />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>

@@ -2,7 +2,6 @@ import {
   Alert,
   Badge,
   Button,
-  Center,
   Code,
   Group,
   Loader,
@@ -24,8 +23,8 @@ import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { Fact } from '../../components/Fact';
 import { FormStack } from '../../components/FormStack';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { previewDocument } from '../send-email/send-email.preview';
 import { ScoreGauge } from './ScoreGauge';
 import { ENGINE_STATUS_LABELS, SpamReport } from './SpamReport';
@@ -115,14 +114,7 @@ export const SpamTestResultPage = () => {
           </>
         }
       />
-      {result.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading" />
-        </Center>
-      )}
-      {result.isError && (
-        <LoadFailedAlert title="This spam test could not be loaded" onRetry={() => void result.refetch()} />
-      )}
+      <QueryStatus query={result} label="Loading" failed="This spam test could not be loaded" py="xl" />
       {test && (
         <Stack gap="lg">
           {(test.status === 'waiting' || test.status === 'received') && <Waiting test={test} />}
