@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
 import { type THistoryRecord, withFallbacks } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -9,6 +9,7 @@ import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
 import { EmailAddress } from '../../components/EmailAddress';
+import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 import { useRetained } from '../lists/useRetained';
 import { PreSendChecklist } from '../send-email/PreSendChecklist';
@@ -209,11 +210,10 @@ export const HistoryPage = () => {
           renderExpanded={(send) => <SendStatistics send={send} />}
           toolbar={
             <Group gap="xs" align="flex-end">
-              <NativeSelect
-                size="xs"
+              <FilterSelect
                 label="Type"
                 value={type}
-                onChange={(event) => setType(event.currentTarget.value)}
+                onChange={setType}
                 data={[
                   { value: '', label: 'All' },
                   { value: '1', label: 'Standard' },

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, NativeSelect, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import {
   counted,
   DELIVERY_EVENT_TYPES,
@@ -19,6 +19,7 @@ import { ChartLegend, ValueAxis } from '../../components/ChartParts';
 import { axisTicks, shortDay } from '../../components/chartAxis';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { FilterSelect } from '../../components/FilterSelect';
 import { TableScroller } from '../../components/TableScroller';
 
 const dashboardKey = ['dashboard'] as const;
@@ -278,11 +279,10 @@ export const DeliveryDashboard = () => {
           searchable
           toolbar={
             <Group gap="xs" align="flex-end">
-              <NativeSelect
-                size="xs"
+              <FilterSelect
                 label="Event type"
                 value={eventType}
-                onChange={(event) => setEventType(event.currentTarget.value)}
+                onChange={setEventType}
                 data={[
                   { value: '', label: 'All events' },
                   ...DELIVERY_EVENT_TYPES.map((type) => ({ value: type, label: eventLabel(type) })),

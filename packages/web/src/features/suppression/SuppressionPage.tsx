@@ -17,6 +17,7 @@ import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
+import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 
 const LIST_URL = routeUrl(suppressionApi.list);
@@ -38,11 +39,10 @@ const Reclassify = ({ row }: { row: TSuppression }) => {
   });
   return (
     <Group gap="xs" align="flex-end">
-      <NativeSelect
-        size="xs"
+      <FilterSelect
         label="Reclassify as"
         value={type}
-        onChange={(event) => setType(event.currentTarget.value)}
+        onChange={setType}
         data={SUPPRESSION_TYPES.map((value) => ({ value, label: value }))}
       />
       <Button

@@ -5,7 +5,6 @@ import {
   Group,
   List,
   Modal,
-  NativeSelect,
   Paper,
   Progress,
   Stack,
@@ -38,6 +37,7 @@ import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
+import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { formatCount } from '../lists/lists.format';
@@ -154,11 +154,10 @@ const Results = ({ job }: { job: TVerifyJob }) => {
       searchable
       toolbar={
         <Group gap="xs">
-          <NativeSelect
-            size="xs"
+          <FilterSelect
             aria-label="Verdict"
             value={verdict}
-            onChange={(event) => setVerdict(event.currentTarget.value)}
+            onChange={setVerdict}
             data={[{ value: '', label: 'All verdicts' }, ...VERDICTS.map((value) => ({ value, label: value }))]}
           />
           <Button
