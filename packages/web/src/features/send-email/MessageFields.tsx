@@ -6,7 +6,7 @@ import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { showSuccess } from '../../app/toasts';
 import { LazyEmailEditor, type TEmailContent } from '../../components/email-editor/LazyEmailEditor';
 import { SaveTemplateModal } from './SaveTemplateModal';
-import { fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
+import { fieldId, type TFieldErrors, type TSendFormValues, textFieldProps } from './send-email.form';
 import { useDeleteTemplate } from './send-email.queries';
 import { TemplateGallery } from './TemplateGallery';
 
@@ -160,40 +160,20 @@ export const MessageFields = ({ values, errors, templates, onChange, isTest = fa
   return (
     <Stack gap="sm">
       <TemplatePicker value={values.template} templates={templates} onPick={pickTemplate} onDeleted={clearTemplate} />
-      <TextInput
-        id={fieldId('subject')}
-        label="Subject"
-        required
-        value={values.subject}
-        error={errors.subject}
-        onChange={(event) => onChange({ subject: event.currentTarget.value })}
-      />
+      <TextInput label="Subject" required {...textFieldProps('subject', values, errors, onChange)} />
       {!isTest && (
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
           <TextInput
-            id={fieldId('cc')}
             label="CC"
             placeholder="a@example.com, b@example.com"
-            value={values.cc}
-            error={errors.cc}
-            onChange={(event) => onChange({ cc: event.currentTarget.value })}
+            {...textFieldProps('cc', values, errors, onChange)}
           />
+          <TextInput label="BCC" placeholder="a@example.com" {...textFieldProps('bcc', values, errors, onChange)} />
           <TextInput
-            id={fieldId('bcc')}
-            label="BCC"
-            placeholder="a@example.com"
-            value={values.bcc}
-            error={errors.bcc}
-            onChange={(event) => onChange({ bcc: event.currentTarget.value })}
-          />
-          <TextInput
-            id={fieldId('reply')}
             label="Reply To"
             type="email"
             placeholder="replies@example.com"
-            value={values.reply}
-            error={errors.reply}
-            onChange={(event) => onChange({ reply: event.currentTarget.value })}
+            {...textFieldProps('reply', values, errors, onChange)}
           />
         </SimpleGrid>
       )}

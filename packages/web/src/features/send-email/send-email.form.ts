@@ -109,6 +109,27 @@ export const FIELD_ORDER: TSendField[] = [
 /** The id of each field's input, for focusing the first error. */
 export const fieldId = (field: TSendField) => `send-email-${field}`;
 
+/** The send form's fields that hold typed text, and are fields of the request too. */
+type TTextField = {
+  [K in keyof TSendFormValues & TSendField]: TSendFormValues[K] extends string ? K : never;
+}[keyof TSendFormValues & TSendField];
+
+/**
+ * A text input's props for one field of the send form: the id the first error is focused by,
+ * its value and message, and the change that clears the message.
+ */
+export const textFieldProps = <K extends TTextField>(
+  field: K,
+  values: Pick<TSendFormValues, K>,
+  errors: TFieldErrors,
+  onChange: (patch: Partial<TSendFormValues>) => void,
+) => ({
+  id: fieldId(field),
+  value: values[field],
+  error: errors[field],
+  onChange: (event: { currentTarget: { value: string } }) => onChange({ [field]: event.currentTarget.value }),
+});
+
 const SLOT_LABELS = new Map(deliverySlots().map((slot) => [slot.value, slot.label]));
 
 /**
