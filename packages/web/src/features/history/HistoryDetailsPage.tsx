@@ -22,6 +22,7 @@ import { isSendActive, useSendProgress } from '../send-email/send-email.queries'
 import { AbTestResult } from './AbTestResult';
 import { EngagementResend } from './EngagementResend';
 import { exportUrl, historyKeys, useLiveHistory } from './history.queries';
+import { RepeatBadge } from './RepeatBadge';
 import { SendFigures } from './SendFigures';
 
 const EVENT_COLORS: Record<string, string> = {
@@ -58,11 +59,7 @@ export const HistoryDetailsPage = () => {
           <Badge variant="light" color={EVENT_COLORS[row.event_type] ?? 'gray'}>
             {eventLabel(row.event_type)}
           </Badge>
-          {!row.is_first && (
-            <Badge variant="outline" color="gray" title="A repeat: the recipient is counted once">
-              again
-            </Badge>
-          )}
+          {!row.is_first && <RepeatBadge />}
         </Group>
       ),
     },

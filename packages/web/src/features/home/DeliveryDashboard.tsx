@@ -21,6 +21,7 @@ import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { FilterSelect } from '../../components/FilterSelect';
 import { TableScroller } from '../../components/TableScroller';
+import { RepeatBadge } from '../history/RepeatBadge';
 
 const dashboardKey = ['dashboard'] as const;
 const EVENTS_URL = routeUrl(dashboardApi.events);
@@ -201,11 +202,7 @@ export const DeliveryDashboard = () => {
               {event.event_type === 'failed' ? (event.severity === 'permanent' ? 'hard' : 'soft') : event.severity}
             </Badge>
           )}
-          {!event.is_first && (
-            <Badge variant="outline" color="gray" title="A repeat: the recipient is counted once">
-              again
-            </Badge>
-          )}
+          {!event.is_first && <RepeatBadge />}
         </Group>
       ),
     },

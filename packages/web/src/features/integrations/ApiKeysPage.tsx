@@ -5,7 +5,6 @@ import {
   Checkbox,
   Code,
   Group,
-  Loader,
   Stack,
   Table,
   Text,
@@ -27,8 +26,8 @@ import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { ActionsHeader } from '../../components/ActionsHeader';
 import { FormStack } from '../../components/FormStack';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './integrations.queries';
@@ -176,10 +175,8 @@ export const ApiKeysPage = () => {
       )}
       <CreateKeyForm onCreated={setCreated} />
       <SettingsSection title="Your keys">
-        {keys.isPending ? (
-          <Loader aria-label="Loading API keys" />
-        ) : keys.isError ? (
-          <LoadFailedAlert title="Your API keys could not be loaded." onRetry={() => void keys.refetch()} />
+        {keys.isPending || keys.isError ? (
+          <QueryStatus query={keys} label="Loading API keys" failed="Your API keys could not be loaded." />
         ) : (
           <KeysTable keys={keys.data} />
         )}

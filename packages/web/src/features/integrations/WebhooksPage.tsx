@@ -35,6 +35,7 @@ import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import {
@@ -319,10 +320,8 @@ export const WebhooksPage = () => {
       <Title order={2} fz="lg">
         Your webhooks
       </Title>
-      {webhooks.isPending ? (
-        <Loader aria-label="Loading webhooks" />
-      ) : webhooks.isError ? (
-        <LoadFailedAlert title="Your webhooks could not be loaded." onRetry={() => void webhooks.refetch()} />
+      {webhooks.isPending || webhooks.isError ? (
+        <QueryStatus query={webhooks} label="Loading webhooks" failed="Your webhooks could not be loaded." />
       ) : webhooks.data.length === 0 ? (
         <Text c="dimmed">No webhooks yet.</Text>
       ) : (
