@@ -3,9 +3,9 @@ import { ZNewPassword } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
-import { useAutofocus } from '../../app/forms';
+import { checkPasswordConfirmation, useAutofocus } from '../../app/forms';
 import { showSuccess } from '../../app/toasts';
-import { type TFormErrors, useZodForm } from '../../app/useZodForm';
+import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { BackToSignIn, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
@@ -14,12 +14,6 @@ import { useResetPassword } from './auth.queries';
 /** The same rules the server applies (trimmed, at least 6 characters), checked before the round trip. */
 const ZNewPasswordForm = z.object({ password: ZNewPassword, confirmation: z.string() });
 
-/** The confirmation is compared once the password itself passes. */
-const checkConfirmation = (values: z.input<typeof ZNewPasswordForm>, errors: TFormErrors): TFormErrors =>
-  !errors.password && values.password.trim() !== values.confirmation.trim()
-    ? { confirmation: 'The passwords do not match.' }
-    : {};
-
 export const ResetPasswordPage = () => {
   const { token = '' } = useParams();
   const navigate = useNavigate();
@@ -27,7 +21,7 @@ export const ResetPasswordPage = () => {
   const passwordRef = useAutofocus<HTMLInputElement>();
   const form = useZodForm(ZNewPasswordForm, {
     initialValues: { password: '', confirmation: '' },
-    validate: checkConfirmation,
+    validate: checkPasswordConfirmation,
     // The password goes as typed; the server trims it by the same rule.
     onSubmit: (_request, { values, fail }) =>
       resetPassword.mutate(

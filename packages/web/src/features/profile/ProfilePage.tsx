@@ -3,8 +3,9 @@ import { modals } from '@mantine/modals';
 import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProfileName } from '@sendwell/contracts';
 import { IconClock, IconDeviceDesktopOff, IconKey, IconMail, IconUser } from '@tabler/icons-react';
 import { z } from 'zod';
+import { checkPasswordConfirmation } from '../../app/forms';
 import { showSuccess } from '../../app/toasts';
-import { type TFormErrors, useZodForm } from '../../app/useZodForm';
+import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
 import { PasswordField } from '../../components/PasswordField';
@@ -145,10 +146,7 @@ const PasswordForm = () => {
   const change = useChangePassword();
   const form = useZodForm(ZPasswordForm, {
     initialValues: { current_password: '', password: '', confirmation: '' },
-    validate: (values, errors): TFormErrors =>
-      !errors.password && values.password.trim() !== values.confirmation.trim()
-        ? { confirmation: 'The passwords do not match.' }
-        : {},
+    validate: checkPasswordConfirmation,
     onSubmit: (_request, { values, fail }) =>
       change.mutate(
         { current_password: values.current_password, password: values.password },
