@@ -1,4 +1,5 @@
 import { Group, Text } from '@mantine/core';
+import { shortDay } from './chartAxis';
 
 /** The colour key above a chart; the chart's own name and table carry the figures, so it is hidden from screen readers. */
 export const ChartLegend = ({ series }: { series: readonly { label: string; color: string }[] }) => (
@@ -32,3 +33,40 @@ export const ValueAxis = ({ ticks, y, left, right }: TValueAxisProps) =>
       </text>
     </g>
   ));
+
+type TDayAxisProps = {
+  /** YYYY-MM-DD, one a point. */
+  days: string[];
+  x: (index: number) => number;
+  /** The labels' baseline in the SVG. */
+  y: number;
+  /** Which days are labelled: every fifth by default. */
+  isLabelled?: (index: number) => boolean;
+};
+
+/** The day labels under a chart's plot (MM/DD). */
+export const DayAxis = ({ days, x, y, isLabelled = (index) => index % 5 === 0 }: TDayAxisProps) =>
+  days.map((day, index) =>
+    isLabelled(index) ? (
+      <text key={day} x={x(index)} y={y} fontSize="10" textAnchor="middle" fill="var(--mantine-color-gray-8)">
+        {shortDay(day)}
+      </text>
+    ) : null,
+  );
+
+type TSeriesLineProps = {
+  values: readonly number[];
+  color: string;
+  x: (index: number) => number;
+  y: (value: number) => number;
+};
+
+/** One series of a chart as a line across its plot. */
+export const SeriesLine = ({ values, color, x, y }: TSeriesLineProps) => (
+  <polyline
+    fill="none"
+    stroke={color}
+    strokeWidth={2}
+    points={values.map((value, index) => `${x(index)},${y(value)}`).join(' ')}
+  />
+);

@@ -1,6 +1,6 @@
 import { Table, VisuallyHidden } from '@mantine/core';
-import { ChartLegend, ValueAxis } from './ChartParts';
-import { axisTicks, shortDay } from './chartAxis';
+import { ChartLegend, DayAxis, SeriesLine, ValueAxis } from './ChartParts';
+import { axisTicks } from './chartAxis';
 
 export type TSeries = { label: string; color: string; values: number[] };
 
@@ -21,28 +21,9 @@ export const LineChart = ({ title, days, series }: { title: string; days: string
       <ChartLegend series={series} />
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={`${title}: ${totals.join(', ')}.`}>
         <ValueAxis ticks={ticks} y={y} left={pad.left} right={width - pad.right} />
-        {days.map((day, index) =>
-          index % 5 === 0 ? (
-            <text
-              key={day}
-              x={x(index)}
-              y={height - 6}
-              fontSize="10"
-              textAnchor="middle"
-              fill="var(--mantine-color-gray-8)"
-            >
-              {shortDay(day)}
-            </text>
-          ) : null,
-        )}
+        <DayAxis days={days} x={x} y={height - 6} />
         {series.map((one) => (
-          <polyline
-            key={one.label}
-            fill="none"
-            stroke={one.color}
-            strokeWidth={2}
-            points={one.values.map((value, index) => `${x(index)},${y(value)}`).join(' ')}
-          />
+          <SeriesLine key={one.label} values={one.values} color={one.color} x={x} y={y} />
         ))}
       </svg>
       <VisuallyHidden>

@@ -15,7 +15,7 @@ import { useState } from 'react';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
-import { ChartLegend, ValueAxis } from '../../components/ChartParts';
+import { ChartLegend, DayAxis, SeriesLine, ValueAxis } from '../../components/ChartParts';
 import { axisTicks, shortDay } from '../../components/chartAxis';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
@@ -71,30 +71,14 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
           {`Messages per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
         </title>
         <ValueAxis ticks={ticks} y={y} left={pad.left} right={width - pad.right} />
-        {chart.map((row, index) =>
-          index % 5 === 0 || index === chart.length - 1 ? (
-            <text
-              key={row.time}
-              x={x(index)}
-              y={height - 6}
-              fontSize="10"
-              textAnchor="middle"
-              fill="var(--mantine-color-gray-8)"
-            >
-              {shortDay(row.time)}
-            </text>
-          ) : null,
-        )}
+        <DayAxis
+          days={chart.map((row) => row.time)}
+          x={x}
+          y={height - 6}
+          isLabelled={(index) => index % 5 === 0 || index === chart.length - 1}
+        />
         {SERIES.map((series) => (
-          <polyline
-            key={series.key}
-            fill="none"
-            stroke={series.color}
-            strokeWidth={2}
-            points={values(series.key)
-              .map((value, index) => `${x(index)},${y(value)}`)
-              .join(' ')}
-          />
+          <SeriesLine key={series.key} values={values(series.key)} color={series.color} x={x} y={y} />
         ))}
       </svg>
     </Card>
