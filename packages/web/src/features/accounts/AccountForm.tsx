@@ -57,7 +57,7 @@ const SMTP_FIELDS = ['driver', 'username', 'password', 'host', 'port', 'encrypti
 
 /** The form's fields that hold typed text. */
 type TTextField = {
-  [K in keyof TAccountFormValues]: TAccountFormValues[K] extends string ? K : never;
+  [K in keyof TAccountFormValues]: string extends TAccountFormValues[K] ? K : never;
 }[keyof TAccountFormValues];
 
 const pickFields = (errors: Record<string, string>, fields: string[]): Record<string, string> =>
