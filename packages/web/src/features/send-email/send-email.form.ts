@@ -111,7 +111,7 @@ export const fieldId = (field: TSendField) => `send-email-${field}`;
 
 /** The send form's fields that hold typed text, and are fields of the request too. */
 type TTextField = {
-  [K in keyof TSendFormValues & TSendField]: TSendFormValues[K] extends string ? K : never;
+  [K in keyof TSendFormValues & TSendField]: string extends TSendFormValues[K] ? K : never;
 }[keyof TSendFormValues & TSendField];
 
 /**
