@@ -2,15 +2,13 @@ import { Anchor, Button, Group, Loader, Paper, Radio, SimpleGrid, Stack, Text, T
 import type { TBillingOptions } from '@sendwell/contracts';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { ApiError } from '../../app/api';
-import { firstFieldMessages, showError } from '../../app/errors';
 import { showSuccess } from '../../app/toasts';
 import { FormError } from '../../components/FormError';
 import { formatCredits } from '../credits/credits.format';
 import { formatPrice } from './billing.format';
 import { useBuyCredits } from './billing.queries';
 import { CardField } from './CardField';
-import { useCardToken } from './useCardToken';
+import { showPaymentFailure, useCardToken } from './useCardToken';
 
 type TProps = {
   publishableKey: string | null;
@@ -54,16 +52,7 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
           clear();
           setCredits(null);
         },
-        onError: (error) => {
-          if (error instanceof ApiError && error.status === 402) {
-            if (needsCard) setCardError(error.message);
-            else setRefusal(error.message);
-          } else if (error instanceof ApiError && (error.status === 422 || error.status === 429)) {
-            setRefusal(firstFieldMessages(error.body.errors)[0] ?? error.message);
-          } else {
-            showError(error);
-          }
-        },
+        onError: (error) => showPaymentFailure(error, { isCardAsked: needsCard, setCardError, setRefusal }),
       },
     );
   };

@@ -1,14 +1,12 @@
 import { Button, Modal, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import { ApiError } from '../../app/api';
-import { firstFieldMessages, showError } from '../../app/errors';
 import { showSuccess } from '../../app/toasts';
 import { DialogActions } from '../../components/DialogActions';
 import { FormError } from '../../components/FormError';
 import { formatPlanPrice, planChange } from './billing.format';
 import { type TPlan, useChangePlan } from './billing.queries';
 import { CardField } from './CardField';
-import { useCardToken } from './useCardToken';
+import { showPaymentFailure, useCardToken } from './useCardToken';
 
 type TProps = {
   /** The plan to move to; the dialog is open while there is one. */
@@ -53,18 +51,7 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
           showSuccess(message, null);
           onClose();
         },
-        onError: (error) => {
-          if (error instanceof ApiError && error.status === 402) {
-            if (needsCard) setCardError(error.message);
-            else setRefusal(error.message);
-          } else if (error instanceof ApiError && error.status === 422) {
-            setRefusal(firstFieldMessages(error.body.errors)[0] ?? error.message);
-          } else if (error instanceof ApiError && error.status === 429) {
-            setRefusal(error.message);
-          } else {
-            showError(error);
-          }
-        },
+        onError: (error) => showPaymentFailure(error, { isCardAsked: needsCard, setCardError, setRefusal }),
       },
     );
   };

@@ -1,5 +1,7 @@
 import { REGISTRATION_MESSAGES } from '@sendwell/contracts';
 import { useRef, useState } from 'react';
+import { ApiError } from '../../app/api';
+import { firstFieldMessages, showError } from '../../app/errors';
 import type { TCardFieldHandle } from './CardField';
 
 /**
@@ -60,4 +62,31 @@ export const useCardToken = () => {
     setIsCardComplete,
     createToken,
   };
+};
+
+/**
+ * Where a refused payment is shown: a declined card (402) beside the card field when one was
+ * asked for, above the form otherwise; a refused request (422, 429) above the form; anything
+ * else in the error dialog.
+ */
+export const showPaymentFailure = (
+  error: unknown,
+  {
+    isCardAsked,
+    setCardError,
+    setRefusal,
+  }: {
+    isCardAsked: boolean;
+    setCardError: (message: string) => void;
+    setRefusal: (message: string) => void;
+  },
+) => {
+  if (error instanceof ApiError && error.status === 402) {
+    if (isCardAsked) setCardError(error.message);
+    else setRefusal(error.message);
+  } else if (error instanceof ApiError && (error.status === 422 || error.status === 429)) {
+    setRefusal(firstFieldMessages(error.body.errors)[0] ?? error.message);
+  } else {
+    showError(error);
+  }
 };
