@@ -21,9 +21,7 @@ export const openSuccessDialog = (
   modals.open({
     modalId,
     title,
-    centered: true,
     onClose,
-    closeButtonProps: { 'aria-label': 'Close' },
     children: (
       <Stack>
         <Text size="sm" data-testid="success-message">
@@ -55,8 +53,6 @@ export const openLimitDialog = (dialog: TLimitDialog) => {
   modals.open({
     modalId,
     title: dialog.title,
-    centered: true,
-    closeButtonProps: { 'aria-label': 'Close' },
     children: (
       <Stack>
         <Alert color="orange" variant="light" data-testid="limit-message">

@@ -69,7 +69,6 @@ export const openErrorDialog = (message: string): void => {
   modals.open({
     modalId,
     title: 'Error!',
-    centered: true,
     onClose: () => openDialogs.delete(message),
     children: <ErrorDialogBody message={message} onClose={() => modals.close(modalId)} />,
   });

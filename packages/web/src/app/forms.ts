@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import type { TFormErrors } from './useZodForm';
 
 type TIssue = { path: readonly PropertyKey[]; message: string };
 
@@ -27,3 +28,15 @@ export const useAutofocus = <T extends HTMLElement>() => {
   }, []);
   return ref;
 };
+
+/**
+ * A new password's confirmation (reset password, profile), compared once the password itself
+ * passes, both trimmed as the server trims them.
+ */
+export const checkPasswordConfirmation = (
+  values: { password: string; confirmation: string },
+  errors: TFormErrors,
+): TFormErrors =>
+  !errors.password && values.password.trim() !== values.confirmation.trim()
+    ? { confirmation: 'The passwords do not match.' }
+    : {};

@@ -51,9 +51,13 @@ export const theme = createTheme({
         label: { overflow: 'visible', textOverflow: 'clip' },
       },
     }),
-    // A modal's title that names an address ("Import members into newsletter@…") wraps rather
-    // than pushing the × past a phone's screen.
-    Modal: Modal.extend({ styles: { title: { minWidth: 0, overflowWrap: 'anywhere' } } }),
+    // Dialogs open in the middle of the screen (MediaPicker's tall library opts out). A modal's
+    // title that names an address ("Import members into newsletter@…") wraps rather than pushing
+    // the × past a phone's screen; the × is named by CloseButton below.
+    Modal: Modal.extend({
+      defaultProps: { centered: true },
+      styles: { title: { minWidth: 0, overflowWrap: 'anywhere' } },
+    }),
     // The × of modals, toasts and alerts is an icon: give it a name (axe button-name).
     // (Typed without DOM attributes, which it passes on to its button.)
     CloseButton: CloseButton.extend({ defaultProps: { 'aria-label': 'Close' } as Partial<CloseButtonProps> }),

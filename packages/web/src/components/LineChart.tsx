@@ -1,10 +1,8 @@
-import { Group, Table, Text, VisuallyHidden } from '@mantine/core';
+import { Table, VisuallyHidden } from '@mantine/core';
+import { ChartLegend, DayAxis, SeriesLine, ValueAxis } from './ChartParts';
 import { axisTicks } from './chartAxis';
 
 export type TSeries = { label: string; color: string; values: number[] };
-
-/** MM/DD from YYYY-MM-DD, for axis labels. */
-const shortDay = (day: string) => `${day.slice(5, 7)}/${day.slice(8, 10)}`;
 
 /**
  * A small line chart (SVG) of daily series, its figures also in a visually hidden table for
@@ -20,45 +18,12 @@ export const LineChart = ({ title, days, series }: { title: string; days: string
   const totals = series.map((one) => `${one.values.reduce((sum, value) => sum + value, 0)} ${one.label.toLowerCase()}`);
   return (
     <>
-      <Group gap="md" mb={4} aria-hidden>
-        {series.map((one) => (
-          <Group key={one.label} gap={4}>
-            <span style={{ width: 12, height: 3, background: one.color, display: 'inline-block' }} />
-            <Text size="xs">{one.label}</Text>
-          </Group>
-        ))}
-      </Group>
+      <ChartLegend series={series} />
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={`${title}: ${totals.join(', ')}.`}>
-        {ticks.map((tick) => (
-          <g key={tick}>
-            <line x1={pad.left} x2={width - pad.right} y1={y(tick)} y2={y(tick)} stroke="var(--mantine-color-gray-3)" />
-            <text x={pad.left - 4} y={y(tick) + 4} fontSize="10" textAnchor="end" fill="var(--mantine-color-gray-8)">
-              {tick.toLocaleString('en-US')}
-            </text>
-          </g>
-        ))}
-        {days.map((day, index) =>
-          index % 5 === 0 ? (
-            <text
-              key={day}
-              x={x(index)}
-              y={height - 6}
-              fontSize="10"
-              textAnchor="middle"
-              fill="var(--mantine-color-gray-8)"
-            >
-              {shortDay(day)}
-            </text>
-          ) : null,
-        )}
+        <ValueAxis ticks={ticks} y={y} left={pad.left} right={width - pad.right} />
+        <DayAxis days={days} x={x} y={height - 6} />
         {series.map((one) => (
-          <polyline
-            key={one.label}
-            fill="none"
-            stroke={one.color}
-            strokeWidth={2}
-            points={one.values.map((value, index) => `${x(index)},${y(value)}`).join(' ')}
-          />
+          <SeriesLine key={one.label} values={one.values} color={one.color} x={x} y={y} />
         ))}
       </svg>
       <VisuallyHidden>

@@ -15,6 +15,16 @@ type TProps = {
   minHeight?: number;
 };
 
+/** Bold, italic, underline, strike: the inline styles every rich-text toolbar here starts with. */
+export const TextStyleControls = () => (
+  <RichTextEditor.ControlsGroup>
+    <RichTextEditor.Bold />
+    <RichTextEditor.Italic />
+    <RichTextEditor.Underline />
+    <RichTextEditor.Strikethrough />
+  </RichTextEditor.ControlsGroup>
+);
+
 /**
  * A rich-text field (drip bodies, signatures): tiptap through Mantine's editor, HTML in and
  * out. The toolbar is a row of labelled buttons; the editable area is named by the label.
@@ -53,12 +63,7 @@ export const RichText = ({ label, value, onChange, error, required, onReady, min
     >
       <RichTextEditor editor={editor} style={{ borderColor: error ? 'var(--mantine-color-error)' : undefined }}>
         <RichTextEditor.Toolbar>
-          <RichTextEditor.ControlsGroup>
-            <RichTextEditor.Bold />
-            <RichTextEditor.Italic />
-            <RichTextEditor.Underline />
-            <RichTextEditor.Strikethrough />
-          </RichTextEditor.ControlsGroup>
+          <TextStyleControls />
           <RichTextEditor.ControlsGroup>
             <RichTextEditor.H2 />
             <RichTextEditor.H3 />

@@ -14,3 +14,6 @@ export const axisTicks = (largest: number): { top: number; ticks: number[] } => 
   for (let tick = 0; tick <= top; tick += step) ticks.push(tick);
   return { top, ticks };
 };
+
+/** MM/DD from YYYY-MM-DD, for a chart's day labels. */
+export const shortDay = (day: string) => `${day.slice(5, 7)}/${day.slice(8, 10)}`;

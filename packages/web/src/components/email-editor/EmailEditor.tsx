@@ -244,7 +244,6 @@ export const EmailEditor = ({
       }
       modals.openConfirmModal({
         title: 'Your HTML changes cannot all be shown in Visual mode',
-        centered: true,
         children: (
           <Text size="sm">
             {result.reason === 'frame-changed'
@@ -269,7 +268,6 @@ export const EmailEditor = ({
     // HTML written by hand, with no design behind it.
     modals.openConfirmModal({
       title: 'Switch this message to Visual mode?',
-      centered: true,
       children: (
         <Text size="sm">
           This message was written in HTML. In Visual mode it becomes one HTML block, exactly as written, that you can
@@ -306,7 +304,6 @@ export const EmailEditor = ({
       else
         modals.openConfirmModal({
           title: 'Replace your message?',
-          centered: true,
           children: (
             <Text size="sm">
               The file “{file.name}” replaces the message you have written. Undo cannot bring it back.

@@ -76,13 +76,7 @@ export const MediaPicker = ({
   };
 
   return (
-    <Modal
-      opened={opened}
-      onClose={onClose}
-      title="Choose an image"
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={opened} onClose={onClose} title="Choose an image" size="lg" centered={false}>
       <Stack>
         <Group justify="space-between">
           <Text size="sm" c="dimmed">

@@ -1,16 +1,9 @@
-import { Badge, Group, List, Paper, Text, ThemeIcon } from '@mantine/core';
+import { Badge, Group, List, Paper, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { preSendApi, type TEmailDocument, type TPreSendItem, worstStatus } from '@sendwell/contracts';
-import { IconAlertTriangle, IconCheck, IconInfoCircle, IconX } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
-
-const LOOK: Record<TPreSendItem['status'], { color: string; label: string; icon: typeof IconCheck }> = {
-  pass: { color: 'green', label: 'Good', icon: IconCheck },
-  info: { color: 'blue', label: 'Note', icon: IconInfoCircle },
-  warn: { color: 'yellow', label: 'Check', icon: IconAlertTriangle },
-  fail: { color: 'red', label: 'Problem', icon: IconX },
-};
+import { CHECK_LOOK, CheckItem } from '../CheckItem';
 
 /** How long the message must rest before it is checked again. */
 const CHECK_PAUSE_MS = 1200;
@@ -89,7 +82,7 @@ export const MessageChecks = ({
         <Text size="sm" fw={600}>
           Message checks
         </Text>
-        <Badge color={LOOK[worst].color} variant="light" tt="none">
+        <Badge color={CHECK_LOOK[worst].color} variant="light" tt="none">
           {server.data
             ? `Content ${server.data.messageScore} of 10`
             : server.isFetching
@@ -103,31 +96,9 @@ export const MessageChecks = ({
         </Text>
       ) : (
         <List spacing={6} size="sm" listStyleType="none">
-          {shown.map((item) => {
-            const { color, icon: Icon, label } = LOOK[item.status];
-            return (
-              <List.Item
-                key={item.id}
-                icon={
-                  <ThemeIcon color={color} variant="light" size="sm" radius="xl" role="img" aria-label={label}>
-                    <Icon size={14} aria-hidden />
-                  </ThemeIcon>
-                }
-              >
-                <Text size="sm" fw={500} component="span">
-                  {item.title}
-                </Text>
-                <Text size="xs" style={{ overflowWrap: 'anywhere' }}>
-                  {item.detail}
-                </Text>
-                {item.advice && (
-                  <Text size="xs" c="dark.4">
-                    What to do: {item.advice}
-                  </Text>
-                )}
-              </List.Item>
-            );
-          })}
+          {shown.map((item) => (
+            <CheckItem key={item.id} item={item} size="xs" />
+          ))}
         </List>
       )}
     </Paper>

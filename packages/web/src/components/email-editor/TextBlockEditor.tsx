@@ -4,6 +4,7 @@ import { Color, TextStyle } from '@tiptap/extension-text-style';
 import { useEditor } from '@tiptap/react';
 import StarterKit from '@tiptap/starter-kit';
 import { useEffect } from 'react';
+import { TextStyleControls } from '../RichText';
 import './email-editor.css';
 
 type TProps = {
@@ -47,12 +48,7 @@ export const TextBlockEditor = ({ html, label, onChange, onFocusInsert }: TProps
   return (
     <RichTextEditor editor={editor} className="sw-text-editor">
       <RichTextEditor.Toolbar>
-        <RichTextEditor.ControlsGroup>
-          <RichTextEditor.Bold />
-          <RichTextEditor.Italic />
-          <RichTextEditor.Underline />
-          <RichTextEditor.Strikethrough />
-        </RichTextEditor.ControlsGroup>
+        <TextStyleControls />
         <RichTextEditor.ControlsGroup>
           <RichTextEditor.BulletList />
           <RichTextEditor.OrderedList />

@@ -14,7 +14,6 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   ACCOUNT_MESSAGES,
   accountsApi,
@@ -32,6 +31,7 @@ import { Link } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField, useAutofocus } from '../../app/forms';
+import { showSuccess } from '../../app/toasts';
 import { PasswordField } from '../../components/PasswordField';
 import {
   asksMailPerDay,
@@ -54,6 +54,11 @@ import { GmailHelpModal } from './GmailHelpModal';
 
 /** Fields a Test SMTP checks; a problem elsewhere (the name) does not stop a test. */
 const SMTP_FIELDS = ['driver', 'username', 'password', 'host', 'port', 'encryption', 'fromAddress'];
+
+/** The form's fields that hold typed text. */
+type TTextField = {
+  [K in keyof TAccountFormValues]: string extends TAccountFormValues[K] ? K : never;
+}[keyof TAccountFormValues];
 
 const pickFields = (errors: Record<string, string>, fields: string[]): Record<string, string> =>
   Object.fromEntries(Object.entries(errors).filter(([field]) => fields.includes(field)));
@@ -139,6 +144,12 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
     setValues((current) => ({ ...current, ...patch }));
     setErrors((current) => withoutFields(current, Object.keys(patch)));
   };
+  /** A text input's value, message and change (which clears the message) for one field. */
+  const textProps = (field: TTextField) => ({
+    value: values[field],
+    error: errors[field],
+    onChange: (event: { currentTarget: { value: string } }) => update({ [field]: event.currentTarget.value }),
+  });
 
   const changeProvider = (provider: TAccountProvider) => {
     setValues((current) => chooseProvider(current, provider, context));
@@ -230,7 +241,7 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
     if (!parsed.success || Object.keys(issues).length > 0) return;
     save.mutate(parsed.data, {
       onSuccess: ({ message, data }) => {
-        notifications.show({ color: 'green', message, position: 'top-center' });
+        showSuccess(message, null);
         onSaved(data);
       },
       onError: failSave,
@@ -255,9 +266,7 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
           label="Account Name"
           description="Your name for this account, shown when you choose where to send from."
           inputWrapperOrder={['label', 'input', 'description', 'error']}
-          value={values.name}
-          error={errors.name}
-          onChange={(event) => update({ name: event.currentTarget.value })}
+          {...textProps('name')}
         />
         <Stack gap={4}>
           <Text size="sm" fw={500} id={providerLabelId}>
@@ -306,18 +315,14 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
               label="Domain"
               description="Your sending domain as Mailgun lists it, for example mg.example.com."
               inputWrapperOrder={['label', 'input', 'description', 'error']}
-              value={values.domain}
-              error={errors.domain}
-              onChange={(event) => update({ domain: event.currentTarget.value })}
+              {...textProps('domain')}
             />
             <PasswordField
               label="API key"
               autoComplete="off"
               placeholder={storedApiKey ?? undefined}
               description={storedApiKey ? 'Leave empty to keep the current key.' : undefined}
-              value={values.apiKey}
-              error={errors.apiKey}
-              onChange={(event) => update({ apiKey: event.currentTarget.value })}
+              {...textProps('apiKey')}
             />
             <PasswordField
               label="Webhook signing key"
@@ -351,21 +356,12 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
         ) : values.provider === 'google' ? (
           <>
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput
-                label="Gmail address"
-                type="email"
-                autoComplete="off"
-                value={values.username}
-                error={errors.username}
-                onChange={(event) => update({ username: event.currentTarget.value })}
-              />
+              <TextInput label="Gmail address" type="email" autoComplete="off" {...textProps('username')} />
               <PasswordField
                 label="App password"
                 autoComplete="off"
                 placeholder={storedPasswordOf ? 'Leave empty to keep the stored one' : undefined}
-                value={values.password}
-                error={errors.password}
-                onChange={(event) => update({ password: event.currentTarget.value })}
+                {...textProps('password')}
               />
             </SimpleGrid>
             <Group gap="lg">
@@ -391,31 +387,20 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
                 </Alert>
               )}
               <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                <TextInput
-                  label="Username"
-                  autoComplete="off"
-                  disabled={isTestInbox}
-                  value={values.username}
-                  error={errors.username}
-                  onChange={(event) => update({ username: event.currentTarget.value })}
-                />
+                <TextInput label="Username" autoComplete="off" disabled={isTestInbox} {...textProps('username')} />
                 <PasswordField
                   label="Password"
                   autoComplete="off"
                   disabled={isTestInbox}
                   placeholder={storedPasswordOf ? 'Leave empty to keep the stored one' : undefined}
-                  value={values.password}
-                  error={errors.password}
-                  onChange={(event) => update({ password: event.currentTarget.value })}
+                  {...textProps('password')}
                 />
                 <TextInput
                   label="Host"
                   description={isTestInbox ? undefined : 'Your provider’s SMTP server, for example smtp.example.com.'}
                   inputWrapperOrder={['label', 'input', 'description', 'error']}
                   disabled={isTestInbox}
-                  value={values.host}
-                  error={errors.host}
-                  onChange={(event) => update({ host: event.currentTarget.value })}
+                  {...textProps('host')}
                 />
                 <Group grow align="flex-start" gap="sm">
                   <NumberInput
@@ -453,18 +438,14 @@ export const AccountForm = ({ account, providers, preset, isFirstAccount, onSave
                       : 'Optional: the address messages come from.'
                   }
                   inputWrapperOrder={['label', 'input', 'description', 'error']}
-                  value={values.fromAddress}
-                  error={errors.fromAddress}
-                  onChange={(event) => update({ fromAddress: event.currentTarget.value })}
+                  {...textProps('fromAddress')}
                 />
                 {values.provider === 'smtp' && !isTestInbox && (
                   <TextInput
                     label="DKIM selector"
                     description="Optional: the part before ._domainkey in your provider's DKIM record. The check before each send looks its key up."
                     inputWrapperOrder={['label', 'input', 'description', 'error']}
-                    value={values.dkimSelector}
-                    error={errors.dkimSelector}
-                    onChange={(event) => update({ dkimSelector: event.currentTarget.value })}
+                    {...textProps('dkimSelector')}
                   />
                 )}
                 {service && asksMailPerDay(service) && (

@@ -3,10 +3,8 @@ import {
   Alert,
   Badge,
   Button,
-  Center,
   Code,
   Group,
-  Loader,
   Modal,
   Paper,
   SimpleGrid,
@@ -19,8 +17,12 @@ import type { TAccountProviders, TSendingAccount } from '@sendwell/contracts';
 import { IconAlertCircle, IconInbox, IconPlus, IconServer } from '@tabler/icons-react';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { showSuccess } from '../../app/toasts';
+import { DialogActions } from '../../components/DialogActions';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { AccountForm } from './AccountForm';
 import { isTestInboxDriver, PROVIDER_LABELS, smtpServiceOptions } from './accounts.form';
 import { useAccountProviders, useAccounts, useDeleteAccount } from './accounts.queries';
@@ -78,31 +80,22 @@ const DeleteAccountModal = ({ account, onClose }: { account: TSendingAccount | n
     if (!account) return;
     deleteAccount.mutate(account.id, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', message, position: 'top-center' });
+        showSuccess(message, null);
         onClose();
       },
     });
   };
   return (
-    <Modal
-      opened={account !== null}
-      onClose={onClose}
-      title="Delete sending account?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={account !== null} onClose={onClose} title="Delete sending account?">
       <Stack>
         <Text>
           <strong>{account?.name}</strong> and its stored credentials will be deleted. Sending through it stops.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={deleteAccount.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={deleteAccount.isPending}>
           <Button color="red" loading={deleteAccount.isPending} onClick={confirm} data-testid="account-delete-confirm">
             Delete
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -206,24 +199,15 @@ export const AccountsPage = () => {
 
       {addForm}
 
-      {accounts.isPending ? (
-        <Center py="xl">
-          <Loader aria-label="Loading accounts" />
-        </Center>
-      ) : accounts.isError ? (
-        <LoadFailedAlert title="Your accounts could not be loaded" onRetry={() => void accounts.refetch()} />
+      {accounts.isPending || accounts.isError ? (
+        <QueryStatus query={accounts} label="Loading accounts" failed="Your accounts could not be loaded" py="xl" />
       ) : list.length === 0 ? (
         !isAddOpen && (
-          <Paper withBorder p="xl">
-            <Stack align="center" gap="sm" ta="center">
-              <IconServer size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
-              <Text fw={600}>You have no sending accounts yet.</Text>
-              <Text c="dimmed" maw={520}>
-                Connect a Mailgun, SMTP or Gmail account to start sending.
-                {providers.data?.testInbox &&
-                  ' Just trying Sendwell? The test inbox keeps every message on this server, where you can read it.'}
-              </Text>
-              {providers.data?.testInbox && (
+          <EmptyState
+            icon={IconServer}
+            title="You have no sending accounts yet."
+            action={
+              providers.data?.testInbox && (
                 <Button
                   size="md"
                   leftSection={<IconInbox size={18} />}
@@ -232,9 +216,13 @@ export const AccountsPage = () => {
                 >
                   Connect the test inbox
                 </Button>
-              )}
-            </Stack>
-          </Paper>
+              )
+            }
+          >
+            Connect a Mailgun, SMTP or Gmail account to start sending.
+            {providers.data?.testInbox &&
+              ' Just trying Sendwell? The test inbox keeps every message on this server, where you can read it.'}
+          </EmptyState>
         )
       ) : (
         <Accordion variant="separated" value={expanded} onChange={setExpanded}>

@@ -1,5 +1,4 @@
-import { Alert, Button, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Button, Group, NumberInput, Text, Title } from '@mantine/core';
 import {
   BREAKER_LIMITS,
   breakerRangeText,
@@ -7,8 +6,10 @@ import {
   type TSendingAccount,
   ZBreakerSettings,
 } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { useSaveBreakerLines } from './accounts.queries';
 
 /**
@@ -24,7 +25,7 @@ export const BreakerSettings = ({ account }: { account: TSendingAccount }) => {
     },
     onSubmit: (body, { fail }) =>
       save.mutate(body, {
-        onSuccess: ({ message }) => notifications.show({ color: 'green', message, position: 'top-center' }),
+        onSuccess: ({ message }) => showSuccess(message, null),
         onError: fail,
       }),
   });
@@ -52,37 +53,31 @@ export const BreakerSettings = ({ account }: { account: TSendingAccount }) => {
   });
   const headingId = `breaker-${account.id}`;
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={headingId}>
-      <Stack gap="xs">
-        <Title order={3} fz="md" id={headingId}>
-          Pause a send that hurts this sender
-        </Title>
-        <Text size="sm" c="dimmed">
-          After {CIRCUIT_BREAKER.minAttempts} messages, a send through this account pauses itself and tells you when
-          more of them bounce hard, or more recipients mark it as spam, than these limits. Gmail and Yahoo start
-          filtering a sender whose complaints pass 0.3 %.
-        </Text>
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
-        <Group align="flex-start" grow>
-          <NumberInput
-            label="Hard bounces above"
-            {...number('breakerBouncePercent', BREAKER_LIMITS.bouncePercent, 0.5)}
-          />
-          <NumberInput
-            label="Spam complaints above"
-            {...number('breakerComplaintPercent', BREAKER_LIMITS.complaintPercent, 0.01)}
-          />
-        </Group>
-        <Group justify="flex-end">
-          <Button type="submit" variant="default" loading={save.isPending}>
-            Save limits
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} gap="xs" aria-labelledby={headingId}>
+      <Title order={3} fz="md" id={headingId}>
+        Pause a send that hurts this sender
+      </Title>
+      <Text size="sm" c="dimmed">
+        After {CIRCUIT_BREAKER.minAttempts} messages, a send through this account pauses itself and tells you when more
+        of them bounce hard, or more recipients mark it as spam, than these limits. Gmail and Yahoo start filtering a
+        sender whose complaints pass 0.3 %.
+      </Text>
+      <FormError message={form.formError} />
+      <Group align="flex-start" grow>
+        <NumberInput
+          label="Hard bounces above"
+          {...number('breakerBouncePercent', BREAKER_LIMITS.bouncePercent, 0.5)}
+        />
+        <NumberInput
+          label="Spam complaints above"
+          {...number('breakerComplaintPercent', BREAKER_LIMITS.complaintPercent, 0.01)}
+        />
+      </Group>
+      <Group justify="flex-end">
+        <Button type="submit" variant="default" loading={save.isPending}>
+          Save limits
+        </Button>
+      </Group>
+    </FormStack>
   );
 };

@@ -61,13 +61,7 @@ export const GmailHelpModal = ({ opened, onClose }: TProps) => {
   };
 
   return (
-    <Modal
-      opened={opened}
-      onClose={onClose}
-      title="Gmail Services"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={opened} onClose={onClose} title="Gmail Services">
       <Stack data-testid="gmail-help">
         <Stack gap={6}>
           <Text size="sm" c="dimmed" data-testid="gmail-help-step">

@@ -30,7 +30,6 @@ export const AnnouncementProvider = ({ children }: { children: ReactNode }) => {
           opened={isOpened}
           onClose={dismiss}
           closeOnClickOutside={false}
-          centered
           size="lg"
           transitionProps={{ transition: 'slide-down', duration: 800 }}
           title={
@@ -39,7 +38,6 @@ export const AnnouncementProvider = ({ children }: { children: ReactNode }) => {
               <Text fw={700}>{announcement.title}</Text>
             </Group>
           }
-          closeButtonProps={{ 'aria-label': 'Close' }}
         >
           <Stack>
             <Text style={{ whiteSpace: 'pre-wrap' }}>{announcement.body}</Text>

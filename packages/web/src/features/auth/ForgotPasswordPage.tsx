@@ -1,10 +1,11 @@
-import { Alert, Anchor, Button, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Text } from '@mantine/core';
 import { ZForgotPasswordRequest } from '@sendwell/contracts';
 import { IconMailCheck } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
-import { Link } from 'react-router';
 import { useAutofocus } from '../../app/forms';
 import { useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
+import { BackToSignIn, EmailField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useForgotPassword } from './auth.queries';
 
@@ -28,34 +29,25 @@ export const ForgotPasswordPage = () => {
       title="Forgot your password?"
       description="Enter the email you sign in with and we will send you a link to choose a new password."
     >
-      <form onSubmit={submit} noValidate>
-        <Stack>
-          {sentMessage && (
-            <Alert color="green" icon={<IconMailCheck size={18} />}>
-              {sentMessage}
-            </Alert>
-          )}
-          <TextInput
-            ref={emailRef}
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            withAsterisk={false}
-            {...form.inputProps('email')}
-            // The only field: a refusal that names no field is about it too.
-            error={form.errors.email ?? form.formError}
-          />
-          <Button type="submit" fullWidth loading={forgotPassword.isPending}>
-            {sentMessage ? 'Send the link again' : 'Send reset link'}
-          </Button>
-          <Text size="sm" ta="center">
-            <Anchor component={Link} to="/login">
-              Back to sign in
-            </Anchor>
-          </Text>
-        </Stack>
-      </form>
+      <FormStack onSubmit={submit}>
+        {sentMessage && (
+          <Alert color="green" icon={<IconMailCheck size={18} />}>
+            {sentMessage}
+          </Alert>
+        )}
+        <EmailField
+          ref={emailRef}
+          {...form.inputProps('email')}
+          // The only field: a refusal that names no field is about it too.
+          error={form.errors.email ?? form.formError}
+        />
+        <Button type="submit" fullWidth loading={forgotPassword.isPending}>
+          {sentMessage ? 'Send the link again' : 'Send reset link'}
+        </Button>
+        <Text size="sm" ta="center">
+          <BackToSignIn />
+        </Text>
+      </FormStack>
     </AuthLayout>
   );
 };

@@ -1,10 +1,10 @@
-import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Text } from '@mantine/core';
 import { ZLoginRequest } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useAutofocus } from '../../app/forms';
 import { useZodForm } from '../../app/useZodForm';
-import { PasswordField } from '../../components/PasswordField';
+import { FormStack } from '../../components/FormStack';
+import { EmailField, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useLogin } from './auth.queries';
 
@@ -20,46 +20,24 @@ export const LoginPage = () => {
 
   return (
     <AuthLayout title="Sign in" description="Welcome back. Sign in to manage your email.">
-      <form onSubmit={form.onSubmit} noValidate>
-        <Stack>
-          {form.formError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {form.formError}
-            </Alert>
-          )}
-          {/* Every field of these forms is required; the asterisk would only add noise and a stray ' *' to the label. */}
-          <TextInput
-            ref={emailRef}
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            withAsterisk={false}
-            {...form.inputProps('email')}
-          />
-          <PasswordField
-            label="Password"
-            autoComplete="current-password"
-            required
-            withAsterisk={false}
-            {...form.inputProps('password')}
-          />
-          <Group justify="flex-end">
-            <Anchor component={Link} to="/forgot-password" size="sm">
-              Forgot your password?
-            </Anchor>
-          </Group>
-          <Button type="submit" fullWidth loading={login.isPending}>
-            Sign in
-          </Button>
-          <Text size="sm" ta="center">
-            New to Sendwell?{' '}
-            <Anchor component={Link} to="/register">
-              Create an account
-            </Anchor>
-          </Text>
-        </Stack>
-      </form>
+      <FormStack onSubmit={form.onSubmit} error={form.formError}>
+        <EmailField ref={emailRef} {...form.inputProps('email')} />
+        <RequiredPasswordField label="Password" autoComplete="current-password" {...form.inputProps('password')} />
+        <Group justify="flex-end">
+          <Anchor component={Link} to="/forgot-password" size="sm">
+            Forgot your password?
+          </Anchor>
+        </Group>
+        <Button type="submit" fullWidth loading={login.isPending}>
+          Sign in
+        </Button>
+        <Text size="sm" ta="center">
+          New to Sendwell?{' '}
+          <Anchor component={Link} to="/register">
+            Create an account
+          </Anchor>
+        </Text>
+      </FormStack>
     </AuthLayout>
   );
 };

@@ -1,23 +1,18 @@
-import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Alert, Anchor, Button, Text } from '@mantine/core';
 import { ZNewPassword } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
-import { useAutofocus } from '../../app/forms';
-import { type TFormErrors, useZodForm } from '../../app/useZodForm';
-import { PasswordField } from '../../components/PasswordField';
+import { checkPasswordConfirmation, useAutofocus } from '../../app/forms';
+import { showSuccess } from '../../app/toasts';
+import { useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
+import { BackToSignIn, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useResetPassword } from './auth.queries';
 
 /** The same rules the server applies (trimmed, at least 6 characters), checked before the round trip. */
 const ZNewPasswordForm = z.object({ password: ZNewPassword, confirmation: z.string() });
-
-/** The confirmation is compared once the password itself passes. */
-const checkConfirmation = (values: z.input<typeof ZNewPasswordForm>, errors: TFormErrors): TFormErrors =>
-  !errors.password && values.password.trim() !== values.confirmation.trim()
-    ? { confirmation: 'The passwords do not match.' }
-    : {};
 
 export const ResetPasswordPage = () => {
   const { token = '' } = useParams();
@@ -26,14 +21,14 @@ export const ResetPasswordPage = () => {
   const passwordRef = useAutofocus<HTMLInputElement>();
   const form = useZodForm(ZNewPasswordForm, {
     initialValues: { password: '', confirmation: '' },
-    validate: checkConfirmation,
+    validate: checkPasswordConfirmation,
     // The password goes as typed; the server trims it by the same rule.
     onSubmit: (_request, { values, fail }) =>
       resetPassword.mutate(
         { token, password: values.password },
         {
           onSuccess: ({ message }) => {
-            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+            showSuccess(message);
             navigate('/login', { replace: true });
           },
           // A spent or unknown link comes back as the `token` field's error.
@@ -45,42 +40,34 @@ export const ResetPasswordPage = () => {
 
   return (
     <AuthLayout title="Choose a new password" description="At least 6 characters. You will sign in with it next.">
-      <form onSubmit={form.onSubmit} noValidate>
-        <Stack>
-          {linkError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {linkError}{' '}
-              <Anchor component={Link} to="/forgot-password" size="sm">
-                Request a new link
-              </Anchor>
-            </Alert>
-          )}
-          <PasswordField
-            ref={passwordRef}
-            label="New password"
-            autoComplete="new-password"
-            required
-            withAsterisk={false}
-            {...form.inputProps('password')}
-          />
-          <PasswordField
-            label="Confirm password"
-            autoComplete="new-password"
-            required
-            withAsterisk={false}
-            {...form.inputProps('confirmation')}
-            name="password_confirmation"
-          />
-          <Button type="submit" fullWidth loading={resetPassword.isPending}>
-            Reset password
-          </Button>
-          <Text size="sm" ta="center">
-            <Anchor component={Link} to="/login">
-              Back to sign in
+      <FormStack onSubmit={form.onSubmit}>
+        {linkError && (
+          <Alert color="red" icon={<IconAlertCircle size={18} />}>
+            {linkError}{' '}
+            <Anchor component={Link} to="/forgot-password" size="sm">
+              Request a new link
             </Anchor>
-          </Text>
-        </Stack>
-      </form>
+          </Alert>
+        )}
+        <RequiredPasswordField
+          ref={passwordRef}
+          label="New password"
+          autoComplete="new-password"
+          {...form.inputProps('password')}
+        />
+        <RequiredPasswordField
+          label="Confirm password"
+          autoComplete="new-password"
+          {...form.inputProps('confirmation')}
+          name="password_confirmation"
+        />
+        <Button type="submit" fullWidth loading={resetPassword.isPending}>
+          Reset password
+        </Button>
+        <Text size="sm" ta="center">
+          <BackToSignIn />
+        </Text>
+      </FormStack>
     </AuthLayout>
   );
 };

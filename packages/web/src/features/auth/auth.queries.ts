@@ -25,10 +25,15 @@ export const useLogin = () => {
   });
 };
 
-export const useSignOut = () => {
+/**
+ * A mutation that ends this tab's session (Sign out, Sign out everywhere). The socket is paused
+ * first, so the server's word that this session ended is not taken for an expired one; it
+ * resumes if the session did not end after all.
+ */
+export const useEndSessionMutation = <TAnswer>(end: () => Promise<TAnswer>) => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => callRoute(authApi.logout),
+    mutationFn: end,
     onMutate: () => realtime.pause(),
     onSuccess: () => {
       resetCsrfToken();
@@ -39,6 +44,8 @@ export const useSignOut = () => {
     },
   });
 };
+
+export const useSignOut = () => useEndSessionMutation(() => callRoute(authApi.logout));
 
 export const useForgotPassword = () =>
   useMutation({

@@ -1,15 +1,14 @@
-import { Alert, Anchor, Button, Group, Loader, Paper, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
-import { REGISTRATION_MESSAGES, type TBillingOptions } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
-import { useRef, useState } from 'react';
+import { Anchor, Button, Group, Loader, Paper, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import type { TBillingOptions } from '@sendwell/contracts';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { ApiError } from '../../app/api';
-import { firstFieldMessages, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
+import { FormError } from '../../components/FormError';
 import { formatCredits } from '../credits/credits.format';
 import { formatPrice } from './billing.format';
 import { useBuyCredits } from './billing.queries';
-import { CardField, type TCardFieldHandle } from './CardField';
+import { CardField } from './CardField';
+import { showPaymentFailure, useCardToken } from './useCardToken';
 
 type TProps = {
   publishableKey: string | null;
@@ -23,13 +22,10 @@ const PACK_REQUIRED = 'Please choose one of the credit packs.';
 /** One-time credit packs, paid by card. */
 export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
   const buyCredits = useBuyCredits();
-  const cardRef = useRef<TCardFieldHandle>(null);
+  const { cardField, tokenize, clear, isTokenPending, setCardError } = useCardToken();
   const [credits, setCredits] = useState<string | null>(null);
   const [isNewCard, setIsNewCard] = useState(false);
-  const [isCardComplete, setIsCardComplete] = useState(false);
-  const [isTokenPending, setIsTokenPending] = useState(false);
   const [packError, setPackError] = useState<string | undefined>();
-  const [cardError, setCardError] = useState<string | undefined>();
   const [refusal, setRefusal] = useState<string | null>(null);
 
   const pack = packs.find((candidate) => String(candidate.credits) === credits);
@@ -43,18 +39,8 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
     }
     let stripeToken: string | undefined;
     if (needsCard) {
-      if (!isCardComplete) {
-        setCardError(REGISTRATION_MESSAGES.card);
-        return;
-      }
-      setIsTokenPending(true);
-      const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
-      setIsTokenPending(false);
-      if ('error' in card) {
-        setCardError(card.error);
-        return;
-      }
-      stripeToken = card.token;
+      stripeToken = await tokenize();
+      if (!stripeToken) return;
     }
 
     buyCredits.mutate(
@@ -62,21 +48,11 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
       {
         onSuccess: ({ message }) => {
           // The header balance follows by itself (realtime, and the answer's balance).
-          notifications.show({ color: 'green', message, position: 'top-center' });
-          cardRef.current?.clear();
-          setIsCardComplete(false);
+          showSuccess(message, null);
+          clear();
           setCredits(null);
         },
-        onError: (error) => {
-          if (error instanceof ApiError && error.status === 402) {
-            if (needsCard) setCardError(error.message);
-            else setRefusal(error.message);
-          } else if (error instanceof ApiError && (error.status === 422 || error.status === 429)) {
-            setRefusal(firstFieldMessages(error.body.errors)[0] ?? error.message);
-          } else {
-            showError(error);
-          }
-        },
+        onError: (error) => showPaymentFailure(error, { isCardAsked: needsCard, setCardError, setRefusal }),
       },
     );
   };
@@ -127,15 +103,7 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
           {hasCard === undefined ? (
             <Loader size="sm" aria-label="Loading payment details" />
           ) : needsCard ? (
-            <CardField
-              ref={cardRef}
-              publishableKey={publishableKey}
-              error={cardError}
-              onChange={(isComplete) => {
-                setIsCardComplete(isComplete);
-                setCardError(undefined);
-              }}
-            />
+            <CardField {...cardField} publishableKey={publishableKey} />
           ) : (
             <Text size="sm">
               The card on file is charged.{' '}
@@ -144,11 +112,7 @@ export const BuyCredits = ({ publishableKey, packs, hasCard }: TProps) => {
               </Anchor>
             </Text>
           )}
-          {refusal && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {refusal}
-            </Alert>
-          )}
+          <FormError message={refusal} />
           <Group>
             <Button
               loading={isTokenPending || buyCredits.isPending}

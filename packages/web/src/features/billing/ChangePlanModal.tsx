@@ -1,13 +1,12 @@
-import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
-import { REGISTRATION_MESSAGES } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
-import { useRef, useState } from 'react';
-import { ApiError } from '../../app/api';
-import { firstFieldMessages, showError } from '../../app/errors';
+import { Button, Modal, Stack, Text } from '@mantine/core';
+import { useState } from 'react';
+import { showSuccess } from '../../app/toasts';
+import { DialogActions } from '../../components/DialogActions';
+import { FormError } from '../../components/FormError';
 import { formatPlanPrice, planChange } from './billing.format';
 import { type TPlan, useChangePlan } from './billing.queries';
-import { CardField, type TCardFieldHandle } from './CardField';
+import { CardField } from './CardField';
+import { showPaymentFailure, useCardToken } from './useCardToken';
 
 type TProps = {
   /** The plan to move to; the dialog is open while there is one. */
@@ -22,7 +21,7 @@ type TProps = {
 export const ChangePlanModal = ({ target, onClose, ...props }: TProps) => {
   const change = target ? planChange(props.current, target) : null;
   return (
-    <Modal opened={target !== null} onClose={onClose} title={target ? `${change} to ${target.name}?` : ''} centered>
+    <Modal opened={target !== null} onClose={onClose} title={target ? `${change} to ${target.name}?` : ''}>
       {/* Keyed by plan, so a dialog opened for another plan starts with an empty card field. */}
       {target && <ChangePlanForm key={target.id} target={target} onClose={onClose} {...props} />}
     </Modal>
@@ -31,10 +30,7 @@ export const ChangePlanModal = ({ target, onClose, ...props }: TProps) => {
 
 const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: TProps & { target: TPlan }) => {
   const changePlan = useChangePlan();
-  const cardRef = useRef<TCardFieldHandle>(null);
-  const [isCardComplete, setIsCardComplete] = useState(false);
-  const [isTokenPending, setIsTokenPending] = useState(false);
-  const [cardError, setCardError] = useState<string | undefined>();
+  const { cardField, tokenize, isTokenPending, setCardError } = useCardToken();
   const [refusal, setRefusal] = useState<string | null>(null);
 
   const change = planChange(current, target);
@@ -44,39 +40,18 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
     setRefusal(null);
     let stripeToken: string | undefined;
     if (needsCard) {
-      if (!isCardComplete) {
-        setCardError(REGISTRATION_MESSAGES.card);
-        return;
-      }
-      setIsTokenPending(true);
-      const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
-      setIsTokenPending(false);
-      if ('error' in card) {
-        setCardError(card.error);
-        return;
-      }
-      stripeToken = card.token;
+      stripeToken = await tokenize();
+      if (!stripeToken) return;
     }
 
     changePlan.mutate(
       { package_id: target.id, stripeToken },
       {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', message, position: 'top-center' });
+          showSuccess(message, null);
           onClose();
         },
-        onError: (error) => {
-          if (error instanceof ApiError && error.status === 402) {
-            if (needsCard) setCardError(error.message);
-            else setRefusal(error.message);
-          } else if (error instanceof ApiError && error.status === 422) {
-            setRefusal(firstFieldMessages(error.body.errors)[0] ?? error.message);
-          } else if (error instanceof ApiError && error.status === 429) {
-            setRefusal(error.message);
-          } else {
-            showError(error);
-          }
-        },
+        onError: (error) => showPaymentFailure(error, { isCardAsked: needsCard, setCardError, setRefusal }),
       },
     );
   };
@@ -92,30 +67,13 @@ const ChangePlanForm = ({ target, current, hasCard, publishableKey, onClose }: T
           The card on file pays for the new plan.
         </Text>
       )}
-      {needsCard && publishableKey && (
-        <CardField
-          ref={cardRef}
-          publishableKey={publishableKey}
-          error={cardError}
-          onChange={(isComplete) => {
-            setIsCardComplete(isComplete);
-            setCardError(undefined);
-          }}
-        />
-      )}
-      {refusal && (
-        <Alert color="red" icon={<IconAlertCircle size={18} />}>
-          {refusal}
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose}>
-          Cancel
-        </Button>
+      {needsCard && publishableKey && <CardField {...cardField} publishableKey={publishableKey} />}
+      <FormError message={refusal} />
+      <DialogActions onCancel={onClose}>
         <Button loading={isTokenPending || changePlan.isPending} onClick={() => void confirm()}>
           {change}
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };

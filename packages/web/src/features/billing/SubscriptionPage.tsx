@@ -1,24 +1,12 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Center,
-  Group,
-  Loader,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { CREDIT_PACKS } from '@sendwell/contracts';
-import { IconAlertCircle, IconInfoCircle } from '@tabler/icons-react';
+import { IconInfoCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatLongDate } from '../../app/dates';
 import { useSignedInUser } from '../../app/session';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { BuyCredits } from './BuyCredits';
 import { planChange, planSummary, subscriptionStatusLabel } from './billing.format';
 import { type TPlan, useBillingOptions, usePlans, useSubscription } from './billing.queries';
@@ -92,16 +80,8 @@ export const SubscriptionPage = () => {
       <Title order={2} fz="lg" mb="sm">
         Plans
       </Title>
-      {plans.isPending ? (
-        <Center py="xl">
-          <Loader aria-label="Loading plans" />
-        </Center>
-      ) : plans.isError ? (
-        <Alert color="red" icon={<IconAlertCircle size={18} />} title="The plans could not be loaded">
-          <Button size="xs" variant="light" color="red" mt="xs" onClick={() => void plans.refetch()}>
-            Try again
-          </Button>
-        </Alert>
+      {plans.isPending || plans.isError ? (
+        <QueryStatus query={plans} label="Loading plans" failed="The plans could not be loaded" py="xl" />
       ) : (
         <SimpleGrid cols={{ base: 1, sm: 2, lg: Math.min(4, plans.data.length) }}>
           {plans.data.map((plan) => {

@@ -1,10 +1,13 @@
-import { Alert, Anchor, Button, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Text, Textarea } from '@mantine/core';
 import { ZContactRequest } from '@sendwell/contracts';
-import { IconAlertCircle, IconMailCheck } from '@tabler/icons-react';
+import { IconMailCheck } from '@tabler/icons-react';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useUserQuery } from '../../app/session';
 import { useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
+import { BackToSignIn, EmailField, RequiredTextInput } from '../auth/AuthFields';
 import { AuthLayout } from '../auth/AuthLayout';
 import { useContactUs } from './contact.queries';
 
@@ -42,46 +45,30 @@ export const ContactPage = () => {
 
   return (
     <AuthLayout title="Contact us" description="Questions about plans, billing or anything else: we answer by email.">
-      <form onSubmit={submit} noValidate>
-        <Stack>
-          {sentMessage && (
-            <Alert color="green" icon={<IconMailCheck size={18} />}>
-              {sentMessage}
-            </Alert>
+      <FormStack onSubmit={submit}>
+        {sentMessage && (
+          <Alert color="green" icon={<IconMailCheck size={18} />}>
+            {sentMessage}
+          </Alert>
+        )}
+        <FormError message={form.formError} />
+        <RequiredTextInput label="Name" autoComplete="name" {...form.inputProps('name')} />
+        <EmailField {...form.inputProps('email')} />
+        <RequiredTextInput label="Subject" {...form.inputProps('subject')} />
+        <Textarea label="Message" required withAsterisk={false} rows={6} {...form.inputProps('message')} />
+        <Button type="submit" fullWidth loading={contactUs.isPending}>
+          Send
+        </Button>
+        <Text size="sm" ta="center">
+          {user ? (
+            <Anchor component={Link} to="/">
+              Back to Sendwell
+            </Anchor>
+          ) : (
+            <BackToSignIn />
           )}
-          {form.formError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {form.formError}
-            </Alert>
-          )}
-          {/* Every field is required; the asterisk would only add noise and a stray ' *' to the label. */}
-          <TextInput label="Name" autoComplete="name" required withAsterisk={false} {...form.inputProps('name')} />
-          <TextInput
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            withAsterisk={false}
-            {...form.inputProps('email')}
-          />
-          <TextInput label="Subject" required withAsterisk={false} {...form.inputProps('subject')} />
-          <Textarea label="Message" required withAsterisk={false} rows={6} {...form.inputProps('message')} />
-          <Button type="submit" fullWidth loading={contactUs.isPending}>
-            Send
-          </Button>
-          <Text size="sm" ta="center">
-            {user ? (
-              <Anchor component={Link} to="/">
-                Back to Sendwell
-              </Anchor>
-            ) : (
-              <Anchor component={Link} to="/login">
-                Back to sign in
-              </Anchor>
-            )}
-          </Text>
-        </Stack>
-      </form>
+        </Text>
+      </FormStack>
     </AuthLayout>
   );
 };

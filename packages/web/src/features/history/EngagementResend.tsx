@@ -1,9 +1,10 @@
 import { Alert, Button, Group, Loader, Menu, Modal, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { ENGAGEMENT_AUDIENCES, ENGAGEMENT_LABELS, type TEngagementAudience } from '@sendwell/contracts';
 import { IconChevronDown, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { showSuccess } from '../../app/toasts';
+import { DialogActions } from '../../components/DialogActions';
 import { useEngagementCount, useResendEngagement } from './history.queries';
 
 const WHO: Record<TEngagementAudience, string> = {
@@ -45,7 +46,7 @@ export const EngagementResend = ({
       { audience, ...(linkId ? { linkId } : {}), ...(newSubject.trim() ? { subject: newSubject.trim() } : {}) },
       {
         onSuccess: ({ message, id }) => {
-          notifications.show({ color: 'green', message, position: 'top-center' });
+          showSuccess(message, null);
           close();
           navigate(`/history/details/${accountId}/${id}`);
         },
@@ -68,13 +69,7 @@ export const EngagementResend = ({
           ))}
         </Menu.Dropdown>
       </Menu>
-      <Modal
-        opened={audience !== null}
-        onClose={close}
-        title={audience ? ENGAGEMENT_LABELS[audience] : ''}
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={audience !== null} onClose={close} title={audience ? ENGAGEMENT_LABELS[audience] : ''}>
         {audience && (
           <Stack>
             {audience === 'clicked' && count.data && count.data.links.length > 0 && (
@@ -116,10 +111,7 @@ export const EngagementResend = ({
               onChange={(event) => setNewSubject(event.currentTarget.value)}
               maxLength={998}
             />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close} disabled={resend.isPending}>
-                Cancel
-              </Button>
+            <DialogActions onCancel={close} isPending={resend.isPending}>
               <Button
                 leftSection={<IconSend size={16} aria-hidden />}
                 onClick={confirm}
@@ -128,7 +120,7 @@ export const EngagementResend = ({
               >
                 Send to {reach.toLocaleString('en-US')}
               </Button>
-            </Group>
+            </DialogActions>
           </Stack>
         )}
       </Modal>

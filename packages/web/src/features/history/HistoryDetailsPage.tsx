@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, NativeSelect, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, Stack, Text } from '@mantine/core';
 import {
   eventLabel,
   HISTORY_EVENT_TYPES,
@@ -15,12 +15,14 @@ import { Link, useParams } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 import { SendProgressCard } from '../send-email/SendProgressCard';
 import { isSendActive, useSendProgress } from '../send-email/send-email.queries';
 import { AbTestResult } from './AbTestResult';
 import { EngagementResend } from './EngagementResend';
 import { exportUrl, historyKeys, useLiveHistory } from './history.queries';
+import { RepeatBadge } from './RepeatBadge';
 import { SendFigures } from './SendFigures';
 
 const EVENT_COLORS: Record<string, string> = {
@@ -57,11 +59,7 @@ export const HistoryDetailsPage = () => {
           <Badge variant="light" color={EVENT_COLORS[row.event_type] ?? 'gray'}>
             {eventLabel(row.event_type)}
           </Badge>
-          {!row.is_first && (
-            <Badge variant="outline" color="gray" title="A repeat: the recipient is counted once">
-              again
-            </Badge>
-          )}
+          {!row.is_first && <RepeatBadge />}
         </Group>
       ),
     },
@@ -133,11 +131,10 @@ export const HistoryDetailsPage = () => {
           filters={{ event_type: eventType }}
           searchable
           toolbar={
-            <NativeSelect
-              size="xs"
+            <FilterSelect
               aria-label="Event type"
               value={eventType}
-              onChange={(event) => setEventType(event.currentTarget.value)}
+              onChange={setEventType}
               data={[
                 { value: '', label: 'All events' },
                 ...HISTORY_EVENT_TYPES.map((type) => ({ value: type, label: eventLabel(type) })),

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
 import { type THistoryRecord, withFallbacks } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -7,7 +7,9 @@ import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { DialogActions } from '../../components/DialogActions';
 import { EmailAddress } from '../../components/EmailAddress';
+import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 import { useRetained } from '../lists/useRetained';
 import { PreSendChecklist } from '../send-email/PreSendChecklist';
@@ -65,14 +67,7 @@ const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClos
   const target = send?.account_id ? { accountId: send.account_id, id: send.id } : null;
   const check = useResendPreSendCheck(target);
   return (
-    <Modal
-      opened={send !== null}
-      onClose={onClose}
-      title="Send this email again?"
-      centered
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={send !== null} onClose={onClose} title="Send this email again?" size="lg">
       {shown && (
         <Stack>
           <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
@@ -85,10 +80,7 @@ const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClos
             isError={check.isError}
             onRetry={() => void check.refetch()}
           />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onCancel={onClose}>
             <Button
               loading={resend.isPending}
               color={check.data?.hasFailures ? 'red' : undefined}
@@ -104,7 +96,7 @@ const SendAgainModal = ({ send, onClose }: { send: THistoryRecord | null; onClos
             >
               Yes, Send Again
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       )}
     </Modal>
@@ -218,11 +210,10 @@ export const HistoryPage = () => {
           renderExpanded={(send) => <SendStatistics send={send} />}
           toolbar={
             <Group gap="xs" align="flex-end">
-              <NativeSelect
-                size="xs"
+              <FilterSelect
                 label="Type"
                 value={type}
-                onChange={(event) => setType(event.currentTarget.value)}
+                onChange={setType}
                 data={[
                   { value: '', label: 'All' },
                   { value: '1', label: 'Standard' },

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Paper, Stack, Table, Text } from '@mantine/core';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
@@ -6,6 +6,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { Loading } from '../../components/QueryStatus';
 import { useScheduledAction, useScheduledEditData } from './history.queries';
 import { isActionAllowed, SCHEDULED_ACTIONS, STATUS_LABELS, type TScheduledAction } from './scheduled-actions';
 
@@ -41,11 +42,7 @@ const ScheduledActionPage = ({ action }: { action: TScheduledAction }) => {
   return (
     <>
       <PageHeader title={words.page} description={record ? `“${record.subject}”` : undefined} />
-      {data.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading the scheduled email" />
-        </Center>
-      )}
+      {data.isPending && <Loading label="Loading the scheduled email" py="xl" />}
       {data.isError &&
         (data.error instanceof ApiError && data.error.status === 404 ? (
           <Alert color="red" icon={<IconAlertCircle size={18} />} title="This scheduled email does not exist">

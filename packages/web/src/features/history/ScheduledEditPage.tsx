@@ -1,11 +1,12 @@
-import { Alert, Anchor, Button, Center, Loader, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { Loading } from '../../components/QueryStatus';
 import { SendEmailForm } from '../send-email/SendEmailForm';
 import { fromScheduledSend, useSendEmailContent } from '../send-email/send-email.queries';
 import { useScheduledEditData, useUpdateScheduled } from './history.queries';
@@ -40,11 +41,7 @@ export const ScheduledEditPage = () => {
           </Button>
         }
       />
-      {(content.isPending || data.isPending) && (
-        <Center py="xl">
-          <Loader aria-label="Loading the scheduled email" />
-        </Center>
-      )}
+      {(content.isPending || data.isPending) && <Loading label="Loading the scheduled email" py="xl" />}
       {content.isError && (
         <LoadFailedAlert title="The Send Email form could not be loaded" onRetry={() => void content.refetch()} />
       )}
@@ -75,7 +72,7 @@ export const ScheduledEditPage = () => {
             onSave: (request) =>
               update.mutate(request, {
                 onSuccess: ({ message }) => {
-                  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+                  showSuccess(message);
                   navigate('/scheduled-mails');
                 },
                 onError: (error) => {

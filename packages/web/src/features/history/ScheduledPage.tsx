@@ -6,6 +6,7 @@ import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
 import { historyKeys, SCHEDULED_URL, useLiveHistory, useScheduledAction } from './history.queries';
 import { SCHEDULED_ACTIONS, STATUS_LABELS, type TScheduledAction } from './scheduled-actions';
@@ -139,18 +140,13 @@ export const ScheduledPage = () => {
         opened={confirm !== null}
         onClose={() => setConfirm(null)}
         title={confirm ? SCHEDULED_ACTIONS[confirm.action].title : ''}
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {confirm && (
           <Stack>
             <Text size="sm">
               “{confirm.email.subject}”: {SCHEDULED_ACTIONS[confirm.action].text}
             </Text>
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setConfirm(null)}>
-                Back
-              </Button>
+            <DialogActions onCancel={() => setConfirm(null)} cancelLabel="Back">
               <Button
                 color={confirm.action === 'delete' ? 'red.9' : undefined}
                 loading={act.isPending}
@@ -168,7 +164,7 @@ export const ScheduledPage = () => {
               >
                 {SCHEDULED_ACTIONS[confirm.action].button}
               </Button>
-            </Group>
+            </DialogActions>
           </Stack>
         )}
       </Modal>

@@ -9,6 +9,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callRoute } from '../../app/api';
 import { useRealtimeEvent } from '../../app/realtime';
+import { preSendCheckQuery } from '../send-email/send-email.queries';
 
 export const HISTORY_URL = routeUrl(historyApi.list);
 export const SCHEDULED_URL = routeUrl(historyApi.scheduled);
@@ -42,15 +43,11 @@ const useHistoryMutation = <V, R>(mutationFn: (variables: V) => Promise<R>) => {
 
 /** The pre-send check of History's Send again (issue 45 §4): the old send as it will go again. */
 export const useResendPreSendCheck = (send: { accountId: number; id: number } | null) =>
-  useQuery({
-    queryKey: ['history', 'resend-pre-send', send] as const,
-    queryFn: ({ signal }) => callRoute(preSendApi.resend, { body: send!, signal }),
-    enabled: send !== null,
-    staleTime: 60_000,
-    retry: false,
-    // The checklist shows a failed check itself; it never stands in the way of sending.
-    meta: { reportErrors: false },
-  });
+  useQuery(
+    preSendCheckQuery(['history', 'resend-pre-send', send], send, (body, signal) =>
+      callRoute(preSendApi.resend, { body, signal }),
+    ),
+  );
 
 export const useResend = () =>
   useHistoryMutation((send: { accountId: number; id: number }) => callRoute(historyApi.resend, { body: send }));

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, NativeSelect, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import {
   counted,
   DELIVERY_EVENT_TYPES,
@@ -15,17 +15,27 @@ import { useState } from 'react';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
-import { axisTicks } from '../../components/chartAxis';
+import { ChartLegend, DayAxis, SeriesLine, ValueAxis } from '../../components/ChartParts';
+import { axisTicks, shortDay } from '../../components/chartAxis';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { FilterSelect } from '../../components/FilterSelect';
 import { TableScroller } from '../../components/TableScroller';
+import { RepeatBadge } from '../history/RepeatBadge';
 
 const dashboardKey = ['dashboard'] as const;
 const EVENTS_URL = routeUrl(dashboardApi.events);
 const EXPORT_URL = routeUrl(dashboardApi.export);
 
-/** MM/DD from YYYY-MM-DD, for axis labels. */
-const shortDay = (day: string) => `${day.slice(5, 7)}/${day.slice(8, 10)}`;
+/** The six totals of the last 30 days, each a count and its share of the messages sent. */
+const TOTALS = [
+  { key: 'sent', label: 'Sent', color: 'var(--mantine-color-blue-7)' },
+  { key: 'delivered', label: 'Delivered', color: 'var(--mantine-color-green-8)' },
+  { key: 'opened', label: 'Opened', color: 'var(--mantine-color-teal-8)' },
+  { key: 'clicked', label: 'Clicked', color: 'var(--mantine-color-grape-7)' },
+  { key: 'bounced', label: 'Bounced', color: 'var(--mantine-color-red-7)' },
+  { key: 'unsubscribed', label: 'Unsubscribed', color: 'var(--mantine-color-gray-7)' },
+] as const;
 
 const SERIES = [
   { key: 'total', label: 'Total', color: 'var(--mantine-color-blue-7)' },
@@ -55,50 +65,20 @@ const LastThirtyDays = ({ chart }: { chart: TDashboard['stats']['chart'] }) => {
       <Title order={2} fz="md" mb="xs">
         Last 30 Days
       </Title>
-      <Group gap="md" mb={4} aria-hidden>
-        {SERIES.map((series) => (
-          <Group key={series.key} gap={4}>
-            <span style={{ width: 12, height: 3, background: series.color, display: 'inline-block' }} />
-            <Text size="xs">{series.label}</Text>
-          </Group>
-        ))}
-      </Group>
+      <ChartLegend series={SERIES} />
       <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-labelledby="last-30-days-summary">
         <title id="last-30-days-summary">
           {`Messages per day over the last 30 days: ${values('total').reduce((a, b) => a + b, 0)} in all, ${values('delivered').reduce((a, b) => a + b, 0)} delivered, ${values('failed').reduce((a, b) => a + b, 0)} failed. The table below the chart lists each day.`}
         </title>
-        {ticks.map((tick) => (
-          <g key={tick}>
-            <line x1={pad.left} x2={width - pad.right} y1={y(tick)} y2={y(tick)} stroke="var(--mantine-color-gray-3)" />
-            <text x={pad.left - 4} y={y(tick) + 4} fontSize="10" textAnchor="end" fill="var(--mantine-color-gray-8)">
-              {tick.toLocaleString('en-US')}
-            </text>
-          </g>
-        ))}
-        {chart.map((row, index) =>
-          index % 5 === 0 || index === chart.length - 1 ? (
-            <text
-              key={row.time}
-              x={x(index)}
-              y={height - 6}
-              fontSize="10"
-              textAnchor="middle"
-              fill="var(--mantine-color-gray-8)"
-            >
-              {shortDay(row.time)}
-            </text>
-          ) : null,
-        )}
+        <ValueAxis ticks={ticks} y={y} left={pad.left} right={width - pad.right} />
+        <DayAxis
+          days={chart.map((row) => row.time)}
+          x={x}
+          y={height - 6}
+          isLabelled={(index) => index % 5 === 0 || index === chart.length - 1}
+        />
         {SERIES.map((series) => (
-          <polyline
-            key={series.key}
-            fill="none"
-            stroke={series.color}
-            strokeWidth={2}
-            points={values(series.key)
-              .map((value, index) => `${x(index)},${y(value)}`)
-              .join(' ')}
-          />
+          <SeriesLine key={series.key} values={values(series.key)} color={series.color} x={x} y={y} />
         ))}
       </svg>
     </Card>
@@ -206,11 +186,7 @@ export const DeliveryDashboard = () => {
               {event.event_type === 'failed' ? (event.severity === 'permanent' ? 'hard' : 'soft') : event.severity}
             </Badge>
           )}
-          {!event.is_first && (
-            <Badge variant="outline" color="gray" title="A repeat: the recipient is counted once">
-              again
-            </Badge>
-          )}
+          {!event.is_first && <RepeatBadge />}
         </Group>
       ),
     },
@@ -228,42 +204,15 @@ export const DeliveryDashboard = () => {
   return (
     <Stack mb="xl">
       <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} aria-label="Last 30 days in totals">
-        <Radial
-          label="Sent"
-          total={stats.tracking.sent}
-          percent={stats.percentage.sent}
-          color="var(--mantine-color-blue-7)"
-        />
-        <Radial
-          label="Delivered"
-          total={stats.tracking.delivered}
-          percent={stats.percentage.delivered}
-          color="var(--mantine-color-green-8)"
-        />
-        <Radial
-          label="Opened"
-          total={stats.tracking.opened}
-          percent={stats.percentage.opened}
-          color="var(--mantine-color-teal-8)"
-        />
-        <Radial
-          label="Clicked"
-          total={stats.tracking.clicked}
-          percent={stats.percentage.clicked}
-          color="var(--mantine-color-grape-7)"
-        />
-        <Radial
-          label="Bounced"
-          total={stats.tracking.bounced}
-          percent={stats.percentage.bounced}
-          color="var(--mantine-color-red-7)"
-        />
-        <Radial
-          label="Unsubscribed"
-          total={stats.tracking.unsubscribed}
-          percent={stats.percentage.unsubscribed}
-          color="var(--mantine-color-gray-7)"
-        />
+        {TOTALS.map((total) => (
+          <Radial
+            key={total.key}
+            label={total.label}
+            total={stats.tracking[total.key]}
+            percent={stats.percentage[total.key]}
+            color={total.color}
+          />
+        ))}
       </SimpleGrid>
       <Text size="sm" c="dark.4" data-testid="dashboard-figures">
         {/* Recipients counted once per send: messages, not people (a list of 25 sent to twice is 50). */}
@@ -311,11 +260,10 @@ export const DeliveryDashboard = () => {
           searchable
           toolbar={
             <Group gap="xs" align="flex-end">
-              <NativeSelect
-                size="xs"
+              <FilterSelect
                 label="Event type"
                 value={eventType}
-                onChange={(event) => setEventType(event.currentTarget.value)}
+                onChange={setEventType}
                 data={[
                   { value: '', label: 'All events' },
                   ...DELIVERY_EVENT_TYPES.map((type) => ({ value: type, label: eventLabel(type) })),

@@ -5,17 +5,13 @@ import {
   Checkbox,
   Code,
   Group,
-  Loader,
-  Paper,
   Stack,
   Table,
   Text,
   TextInput,
-  Title,
   VisuallyHidden,
 } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { notifications } from '@mantine/notifications';
 import {
   API_KEY_SCOPE_DESCRIPTIONS,
   API_KEY_SCOPES,
@@ -26,9 +22,13 @@ import {
 import { IconKey } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { ActionsHeader } from '../../components/ActionsHeader';
+import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
+import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './integrations.queries';
 import { SecretOnce } from './SecretOnce';
@@ -47,43 +47,38 @@ const CreateKeyForm = ({ onCreated }: { onCreated: (key: string) => void }) => {
       }),
   });
   return (
-    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-api-key">
-      <form onSubmit={form.onSubmit} noValidate aria-labelledby="new-api-key">
-        <Stack>
-          <Title order={2} fz="lg" id="new-api-key">
-            New API key
-          </Title>
-          <TextInput
-            label="Name"
-            description="Where the key is used, e.g. “Shop” or “CRM sync”."
-            inputWrapperOrder={['label', 'input', 'description', 'error']}
-            {...form.inputProps('name')}
-          />
-          <Checkbox.Group
-            label="What it may do"
-            value={form.values.scopes as string[]}
-            onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
-            error={form.errors.scopes}
-          >
-            <Stack gap="xs" mt="xs">
-              {API_KEY_SCOPES.map((scope) => (
-                <Checkbox
-                  key={scope}
-                  value={scope}
-                  label={<Code>{scope}</Code>}
-                  description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
-                />
-              ))}
-            </Stack>
-          </Checkbox.Group>
-          <Group justify="flex-end">
-            <Button type="submit" loading={create.isPending} leftSection={<IconKey size={16} />}>
-              Create key
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+    <SettingsSection title="New API key">
+      <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('New API key')}>
+        <TextInput
+          label="Name"
+          description="Where the key is used, e.g. “Shop” or “CRM sync”."
+          inputWrapperOrder={['label', 'input', 'description', 'error']}
+          {...form.inputProps('name')}
+        />
+        <Checkbox.Group
+          label="What it may do"
+          value={form.values.scopes as string[]}
+          onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
+          error={form.errors.scopes}
+        >
+          <Stack gap="xs" mt="xs">
+            {API_KEY_SCOPES.map((scope) => (
+              <Checkbox
+                key={scope}
+                value={scope}
+                label={<Code>{scope}</Code>}
+                description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
+              />
+            ))}
+          </Stack>
+        </Checkbox.Group>
+        <Group justify="flex-end">
+          <Button type="submit" loading={create.isPending} leftSection={<IconKey size={16} />}>
+            Create key
+          </Button>
+        </Group>
+      </FormStack>
+    </SettingsSection>
   );
 };
 
@@ -100,8 +95,7 @@ const KeysTable = ({ keys }: { keys: TApiKey[] }) => {
       confirmProps: { color: 'red' },
       onConfirm: () =>
         revoke.mutate(key.id, {
-          onSuccess: ({ message }) =>
-            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+          onSuccess: ({ message }) => showSuccess(message),
         }),
     });
   if (keys.length === 0) return <Text c="dimmed">No API keys yet.</Text>;
@@ -115,9 +109,7 @@ const KeysTable = ({ keys }: { keys: TApiKey[] }) => {
             <Table.Th>Scopes</Table.Th>
             <Table.Th>Created</Table.Th>
             <Table.Th>Last used</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
+            <ActionsHeader />
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -182,20 +174,13 @@ export const ApiKeysPage = () => {
         />
       )}
       <CreateKeyForm onCreated={setCreated} />
-      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="your-api-keys">
-        <Stack>
-          <Title order={2} fz="lg" id="your-api-keys">
-            Your keys
-          </Title>
-          {keys.isPending ? (
-            <Loader aria-label="Loading API keys" />
-          ) : keys.isError ? (
-            <LoadFailedAlert title="Your API keys could not be loaded." onRetry={() => void keys.refetch()} />
-          ) : (
-            <KeysTable keys={keys.data} />
-          )}
-        </Stack>
-      </Paper>
+      <SettingsSection title="Your keys">
+        {keys.isPending || keys.isError ? (
+          <QueryStatus query={keys} label="Loading API keys" failed="Your API keys could not be loaded." />
+        ) : (
+          <KeysTable keys={keys.data} />
+        )}
+      </SettingsSection>
     </Stack>
   );
 };

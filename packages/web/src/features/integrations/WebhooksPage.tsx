@@ -30,9 +30,13 @@ import {
 import { IconPlus, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
+import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import {
   useCreateWebhook,
@@ -44,9 +48,6 @@ import {
   useWebhooks,
 } from './integrations.queries';
 import { SecretOnce } from './SecretOnce';
-
-const success = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
 const EventChoices = ({
   value,
@@ -86,29 +87,24 @@ const CreateWebhookForm = ({ onCreated }: { onCreated: (secret: string) => void 
       }),
   });
   return (
-    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-webhook">
-      <form onSubmit={form.onSubmit} noValidate aria-labelledby="new-webhook">
-        <Stack>
-          <Title order={2} fz="lg" id="new-webhook">
-            New webhook
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
-            <TextInput label="Description (optional)" {...form.inputProps('description')} />
-          </SimpleGrid>
-          <EventChoices
-            value={form.values.events as string[]}
-            onChange={(events) => form.setValue('events', events)}
-            error={form.errors.events}
-          />
-          <Group justify="flex-end">
-            <Button type="submit" loading={create.isPending} leftSection={<IconPlus size={16} />}>
-              Add webhook
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+    <SettingsSection title="New webhook">
+      <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('New webhook')}>
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
+          <TextInput label="Description (optional)" {...form.inputProps('description')} />
+        </SimpleGrid>
+        <EventChoices
+          value={form.values.events as string[]}
+          onChange={(events) => form.setValue('events', events)}
+          error={form.errors.events}
+        />
+        <Group justify="flex-end">
+          <Button type="submit" loading={create.isPending} leftSection={<IconPlus size={16} />}>
+            Add webhook
+          </Button>
+        </Group>
+      </FormStack>
+    </SettingsSection>
   );
 };
 
@@ -204,7 +200,7 @@ const EndpointCard = ({ endpoint }: { endpoint: TWebhookEndpoint }) => {
       children: <Text size="sm">Nothing more is sent to {endpoint.url}, and its log goes with it.</Text>,
       labels: { confirm: 'Delete webhook', cancel: 'Cancel' },
       confirmProps: { color: 'red' },
-      onConfirm: () => remove.mutate(endpoint.id, { onSuccess: ({ message }) => success(message) }),
+      onConfirm: () => remove.mutate(endpoint.id, { onSuccess: ({ message }) => showSuccess(message) }),
     });
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={headingId} data-testid="webhook-card">
@@ -324,10 +320,8 @@ export const WebhooksPage = () => {
       <Title order={2} fz="lg">
         Your webhooks
       </Title>
-      {webhooks.isPending ? (
-        <Loader aria-label="Loading webhooks" />
-      ) : webhooks.isError ? (
-        <LoadFailedAlert title="Your webhooks could not be loaded." onRetry={() => void webhooks.refetch()} />
+      {webhooks.isPending || webhooks.isError ? (
+        <QueryStatus query={webhooks} label="Loading webhooks" failed="Your webhooks could not be loaded." />
       ) : webhooks.data.length === 0 ? (
         <Text c="dimmed">No webhooks yet.</Text>
       ) : (

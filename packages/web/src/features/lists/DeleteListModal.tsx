@@ -1,8 +1,9 @@
-import { Alert, Button, Center, Checkbox, Group, List, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Center, Checkbox, List, Loader, Modal, Stack, Text } from '@mantine/core';
 import type { TMailingList } from '@sendwell/contracts';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { openSuccessDialog } from '../../app/dialogs';
+import { DialogActions } from '../../components/DialogActions';
 import { USAGE_LABELS } from './lists.format';
 import { useDeleteList, useListUsage } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -64,14 +65,11 @@ const DeleteListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
           onChange={(event) => setAlsoAtMailgun(event.currentTarget.checked)}
         />
       )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={deleteList.isPending}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose} isPending={deleteList.isPending}>
         <Button color="red" onClick={confirm} loading={deleteList.isPending} disabled={usage.isPending}>
           Delete List
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };
@@ -80,13 +78,7 @@ const DeleteListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
 export const DeleteListModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => {
   const shown = useRetained(list);
   return (
-    <Modal
-      opened={list !== null}
-      onClose={onClose}
-      title="Delete mailing list?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={list !== null} onClose={onClose} title="Delete mailing list?">
       {shown && <DeleteListBody list={shown} onClose={onClose} />}
     </Modal>
   );

@@ -1,9 +1,10 @@
-import { Alert, Button, Center, Checkbox, Group, List, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, List, Modal, Stack, Text } from '@mantine/core';
 import { GENERIC_MODAL_PREVIEW, LIST_MESSAGES, moreText, type TMailingList } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCircleCheck } from '@tabler/icons-react';
 import { useState } from 'react';
 import { openSuccessDialog } from '../../app/dialogs';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { DialogActions } from '../../components/DialogActions';
+import { QueryStatus } from '../../components/QueryStatus';
 import { useClearGenericEmails, useGenericControl } from './lists.queries';
 import { useRetained } from './useRetained';
 
@@ -12,15 +13,14 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
   const clear = useClearGenericEmails();
   const [isConfirmed, setIsConfirmed] = useState(false);
 
-  if (control.isPending) {
+  if (control.isPending || control.isError) {
     return (
-      <Center py="lg">
-        <Loader aria-label="Looking for generic addresses" />
-      </Center>
+      <QueryStatus
+        query={control}
+        label="Looking for generic addresses"
+        failed="The generic addresses could not be loaded"
+      />
     );
-  }
-  if (control.isError) {
-    return <LoadFailedAlert title="The generic addresses could not be loaded" onRetry={() => void control.refetch()} />;
   }
 
   const { emails, total } = control.data;
@@ -72,14 +72,11 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
         checked={isConfirmed}
         onChange={(event) => setIsConfirmed(event.currentTarget.checked)}
       />
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={clear.isPending}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose} isPending={clear.isPending}>
         <Button color="red.9" disabled={!isConfirmed} loading={clear.isPending} onClick={unsubscribe}>
           Unsubscribe them
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };
@@ -91,14 +88,7 @@ const GenericControlBody = ({ list, onClose }: { list: TMailingList; onClose: ()
 export const GenericControlModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => {
   const shown = useRetained(list);
   return (
-    <Modal
-      opened={list !== null}
-      onClose={onClose}
-      title="Generic Email Control"
-      size="lg"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={list !== null} onClose={onClose} title="Generic Email Control" size="lg">
       {shown && <GenericControlBody list={shown} onClose={onClose} />}
     </Modal>
   );

@@ -15,6 +15,7 @@ import { useState } from 'react';
 import { ApiError } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { useUserQuery } from '../../app/session';
+import { DialogActions } from '../../components/DialogActions';
 import { formatSize } from '../test-inbox/test-inbox.format';
 import {
   CsvColumnsTable,
@@ -177,14 +178,11 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
 
       <CsvProblems firstRowIssue={firstRowIssue} problem={problem} />
 
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={startImport.isPending}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose} isPending={startImport.isPending}>
         <Button onClick={save} loading={startImport.isPending} disabled={isReading}>
           Save Member List
         </Button>
-      </Group>
+      </DialogActions>
       {startImport.isPending && (
         <Text size="sm" c="dimmed" ta="right" aria-live="polite">
           Uploading {file ? formatSize(file.size) : ''}…
@@ -203,8 +201,6 @@ export const ImportCsvModal = ({ list, onClose }: { list: TImportTarget | null; 
       onClose={onClose}
       title={shown ? `Import members into ${shown.address}` : 'Import members'}
       size="xl"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
     >
       {shown && <ImportCsvForm key={shown.id} list={shown} onClose={onClose} />}
     </Modal>

@@ -1,5 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Group, Modal, NativeSelect, Textarea, TextInput } from '@mantine/core';
 import {
   LIST_MESSAGES,
   type TMailingList,
@@ -7,32 +6,18 @@ import {
   ZCreateListRequest,
   ZUpdateListRequest,
 } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, type ReactNode, useState } from 'react';
-import { ApiError } from '../../app/api';
-import { fieldErrors, showError } from '../../app/errors';
+import type { z } from 'zod';
 import { firstIssueByField } from '../../app/forms';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
+import { QueryStatus } from '../../components/QueryStatus';
+import { NO_FAILURE, saveOptions, type TFormFailure } from './list-forms';
 import { defaultAccountOf, listDomainOf } from './lists.format';
 import { useCreateList, useListInfo, useUpdateList } from './lists.queries';
 import { useRetained } from './useRetained';
 
 export type TListFormState = { mode: 'create' } | { mode: 'edit'; list: TMailingList } | null;
-
-type TFormFailure = { fields: Record<string, string>; message: string | null };
-
-/**
- * How a failed save is shown: a 422 as the spec's 'Please fill the form correctly!' with each
- * field's message beside it, a refusal (a list with that address exists) as its message.
- */
-const describeSaveFailure = (error: unknown): TFormFailure | null => {
-  if (!(error instanceof ApiError) || error.status === 401) {
-    showError(error);
-    return null;
-  }
-  if (error.status === 422) return { fields: fieldErrors(error), message: LIST_MESSAGES.formInvalid };
-  return { fields: {}, message: error.message };
-};
 
 type TValues = { alias: string; name: string; description: string };
 
@@ -80,13 +65,23 @@ const ListFields = ({
   </>
 );
 
-const useFormState = (initial: TValues) => {
+type TSave<TRequest> = (request: TRequest, options: ReturnType<typeof saveOptions>) => void;
+
+const useFormState = (initial: TValues, onClose: () => void) => {
   const [values, setValues] = useState(initial);
-  const [failure, setFailure] = useState<TFormFailure>({ fields: {}, message: null });
+  const [failure, setFailure] = useState<TFormFailure>(NO_FAILURE);
   return {
     values,
     failure,
-    setFailure,
+    /** Checks the request by its schema (each field's first problem beside it), then saves it. */
+    save: <TRequest,>(schema: z.ZodType<TRequest>, request: TRequest, save: TSave<TRequest>) => {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) {
+        setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
+        return;
+      }
+      save(request, saveOptions(onClose, setFailure));
+    },
     update: (patch: Partial<TValues>) => {
       setValues((current) => ({ ...current, ...patch }));
       setFailure((current) => ({
@@ -97,131 +92,71 @@ const useFormState = (initial: TValues) => {
   };
 };
 
-const FailureAlert = ({ message }: { message: string | null }) =>
-  message ? (
-    <Alert color="red" icon={<IconAlertCircle size={18} />}>
-      {message}
-    </Alert>
-  ) : null;
-
 const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; onClose: () => void }) => {
   const create = useCreateList();
   const [accountId, setAccountId] = useState(() => defaultAccountOf(accounts)?.id ?? 0);
-  const form = useFormState({ alias: '', name: '', description: '' });
+  const form = useFormState({ alias: '', name: '', description: '' }, onClose);
   const account = accounts.find((candidate) => candidate.id === accountId);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const request = { accountId, ...form.values };
-    const parsed = ZCreateListRequest.safeParse(request);
-    if (!parsed.success) {
-      form.setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
-      return;
-    }
-    create.mutate(request, {
-      onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-        onClose();
-      },
-      onError: (error) => {
-        const failure = describeSaveFailure(error);
-        if (failure) form.setFailure(failure);
-      },
-    });
+    form.save(ZCreateListRequest, request, create.mutate);
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FailureAlert message={form.failure.message} />
-        <ListFields
-          values={form.values}
-          errors={form.failure.fields}
-          onChange={form.update}
-          domain={account ? listDomainOf(account) : ''}
-          account={
-            <NativeSelect
-              label="Account"
-              required
-              value={String(accountId)}
-              error={form.failure.fields.accountId}
-              onChange={(event) => setAccountId(Number(event.currentTarget.value))}
-              data={accounts.map((candidate) => ({ value: String(candidate.id), label: candidate.name }))}
-            />
-          }
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={create.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            Create List
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={form.failure.message}>
+      <ListFields
+        values={form.values}
+        errors={form.failure.fields}
+        onChange={form.update}
+        domain={account ? listDomainOf(account) : ''}
+        account={
+          <NativeSelect
+            label="Account"
+            required
+            value={String(accountId)}
+            error={form.failure.fields.accountId}
+            onChange={(event) => setAccountId(Number(event.currentTarget.value))}
+            data={accounts.map((candidate) => ({ value: String(candidate.id), label: candidate.name }))}
+          />
+        }
+      />
+      <DialogActions onCancel={onClose} isPending={create.isPending} submitLabel="Create List" />
+    </FormStack>
   );
 };
 
 const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => void }) => {
   const update = useUpdateList(list.id);
-  const form = useFormState({ alias: list.alias, name: list.name, description: list.description });
+  const form = useFormState({ alias: list.alias, name: list.name, description: list.description }, onClose);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const request = { accountId: list.account_id, ...form.values, domain: list.domain };
-    const parsed = ZUpdateListRequest.safeParse(request);
-    if (!parsed.success) {
-      form.setFailure({ fields: firstIssueByField(parsed.error.issues), message: LIST_MESSAGES.formInvalid });
-      return;
-    }
-    update.mutate(request, {
-      onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-        onClose();
-      },
-      onError: (error) => {
-        const failure = describeSaveFailure(error);
-        if (failure) form.setFailure(failure);
-      },
-    });
+    form.save(ZUpdateListRequest, request, update.mutate);
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FailureAlert message={form.failure.message} />
-        <ListFields
-          values={form.values}
-          errors={form.failure.fields}
-          onChange={form.update}
-          domain={list.domain}
-          account={<TextInput label="Account" value={list.account_name} readOnly variant="filled" />}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={update.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={update.isPending}>
-            Save
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={form.failure.message}>
+      <ListFields
+        values={form.values}
+        errors={form.failure.fields}
+        onChange={form.update}
+        domain={list.domain}
+        account={<TextInput label="Account" value={list.account_name} readOnly variant="filled" />}
+      />
+      <DialogActions onCancel={onClose} isPending={update.isPending} submitLabel="Save" />
+    </FormStack>
   );
 };
 
 /** The list as stored now, not as the table row had it when the page loaded. */
 const EditListLoader = ({ listId, onClose }: { listId: number; onClose: () => void }) => {
   const info = useListInfo(listId);
-  if (info.isPending) {
-    return (
-      <Center py="lg">
-        <Loader aria-label="Loading the list" />
-      </Center>
-    );
+  if (info.isPending || info.isError) {
+    return <QueryStatus query={info} label="Loading the list" failed="The list could not be loaded" />;
   }
-  if (info.isError) return <LoadFailedAlert title="The list could not be loaded" onRetry={() => void info.refetch()} />;
   return <EditListForm list={info.data} onClose={onClose} />;
 };
 
@@ -235,13 +170,7 @@ type TProps = {
 export const ListFormModal = ({ state, accounts, onClose }: TProps) => {
   const shown = useRetained(state);
   return (
-    <Modal
-      opened={state !== null}
-      onClose={onClose}
-      title={shown?.mode === 'edit' ? 'Edit List' : 'Create List'}
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={state !== null} onClose={onClose} title={shown?.mode === 'edit' ? 'Edit List' : 'Create List'}>
       {shown?.mode === 'create' && <CreateListForm accounts={accounts} onClose={onClose} />}
       {shown?.mode === 'edit' && <EditListLoader listId={shown.list.id} onClose={onClose} />}
     </Modal>

@@ -1,5 +1,4 @@
-import { ActionIcon, Anchor, Box, Button, Menu, NativeSelect, Paper, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { ActionIcon, Anchor, Box, Button, Menu, NativeSelect, Paper, Text } from '@mantine/core';
 import type { TMailingList, TSendingAccount } from '@sendwell/contracts';
 import {
   IconAddressBook,
@@ -16,10 +15,12 @@ import {
 } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { addressStyle, breakBeforeAt } from '../../components/EmailAddress';
 import { PageHeader } from '../../components/PageHeader';
 import { useAccounts } from '../accounts/accounts.queries';
+import { NoAccounts } from '../accounts/NoAccounts';
 import { DeleteListModal } from './DeleteListModal';
 import { GenericControlModal } from './GenericControlModal';
 import { ImportCsvModal, type TImportTarget } from './ImportCsvModal';
@@ -93,8 +94,7 @@ const SyncButton = ({ accounts }: { accounts: TSendingAccount[] }) => {
   const mailgunAccounts = accounts.filter((account) => account.provider === 'mailgun');
   const run = (accountId: number) =>
     sync.mutate(accountId, {
-      onSuccess: ({ message }) =>
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' }),
+      onSuccess: ({ message }) => showSuccess(message),
     });
   const button = (onClick?: () => void) => (
     <Button
@@ -124,21 +124,6 @@ const SyncButton = ({ accounts }: { accounts: TSendingAccount[] }) => {
     </Menu>
   );
 };
-
-const NoAccounts = () => (
-  <Paper withBorder p="xl">
-    <Stack align="center" gap="sm" ta="center">
-      <IconAddressBook size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
-      <Text fw={600}>Connect a sending account first.</Text>
-      <Text c="dimmed" maw={520}>
-        A mailing list belongs to one of your sending accounts; its address is an alias at the account's domain.
-      </Text>
-      <Button component={Link} to="/settings/accounts">
-        Go to Sending Accounts
-      </Button>
-    </Stack>
-  </Paper>
-);
 
 /** Rendered inside the table's empty-state paragraph, so phrasing elements only. */
 const NoLists = ({ onCreate }: { onCreate: () => void }) => (
@@ -234,7 +219,10 @@ export const MailingListsPage = () => {
       <ActiveImports />
 
       {hasNoAccounts ? (
-        <NoAccounts />
+        <NoAccounts
+          icon={IconAddressBook}
+          why="A mailing list belongs to one of your sending accounts; its address is an alias at the account's domain."
+        />
       ) : (
         <Paper withBorder p="md">
           <DataTable<TMailingList>

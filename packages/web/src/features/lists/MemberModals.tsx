@@ -1,39 +1,14 @@
-import { Alert, Button, Center, Group, Loader, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
-import { LIST_MESSAGES, type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
+import { Button, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { type TMailingList, type TMember, ZAddMemberRequest } from '@sendwell/contracts';
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../../app/api';
 import { openSuccessDialog } from '../../app/dialogs';
-import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
+import { QueryStatus } from '../../components/QueryStatus';
+import { NO_FAILURE, saveOptions, type TFormFailure } from './list-forms';
 import { useAddMember, useBulkDeleteMembers, useDeleteMember, useMember, useUpdateMember } from './lists.queries';
 import { useRetained } from './useRetained';
-
-/** A saved form: a toast (the table shows the change). A confirmed delete answers 'Success!' with OK (spec §8). */
-const showSuccess = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
-type TFormFailure = { fields: Record<string, string>; message: string | null };
-const NO_FAILURE: TFormFailure = { fields: {}, message: null };
-
-/** A 422 beside its fields; a refusal (the address is already on the list) above the form. */
-const formFailureOf = (error: unknown): TFormFailure | null => {
-  if (!(error instanceof ApiError) || error.status === 401) {
-    showError(error);
-    return null;
-  }
-  if (error.status === 422) return { fields: fieldErrors(error), message: LIST_MESSAGES.formInvalid };
-  return { fields: {}, message: error.message };
-};
-
-const FailureAlert = ({ message }: { message: string | null }) =>
-  message ? (
-    <Alert color="red" icon={<IconAlertCircle size={18} />}>
-      {message}
-    </Alert>
-  ) : null;
 
 const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => void }) => {
   const add = useAddMember();
@@ -50,55 +25,36 @@ const AddMemberForm = ({ list, onClose }: { list: TMailingList; onClose: () => v
       setFailure({ fields: firstIssueByField(parsed.error.issues), message: null });
       return;
     }
-    add.mutate(request, {
-      onSuccess: ({ message }) => {
-        showSuccess(message);
-        onClose();
-      },
-      onError: (error) => {
-        const next = formFailureOf(error);
-        if (next) setFailure(next);
-      },
-    });
+    add.mutate(request, saveOptions(onClose, setFailure));
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FailureAlert message={failure.message} />
-        <TextInput
-          label="Email"
-          type="email"
-          required
-          data-autofocus
-          value={email}
-          error={failure.fields.email}
-          onChange={(event) => {
-            setEmail(event.currentTarget.value);
-            setFailure(NO_FAILURE);
-          }}
-        />
-        <TextInput
-          label="Name"
-          value={fullname}
-          error={failure.fields.fullname}
-          onChange={(event) => setFullname(event.currentTarget.value)}
-        />
-        <Switch
-          label="Subscribed"
-          checked={isSubscribed}
-          onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={add.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={add.isPending}>
-            Add Member
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={failure.message}>
+      <TextInput
+        label="Email"
+        type="email"
+        required
+        data-autofocus
+        value={email}
+        error={failure.fields.email}
+        onChange={(event) => {
+          setEmail(event.currentTarget.value);
+          setFailure(NO_FAILURE);
+        }}
+      />
+      <TextInput
+        label="Name"
+        value={fullname}
+        error={failure.fields.fullname}
+        onChange={(event) => setFullname(event.currentTarget.value)}
+      />
+      <Switch
+        label="Subscribed"
+        checked={isSubscribed}
+        onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
+      />
+      <DialogActions onCancel={onClose} isPending={add.isPending} submitLabel="Add Member" />
+    </FormStack>
   );
 };
 
@@ -111,13 +67,7 @@ export const AddMemberModal = ({
   opened: boolean;
   onClose: () => void;
 }) => (
-  <Modal
-    opened={opened}
-    onClose={onClose}
-    title={`Add a member to ${list.address}`}
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={onClose} title={`Add a member to ${list.address}`}>
     {/* The modal mounts its body only while open, so each opening starts a fresh form. */}
     <AddMemberForm list={list} onClose={onClose} />
   </Modal>
@@ -133,67 +83,41 @@ const EditMemberForm = ({ member, onClose }: { member: TMember; onClose: () => v
     event.preventDefault();
     update.mutate(
       { account_id: member.account_id, email: member.email, fullname, subscribe: isSubscribed ? 1 : 0 },
-      {
-        onSuccess: ({ message }) => {
-          showSuccess(message);
-          onClose();
-        },
-        onError: (error) => {
-          const next = formFailureOf(error);
-          if (next) setFailure(next);
-        },
-      },
+      saveOptions(onClose, setFailure),
     );
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <FailureAlert message={failure.message} />
-        {/* Spec §5: the address is what the member is; it is not edited, only shown. */}
-        <TextInput label="Email" value={member.email} readOnly variant="filled" />
-        <TextInput
-          label="Name"
-          data-autofocus
-          value={fullname}
-          error={failure.fields.fullname}
-          onChange={(event) => setFullname(event.currentTarget.value)}
-        />
-        {/* A double opt-in signup waits for the person: only they can confirm, from the email. */}
-        <Switch
-          label="Subscribed"
-          checked={isSubscribed}
-          disabled={member.unconfirmed}
-          description={
-            member.unconfirmed ? 'Unconfirmed: waiting for the person to open the confirmation link.' : undefined
-          }
-          onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={update.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={update.isPending}>
-            Save
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit} error={failure.message}>
+      {/* Spec §5: the address is what the member is; it is not edited, only shown. */}
+      <TextInput label="Email" value={member.email} readOnly variant="filled" />
+      <TextInput
+        label="Name"
+        data-autofocus
+        value={fullname}
+        error={failure.fields.fullname}
+        onChange={(event) => setFullname(event.currentTarget.value)}
+      />
+      {/* A double opt-in signup waits for the person: only they can confirm, from the email. */}
+      <Switch
+        label="Subscribed"
+        checked={isSubscribed}
+        disabled={member.unconfirmed}
+        description={
+          member.unconfirmed ? 'Unconfirmed: waiting for the person to open the confirmation link.' : undefined
+        }
+        onChange={(event) => setIsSubscribed(event.currentTarget.checked)}
+      />
+      <DialogActions onCancel={onClose} isPending={update.isPending} submitLabel="Save" />
+    </FormStack>
   );
 };
 
 /** The member as stored now; the table row may be older. */
 const EditMemberLoader = ({ memberId, onClose }: { memberId: number; onClose: () => void }) => {
   const member = useMember(memberId);
-  if (member.isPending) {
-    return (
-      <Center py="lg">
-        <Loader aria-label="Loading the member" />
-      </Center>
-    );
-  }
-  if (member.isError) {
-    return <LoadFailedAlert title="The member could not be loaded" onRetry={() => void member.refetch()} />;
+  if (member.isPending || member.isError) {
+    return <QueryStatus query={member} label="Loading the member" failed="The member could not be loaded" />;
   }
   return <EditMemberForm member={member.data} onClose={onClose} />;
 };
@@ -201,13 +125,7 @@ const EditMemberLoader = ({ memberId, onClose }: { memberId: number; onClose: ()
 export const EditMemberModal = ({ member, onClose }: { member: TMember | null; onClose: () => void }) => {
   const shown = useRetained(member);
   return (
-    <Modal
-      opened={member !== null}
-      onClose={onClose}
-      title="Edit Member"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={onClose} title="Edit Member">
       {shown && <EditMemberLoader memberId={shown.id} onClose={onClose} />}
     </Modal>
   );
@@ -229,25 +147,16 @@ export const DeleteMemberModal = ({ member: current, onClose }: { member: TMembe
     );
   };
   return (
-    <Modal
-      opened={current !== null}
-      onClose={onClose}
-      title="Delete member?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={current !== null} onClose={onClose} title="Delete member?">
       <Stack>
         <Text>
           <strong>{member?.email}</strong> will be removed from this list.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={deleteMember.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={deleteMember.isPending}>
           <Button color="red" loading={deleteMember.isPending} onClick={confirm}>
             Delete
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -276,25 +185,16 @@ export const BulkDeleteMembersModal = ({ list, memberIds, opened, onClose, onDel
       },
     );
   return (
-    <Modal
-      opened={opened}
-      onClose={onClose}
-      title="Delete the selected members?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={opened} onClose={onClose} title="Delete the selected members?">
       <Stack>
         <Text>
           {count} {count === 1 ? 'member' : 'members'} will be removed from <strong>{list.address}</strong>.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={bulkDelete.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={bulkDelete.isPending}>
           <Button color="red" loading={bulkDelete.isPending} onClick={confirm}>
             Delete {count} {count === 1 ? 'member' : 'members'}
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

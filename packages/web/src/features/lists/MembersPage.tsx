@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Button, Center, Group, Loader, Menu, Paper, Stack, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Group, Menu, Paper, Text } from '@mantine/core';
 import type { TMailingList, TMember } from '@sendwell/contracts';
 import {
   IconAddressBook,
@@ -20,8 +20,10 @@ import { ApiError } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { EmailAddress } from '../../components/EmailAddress';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { Loading } from '../../components/QueryStatus';
 import { ImportCsvModal, type TImportTarget } from './ImportCsvModal';
 import { ActiveImports } from './ImportProgressCard';
 import { MemberVerifiedBadge, SubscribedBadge } from './ListBadges';
@@ -50,15 +52,9 @@ const BackLink = () => (
 const ListNotFound = () => (
   <>
     <BackLink />
-    <Paper withBorder p="xl">
-      <Stack align="center" gap="sm" ta="center">
-        <IconAddressBook size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
-        <Text fw={600} role="alert">
-          This mailing list does not exist.
-        </Text>
-        <Text c="dimmed">It may have been deleted, or the link is not quite right.</Text>
-      </Stack>
-    </Paper>
+    <EmptyState icon={IconAddressBook} title="This mailing list does not exist." titleRole="alert">
+      It may have been deleted, or the link is not quite right.
+    </EmptyState>
   </>
 );
 
@@ -256,13 +252,7 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
 
 const MembersLoader = ({ listId }: { listId: number }) => {
   const info = useListInfo(listId);
-  if (info.isPending) {
-    return (
-      <Center py="xl">
-        <Loader aria-label="Loading the list" />
-      </Center>
-    );
-  }
+  if (info.isPending) return <Loading label="Loading the list" py="xl" />;
   if (info.isError) {
     if (info.error instanceof ApiError && info.error.status === 404) return <ListNotFound />;
     return <LoadFailedAlert title="The mailing list could not be loaded" onRetry={() => void info.refetch()} />;

@@ -1,11 +1,12 @@
-import { Alert, Button, Center, Group, Loader, Modal, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Alert, Button, Group, Modal, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
 import type { TMember, TMemberConsent } from '@sendwell/contracts';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { showError } from '../../app/errors';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { showSuccess } from '../../app/toasts';
+import { DialogActions } from '../../components/DialogActions';
+import { QueryStatus } from '../../components/QueryStatus';
 import { useErasePerson, useExportPerson, useMemberConsent } from './lists.queries';
 import { useRetained } from './useRetained';
 
@@ -20,15 +21,14 @@ const SOURCE_LABELS: Record<TMemberConsent['source'], string> = {
 const ConsentRecords = ({ memberId }: { memberId: number }) => {
   const consent = useMemberConsent(memberId);
   const formatDateTime = useFormatDateTime();
-  if (consent.isPending) {
+  if (consent.isPending || consent.isError) {
     return (
-      <Center py="lg">
-        <Loader aria-label="Loading the consent records" />
-      </Center>
+      <QueryStatus
+        query={consent}
+        label="Loading the consent records"
+        failed="The consent records could not be loaded"
+      />
     );
-  }
-  if (consent.isError) {
-    return <LoadFailedAlert title="The consent records could not be loaded" onRetry={() => void consent.refetch()} />;
   }
   if (consent.data.length === 0) {
     return <Text>No consent record: this member was added before Sendwell kept them.</Text>;
@@ -86,14 +86,7 @@ const ConsentRecords = ({ memberId }: { memberId: number }) => {
 export const ConsentModal = ({ member, onClose }: { member: TMember | null; onClose: () => void }) => {
   const shown = useRetained(member);
   return (
-    <Modal
-      opened={member !== null}
-      onClose={onClose}
-      title={`Consent of ${shown?.email ?? ''}`}
-      size="lg"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={onClose} title={`Consent of ${shown?.email ?? ''}`} size="lg">
       {shown && <ConsentRecords memberId={shown.id} />}
     </Modal>
   );
@@ -109,13 +102,7 @@ export const ExportPersonModal = ({ member, onClose }: { member: TMember | null;
     exportPerson.mutate({ email: shown.email, format }, { onSuccess: onClose, onError: showError });
   };
   return (
-    <Modal
-      opened={member !== null}
-      onClose={onClose}
-      title="Export this person’s data"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={onClose} title="Export this person’s data">
       <Stack>
         <Text>
           Everything you hold about <strong>{shown?.email}</strong>: the lists it is on with its consent, the emails you
@@ -127,14 +114,11 @@ export const ExportPersonModal = ({ member, onClose }: { member: TMember | null;
             <Radio value="csv" label="CSV" />
           </Group>
         </Radio.Group>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={exportPerson.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={exportPerson.isPending}>
           <Button onClick={start} loading={exportPerson.isPending}>
             Download
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -154,20 +138,14 @@ export const ErasePersonModal = ({ member, onClose }: { member: TMember | null; 
     if (!shown || !isConfirmed) return;
     erase.mutate(shown.email, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Erased', message, position: 'top-center' });
+        showSuccess(message, 'Erased');
         close();
       },
       onError: showError,
     });
   };
   return (
-    <Modal
-      opened={member !== null}
-      onClose={close}
-      title="Erase this person’s data?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={member !== null} onClose={close} title="Erase this person’s data?">
       <Stack>
         <Alert color="red" icon={<IconAlertTriangle size={18} aria-hidden />}>
           Every record of <strong>{shown?.email}</strong> goes, on all your lists: memberships and consent, the emails
@@ -180,14 +158,11 @@ export const ErasePersonModal = ({ member, onClose }: { member: TMember | null; 
           autoComplete="off"
           onChange={(event) => setTyped(event.currentTarget.value)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={close} disabled={erase.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={close} isPending={erase.isPending}>
           <Button color="red" onClick={confirm} loading={erase.isPending} disabled={!isConfirmed}>
             Erase everything
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

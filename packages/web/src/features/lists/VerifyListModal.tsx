@@ -1,12 +1,13 @@
-import { Alert, Anchor, Button, Center, Group, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Center, Loader, Modal, Stack, Text } from '@mantine/core';
 import { SEND_MESSAGES, type TMailingList, usableCredit, verificationApi } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import { callRoute } from '../../app/api';
 import { openSuccessDialog } from '../../app/dialogs';
 import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
+import { DialogActions } from '../../components/DialogActions';
+import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { listKeys } from './lists.queries';
 
 export type TListProgress = { checked: number; total: number };
@@ -87,18 +88,8 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
           </Text>
         </>
       )}
-      {isShort && (
-        <Alert color="red">
-          To complete this process; please buy credits.{' '}
-          <Anchor component={Link} to="/settings/subscription">
-            Buy Credits
-          </Anchor>
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose}>
-          Cancel
-        </Button>
+      {isShort && <ShortOfCreditsAlert />}
+      <DialogActions onCancel={onClose}>
         <Button
           disabled={isShort || cost.data.totalCount === 0}
           loading={verify.isPending}
@@ -106,20 +97,14 @@ const VerifyListBody = ({ list, onClose }: { list: TMailingList; onClose: () => 
         >
           Verify Your List
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };
 
 /** 'Verify Your List' (spec §2 screen 5, §4): the cost, then the list Processing... until verified. */
 export const VerifyListModal = ({ list, onClose }: { list: TMailingList | null; onClose: () => void }) => (
-  <Modal
-    opened={list !== null}
-    onClose={onClose}
-    title={list ? `Verify ${list.address}` : ''}
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={list !== null} onClose={onClose} title={list ? `Verify ${list.address}` : ''}>
     {list && <VerifyListBody list={list} onClose={onClose} />}
   </Modal>
 );

@@ -1,17 +1,4 @@
-import {
-  Alert,
-  Button,
-  Center,
-  Group,
-  Loader,
-  NumberInput,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  VisuallyHidden,
-} from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Button, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
 import {
   OPERATOR_DAILY_CAP_MAX,
   type TDailyCapChange,
@@ -19,9 +6,13 @@ import {
   type TOperatorUser,
   ZDailyCapChange,
 } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { ActionsHeader } from '../../components/ActionsHeader';
+import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
+import { Loading } from '../../components/QueryStatus';
 import { useSetDailyCap, useUserAccounts } from './operator.queries';
 
 const perDay = (count: number) => `${count.toLocaleString('en-US')} a day`;
@@ -44,7 +35,7 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
   const save = (body: TDailyCapChange, fail: (error: unknown) => void) =>
     change.mutate(body, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
+        showSuccess(message, 'Done');
         onDone();
       },
       onError: fail,
@@ -63,47 +54,37 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
     save(parsed.data, form.fail);
   };
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack gap="sm">
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
+    <FormStack onSubmit={form.onSubmit} error={form.formError} gap="sm">
+      <NumberInput
+        label={`Emails a day for ${account.name}`}
+        description={`From 1 to ${OPERATOR_DAILY_CAP_MAX.toLocaleString('en-US')}; applies from the account's next claim, sends already running included.`}
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
+        min={1}
+        max={OPERATOR_DAILY_CAP_MAX}
+        allowDecimal={false}
+        allowNegative={false}
+        thousandSeparator=","
+        required
+        value={(form.values.dailyCap as number | null) ?? ''}
+        error={form.errors.dailyCap}
+        onChange={(value) => form.setValue('dailyCap', value === '' ? null : Number(value))}
+      />
+      <TextInput label="Reason" required description="Kept in the audit log." {...form.inputProps('reason')} />
+      <DialogActions onCancel={onDone}>
+        {account.operator_mail_per_day !== null && (
+          <Button
+            variant="default"
+            loading={change.isPending && change.variables?.dailyCap === null}
+            onClick={giveBack}
+          >
+            Use the user's setting
+          </Button>
         )}
-        <NumberInput
-          label={`Emails a day for ${account.name}`}
-          description={`From 1 to ${OPERATOR_DAILY_CAP_MAX.toLocaleString('en-US')}; applies from the account's next claim, sends already running included.`}
-          inputWrapperOrder={['label', 'input', 'description', 'error']}
-          min={1}
-          max={OPERATOR_DAILY_CAP_MAX}
-          allowDecimal={false}
-          allowNegative={false}
-          thousandSeparator=","
-          required
-          value={(form.values.dailyCap as number | null) ?? ''}
-          error={form.errors.dailyCap}
-          onChange={(value) => form.setValue('dailyCap', value === '' ? null : Number(value))}
-        />
-        <TextInput label="Reason" required description="Kept in the audit log." {...form.inputProps('reason')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          {account.operator_mail_per_day !== null && (
-            <Button
-              variant="default"
-              loading={change.isPending && change.variables?.dailyCap === null}
-              onClick={giveBack}
-            >
-              Use the user's setting
-            </Button>
-          )}
-          <Button type="submit" loading={change.isPending && change.variables?.dailyCap !== null}>
-            Set daily cap
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+        <Button type="submit" loading={change.isPending && change.variables?.dailyCap !== null}>
+          Set daily cap
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
@@ -111,13 +92,7 @@ const DailyCapForm = ({ account, onDone }: { account: TOperatorAccount; onDone: 
 export const AccountsPanel = ({ user }: { user: TOperatorUser }) => {
   const accounts = useUserAccounts(user.id);
   const [editing, setEditing] = useState<number | null>(null);
-  if (accounts.isPending) {
-    return (
-      <Center p="md">
-        <Loader aria-label="Loading the accounts" />
-      </Center>
-    );
-  }
+  if (accounts.isPending) return <Loading label="Loading the accounts" py="md" />;
   if (accounts.isError) return <Text>The accounts could not be loaded.</Text>;
   if (accounts.data.length === 0) return <Text>{user.email} has no sending account.</Text>;
   const account = accounts.data.find((item) => item.id === editing);
@@ -135,9 +110,7 @@ export const AccountsPanel = ({ user }: { user: TOperatorUser }) => {
               <Table.Th>Account</Table.Th>
               <Table.Th>Daily cap</Table.Th>
               <Table.Th ta="right">Sent, last 24 hours</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
+              <ActionsHeader />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>

@@ -1,10 +1,11 @@
-import { Alert, Badge, Button, Card, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Badge, Button, Card, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { type TAnnouncement, ZAnnouncementInput } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { FormError } from '../../components/FormError';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { useAnnouncements, usePublishAnnouncement, useSaveAnnouncement } from './operator.queries';
 
@@ -15,7 +16,7 @@ const AnnouncementForm = ({ editing, onDone }: { editing: TAnnouncement | null; 
     onSubmit: (body, { fail }) =>
       save.mutate(body, {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
+          showSuccess(message, 'Done');
           form.setValues({ title: '', body: '' });
           onDone();
         },
@@ -24,30 +25,24 @@ const AnnouncementForm = ({ editing, onDone }: { editing: TAnnouncement | null; 
   });
   return (
     <Card withBorder>
-      <form onSubmit={form.onSubmit} noValidate>
-        <Stack>
-          <Title order={3} size="h5">
-            {editing ? `Edit “${editing.title}”` : 'Write an announcement'}
-          </Title>
-          {form.formError && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {form.formError}
-            </Alert>
-          )}
-          <TextInput label="Title" required {...form.inputProps('title')} />
-          <Textarea label="Text" required autosize minRows={4} maxRows={12} {...form.inputProps('body')} />
-          <Group justify="flex-end">
-            {editing && (
-              <Button variant="default" onClick={onDone}>
-                Cancel
-              </Button>
-            )}
-            <Button type="submit" loading={save.isPending}>
-              Save
+      <FormStack onSubmit={form.onSubmit}>
+        <Title order={3} size="h5">
+          {editing ? `Edit “${editing.title}”` : 'Write an announcement'}
+        </Title>
+        <FormError message={form.formError} />
+        <TextInput label="Title" required {...form.inputProps('title')} />
+        <Textarea label="Text" required autosize minRows={4} maxRows={12} {...form.inputProps('body')} />
+        <Group justify="flex-end">
+          {editing && (
+            <Button variant="default" onClick={onDone}>
+              Cancel
             </Button>
-          </Group>
-        </Stack>
-      </form>
+          )}
+          <Button type="submit" loading={save.isPending}>
+            Save
+          </Button>
+        </Group>
+      </FormStack>
     </Card>
   );
 };

@@ -1,20 +1,12 @@
-import {
-  Alert,
-  Button,
-  Checkbox,
-  Group,
-  Modal,
-  NumberInput,
-  Stack,
-  Table,
-  TextInput,
-  VisuallyHidden,
-} from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Button, Checkbox, Group, Modal, NumberInput, Stack, Table, TextInput } from '@mantine/core';
 import { type TOperatorPlan, ZPlanInput } from '@sendwell/contracts';
-import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
+import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
+import { ActionsHeader } from '../../components/ActionsHeader';
+import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { TableScroller } from '../../components/TableScroller';
 import { usePlans, useSavePlan } from './operator.queries';
@@ -37,7 +29,7 @@ const PlanForm = ({ plan, onClose }: { plan: TOperatorPlan | null; onClose: () =
     onSubmit: (body, { fail }) =>
       save.mutate(body, {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
+          showSuccess(message, 'Done');
           onClose();
         },
         onError: fail,
@@ -54,51 +46,41 @@ const PlanForm = ({ plan, onClose }: { plan: TOperatorPlan | null; onClose: () =
     />
   );
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
-        <TextInput label="Name" required data-autofocus {...form.inputProps('name')} />
-        <TextInput
-          label="Slug"
-          required
-          description="Lower-case letters, digits and dashes."
-          {...form.inputProps('plan_name')}
-        />
-        <Group grow>
-          {number('price', 'Price (USD / month)')}
-          {number('monthly_credits', 'Monthly credits')}
-          {number('trial_credits', 'Trial credits')}
-        </Group>
-        <Checkbox
-          label="Scheduled sending"
-          checked={form.values.allows_scheduling as boolean}
-          onChange={(event) => form.setValue('allows_scheduling', event.currentTarget.checked)}
-        />
-        <Checkbox
-          label="Own sending accounts"
-          checked={form.values.allows_accounts as boolean}
-          onChange={(event) => form.setValue('allows_accounts', event.currentTarget.checked)}
-        />
-        <TextInput
-          label="Stripe price id"
-          value={(form.values.stripe_price_id as string | null) ?? ''}
-          error={form.errors.stripe_price_id}
-          onChange={(event) => form.setValue('stripe_price_id', event.currentTarget.value || null)}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={save.isPending}>
-            Save plan
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <TextInput label="Name" required data-autofocus {...form.inputProps('name')} />
+      <TextInput
+        label="Slug"
+        required
+        description="Lower-case letters, digits and dashes."
+        {...form.inputProps('plan_name')}
+      />
+      <Group grow>
+        {number('price', 'Price (USD / month)')}
+        {number('monthly_credits', 'Monthly credits')}
+        {number('trial_credits', 'Trial credits')}
+      </Group>
+      <Checkbox
+        label="Scheduled sending"
+        checked={form.values.allows_scheduling as boolean}
+        onChange={(event) => form.setValue('allows_scheduling', event.currentTarget.checked)}
+      />
+      <Checkbox
+        label="Own sending accounts"
+        checked={form.values.allows_accounts as boolean}
+        onChange={(event) => form.setValue('allows_accounts', event.currentTarget.checked)}
+      />
+      <TextInput
+        label="Stripe price id"
+        value={(form.values.stripe_price_id as string | null) ?? ''}
+        error={form.errors.stripe_price_id}
+        onChange={(event) => form.setValue('stripe_price_id', event.currentTarget.value || null)}
+      />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" loading={save.isPending}>
+          Save plan
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
@@ -125,9 +107,7 @@ export const PlansTab = () => {
               <Table.Th ta="right">Trial</Table.Th>
               <Table.Th>Allows</Table.Th>
               <Table.Th ta="right">Users</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
+              <ActionsHeader />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -163,9 +143,7 @@ export const PlansTab = () => {
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? 'New plan' : `Edit ${editing?.name ?? ''}`}
-        centered
         size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {editing !== null && <PlanForm plan={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       </Modal>

@@ -1,6 +1,6 @@
-import { Alert, Badge, Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useFormatDateTime } from '../../app/dates';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { QueryStatus } from '../../components/QueryStatus';
 import { TableScroller } from '../../components/TableScroller';
 import { useBillingOptions } from '../billing/billing.queries';
 import { useSystemStatus } from './operator.queries';
@@ -24,15 +24,11 @@ export const SystemTab = () => {
   const formatDateTime = useFormatDateTime();
   const status = useSystemStatus();
   const billing = useBillingOptions();
-  if (status.isPending) {
+  if (status.isPending || status.isError) {
     return (
-      <Center p="lg">
-        <Loader aria-label="Loading the system status" />
-      </Center>
+      <QueryStatus query={status} label="Loading the system status" failed="The system status could not be loaded." />
     );
   }
-  if (status.isError)
-    return <LoadFailedAlert title="The system status could not be loaded." onRetry={() => void status.refetch()} />;
   const { queues, workers, errors, testInbox, database, verificationProbe: probe, resolvers } = status.data;
   const waiting = queues.reduce((sum, queue) => sum + queue.queued, 0);
   return (

@@ -1,10 +1,10 @@
-import { Badge, Button, Center, Group, Loader, Modal, SegmentedControl, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Badge, Button, Group, Modal, SegmentedControl, Stack, Text } from '@mantine/core';
 import type { TTicket } from '@sendwell/contracts';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { QueryStatus } from '../../components/QueryStatus';
 import { TicketConversation, TicketStatusBadge } from '../support/TicketConversation';
 import {
   OPERATOR_TICKETS_URL,
@@ -20,15 +20,9 @@ const TicketPanel = ({ id }: { id: number }) => {
   const ticket = useOperatorTicket(id);
   const answer = useAnswerTicket(id);
   const close = useCloseTicket(id);
-  if (ticket.isPending) {
-    return (
-      <Center p="lg">
-        <Loader aria-label="Loading the ticket" />
-      </Center>
-    );
+  if (ticket.isPending || ticket.isError) {
+    return <QueryStatus query={ticket} label="Loading the ticket" failed="The ticket could not be loaded." />;
   }
-  if (ticket.isError)
-    return <LoadFailedAlert title="The ticket could not be loaded." onRetry={() => void ticket.refetch()} />;
   return (
     <Stack>
       <TicketConversation
@@ -38,7 +32,7 @@ const TicketPanel = ({ id }: { id: number }) => {
         onRespond={(message, { reset, fail }) =>
           answer.mutate(message, {
             onSuccess: ({ message: said }) => {
-              notifications.show({ color: 'green', title: 'Sent', message: said, position: 'top-center' });
+              showSuccess(said, 'Sent');
               reset();
             },
             onError: fail,
@@ -125,9 +119,7 @@ export const TicketsTab = () => {
         opened={open !== null}
         onClose={() => setOpen(null)}
         title={open ? `${open.subject} — ${open.email}` : ''}
-        centered
         size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {open && <TicketPanel id={open.id} />}
       </Modal>

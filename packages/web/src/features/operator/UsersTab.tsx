@@ -1,5 +1,4 @@
 import {
-  Alert,
   Badge,
   Button,
   Group,
@@ -11,13 +10,14 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { type TOperatorUser, usableCredit, ZCreditChange, ZUserDisable } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
 import { AccountsPanel } from './AccountsPanel';
 import {
   OPERATOR_USERS_URL,
@@ -28,15 +28,7 @@ import {
   usePlans,
 } from './operator.queries';
 
-const done = (message: string) =>
-  notifications.show({ color: 'green', title: 'Done', message, position: 'top-center' });
-
-const FormError = ({ message }: { message: string | null }) =>
-  message ? (
-    <Alert color="red" icon={<IconAlertCircle size={18} />}>
-      {message}
-    </Alert>
-  ) : null;
+const done = (message: string) => showSuccess(message, 'Done');
 
 const CreditsForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => void }) => {
   const change = useChangeCredits(user.id);
@@ -52,45 +44,39 @@ const CreditsForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        <FormError message={form.formError} />
-        <Text size="sm">
-          {user.email} has {usableCredit(user.credit).toLocaleString('en-US')} usable credits.
-        </Text>
-        <SegmentedControl
-          aria-label="Grant or remove"
-          value={form.values.action as string}
-          onChange={(value) => form.setValue('action', value as 'grant' | 'remove')}
-          data={[
-            { label: 'Grant', value: 'grant' },
-            { label: 'Remove', value: 'remove' },
-          ]}
-        />
-        <NumberInput
-          label="Credits"
-          min={1}
-          allowDecimal={false}
-          value={form.values.amount as number}
-          error={form.errors.amount}
-          onChange={(value) => form.setValue('amount', Number(value))}
-        />
-        <TextInput
-          label="Reason"
-          required
-          description="Kept in the audit log and the credit log."
-          {...form.inputProps('reason')}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={change.isPending}>
-            {form.values.action === 'grant' ? 'Grant credits' : 'Remove credits'}
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <Text size="sm">
+        {user.email} has {usableCredit(user.credit).toLocaleString('en-US')} usable credits.
+      </Text>
+      <SegmentedControl
+        aria-label="Grant or remove"
+        value={form.values.action as string}
+        onChange={(value) => form.setValue('action', value as 'grant' | 'remove')}
+        data={[
+          { label: 'Grant', value: 'grant' },
+          { label: 'Remove', value: 'remove' },
+        ]}
+      />
+      <NumberInput
+        label="Credits"
+        min={1}
+        allowDecimal={false}
+        value={form.values.amount as number}
+        error={form.errors.amount}
+        onChange={(value) => form.setValue('amount', Number(value))}
+      />
+      <TextInput
+        label="Reason"
+        required
+        description="Kept in the audit log and the credit log."
+        {...form.inputProps('reason')}
+      />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" loading={change.isPending}>
+          {form.values.action === 'grant' ? 'Grant credits' : 'Remove credits'}
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
@@ -109,10 +95,7 @@ const PlanForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => void 
           label: plan.name,
         }))}
       />
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose}>
         <Button
           loading={change.isPending}
           onClick={() =>
@@ -126,7 +109,7 @@ const PlanForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => void 
         >
           Change plan
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };
@@ -145,25 +128,19 @@ const DisableForm = ({ user, onClose }: { user: TOperatorUser; onClose: () => vo
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        <FormError message={form.formError} />
-        <Text size="sm">
-          {user.disabled
-            ? `${user.email} will be able to sign in again.`
-            : `${user.email} will be signed out everywhere and cannot sign in until enabled again.`}
-        </Text>
-        <TextInput label="Reason" required {...form.inputProps('reason')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" color={user.disabled ? undefined : 'red.9'} loading={change.isPending}>
-            {user.disabled ? 'Enable user' : 'Disable user'}
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <Text size="sm">
+        {user.disabled
+          ? `${user.email} will be able to sign in again.`
+          : `${user.email} will be signed out everywhere and cannot sign in until enabled again.`}
+      </Text>
+      <TextInput label="Reason" required {...form.inputProps('reason')} />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" color={user.disabled ? undefined : 'red.9'} loading={change.isPending}>
+          {user.disabled ? 'Enable user' : 'Disable user'}
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
 
@@ -245,9 +222,7 @@ export const UsersTab = () => {
         opened={action !== null}
         onClose={close}
         title={action ? `${titles[action.kind]}: ${action.user.email}` : ''}
-        centered
         size={action?.kind === 'accounts' ? 'lg' : 'md'}
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {action?.kind === 'credits' && <CreditsForm user={action.user} onClose={close} />}
         {action?.kind === 'plan' && <PlanForm user={action.user} onClose={close} />}

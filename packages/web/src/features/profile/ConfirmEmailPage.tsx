@@ -1,11 +1,12 @@
 import { Alert, Anchor, Loader, Stack, Text } from '@mantine/core';
-import { IconAlertCircle, IconCircleCheck } from '@tabler/icons-react';
+import { IconCircleCheck } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
 import { isSignedIn } from '../../app/session';
+import { FormError } from '../../components/FormError';
 import { AuthLayout } from '../auth/AuthLayout';
 import { useConfirmEmail } from './profile.queries';
 
@@ -46,11 +47,7 @@ export const ConfirmEmailPage = () => {
             {confirm.data.message} Sign in with it from now on.
           </Alert>
         )}
-        {problem && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />} title="This link did not work">
-            {problem}
-          </Alert>
-        )}
+        <FormError title="This link did not work" message={problem} />
         <Text size="sm" ta="center">
           <Anchor component={Link} to={next.to}>
             {next.label}

@@ -1,14 +1,16 @@
-import { Alert, Button, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { notifications } from '@mantine/notifications';
 import { formatDateTime, type TProfile, ZEmailChangeRequest, ZNewPassword, ZProfileName } from '@sendwell/contracts';
 import { IconClock, IconDeviceDesktopOff, IconKey, IconMail, IconUser } from '@tabler/icons-react';
-import type { ReactNode } from 'react';
 import { z } from 'zod';
-import { type TFormErrors, useZodForm } from '../../app/useZodForm';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { checkPasswordConfirmation } from '../../app/forms';
+import { showSuccess } from '../../app/toasts';
+import { useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
 import { PasswordField } from '../../components/PasswordField';
+import { QueryStatus } from '../../components/QueryStatus';
+import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
 import {
   useCancelEmailChange,
@@ -19,41 +21,6 @@ import {
   useUpdateProfile,
 } from './profile.queries';
 
-const success = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
-const sectionId = (title: string) => `profile-${title.toLowerCase().replace(/\W+/g, '-')}`;
-
-/** One part of the profile: a heading the form is named by, what it is for, the form. */
-const Section = ({
-  icon,
-  title,
-  description,
-  children,
-}: {
-  icon: ReactNode;
-  title: string;
-  description: ReactNode;
-  children: ReactNode;
-}) => (
-  <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={sectionId(title)}>
-    <Stack gap="md">
-      <Stack gap={4}>
-        <Group gap="xs">
-          {icon}
-          <Title order={2} fz="lg" id={sectionId(title)}>
-            {title}
-          </Title>
-        </Group>
-        <Text size="sm" c="dimmed">
-          {description}
-        </Text>
-      </Stack>
-      {children}
-    </Stack>
-  </Paper>
-);
-
 const ZNameForm = z.object({ name: ZProfileName });
 
 const NameForm = ({ profile }: { profile: TProfile }) => {
@@ -61,19 +28,17 @@ const NameForm = ({ profile }: { profile: TProfile }) => {
   const form = useZodForm(ZNameForm, {
     initialValues: { name: profile.name },
     onSubmit: ({ name }, { fail }) =>
-      update.mutate({ name }, { onSuccess: ({ message }) => success(message), onError: fail }),
+      update.mutate({ name }, { onSuccess: ({ message }) => showSuccess(message), onError: fail }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Name')}>
-      <Stack>
-        <TextInput label="Full Name" autoComplete="name" {...form.inputProps('name')} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={update.isPending}>
-            Save name
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Name')}>
+      <TextInput label="Full Name" autoComplete="name" {...form.inputProps('name')} />
+      <Group justify="flex-end">
+        <Button type="submit" loading={update.isPending}>
+          Save name
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 
@@ -82,27 +47,25 @@ const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
   const form = useZodForm(z.object({ time_zone: z.string() }), {
     initialValues: { time_zone: profile.time_zone },
     onSubmit: ({ time_zone }, { fail }) =>
-      update.mutate({ time_zone }, { onSuccess: ({ message }) => success(message), onError: fail }),
+      update.mutate({ time_zone }, { onSuccess: ({ message }) => showSuccess(message), onError: fail }),
   });
   const chosen = form.values.time_zone;
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Time zone')}>
-      <Stack>
-        <TimeZoneSelect
-          label="Time zone"
-          value={chosen}
-          onChange={(zone) => form.setValue('time_zone', zone)}
-          error={form.errors.time_zone}
-          description={`It is ${formatDateTime(new Date(), chosen)} there now.`}
-          inputWrapperOrder={['label', 'input', 'description', 'error']}
-        />
-        <Group justify="flex-end">
-          <Button type="submit" loading={update.isPending} disabled={chosen === profile.time_zone}>
-            Save time zone
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Time zone')}>
+      <TimeZoneSelect
+        label="Time zone"
+        value={chosen}
+        onChange={(zone) => form.setValue('time_zone', zone)}
+        error={form.errors.time_zone}
+        description={`It is ${formatDateTime(new Date(), chosen)} there now.`}
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
+      />
+      <Group justify="flex-end">
+        <Button type="submit" loading={update.isPending} disabled={chosen === profile.time_zone}>
+          Save time zone
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 
@@ -122,7 +85,7 @@ const PendingEmail = ({ profile, pendingEmail }: { profile: TProfile; pendingEma
             size="xs"
             loading={cancel.isPending}
             aria-label={`Cancel the change to ${pendingEmail}`}
-            onClick={() => cancel.mutate(undefined, { onSuccess: ({ message }) => success(message) })}
+            onClick={() => cancel.mutate(undefined, { onSuccess: ({ message }) => showSuccess(message) })}
           >
             Cancel
           </Button>
@@ -139,7 +102,7 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
     onSubmit: (request, { fail }) =>
       change.mutate(request, {
         onSuccess: ({ message }) => {
-          success(message);
+          showSuccess(message);
           form.setValue('email', '');
           form.setValue('current_password', '');
         },
@@ -147,31 +110,29 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Email')}>
-      <Stack>
-        <Text size="sm">
-          You sign in with{' '}
-          <strong data-testid="profile-email" style={{ overflowWrap: 'anywhere' }}>
-            {profile.email}
-          </strong>
-          .
-        </Text>
-        {profile.pending_email && <PendingEmail profile={profile} pendingEmail={profile.pending_email} />}
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TextInput label="New email" type="email" autoComplete="email" {...form.inputProps('email')} />
-          <PasswordField
-            label="Current password"
-            autoComplete="current-password"
-            {...form.inputProps('current_password')}
-          />
-        </SimpleGrid>
-        <Group justify="flex-end">
-          <Button type="submit" loading={change.isPending}>
-            Send confirmation link
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Email')}>
+      <Text size="sm">
+        You sign in with{' '}
+        <strong data-testid="profile-email" style={{ overflowWrap: 'anywhere' }}>
+          {profile.email}
+        </strong>
+        .
+      </Text>
+      {profile.pending_email && <PendingEmail profile={profile} pendingEmail={profile.pending_email} />}
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <TextInput label="New email" type="email" autoComplete="email" {...form.inputProps('email')} />
+        <PasswordField
+          label="Current password"
+          autoComplete="current-password"
+          {...form.inputProps('current_password')}
+        />
+      </SimpleGrid>
+      <Group justify="flex-end">
+        <Button type="submit" loading={change.isPending}>
+          Send confirmation link
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 
@@ -185,16 +146,13 @@ const PasswordForm = () => {
   const change = useChangePassword();
   const form = useZodForm(ZPasswordForm, {
     initialValues: { current_password: '', password: '', confirmation: '' },
-    validate: (values, errors): TFormErrors =>
-      !errors.password && values.password.trim() !== values.confirmation.trim()
-        ? { confirmation: 'The passwords do not match.' }
-        : {},
+    validate: checkPasswordConfirmation,
     onSubmit: (_request, { values, fail }) =>
       change.mutate(
         { current_password: values.current_password, password: values.password },
         {
           onSuccess: ({ message }) => {
-            success(message);
+            showSuccess(message);
             for (const field of ['current_password', 'password', 'confirmation'] as const) form.setValue(field, '');
           },
           onError: fail,
@@ -202,34 +160,28 @@ const PasswordForm = () => {
       ),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate aria-labelledby={sectionId('Password')}>
-      <Stack>
+    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Password')}>
+      <PasswordField
+        label="Current password"
+        autoComplete="current-password"
+        {...form.inputProps('current_password')}
+      />
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <PasswordField
-          label="Current password"
-          autoComplete="current-password"
-          {...form.inputProps('current_password')}
+          label="New password"
+          autoComplete="new-password"
+          description="At least 6 characters."
+          inputWrapperOrder={['label', 'input', 'description', 'error']}
+          {...form.inputProps('password')}
         />
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <PasswordField
-            label="New password"
-            autoComplete="new-password"
-            description="At least 6 characters."
-            inputWrapperOrder={['label', 'input', 'description', 'error']}
-            {...form.inputProps('password')}
-          />
-          <PasswordField
-            label="Confirm new password"
-            autoComplete="new-password"
-            {...form.inputProps('confirmation')}
-          />
-        </SimpleGrid>
-        <Group justify="flex-end">
-          <Button type="submit" loading={change.isPending}>
-            Change password
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+        <PasswordField label="Confirm new password" autoComplete="new-password" {...form.inputProps('confirmation')} />
+      </SimpleGrid>
+      <Group justify="flex-end">
+        <Button type="submit" loading={change.isPending}>
+          Change password
+        </Button>
+      </Group>
+    </FormStack>
   );
 };
 
@@ -239,7 +191,6 @@ const SignOutEverywhere = () => {
   const ask = () =>
     modals.openConfirmModal({
       title: 'Sign out everywhere?',
-      centered: true,
       children: (
         <Text size="sm">
           Every device signed in to your account is signed out, this one too, and the links we mailed to reset your
@@ -250,8 +201,7 @@ const SignOutEverywhere = () => {
       confirmProps: { color: 'red' },
       onConfirm: () =>
         signOut.mutate(undefined, {
-          onSuccess: ({ message }) =>
-            notifications.show({ color: 'green', title: 'Signed out', message, position: 'top-center' }),
+          onSuccess: ({ message }) => showSuccess(message, 'Signed out'),
         }),
     });
   return (
@@ -272,47 +222,44 @@ export const ProfilePage = () => {
         title="Profile"
         description="Your name, the time zone every time is shown in, your email and password."
       />
-      {profile.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading your profile" />
-        </Center>
-      )}
-      {profile.isError && (
-        <LoadFailedAlert title="Your profile could not be loaded" onRetry={() => void profile.refetch()} />
-      )}
+      <QueryStatus query={profile} label="Loading your profile" failed="Your profile could not be loaded" py="xl" />
       {profile.data && (
         <Stack gap="lg" maw={760}>
-          <Section icon={<IconUser size={18} aria-hidden />} title="Name" description="How Sendwell greets you.">
+          <SettingsSection
+            icon={<IconUser size={18} aria-hidden />}
+            title="Name"
+            description="How Sendwell greets you."
+          >
             <NameForm profile={profile.data} />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconClock size={18} aria-hidden />}
             title="Time zone"
             description="Scheduled emails, drip windows, History, the dashboard’s days, the credit log and notifications all use it."
           >
             <TimeZoneForm profile={profile.data} />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconMail size={18} aria-hidden />}
             title="Email"
             description="A new email takes effect once you open the link we mail to it; your current email keeps working until then."
           >
             <EmailForm profile={profile.data} />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconKey size={18} aria-hidden />}
             title="Password"
             description="Changing it signs out every other device; this one stays signed in."
           >
             <PasswordForm />
-          </Section>
-          <Section
+          </SettingsSection>
+          <SettingsSection
             icon={<IconDeviceDesktopOff size={18} aria-hidden />}
             title="Devices"
             description="Lost a device, or think someone knows your password? Sign out everywhere, then change your password."
           >
             <SignOutEverywhere />
-          </Section>
+          </SettingsSection>
         </Stack>
       )}
     </>

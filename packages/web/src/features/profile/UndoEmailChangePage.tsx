@@ -1,8 +1,9 @@
 import { Alert, Anchor, Button, Stack, Text } from '@mantine/core';
-import { IconAlertCircle, IconCircleCheck } from '@tabler/icons-react';
+import { IconCircleCheck } from '@tabler/icons-react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
+import { FormError } from '../../components/FormError';
 import { AuthLayout } from '../auth/AuthLayout';
 import { useUndoEmailChange } from './profile.queries';
 
@@ -44,11 +45,7 @@ export const UndoEmailChangePage = () => {
             {undo.data.message}
           </Alert>
         )}
-        {problem && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />} title="This link did not work">
-            {problem}
-          </Alert>
-        )}
+        <FormError title="This link did not work" message={problem} />
         <Text size="sm" ta="center">
           {isReverted ? (
             <Anchor component={Link} to="/forgot-password">

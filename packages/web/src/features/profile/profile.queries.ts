@@ -6,10 +6,9 @@ import {
   type TProfileUpdate,
 } from '@sendwell/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { callRoute, resetCsrfToken } from '../../app/api';
-import { isUnauthorized } from '../../app/errors';
-import { realtime } from '../../app/realtime';
-import { endSession, USER_QUERY_KEY } from '../../app/session';
+import { callRoute } from '../../app/api';
+import { USER_QUERY_KEY } from '../../app/session';
+import { useEndSessionMutation } from '../auth/auth.queries';
 
 export const profileKeys = { profile: ['profile'] as const };
 
@@ -53,23 +52,9 @@ export const useCancelEmailChange = () => {
 };
 
 /**
- * "Sign out everywhere": this tab is signed out too, like Sign out (the socket is paused first,
- * so the server's word that this session ended is not taken for an expired one).
+ * "Sign out everywhere": this tab is signed out too, like Sign out.
  */
-export const useSignOutEverywhere = () => {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: () => callRoute(profileApi.signOutEverywhere),
-    onMutate: () => realtime.pause(),
-    onSuccess: () => {
-      resetCsrfToken();
-      endSession(queryClient);
-    },
-    onError: (error) => {
-      if (!isUnauthorized(error)) realtime.resume();
-    },
-  });
-};
+export const useSignOutEverywhere = () => useEndSessionMutation(() => callRoute(profileApi.signOutEverywhere));
 
 /** The old address's undo link: a click on its page (never on arrival, so a mail scanner undoes nothing). */
 export const useUndoEmailChange = () => {

@@ -1,30 +1,20 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Center,
-  Checkbox,
-  Group,
-  Loader,
-  SimpleGrid,
-  Stack,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Checkbox, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { DEFAULT_FREE_PLAN_ID, REGISTRATION_MESSAGES, runtimeTimeZone, ZRegisterRequest } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors } from '../../app/errors';
 import { type TFormErrors, useZodForm } from '../../app/useZodForm';
-import { PasswordField } from '../../components/PasswordField';
+import { FormStack } from '../../components/FormStack';
+import { Loading, QueryStatus } from '../../components/QueryStatus';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
+import { EmailField, RequiredPasswordField, RequiredTextInput } from '../auth/AuthFields';
 import { AuthLayout } from '../auth/AuthLayout';
 import { formatPlanPrice } from '../billing/billing.format';
 import { type TPlan, useBillingOptions, usePlans } from '../billing/billing.queries';
-import { CardField, type TCardFieldHandle } from '../billing/CardField';
+import { CardField } from '../billing/CardField';
 import { PlanCard } from '../billing/PlanCard';
+import { useCardToken } from '../billing/useCardToken';
 import { Captcha, type TCaptchaHandle } from './Captcha';
 import { type TRegistrationForm, useRegister } from './registration.queries';
 
@@ -57,14 +47,12 @@ export const RegisterPage = () => {
   const navigate = useNavigate();
   const nameRef = useRef<HTMLInputElement>(null);
   const captchaRef = useRef<TCaptchaHandle>(null);
-  const cardRef = useRef<TCardFieldHandle>(null);
+  const { cardRef, isCardComplete, setIsCardComplete, createToken, isTokenPending } = useCardToken();
 
   const [step, setStep] = useState<TStep>('plan');
   const [planId, setPlanId] = useState<number | null>(DEFAULT_FREE_PLAN_ID);
   const [isTermsAccepted, setIsTermsAccepted] = useState(false);
-  const [isCardComplete, setIsCardComplete] = useState(false);
   const [captchaPayload, setCaptchaPayload] = useState<string | null>(null);
-  const [isTokenPending, setIsTokenPending] = useState(false);
   // The browser's zone, offered (issue 29): every time in the app is shown in the user's zone.
   const [timeZone, setTimeZone] = useState(runtimeTimeZone);
 
@@ -115,9 +103,7 @@ export const RegisterPage = () => {
       };
       let stripeToken = '';
       if (isPaid) {
-        setIsTokenPending(true);
-        const card = (await cardRef.current?.createToken()) ?? { error: REGISTRATION_MESSAGES.card };
-        setIsTokenPending(false);
+        const card = await createToken();
         if ('error' in card) {
           setErrors({ stripeToken: card.error });
           return;
@@ -199,15 +185,9 @@ export const RegisterPage = () => {
     return (
       <AuthLayout title="Create your account" description="Choose a plan to start with." width={960}>
         {plans.isPending || options.isPending ? (
-          <Center py="xl">
-            <Loader aria-label="Loading plans" />
-          </Center>
+          <Loading label="Loading plans" py="xl" />
         ) : plans.isError ? (
-          <Alert color="red" icon={<IconAlertCircle size={18} />} title="The plans could not be loaded">
-            <Button size="xs" variant="light" color="red" mt="xs" onClick={() => void plans.refetch()}>
-              Try again
-            </Button>
-          </Alert>
+          <QueryStatus query={plans} label="Loading plans" failed="The plans could not be loaded" />
         ) : (
           <Stack>
             <SimpleGrid
@@ -253,100 +233,76 @@ export const RegisterPage = () => {
 
   return (
     <AuthLayout title="Create your account" description="Tell us who you are." width={520}>
-      <form onSubmit={form.onSubmit} noValidate>
-        <Stack>
-          {alert && (
-            <Alert color="red" icon={<IconAlertCircle size={18} />}>
-              {alert}
-            </Alert>
+      <FormStack onSubmit={form.onSubmit} error={alert}>
+        <Stack gap={2} display={hasPlans ? undefined : 'none'}>
+          <Group justify="space-between" wrap="nowrap">
+            <Text size="sm" data-testid="register-chosen-plan">
+              Plan: <strong>{chosenPlan?.name ?? 'none chosen'}</strong>
+              {chosenPlan && !chosenPlan.isFree && ` · ${formatPlanPrice(chosenPlan)}`}
+            </Text>
+            <Anchor component="button" type="button" size="sm" onClick={goBack}>
+              Change
+            </Anchor>
+          </Group>
+          {errors.package_id && (
+            <Text c="red" size="sm">
+              {errors.package_id}
+            </Text>
           )}
-          <Stack gap={2} display={hasPlans ? undefined : 'none'}>
-            <Group justify="space-between" wrap="nowrap">
-              <Text size="sm" data-testid="register-chosen-plan">
-                Plan: <strong>{chosenPlan?.name ?? 'none chosen'}</strong>
-                {chosenPlan && !chosenPlan.isFree && ` · ${formatPlanPrice(chosenPlan)}`}
-              </Text>
-              <Anchor component="button" type="button" size="sm" onClick={goBack}>
-                Change
-              </Anchor>
-            </Group>
-            {errors.package_id && (
-              <Text c="red" size="sm">
-                {errors.package_id}
-              </Text>
-            )}
-          </Stack>
-          {/* The required fields say so in their messages; asterisks would add a stray ' *' to every label. */}
-          <TextInput
-            ref={nameRef}
-            label="Full Name"
-            autoComplete="name"
-            required
-            withAsterisk={false}
-            {...form.inputProps('name')}
-          />
-          <TextInput
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            withAsterisk={false}
-            {...form.inputProps('email')}
-          />
-          <PasswordField
-            label="Password"
-            autoComplete="new-password"
-            description="At least 6 characters."
-            required
-            withAsterisk={false}
-            {...form.inputProps('password')}
-          />
-          <TextInput
-            label="Referred by"
-            description="Optional: the email address of whoever told you about Sendwell."
-            type="email"
-            {...form.inputProps('referred_by')}
-          />
-          <TimeZoneSelect
-            label="Time zone"
-            description="Scheduled emails, drip windows and every time you see use it. Change it later under Profile."
-            value={timeZone}
-            onChange={setTimeZone}
-            error={errors.time_zone}
-          />
-          {isPaid && publishableKey && (
-            <CardField
-              ref={cardRef}
-              publishableKey={publishableKey}
-              error={errors.stripeToken}
-              onChange={(isComplete) => {
-                setIsCardComplete(isComplete);
-                setErrors((current) => withoutError(current, 'stripeToken'));
-              }}
-            />
-          )}
-          <Checkbox
-            label="I accept the terms of service"
-            checked={isTermsAccepted}
-            error={errors.terms}
-            onChange={(event) => {
-              setIsTermsAccepted(event.currentTarget.checked);
-              setErrors((current) => withoutError(current, 'terms'));
+        </Stack>
+        <RequiredTextInput ref={nameRef} label="Full Name" autoComplete="name" {...form.inputProps('name')} />
+        <EmailField {...form.inputProps('email')} />
+        <RequiredPasswordField
+          label="Password"
+          autoComplete="new-password"
+          description="At least 6 characters."
+          {...form.inputProps('password')}
+        />
+        <TextInput
+          label="Referred by"
+          description="Optional: the email address of whoever told you about Sendwell."
+          type="email"
+          {...form.inputProps('referred_by')}
+        />
+        <TimeZoneSelect
+          label="Time zone"
+          description="Scheduled emails, drip windows and every time you see use it. Change it later under Profile."
+          value={timeZone}
+          onChange={setTimeZone}
+          error={errors.time_zone}
+        />
+        {isPaid && publishableKey && (
+          <CardField
+            ref={cardRef}
+            publishableKey={publishableKey}
+            error={errors.stripeToken}
+            onChange={(isComplete) => {
+              setIsCardComplete(isComplete);
+              setErrors((current) => withoutError(current, 'stripeToken'));
             }}
           />
-          <Captcha ref={captchaRef} onPayloadChange={changeCaptcha} error={errors.altcha} />
-          <Group justify={hasPlans ? 'space-between' : 'flex-end'}>
-            {hasPlans && (
-              <Button variant="default" onClick={goBack}>
-                Back
-              </Button>
-            )}
-            <Button type="submit" loading={isTokenPending || register.isPending} data-testid="register-submit">
-              Get Started
+        )}
+        <Checkbox
+          label="I accept the terms of service"
+          checked={isTermsAccepted}
+          error={errors.terms}
+          onChange={(event) => {
+            setIsTermsAccepted(event.currentTarget.checked);
+            setErrors((current) => withoutError(current, 'terms'));
+          }}
+        />
+        <Captcha ref={captchaRef} onPayloadChange={changeCaptcha} error={errors.altcha} />
+        <Group justify={hasPlans ? 'space-between' : 'flex-end'}>
+          {hasPlans && (
+            <Button variant="default" onClick={goBack}>
+              Back
             </Button>
-          </Group>
-        </Stack>
-      </form>
+          )}
+          <Button type="submit" loading={isTokenPending || register.isPending} data-testid="register-submit">
+            Get Started
+          </Button>
+        </Group>
+      </FormStack>
       {footer}
     </AuthLayout>
   );

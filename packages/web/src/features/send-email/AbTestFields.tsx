@@ -3,7 +3,7 @@ import { AB_METRIC_LABELS, AB_TEST_LIMITS, abSplitSizes, describeWait } from '@s
 import { IconPlus, IconX } from '@tabler/icons-react';
 import { memo } from 'react';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
-import { abWaitMinutesOf, fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
+import { abWaitMinutesOf, fieldId, type TFieldErrors, type TSendFormValues, textFieldProps } from './send-email.form';
 
 type TProps = {
   values: Pick<
@@ -56,23 +56,13 @@ export const AbTestFields = memo(({ values, errors, audience, onChange }: TProps
           <Text size="sm" c="dimmed">
             Subject A is the Subject above: “{values.subject.trim() || '…'}”.
           </Text>
-          <TextInput
-            id={fieldId('subjectB')}
-            label="Subject B"
-            required
-            value={values.subjectB}
-            error={errors.subjectB}
-            onChange={(event) => onChange({ subjectB: event.currentTarget.value })}
-          />
+          <TextInput label="Subject B" required {...textFieldProps('subjectB', values, errors, onChange)} />
           {values.hasSubjectC ? (
             <Group align="flex-end" gap="xs" wrap="nowrap">
               <TextInput
-                id={fieldId('subjectC')}
                 label="Subject C"
                 style={{ flex: 1 }}
-                value={values.subjectC}
-                error={errors.subjectC}
-                onChange={(event) => onChange({ subjectC: event.currentTarget.value })}
+                {...textFieldProps('subjectC', values, errors, onChange)}
               />
               <Button
                 variant="subtle"

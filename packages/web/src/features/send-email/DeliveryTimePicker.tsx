@@ -1,10 +1,11 @@
 import { Anchor, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
-import { SEND_MESSAGES, timeZoneLabel } from '@sendwell/contracts';
+import { timeZoneLabel } from '@sendwell/contracts';
 import { IconCalendar, IconClock, IconWorld, IconX } from '@tabler/icons-react';
 import { memo } from 'react';
 import { Link } from 'react-router';
 import { OPTIONS_WHILE_OPEN } from './dropdown';
+import { ScheduleUpgradeNote } from './ScheduleUpgradeNote';
 import { slotsFor, type TSendFormValues, todayIn } from './send-email.form';
 
 export type TDeliveryValue = Pick<TSendFormValues, 'deliveryDate' | 'deliverySlot'>;
@@ -88,14 +89,7 @@ export const DeliveryTimePicker = memo(
             </Button>
           )}
         </Group>
-        {isDisabled && (
-          <Text size="sm" c="dimmed">
-            {SEND_MESSAGES.scheduleUpgrade}{' '}
-            <Anchor component={Link} to="/settings/subscription" size="sm">
-              See the plans
-            </Anchor>
-          </Text>
-        )}
+        {isDisabled && <ScheduleUpgradeNote />}
         <Group gap={4} wrap="nowrap">
           <IconWorld size={14} color="var(--mantine-color-dimmed)" aria-hidden />
           <Text size="xs" c="dimmed">

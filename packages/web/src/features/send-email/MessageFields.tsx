@@ -1,12 +1,12 @@
 import { Button, Code, Group, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { modals } from '@mantine/modals';
-import { notifications } from '@mantine/notifications';
 import type { TTemplate } from '@sendwell/contracts';
 import { IconDeviceFloppy, IconTemplate, IconTrash } from '@tabler/icons-react';
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { LazyEmailEditor, type TEmailContent } from '../../components/email-editor/LazyEmailEditor';
 import { SaveTemplateModal } from './SaveTemplateModal';
-import { fieldId, type TFieldErrors, type TSendFormValues } from './send-email.form';
+import { fieldId, type TFieldErrors, type TSendFormValues, textFieldProps } from './send-email.form';
 import { useDeleteTemplate } from './send-email.queries';
 import { TemplateGallery } from './TemplateGallery';
 
@@ -27,7 +27,6 @@ const confirmReplace = (current: string, next: string, source: string, replace: 
   }
   modals.openConfirmModal({
     title: 'Replace your message?',
-    centered: true,
     children: <Text size="sm">{source} replaces the message you have written. This cannot be undone.</Text>,
     labels: { confirm: 'Replace', cancel: 'Keep my message' },
     onConfirm: replace,
@@ -53,7 +52,6 @@ const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplateP
   const removeTemplate = (template: TTemplate) =>
     modals.openConfirmModal({
       title: 'Delete this template?',
-      centered: true,
       children: (
         <Text size="sm">
           “{template.name}” will no longer be offered. Emails already sent with it are not affected.
@@ -64,7 +62,7 @@ const TemplatePicker = memo(({ value, templates, onPick, onDeleted }: TTemplateP
       onConfirm: () =>
         deleteTemplate.mutate(Number(template.id), {
           onSuccess: ({ message }) => {
-            notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+            showSuccess(message);
             onDeleted();
           },
         }),
@@ -162,40 +160,20 @@ export const MessageFields = ({ values, errors, templates, onChange, isTest = fa
   return (
     <Stack gap="sm">
       <TemplatePicker value={values.template} templates={templates} onPick={pickTemplate} onDeleted={clearTemplate} />
-      <TextInput
-        id={fieldId('subject')}
-        label="Subject"
-        required
-        value={values.subject}
-        error={errors.subject}
-        onChange={(event) => onChange({ subject: event.currentTarget.value })}
-      />
+      <TextInput label="Subject" required {...textFieldProps('subject', values, errors, onChange)} />
       {!isTest && (
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
           <TextInput
-            id={fieldId('cc')}
             label="CC"
             placeholder="a@example.com, b@example.com"
-            value={values.cc}
-            error={errors.cc}
-            onChange={(event) => onChange({ cc: event.currentTarget.value })}
+            {...textFieldProps('cc', values, errors, onChange)}
           />
+          <TextInput label="BCC" placeholder="a@example.com" {...textFieldProps('bcc', values, errors, onChange)} />
           <TextInput
-            id={fieldId('bcc')}
-            label="BCC"
-            placeholder="a@example.com"
-            value={values.bcc}
-            error={errors.bcc}
-            onChange={(event) => onChange({ bcc: event.currentTarget.value })}
-          />
-          <TextInput
-            id={fieldId('reply')}
             label="Reply To"
             type="email"
             placeholder="replies@example.com"
-            value={values.reply}
-            error={errors.reply}
-            onChange={(event) => onChange({ reply: event.currentTarget.value })}
+            {...textFieldProps('reply', values, errors, onChange)}
           />
         </SimpleGrid>
       )}

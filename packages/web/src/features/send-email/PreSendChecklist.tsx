@@ -1,4 +1,4 @@
-import { Accordion, Alert, Badge, Button, Group, List, Loader, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Accordion, Alert, Badge, Button, Group, List, Loader, Stack, Text } from '@mantine/core';
 import {
   PRE_SEND_GROUP_TITLES,
   PRE_SEND_GROUPS,
@@ -6,23 +6,8 @@ import {
   type TPreSendItem,
   worstStatus,
 } from '@sendwell/contracts';
-import { IconAlertTriangle, IconCheck, IconInfoCircle, IconX } from '@tabler/icons-react';
-
-const LOOK: Record<TPreSendItem['status'], { color: string; label: string; icon: typeof IconCheck }> = {
-  pass: { color: 'green', label: 'Good', icon: IconCheck },
-  info: { color: 'blue', label: 'Note', icon: IconInfoCircle },
-  warn: { color: 'yellow', label: 'Check', icon: IconAlertTriangle },
-  fail: { color: 'red', label: 'Problem', icon: IconX },
-};
-
-const StatusIcon = ({ status }: { status: TPreSendItem['status'] }) => {
-  const { color, icon: Icon, label } = LOOK[status];
-  return (
-    <ThemeIcon color={color} variant="light" size="sm" radius="xl" aria-label={label} role="img">
-      <Icon size={14} aria-hidden />
-    </ThemeIcon>
-  );
-};
+import { IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
+import { CHECK_LOOK, CheckItem, CheckStatusIcon } from '../../components/CheckItem';
 
 const countsOf = (items: TPreSendItem[]) => {
   const problems = items.filter((item) => item.status === 'fail').length;
@@ -92,13 +77,13 @@ export const PreSendChecklist = ({
           const summary = countsOf(items);
           return (
             <Accordion.Item key={group} value={group} data-testid={`pre-send-${group}`}>
-              <Accordion.Control icon={<StatusIcon status={worst} />}>
+              <Accordion.Control icon={<CheckStatusIcon status={worst} />}>
                 <Group gap="xs" justify="space-between" wrap="nowrap" pr="xs">
                   <Text size="sm" fw={500}>
                     {PRE_SEND_GROUP_TITLES[group]}
                     {group === 'message' ? ` (${check.messageScore} of 10)` : ''}
                   </Text>
-                  <Badge color={LOOK[worst].color} variant="light" tt="none">
+                  <Badge color={CHECK_LOOK[worst].color} variant="light" tt="none">
                     {summary || 'All good'}
                   </Badge>
                 </Group>
@@ -106,19 +91,7 @@ export const PreSendChecklist = ({
               <Accordion.Panel>
                 <List spacing="xs" listStyleType="none" size="sm">
                   {items.map((item) => (
-                    <List.Item key={item.id} icon={<StatusIcon status={item.status} />}>
-                      <Text size="sm" fw={500} component="span">
-                        {item.title}
-                      </Text>
-                      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                        {item.detail}
-                      </Text>
-                      {item.advice && (
-                        <Text size="sm" c="dark.4">
-                          What to do: {item.advice}
-                        </Text>
-                      )}
-                    </List.Item>
+                    <CheckItem key={item.id} item={item} />
                   ))}
                 </List>
               </Accordion.Panel>

@@ -1,11 +1,13 @@
-import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Alert, Modal, Text, TextInput } from '@mantine/core';
 import { type TEmailDocument, type TTemplate, ZSaveTemplateRequest } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { firstIssueByField } from '../../app/forms';
+import { showSuccess } from '../../app/toasts';
+import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
 import { useSaveTemplate } from './send-email.queries';
 
 type TProps = {
@@ -32,7 +34,7 @@ const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TP
     }
     save.mutate(parsed.data, {
       onSuccess: ({ message, data }) => {
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+        showSuccess(message);
         onSaved(data);
         onClose();
       },
@@ -44,49 +46,34 @@ const SaveTemplateForm = ({ subject, html, document, onClose, onSaved }: Omit<TP
   };
 
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <Text size="sm" c="dimmed">
-          The message and the subject are saved; the template picker offers them from now on.
-        </Text>
-        {(errors.html || errors.subject) && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {errors.html ?? errors.subject}
-          </Alert>
-        )}
-        <TextInput
-          label="Template name"
-          required
-          data-autofocus
-          value={name}
-          error={errors.name}
-          onChange={(event) => {
-            setName(event.currentTarget.value);
-            setErrors(({ name: _name, ...rest }) => rest);
-          }}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={save.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={save.isPending}>
-            Save template
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit}>
+      <Text size="sm" c="dimmed">
+        The message and the subject are saved; the template picker offers them from now on.
+      </Text>
+      {(errors.html || errors.subject) && (
+        <Alert color="red" icon={<IconAlertCircle size={18} />}>
+          {errors.html ?? errors.subject}
+        </Alert>
+      )}
+      <TextInput
+        label="Template name"
+        required
+        data-autofocus
+        value={name}
+        error={errors.name}
+        onChange={(event) => {
+          setName(event.currentTarget.value);
+          setErrors(({ name: _name, ...rest }) => rest);
+        }}
+      />
+      <DialogActions onCancel={onClose} isPending={save.isPending} submitLabel="Save template" />
+    </FormStack>
   );
 };
 
 /** Save as template: the form's message and subject under a name of the user's choosing. */
 export const SaveTemplateModal = ({ opened, ...props }: TProps) => (
-  <Modal
-    opened={opened}
-    onClose={props.onClose}
-    title="Save as template"
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={props.onClose} title="Save as template">
     {opened && <SaveTemplateForm {...props} />}
   </Modal>
 );

@@ -1,16 +1,16 @@
-import { Alert, Anchor, Button, Group, List, Modal, Stack, Switch, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, List, Modal, Stack, Switch, Table, Text } from '@mantine/core';
 import {
   duplicatesWarning,
-  SEND_MESSAGES,
   type TDailyLimitWarning,
   type TDuplicatesResponse,
   type TSendEmailForm,
 } from '@sendwell/contracts';
 import { IconAlertTriangle, IconCalendarTime, IconCopy, IconSend } from '@tabler/icons-react';
-import { Link } from 'react-router';
+import { DialogActions } from '../../components/DialogActions';
 import { useRetained } from '../lists/useRetained';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
 import { PreSendChecklist } from './PreSendChecklist';
+import { ScheduleUpgradeNote } from './ScheduleUpgradeNote';
 import { usePreSendCheck } from './send-email.queries';
 import { UnverifiedWarning } from './UnverifiedWarning';
 
@@ -26,26 +26,17 @@ export const DuplicatesModal = ({
 }) => {
   const shown = useRetained(count);
   return (
-    <Modal
-      opened={count !== null}
-      onClose={onCancel}
-      title="Duplicate addresses"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={count !== null} onClose={onCancel} title="Duplicate addresses">
       <Stack>
         <Group gap="sm" wrap="nowrap" align="flex-start">
           <IconCopy size={22} color="var(--mantine-color-yellow-7)" aria-hidden style={{ flexShrink: 0 }} />
           <Text size="sm">{duplicatesWarning(shown ?? 0)}</Text>
         </Group>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onCancel}>
           <Button onClick={onContinue} data-autofocus>
             Continue
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -75,19 +66,14 @@ export const DailyLimitModal = ({
       opened={warning !== null}
       onClose={onCancel}
       title="Daily sending limit"
-      centered
       // "Schedule instead" moves the focus to the picker; the modal must not take it back.
       returnFocus={false}
-      closeButtonProps={{ 'aria-label': 'Close' }}
     >
       <Stack>
         <Alert color="yellow" icon={<IconAlertTriangle size={18} />}>
           {shown?.message}
         </Alert>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onCancel}>
           {shown?.kind === 'zero' ? (
             <Button leftSection={<IconCalendarTime size={16} aria-hidden />} onClick={onScheduleInstead} data-autofocus>
               Schedule instead
@@ -97,7 +83,7 @@ export const DailyLimitModal = ({
               Continue
             </Button>
           )}
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -149,14 +135,7 @@ export const SendConfirmModal = ({
   const preSend = usePreSendCheck(summary?.request ?? null);
   const hasFailures = preSend.data?.hasFailures === true;
   return (
-    <Modal
-      opened={summary !== null}
-      onClose={onCancel}
-      title="Send this email?"
-      centered
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={summary !== null} onClose={onCancel} title="Send this email?" size="lg">
       {shown && (
         <Stack>
           <Table variant="vertical" withTableBorder layout="fixed">
@@ -220,14 +199,7 @@ export const SendConfirmModal = ({
             disabled={!allowsScheduling || Boolean(shown.abTest)}
             onChange={(event) => onSendLaterChange(event.currentTarget.checked)}
           />
-          {!allowsScheduling && (
-            <Text size="sm" c="dimmed">
-              {SEND_MESSAGES.scheduleUpgrade}{' '}
-              <Anchor component={Link} to="/settings/subscription" size="sm">
-                See the plans
-              </Anchor>
-            </Text>
-          )}
+          {!allowsScheduling && <ScheduleUpgradeNote />}
           {isSendLater && (
             <DeliveryTimePicker
               id="send-confirm-delivery"
@@ -238,10 +210,7 @@ export const SendConfirmModal = ({
               error={deliveryError}
             />
           )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onCancel} disabled={isSending}>
-              Cancel
-            </Button>
+          <DialogActions onCancel={onCancel} isPending={isSending}>
             <Button
               leftSection={
                 isSendLater ? <IconCalendarTime size={16} aria-hidden /> : <IconSend size={16} aria-hidden />
@@ -253,7 +222,7 @@ export const SendConfirmModal = ({
             >
               Yes, send it
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       )}
     </Modal>

@@ -1,5 +1,4 @@
 import { Box, Button, Grid, Group, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   dailyLimitWarning,
   SEND_MESSAGES,
@@ -23,6 +22,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useCallback, useMemo, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { showSuccess } from '../../app/toasts';
 import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
 import { spamTestFieldErrors, validateSpamTestForm } from '../spam-test/spam-test.form';
 import { AbTestFields } from './AbTestFields';
@@ -267,7 +267,7 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
     sendEmail.mutate(result.request, {
       onSuccess: ({ message, sendId, scheduled }) => {
         setFlow(null);
-        notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+        showSuccess(message);
         if (sendId !== null) {
           onStarted?.({ sendId, scheduled, deliveryTime: result.request.delivery, subject: result.request.subject });
         }

@@ -1,32 +1,18 @@
-import { Alert, Button, Center, CloseButton, Group, Loader, Paper, Stack, Text } from '@mantine/core';
+import { Alert, CloseButton, Group, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { SEND_MESSAGES } from '@sendwell/contracts';
-import { IconCalendarCheck, IconServer } from '@tabler/icons-react';
+import { IconCalendarCheck } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
+import { NoAccounts } from '../accounts/NoAccounts';
 import { SendEmailForm, type TStartedSend } from './SendEmailForm';
 import { SendProgressCard } from './SendProgressCard';
 import { fromOldSend, useEditEmailData, useSendEmailContent } from './send-email.queries';
 import { WaitingSendCard } from './WaitingSendCard';
 import { useWaitingSendEvents, useWaitingSends } from './waiting-sends.queries';
-
-const NoAccounts = () => (
-  <Paper withBorder p="xl" radius="md">
-    <Stack align="center" gap="sm" ta="center">
-      <IconServer size={40} stroke={1.4} color="var(--mantine-color-dimmed)" aria-hidden />
-      <Text fw={600}>Connect a sending account first.</Text>
-      <Text c="dimmed" maw={520}>
-        Emails go out through one of your sending accounts: Mailgun, an SMTP server or Gmail. You can also try Sendwell
-        with the test inbox.
-      </Text>
-      <Button component={Link} to="/settings/accounts">
-        Go to Sending Accounts
-      </Button>
-    </Stack>
-  </Paper>
-);
 
 const ScheduledNotice = ({
   send,
@@ -115,21 +101,14 @@ export const SendEmailPage = () => {
           )}
         </Stack>
       )}
-      {content.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading" />
-        </Center>
-      )}
-      {content.isError && (
-        <LoadFailedAlert title="The Send Email page could not be loaded" onRetry={() => void content.refetch()} />
-      )}
+      <QueryStatus query={content} label="Loading" failed="The Send Email page could not be loaded" py="xl" />
       {edit.isError && (
         <LoadFailedAlert title="The email to start from could not be loaded" onRetry={() => void edit.refetch()} />
       )}
       {content.data &&
         (editId === undefined || edit.data) &&
         (content.data.accounts.length === 0 ? (
-          <NoAccounts />
+          <NoAccounts why="Emails go out through one of your sending accounts: Mailgun, an SMTP server or Gmail. You can also try Sendwell with the test inbox." />
         ) : (
           <SendEmailForm
             key={editId ?? 'new'}

@@ -13,7 +13,6 @@ import {
   Stack,
   Text,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { progressOf, type TSendProgress } from '@sendwell/contracts';
 import {
   IconInfoCircle,
@@ -24,6 +23,7 @@ import {
   IconX,
 } from '@tabler/icons-react';
 import { useState } from 'react';
+import { showSuccess } from '../../app/toasts';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import {
   isSendActive,
@@ -99,13 +99,7 @@ const CancelSendModal = ({
   onConfirm: () => void;
   onClose: () => void;
 }) => (
-  <Modal
-    opened={opened}
-    onClose={onClose}
-    title="Cancel this send?"
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={onClose} title="Cancel this send?">
     <Stack>
       <Text size="sm">
         Recipients who have not been sent the email yet will not get it. Messages already accepted by the provider
@@ -135,7 +129,7 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
   const run = (name: TSendAction) =>
     action.mutate(name, {
       onSuccess: ({ message }) => {
-        notifications.show({ color: 'green', message, position: 'top-center' });
+        showSuccess(message, null);
         setIsCancelling(false);
         setIsResending(false);
       },
@@ -266,13 +260,7 @@ const ProgressBody = ({ send }: { send: TSendProgress }) => {
           </Button>
         </Group>
       )}
-      <Modal
-        opened={isResending}
-        onClose={() => setIsResending(false)}
-        title="Send again to the unknown recipients?"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={isResending} onClose={() => setIsResending(false)} title="Send again to the unknown recipients?">
         <Stack>
           <Text size="sm">
             Some of them may already have the email and will get it a second time. The others get it now.

@@ -72,14 +72,7 @@ export const TemplateGallery = ({ opened, templates, currentId, onPick, onClose 
     { title: 'Your templates', items: shown.filter((template) => !template.builtIn) },
   ].filter((group) => group.items.length > 0);
   return (
-    <Modal
-      opened={opened}
-      onClose={onClose}
-      title="Choose a template"
-      size="xl"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={opened} onClose={onClose} title="Choose a template" size="xl">
       <Stack>
         <TextInput
           label="Search templates"

@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { callRoute } from '../../app/api';
 import { useSignedInUser } from '../../app/session';
+import { verifyCostSentence } from './verify-cost';
 import { waitingSendKeys } from './waiting-sends.queries';
 
 /**
@@ -52,15 +53,7 @@ export const UnverifiedWarning = ({
           {unverified.toLocaleString('en-US')} of {counted(recipients, 'recipient')}. {SEND_MESSAGES.unverified}
         </Text>
         <Text size="sm" data-testid="unverified-cost">
-          {!user.billing
-            ? 'Verifying them costs nothing.'
-            : credits === null
-              ? cost.isError
-                ? 'What verifying them costs could not be worked out.'
-                : 'Working out what verifying them costs…'
-              : credits === 0
-                ? 'Verifying them costs nothing: each was checked before.'
-                : `Verifying them costs ${counted(credits, 'credit')} (one per address not checked before); you have ${available.toLocaleString('en-US')}.`}
+          {verifyCostSentence({ isBilling: user.billing, credits, isCostError: cost.isError, available })}
         </Text>
         <Group gap="xs">
           {isShort ? (

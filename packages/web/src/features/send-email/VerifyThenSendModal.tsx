@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Checkbox, Group, Loader, Modal, Stack, Text } from '@mantine/core';
+import { Button, Checkbox, Group, Loader, Modal, Stack, Text } from '@mantine/core';
 import {
   counted,
   SEND_MESSAGES,
@@ -8,12 +8,14 @@ import {
 } from '@sendwell/contracts';
 import { IconCircleCheck, IconShieldCheck } from '@tabler/icons-react';
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
+import { DialogActions } from '../../components/DialogActions';
+import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { useRetained } from '../lists/useRetained';
 import { VerificationProgress } from './VerificationProgress';
+import { verifyCostSentence } from './verify-cost';
 import { useListsCost, useVerifyThenSend, useWaitingSends } from './waiting-sends.queries';
 
 /** The confirmed send the offer is about. */
@@ -81,14 +83,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
   };
 
   return (
-    <Modal
-      opened={offer !== null}
-      onClose={storageId ? close : onBack}
-      title="Verify the lists, then send"
-      centered
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={offer !== null} onClose={storageId ? close : onBack} title="Verify the lists, then send" size="lg">
       {shown && storageId === null && (
         <Stack>
           <Group gap="sm" wrap="nowrap" align="flex-start">
@@ -99,24 +94,9 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
             </Text>
           </Group>
           <Text size="sm" data-testid="upsell-cost">
-            {!user.billing
-              ? 'Verifying them costs nothing.'
-              : credits === null
-                ? cost.isError
-                  ? 'What verifying them costs could not be worked out.'
-                  : 'Working out what verifying them costs…'
-                : credits === 0
-                  ? 'Verifying them costs nothing: each address was checked before.'
-                  : `Verifying them costs ${counted(credits, 'credit')} (one per address not checked before); you have ${available.toLocaleString('en-US')}.`}
+            {verifyCostSentence({ isBilling: user.billing, credits, isCostError: cost.isError, available })}
           </Text>
-          {isShort && (
-            <Alert color="red" data-testid="upsell-short">
-              To complete this process; please buy credits.{' '}
-              <Anchor component={Link} to="/settings/subscription">
-                Buy Credits
-              </Anchor>
-            </Alert>
-          )}
+          {isShort && <ShortOfCreditsAlert data-testid="upsell-short" />}
           <Checkbox
             label="Leave out the addresses found invalid (they are unsubscribed from these lists)"
             checked={leaveOutInvalid}
@@ -126,10 +106,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
             The lists show Processing... while their addresses are checked, usually within minutes. The email then goes
             out by itself, as you confirmed it: you can leave this page.
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onBack} disabled={start.isPending}>
-              Back
-            </Button>
+          <DialogActions onCancel={onBack} cancelLabel="Back" isPending={start.isPending}>
             <Button
               leftSection={<IconShieldCheck size={16} aria-hidden />}
               loading={start.isPending}
@@ -139,7 +116,7 @@ export const VerifyThenSendModal = ({ offer, onBack, onStarted, onClose }: TProp
             >
               Verify, then send
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       )}
       {storageId !== null && (

@@ -109,6 +109,27 @@ export const FIELD_ORDER: TSendField[] = [
 /** The id of each field's input, for focusing the first error. */
 export const fieldId = (field: TSendField) => `send-email-${field}`;
 
+/** The send form's fields that hold typed text, and are fields of the request too. */
+type TTextField = {
+  [K in keyof TSendFormValues & TSendField]: string extends TSendFormValues[K] ? K : never;
+}[keyof TSendFormValues & TSendField];
+
+/**
+ * A text input's props for one field of the send form: the id the first error is focused by,
+ * its value and message, and the change that clears the message.
+ */
+export const textFieldProps = <K extends TTextField>(
+  field: K,
+  values: Pick<TSendFormValues, K>,
+  errors: TFieldErrors,
+  onChange: (patch: Partial<TSendFormValues>) => void,
+) => ({
+  id: fieldId(field),
+  value: values[field],
+  error: errors[field],
+  onChange: (event: { currentTarget: { value: string } }) => onChange({ [field]: event.currentTarget.value }),
+});
+
 const SLOT_LABELS = new Map(deliverySlots().map((slot) => [slot.value, slot.label]));
 
 /**
@@ -125,11 +146,11 @@ export const hasDeliveryTime = (values: Pick<TSendFormValues, 'deliveryDate' | '
   Boolean(values.deliveryDate || values.deliverySlot);
 
 /**
- * `POST /api/email/send`'s body under the spec's names (`from`, `to`, `reply`, `delivery`,
- * `sendLater`), with the sender's parts beside `from` so the server names a mistake on its
- * own field. Sender-name-only accounts have no alias, so none is sent.
+ * The sending account and sender of a request (a send, a spam test): `from` as the server
+ * will build it, with its parts beside it so the server names a mistake on its own field.
+ * Sender-name-only accounts have no alias, so none is sent.
  */
-export const toSendRequest = (
+export const toSenderRequest = (
   values: TSendFormValues,
   { provider, domain }: Pick<TSendContext, 'provider' | 'domain'>,
 ) => {
@@ -139,10 +160,19 @@ export const toSendRequest = (
     alias: nameOnly ? '' : values.alias,
     useSubdomain: nameOnly ? false : values.useSubdomain,
   };
+  return { account: Number(values.account), from: senderAddress({ provider, domain, ...sender }), ...sender };
+};
+
+/**
+ * `POST /api/email/send`'s body under the spec's names (`from`, `to`, `reply`, `delivery`,
+ * `sendLater`), its sender as toSenderRequest has it.
+ */
+export const toSendRequest = (
+  values: TSendFormValues,
+  { provider, domain }: Pick<TSendContext, 'provider' | 'domain'>,
+) => {
   return {
-    account: Number(values.account),
-    from: senderAddress({ provider, domain, ...sender }),
-    ...sender,
+    ...toSenderRequest(values, { provider, domain }),
     to: values.to.map(Number),
     subject: values.subject,
     cc: values.cc,

@@ -216,37 +216,46 @@ export const fromScheduledSend = (
 };
 
 /**
- * The pre-send check of a form as it would be sent (issue 31): asked when the confirmation
- * opens, kept per form for a minute (the server keeps DNS answers for their TTL anyway).
+ * A pre-send check's query: asked while its request is there, kept fresh for `staleTime` (the
+ * server keeps DNS answers for their TTL anyway), never retried; a failed check is shown by
+ * the checklist itself and never stands in the way of sending.
  */
+export const preSendCheckQuery = <TBody, TAnswer>(
+  queryKey: readonly unknown[],
+  body: TBody | null,
+  ask: (body: TBody, signal: AbortSignal) => Promise<TAnswer>,
+  staleTime = 60_000,
+) => ({
+  queryKey,
+  queryFn: ({ signal }: { signal: AbortSignal }) => ask(body as TBody, signal),
+  enabled: body !== null,
+  staleTime,
+  retry: false,
+  meta: { reportErrors: false },
+});
+
+/** The pre-send check of a form as it would be sent (issue 31), asked when the confirmation opens. */
 export const usePreSendCheck = (request: TSendEmailForm | null) =>
-  useQuery({
-    queryKey: ['send-email', 'pre-send', request] as const,
-    queryFn: ({ signal }) => callRoute(sendEmailApi.preSendCheck, { body: request!, signal }),
-    enabled: request !== null,
-    staleTime: 60_000,
-    retry: false,
-    // The checklist shows a failed check itself; it never stands in the way of sending.
-    meta: { reportErrors: false },
-  });
+  useQuery(
+    preSendCheckQuery(['send-email', 'pre-send', request], request, (body, signal) =>
+      callRoute(sendEmailApi.preSendCheck, { body, signal }),
+    ),
+  );
 
 /** The same check for the spam-test form (its sender and message) and a drip campaign's start (its draft). */
 export const useSpamTestPreSendCheck = (request: TSpamTestRequest | null) =>
-  useQuery({
-    queryKey: ['spam-test', 'pre-send', request] as const,
-    queryFn: ({ signal }) => callRoute(preSendApi.spamTest, { body: request!, signal }),
-    enabled: request !== null,
-    staleTime: 60_000,
-    retry: false,
-    meta: { reportErrors: false },
-  });
+  useQuery(
+    preSendCheckQuery(['spam-test', 'pre-send', request], request, (body, signal) =>
+      callRoute(preSendApi.spamTest, { body, signal }),
+    ),
+  );
 
 export const useCampaignPreSendCheck = (temporaryKey: string | null) =>
-  useQuery({
-    queryKey: ['campaigns', 'pre-send', temporaryKey] as const,
-    queryFn: ({ signal }) => callRoute(preSendApi.campaignStart, { body: { temporary: temporaryKey! }, signal }),
-    enabled: temporaryKey !== null,
-    staleTime: 10_000,
-    retry: false,
-    meta: { reportErrors: false },
-  });
+  useQuery(
+    preSendCheckQuery(
+      ['campaigns', 'pre-send', temporaryKey],
+      temporaryKey,
+      (temporary, signal) => callRoute(preSendApi.campaignStart, { body: { temporary }, signal }),
+      10_000,
+    ),
+  );

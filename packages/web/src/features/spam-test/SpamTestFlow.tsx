@@ -13,6 +13,7 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
+import { DialogActions } from '../../components/DialogActions';
 import { PreSendChecklist } from '../send-email/PreSendChecklist';
 import { useSpamTestPreSendCheck } from '../send-email/send-email.queries';
 import { ScoreGauge } from './ScoreGauge';
@@ -108,7 +109,7 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
 
   const modals: ReactNode = (
     <>
-      <Modal opened={state?.step === 'confirm'} onClose={close} title="Test your email's spam score" centered size="lg">
+      <Modal opened={state?.step === 'confirm'} onClose={close} title="Test your email's spam score" size="lg">
         <Stack>
           <Text size="sm">
             Sendwell sends this email through your account to its test mailbox, checks how it is authenticated and what
@@ -129,10 +130,7 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
             onRetry={() => void preSend.refetch()}
             heading="Before the test"
           />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
+          <DialogActions onCancel={close}>
             <Button
               onClick={send}
               loading={start.isPending}
@@ -142,14 +140,13 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
             >
               Send Test
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </Modal>
       <Modal
         opened={state?.step === 'waiting'}
         onClose={close}
         title="Testing your email"
-        centered
         closeButtonProps={{ 'aria-label': 'Close; the result will be in the test history' }}
       >
         <Stack>
@@ -166,7 +163,7 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
           </Stepper>
         </Stack>
       </Modal>
-      <Modal opened={state?.step === 'slow'} onClose={close} title={SPAM_TEST_MESSAGES.slowTitle} centered>
+      <Modal opened={state?.step === 'slow'} onClose={close} title={SPAM_TEST_MESSAGES.slowTitle}>
         <Stack>
           <Text size="sm">{SPAM_TEST_MESSAGES.slowBody}</Text>
           <Group justify="flex-end">
@@ -179,7 +176,7 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
           </Group>
         </Stack>
       </Modal>
-      <Modal opened={state?.step === 'scored'} onClose={close} title="Your spam test result" centered>
+      <Modal opened={state?.step === 'scored'} onClose={close} title="Your spam test result">
         {state?.step === 'scored' && result.data?.score != null && (
           <Stack align="center">
             <ScoreGauge score={result.data.score} />
@@ -199,12 +196,7 @@ export const useSpamTestFlow = ({ usableCredits, credits, onFieldErrors, whenSco
           </Stack>
         )}
       </Modal>
-      <Modal
-        opened={state?.step === 'limit'}
-        onClose={close}
-        title={state?.step === 'limit' ? state.dialog.title : ''}
-        centered
-      >
+      <Modal opened={state?.step === 'limit'} onClose={close} title={state?.step === 'limit' ? state.dialog.title : ''}>
         {state?.step === 'limit' && (
           <Stack>
             <Alert color="orange" variant="light">

@@ -1,10 +1,11 @@
-import { Alert, Anchor, Box, Button, Center, Grid, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Box, Button, Grid, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import type { TSendEmailContent } from '@sendwell/contracts';
 import { IconFlame, IconHistory } from '@tabler/icons-react';
 import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
+import { NoAccounts } from '../accounts/NoAccounts';
 import { EmailPreview } from '../send-email/EmailPreview';
 import { MessageFields } from '../send-email/MessageFields';
 import { SenderFields } from '../send-email/SenderFields';
@@ -171,27 +172,10 @@ export const SpamTestPage = () => {
           </Button>
         }
       />
-      {content.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading" />
-        </Center>
-      )}
-      {content.isError && (
-        <LoadFailedAlert title="The spam test could not be loaded" onRetry={() => void content.refetch()} />
-      )}
+      <QueryStatus query={content} label="Loading" failed="The spam test could not be loaded" py="xl" />
       {content.data &&
         (content.data.accounts.length === 0 ? (
-          <Paper withBorder p="xl" radius="md">
-            <Stack align="center" ta="center">
-              <Text fw={600}>Connect a sending account first.</Text>
-              <Text c="dimmed" maw={520}>
-                A spam test goes out through one of your sending accounts, so the score is the one your real emails get.
-              </Text>
-              <Button component={Link} to="/settings/accounts">
-                Go to Sending Accounts
-              </Button>
-            </Stack>
-          </Paper>
+          <NoAccounts why="A spam test goes out through one of your sending accounts, so the score is the one your real emails get." />
         ) : (
           <SpamTestForm content={content.data} />
         ))}

@@ -2,7 +2,6 @@ import {
   Alert,
   Badge,
   Button,
-  Center,
   Code,
   Group,
   Loader,
@@ -14,15 +13,18 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { SPAM_TEST_MESSAGES, type TSpamTestResult } from '@sendwell/contracts';
 import { IconArrowLeft, IconDeviceFloppy, IconDownload, IconFlame } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { fieldErrors } from '../../app/errors';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { showSuccess } from '../../app/toasts';
+import { DialogActions } from '../../components/DialogActions';
+import { Fact } from '../../components/Fact';
+import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { previewDocument } from '../send-email/send-email.preview';
 import { ScoreGauge } from './ScoreGauge';
 import { ENGINE_STATUS_LABELS, SpamReport } from './SpamReport';
@@ -42,7 +44,7 @@ const SaveAsTemplate = ({ test, onClose }: { test: TSpamTestResult; onClose: () 
       { name, sent_id: test.id },
       {
         onSuccess: ({ message }) => {
-          notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
+          showSuccess(message);
           onClose();
         },
         onError: (failure) => setError(fieldErrors(failure).name ?? null),
@@ -50,39 +52,23 @@ const SaveAsTemplate = ({ test, onClose }: { test: TSpamTestResult; onClose: () 
     );
   };
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="Template name"
-          required
-          value={name}
-          error={error}
-          onChange={(event) => setName(event.currentTarget.value)}
-          data-autofocus
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={save.isPending}>
-            Save
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={submit}>
+      <TextInput
+        label="Template name"
+        required
+        value={name}
+        error={error}
+        onChange={(event) => setName(event.currentTarget.value)}
+        data-autofocus
+      />
+      <DialogActions onCancel={onClose}>
+        <Button type="submit" loading={save.isPending}>
+          Save
+        </Button>
+      </DialogActions>
+    </FormStack>
   );
 };
-
-const Fact = ({ label, value }: { label: string; value: string }) => (
-  <Stack gap={0}>
-    <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-      {label}
-    </Text>
-    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-      {value}
-    </Text>
-  </Stack>
-);
 
 const Waiting = ({ test }: { test: TSpamTestResult }) => (
   <Paper withBorder p="xl" radius="md">
@@ -128,14 +114,7 @@ export const SpamTestResultPage = () => {
           </>
         }
       />
-      {result.isPending && (
-        <Center py="xl">
-          <Loader aria-label="Loading" />
-        </Center>
-      )}
-      {result.isError && (
-        <LoadFailedAlert title="This spam test could not be loaded" onRetry={() => void result.refetch()} />
-      )}
+      <QueryStatus query={result} label="Loading" failed="This spam test could not be loaded" py="xl" />
       {test && (
         <Stack gap="lg">
           {(test.status === 'waiting' || test.status === 'received') && <Waiting test={test} />}
@@ -223,7 +202,7 @@ export const SpamTestResultPage = () => {
           </Text>
         </Stack>
       )}
-      <Modal opened={isSaving && Boolean(test)} onClose={() => setIsSaving(false)} title="Save as template" centered>
+      <Modal opened={isSaving && Boolean(test)} onClose={() => setIsSaving(false)} title="Save as template">
         {test && <SaveAsTemplate test={test} onClose={() => setIsSaving(false)} />}
       </Modal>
     </>

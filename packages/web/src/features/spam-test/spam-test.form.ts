@@ -1,28 +1,20 @@
-import {
-  senderAddress,
-  sendFormIssues,
-  sendsAsSenderNameOnly,
-  type TSpamTestRequest,
-  ZSpamTestRequest,
-} from '@sendwell/contracts';
+import { sendFormIssues, type TSpamTestRequest, ZSpamTestRequest } from '@sendwell/contracts';
 import { firstIssueByField } from '../../app/forms';
-import type { TFieldErrors, TSendContext, TSendField, TSendFormValues } from '../send-email/send-email.form';
+import {
+  type TFieldErrors,
+  type TSendContext,
+  type TSendField,
+  type TSendFormValues,
+  toSenderRequest,
+} from '../send-email/send-email.form';
 
 /** `POST /api/tools/mail-testing/send`'s body from the Send Email form's values (its message is `mail_body`). */
 export const toSpamTestRequest = (
   values: TSendFormValues,
   { provider, domain }: Pick<TSendContext, 'provider' | 'domain'>,
 ): TSpamTestRequest => {
-  const nameOnly = sendsAsSenderNameOnly(provider);
-  const sender = {
-    senderName: values.senderName,
-    alias: nameOnly ? '' : values.alias,
-    useSubdomain: nameOnly ? false : values.useSubdomain,
-  };
   return {
-    account: Number(values.account),
-    from: senderAddress({ provider, domain, ...sender }),
-    ...sender,
+    ...toSenderRequest(values, { provider, domain }),
     subject: values.subject,
     mail_body: values.message,
   };

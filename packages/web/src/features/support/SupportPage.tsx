@@ -1,31 +1,17 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Center,
-  Group,
-  Loader,
-  Modal,
-  Paper,
-  Stack,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { SEARCH_DEBOUNCE_SHORT_MS, type TTicket, type TTicketPage, ZNewTicket } from '@sendwell/contracts';
-import { IconAlertCircle, IconPlus } from '@tabler/icons-react';
+import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
-import { LoadFailedAlert } from '../../components/LoadFailedAlert';
+import { DialogActions } from '../../components/DialogActions';
+import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryStatus } from '../../components/QueryStatus';
 import { TICKETS_URL, ticketKeys, useCreateTicket, useRespond, useTicket } from './support.queries';
 import { TicketConversation, TicketStatusBadge } from './TicketConversation';
-
-const showSuccess = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
 
 const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
   const create = useCreateTicket();
@@ -41,40 +27,20 @@ const NewTicketForm = ({ onClose }: { onClose: () => void }) => {
       }),
   });
   return (
-    <form onSubmit={form.onSubmit} noValidate>
-      <Stack>
-        {form.formError && (
-          <Alert color="red" icon={<IconAlertCircle size={18} />}>
-            {form.formError}
-          </Alert>
-        )}
-        <TextInput label="Subject" required data-autofocus maxLength={500} {...form.inputProps('subject')} />
-        <Textarea label="Message" required autosize minRows={4} maxRows={12} {...form.inputProps('message')} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={create.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            Create Ticket
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <FormStack onSubmit={form.onSubmit} error={form.formError}>
+      <TextInput label="Subject" required data-autofocus maxLength={500} {...form.inputProps('subject')} />
+      <Textarea label="Message" required autosize minRows={4} maxRows={12} {...form.inputProps('message')} />
+      <DialogActions onCancel={onClose} isPending={create.isPending} submitLabel="Create Ticket" />
+    </FormStack>
   );
 };
 
 const TicketDetails = ({ id }: { id: number }) => {
   const ticket = useTicket(id);
   const respond = useRespond(id);
-  if (ticket.isPending) {
-    return (
-      <Center p="lg">
-        <Loader aria-label="Loading the ticket" />
-      </Center>
-    );
+  if (ticket.isPending || ticket.isError) {
+    return <QueryStatus query={ticket} label="Loading the ticket" failed="The ticket could not be loaded." />;
   }
-  if (ticket.isError)
-    return <LoadFailedAlert title="The ticket could not be loaded." onRetry={() => void ticket.refetch()} />;
   return (
     <TicketConversation
       ticket={ticket.data}
@@ -176,24 +142,10 @@ export const SupportPage = () => {
           }
         />
       </Paper>
-      <Modal
-        opened={isCreating}
-        onClose={() => setCreating(false)}
-        title="Create New Ticket"
-        centered
-        size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={isCreating} onClose={() => setCreating(false)} title="Create New Ticket" size="lg">
         <NewTicketForm onClose={() => setCreating(false)} />
       </Modal>
-      <Modal
-        opened={openId !== null}
-        onClose={() => setOpenId(null)}
-        title={openSubject}
-        centered
-        size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={openId !== null} onClose={() => setOpenId(null)} title={openSubject} size="lg">
         {openId !== null && <TicketDetails id={openId} />}
       </Modal>
     </>

@@ -1,8 +1,8 @@
 import { Alert, Badge, Box, Button, Group, Paper, Stack, Text, Textarea } from '@mantine/core';
 import { type TTicketDetails, ZTicketResponse } from '@sendwell/contracts';
-import { IconAlertCircle } from '@tabler/icons-react';
 import { useFormatDateTime } from '../../app/dates';
 import { useZodForm } from '../../app/useZodForm';
+import { FormStack } from '../../components/FormStack';
 
 /** Active or Closed, as the ticket list and the details show it. */
 export const TicketStatusBadge = ({ active }: { active: boolean }) =>
@@ -83,21 +83,14 @@ export const TicketConversation = ({
         })}
       </Stack>
       {ticket.active ? (
-        <form onSubmit={form.onSubmit} noValidate>
-          <Stack gap="xs">
-            {form.formError && (
-              <Alert color="red" icon={<IconAlertCircle size={18} />}>
-                {form.formError}
-              </Alert>
-            )}
-            <Textarea label="Your response" autosize minRows={3} maxRows={10} {...form.inputProps('message')} />
-            <Group justify="flex-end">
-              <Button type="submit" loading={isResponding}>
-                Send
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+        <FormStack onSubmit={form.onSubmit} error={form.formError} gap="xs">
+          <Textarea label="Your response" autosize minRows={3} maxRows={10} {...form.inputProps('message')} />
+          <Group justify="flex-end">
+            <Button type="submit" loading={isResponding}>
+              Send
+            </Button>
+          </Group>
+        </FormStack>
       ) : (
         <Alert color="gray">This ticket is closed.</Alert>
       )}

@@ -1,5 +1,4 @@
 import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Switch, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import {
   routeUrl,
   SUPPRESSION_TYPES,
@@ -14,8 +13,11 @@ import { Link } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
+import { DialogActions } from '../../components/DialogActions';
+import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 
 const LIST_URL = routeUrl(suppressionApi.list);
@@ -24,10 +26,6 @@ const suppressionKeys = { list: ['suppressions', 'list'] as const };
 
 type TConfirm = { kind: 'rows'; ids: number[]; label: string; onDone?: () => void } | { kind: 'all' } | null;
 
-/** A reclassification: a toast (the row shows it). Confirmed unsubscribes and removals answer 'Success!' with OK. */
-const success = (message: string) =>
-  notifications.show({ color: 'green', title: 'Success!', message, position: 'top-center' });
-
 const Reclassify = ({ row }: { row: TSuppression }) => {
   const queryClient = useQueryClient();
   const [type, setType] = useState<string>(row.type);
@@ -35,17 +33,16 @@ const Reclassify = ({ row }: { row: TSuppression }) => {
     mutationFn: () =>
       callRoute(suppressionApi.reclassify, { params: { id: row.id }, body: { type: type as TSuppression['type'] } }),
     onSuccess: ({ message }) => {
-      success(message);
+      showSuccess(message);
       return queryClient.invalidateQueries({ queryKey: suppressionKeys.list });
     },
   });
   return (
     <Group gap="xs" align="flex-end">
-      <NativeSelect
-        size="xs"
+      <FilterSelect
         label="Reclassify as"
         value={type}
-        onChange={(event) => setType(event.currentTarget.value)}
+        onChange={setType}
         data={SUPPRESSION_TYPES.map((value) => ({ value, label: value }))}
       />
       <Button
@@ -287,8 +284,6 @@ export const SuppressionPage = () => {
         opened={confirm !== null}
         onClose={() => setConfirm(null)}
         title={confirm?.kind === 'all' ? 'Unsubscribe all?' : 'Unsubscribe?'}
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         <Stack>
           <Text size="sm">
@@ -296,10 +291,7 @@ export const SuppressionPage = () => {
               ? 'Every suppressed address is unsubscribed from all of your mailing lists.'
               : `${confirm?.kind === 'rows' ? confirm.label : ''} will be unsubscribed from all of your mailing lists.`}
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirm(null)}>
-              Back
-            </Button>
+          <DialogActions onCancel={() => setConfirm(null)} cancelLabel="Back">
             <Button
               color="red.9"
               loading={clear.isPending}
@@ -316,24 +308,15 @@ export const SuppressionPage = () => {
             >
               {confirm?.kind === 'all' ? 'Unsubscribe All' : 'Unsubscribe'}
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </Modal>
-      <Modal
-        opened={removing !== null}
-        onClose={() => setRemoving(null)}
-        title="Remove from suppression?"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={removing !== null} onClose={() => setRemoving(null)} title="Remove from suppression?">
         <Stack>
           <Text size="sm">
             {removing?.email} will receive your next sends again. Do this only when the bounce was a mistake.
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRemoving(null)}>
-              Back
-            </Button>
+          <DialogActions onCancel={() => setRemoving(null)} cancelLabel="Back">
             <Button
               loading={remove.isPending}
               onClick={() =>
@@ -348,7 +331,7 @@ export const SuppressionPage = () => {
             >
               Remove
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </Modal>
     </>

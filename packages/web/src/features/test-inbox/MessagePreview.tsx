@@ -15,22 +15,12 @@ import type { TTestInboxMessage } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
+import { Fact } from '../../components/Fact';
 import { ScoreGauge } from '../spam-test/ScoreGauge';
 import { SpamReport } from '../spam-test/SpamReport';
 import { messageHtmlUrl, messageRawUrl, useTestInboxAnalysis, useTestInboxMessage } from './test-inbox.queries';
 
 type TView = 'html' | 'text' | 'headers' | 'analysis';
-
-const Field = ({ label, value }: { label: string; value: string }) => (
-  <Stack gap={2}>
-    <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-      {label}
-    </Text>
-    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-      {value}
-    </Text>
-  </Stack>
-);
 
 type TProps = {
   /** The row that was clicked: its headers show at once, the body follows. */
@@ -117,16 +107,15 @@ export const MessagePreview = ({ message, onClose }: TProps) => {
       opened={message !== null}
       onClose={onClose}
       position="right"
-      closeButtonProps={{ 'aria-label': 'Close' }}
       size="xl"
       title={<Text fw={650}>{message?.subject || '(no subject)'}</Text>}
     >
       {message && (
         <Stack data-testid="message-preview">
           <SimpleGrid cols={{ base: 1, xs: 3 }}>
-            <Field label="From" value={message.mail_from || '—'} />
-            <Field label="To" value={message.rcpt_to.join(', ')} />
-            <Field label="Received" value={formatDateTime(message.created_at)} />
+            <Fact label="From" value={message.mail_from || '—'} />
+            <Fact label="To" value={message.rcpt_to.join(', ')} />
+            <Fact label="Received" value={formatDateTime(message.created_at)} />
           </SimpleGrid>
           {detail.isPending ? (
             <Center py="xl">

@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Modal, Paper, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import type { TTestInboxMessage } from '@sendwell/contracts';
 import { IconInbox, IconTrash } from '@tabler/icons-react';
@@ -6,7 +6,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
+import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DialogActions } from '../../components/DialogActions';
 import { PageHeader } from '../../components/PageHeader';
 import { MessagePreview } from './MessagePreview';
 import { formatSize } from './test-inbox.format';
@@ -15,19 +17,10 @@ import { TEST_INBOX_MESSAGES_URL, testInboxKeys, useClearTestInbox } from './tes
 const ClearInboxModal = ({ opened, onClose }: { opened: boolean; onClose: () => void }) => {
   const clear = useClearTestInbox();
   return (
-    <Modal
-      opened={opened}
-      onClose={onClose}
-      title="Clear the test inbox?"
-      centered
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened={opened} onClose={onClose} title="Clear the test inbox?">
       <Stack>
         <Text>Every message in your test inbox will be deleted.</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={clear.isPending}>
-            Cancel
-          </Button>
+        <DialogActions onCancel={onClose} isPending={clear.isPending}>
           <Button
             color="red"
             loading={clear.isPending}
@@ -35,7 +28,7 @@ const ClearInboxModal = ({ opened, onClose }: { opened: boolean; onClose: () => 
             onClick={() =>
               clear.mutate(undefined, {
                 onSuccess: ({ message }) => {
-                  notifications.show({ color: 'green', message, position: 'top-center' });
+                  showSuccess(message, null);
                   onClose();
                 },
               })
@@ -43,7 +36,7 @@ const ClearInboxModal = ({ opened, onClose }: { opened: boolean; onClose: () => 
           >
             Clear inbox
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

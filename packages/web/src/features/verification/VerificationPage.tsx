@@ -1,12 +1,10 @@
 import {
   Alert,
-  Anchor,
   Badge,
   Button,
   Group,
   List,
   Modal,
-  NativeSelect,
   Paper,
   Progress,
   Stack,
@@ -38,7 +36,10 @@ import { showError } from '../../app/errors';
 import { useRealtimeEvent } from '../../app/realtime';
 import { useSignedInUser } from '../../app/session';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DialogActions } from '../../components/DialogActions';
+import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
+import { ShortOfCreditsAlert } from '../credits/ShortOfCreditsAlert';
 import { formatCount } from '../lists/lists.format';
 import { VerifyCsvModal } from './VerifyCsvModal';
 
@@ -153,11 +154,10 @@ const Results = ({ job }: { job: TVerifyJob }) => {
       searchable
       toolbar={
         <Group gap="xs">
-          <NativeSelect
-            size="xs"
+          <FilterSelect
             aria-label="Verdict"
             value={verdict}
-            onChange={(event) => setVerdict(event.currentTarget.value)}
+            onChange={setVerdict}
             data={[{ value: '', label: 'All verdicts' }, ...VERDICTS.map((value) => ({ value, label: value }))]}
           />
           <Button
@@ -323,13 +323,7 @@ export const VerificationPage = () => {
           <Results job={{ id: openJob } as TVerifyJob} />
         </Paper>
       )}
-      <Modal
-        opened={stored !== null}
-        onClose={() => setStored(null)}
-        title="Verify these emails?"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={stored !== null} onClose={() => setStored(null)} title="Verify these emails?">
         {stored && (
           <Stack>
             <Text size="sm">
@@ -384,18 +378,8 @@ export const VerificationPage = () => {
                 available.
               </Text>
             )}
-            {isShort && (
-              <Alert color="red">
-                To complete this process; please buy credits.{' '}
-                <Anchor component={Link} to="/settings/subscription">
-                  Buy Credits
-                </Anchor>
-              </Alert>
-            )}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setStored(null)}>
-                Cancel
-              </Button>
+            {isShort && <ShortOfCreditsAlert />}
+            <DialogActions onCancel={() => setStored(null)}>
               {isShort ? (
                 <Button component={Link} to="/settings/subscription">
                   Buy Credits
@@ -405,7 +389,7 @@ export const VerificationPage = () => {
                   Verify {stored.addresses.toLocaleString('en-US')}
                 </Button>
               )}
-            </Group>
+            </DialogActions>
           </Stack>
         )}
       </Modal>
@@ -417,13 +401,7 @@ export const VerificationPage = () => {
           showConfirmation(data);
         }}
       />
-      <Modal
-        opened={countdown !== null}
-        onClose={() => setCountdown(null)}
-        title="Verification queued"
-        centered
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
+      <Modal opened={countdown !== null} onClose={() => setCountdown(null)} title="Verification queued">
         <Text size="sm" role="status">
           Your request is in the queue... It takes 1 to 5 minutes. This page updates in {countdown ?? 0} second
           {countdown === 1 ? '' : 's'}.

@@ -1,4 +1,4 @@
-import { Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, Checkbox, Modal, Stack, Text } from '@mantine/core';
 import {
   distinctEntries,
   firstRowProblem,
@@ -12,6 +12,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError, callRoute } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
+import { DialogActions } from '../../components/DialogActions';
 import {
   CsvColumnsTable,
   CsvFileField,
@@ -109,14 +110,11 @@ const VerifyCsvForm = ({
         </>
       )}
       <CsvProblems firstRowIssue={firstRowIssue} problem={problem} />
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={store.isPending}>
-          Cancel
-        </Button>
+      <DialogActions onCancel={onClose} isPending={store.isPending}>
         <Button onClick={submit} loading={store.isPending} disabled={isReading}>
           Continue
         </Button>
-      </Group>
+      </DialogActions>
     </Stack>
   );
 };
@@ -131,14 +129,7 @@ export const VerifyCsvModal = ({
   onStored: (stored: TVerifyStoreResult['data']) => void;
   onClose: () => void;
 }) => (
-  <Modal
-    opened={opened}
-    onClose={onClose}
-    title="Verify a CSV file"
-    size="xl"
-    centered
-    closeButtonProps={{ 'aria-label': 'Close' }}
-  >
+  <Modal opened={opened} onClose={onClose} title="Verify a CSV file" size="xl">
     {opened && <VerifyCsvForm onStored={onStored} onClose={onClose} />}
   </Modal>
 );
