@@ -11,6 +11,18 @@ import { check } from './message-checks';
 
 export type TResolve = (name: string, type: string) => Promise<unknown>;
 
+type TStatus = TSpamCheck['status'];
+
+/** A finding of one authentication method, titled by its name (SPF, DKIM, DMARC, ARC). */
+const methodFinding =
+  (method: 'spf' | 'dkim' | 'dmarc' | 'arc') =>
+  (status: TStatus, penalty: number, detail: string, advice: string | null = null) =>
+    check('authentication', method, method.toUpperCase(), status, penalty, detail, advice);
+const spfFinding = methodFinding('spf');
+const dkimFinding = methodFinding('dkim');
+const dmarcFinding = methodFinding('dmarc');
+const arcFinding = methodFinding('arc');
+
 export type TMailauthResult = Awaited<ReturnType<typeof authenticate>>;
 
 /**
@@ -50,29 +62,14 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
   const spfDomain = spf?.domain || fromDomain;
   const spfAdvice = `Add ${ip} to the SPF record of ${spfDomain} (a TXT record such as "v=spf1 ip4:${ip} include:… ~all"), or send through the server it names.`;
   if (spfResult === 'pass') {
-    checks.push(check('authentication', 'spf', 'SPF', 'pass', 0, `${ip} may send for ${spfDomain}.`));
+    checks.push(spfFinding('pass', 0, `${ip} may send for ${spfDomain}.`));
   } else if (spfResult === 'fail') {
-    checks.push(
-      check('authentication', 'spf', 'SPF', 'fail', 2, `${spfDomain}'s SPF record does not allow ${ip}.`, spfAdvice),
-    );
+    checks.push(spfFinding('fail', 2, `${spfDomain}'s SPF record does not allow ${ip}.`, spfAdvice));
   } else if (spfResult === 'softfail') {
-    checks.push(
-      check(
-        'authentication',
-        'spf',
-        'SPF',
-        'warn',
-        0.7,
-        `${spfDomain}'s SPF record marks ${ip} as suspect (~all).`,
-        spfAdvice,
-      ),
-    );
+    checks.push(spfFinding('warn', 0.7, `${spfDomain}'s SPF record marks ${ip} as suspect (~all).`, spfAdvice));
   } else if (spfResult === 'none') {
     checks.push(
-      check(
-        'authentication',
-        'spf',
-        'SPF',
+      spfFinding(
         'fail',
         1.5,
         `${spfDomain} has no SPF record.`,
@@ -81,10 +78,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
     );
   } else {
     checks.push(
-      check(
-        'authentication',
-        'spf',
-        'SPF',
+      spfFinding(
         'warn',
         spfResult === 'permerror' ? 1.5 : 0.5,
         `SPF ${spfResult}: ${spf?.status?.comment || 'the record could not be read'}.`,
@@ -106,10 +100,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
   const dkimAdvice = `Sign mail for ${fromDomain} with DKIM: publish the key your sending service gives you as a TXT record at <selector>._domainkey.${fromDomain}.`;
   if (aligned) {
     checks.push(
-      check(
-        'authentication',
-        'dkim',
-        'DKIM',
+      dkimFinding(
         'pass',
         0,
         `Signed by ${aligned.signingDomain} (selector ${aligned.selector}), which matches the From domain.`,
@@ -117,10 +108,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
     );
   } else if (passing.length > 0) {
     checks.push(
-      check(
-        'authentication',
-        'dkim',
-        'DKIM',
+      dkimFinding(
         'warn',
         0.5,
         `Signed by ${passing.map((row) => row.signingDomain).join(', ')}, not by the From domain ${fromDomain}.`,
@@ -131,10 +119,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
     // The key could not be fetched (DNS did not answer in time): not the sender's fault yet.
     const unchecked = signatures[0]!;
     checks.push(
-      check(
-        'authentication',
-        'dkim',
-        'DKIM',
+      dkimFinding(
         'warn',
         0.5,
         `The signature of ${unchecked.signingDomain ?? 'an unknown domain'} could not be checked: its key at ${unchecked.selector ?? '<selector>'}._domainkey.${unchecked.signingDomain ?? fromDomain} did not answer (${unchecked.status?.comment ?? 'temporary DNS error'}).`,
@@ -144,10 +129,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
   } else if (signatures.length > 0) {
     const failed = signatures[0]!;
     checks.push(
-      check(
-        'authentication',
-        'dkim',
-        'DKIM',
+      dkimFinding(
         'fail',
         2,
         `The signature of ${failed.signingDomain ?? 'an unknown domain'} does not verify (${failed.status?.result}: ${failed.status?.comment ?? 'no reason given'}).`,
@@ -155,9 +137,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
       ),
     );
   } else {
-    checks.push(
-      check('authentication', 'dkim', 'DKIM', 'fail', 1.5, 'The message is not signed with DKIM.', dkimAdvice),
-    );
+    checks.push(dkimFinding('fail', 1.5, 'The message is not signed with DKIM.', dkimAdvice));
   }
 
   const dmarc = (auth.dmarc || undefined) as
@@ -166,10 +146,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
   const dmarcResult = dmarc?.status?.result || 'none';
   if (dmarcResult === 'pass') {
     checks.push(
-      check(
-        'authentication',
-        'dmarc',
-        'DMARC',
+      dmarcFinding(
         'pass',
         0,
         `The From domain ${fromDomain} is aligned with SPF or DKIM (policy ${dmarc?.p || 'none'}).`,
@@ -178,10 +155,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
   } else if (dmarcResult === 'fail') {
     const policy = dmarc?.policy || dmarc?.p || 'none';
     checks.push(
-      check(
-        'authentication',
-        'dmarc',
-        'DMARC',
+      dmarcFinding(
         'fail',
         policy === 'reject' ? 3 : policy === 'quarantine' ? 2 : 1,
         `Neither SPF nor DKIM passes for ${fromDomain}; its DMARC policy is "${policy}"${policy === 'reject' ? `: receivers refuse such mail, so the score is held below ${(DMARC_CEILING_TENTHS.reject + 1) / 10}` : policy === 'quarantine' ? `: receivers put such mail in spam, so the score is held below ${(DMARC_CEILING_TENTHS.quarantine + 1) / 10}` : ''}.`,
@@ -190,10 +164,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
     );
   } else if (dmarcResult === 'none') {
     checks.push(
-      check(
-        'authentication',
-        'dmarc',
-        'DMARC',
+      dmarcFinding(
         'warn',
         0.5,
         `${fromDomain} publishes no DMARC policy.`,
@@ -202,14 +173,7 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
     );
   } else {
     checks.push(
-      check(
-        'authentication',
-        'dmarc',
-        'DMARC',
-        'warn',
-        0.5,
-        `DMARC ${dmarcResult}: ${dmarc?.status?.comment || 'the policy could not be read'}.`,
-      ),
+      dmarcFinding('warn', 0.5, `DMARC ${dmarcResult}: ${dmarc?.status?.comment || 'the policy could not be read'}.`),
     );
   }
 
@@ -217,15 +181,8 @@ export const authenticationChecks = (auth: TMailauthResult | null, fromDomain: s
   const arcResult = arc?.status?.result || 'none';
   checks.push(
     arcResult === 'fail'
-      ? check('authentication', 'arc', 'ARC', 'warn', 0.5, 'The ARC chain of a forwarder does not verify.')
-      : check(
-          'authentication',
-          'arc',
-          'ARC',
-          'info',
-          0,
-          arcResult === 'pass' ? 'A valid ARC chain.' : 'No ARC chain (only forwarders add one).',
-        ),
+      ? arcFinding('warn', 0.5, 'The ARC chain of a forwarder does not verify.')
+      : arcFinding('info', 0, arcResult === 'pass' ? 'A valid ARC chain.' : 'No ARC chain (only forwarders add one).'),
   );
   return checks;
 };

@@ -53,6 +53,17 @@ const newToken = () => {
 const limitError = (message: string, dialog: Omit<TLimitDialog, 'message'>) =>
   new HttpError(402, message, 'ERR_LIMIT', { ...dialog, message } satisfies TLimitDialog);
 
+/** A balance that cannot pay for the test: the dialog offers Buy Credits. */
+const noCreditsError = (message: string) =>
+  limitError(message, {
+    title: SPAM_TEST_MESSAGES.noCreditsTitle,
+    confirmButtonText: 'Buy Credits',
+    cancelButtonText: 'Cancel',
+    confirmButtonColor: 'blue',
+    cancelButtonColor: 'gray',
+    link: '/settings/subscription',
+  });
+
 /** `POST /api/tools/mail-testing/send`. */
 export const startSpamTest = async (platform: TPlatform, userId: number, form: TSpamTestForm) => {
   const settings = platform.config.spamTest;
@@ -60,16 +71,8 @@ export const startSpamTest = async (platform: TPlatform, userId: number, form: T
   const balance = await getBalance(platform.db, userId);
   const usable = balance.totalCredit - balance.usedCredit;
   if (usable < settings.credits) {
-    throw limitError(
+    throw noCreditsError(
       `A spam test costs ${settings.credits} credits; you have ${usable}. To complete this process; please buy credits.`,
-      {
-        title: SPAM_TEST_MESSAGES.noCreditsTitle,
-        confirmButtonText: 'Buy Credits',
-        cancelButtonText: 'Cancel',
-        confirmButtonColor: 'blue',
-        cancelButtonColor: 'gray',
-        link: '/settings/subscription',
-      },
     );
   }
   // Tests past their deadline no longer count as waiting, whether or not their job has run.
@@ -123,15 +126,7 @@ export const startSpamTest = async (platform: TPlatform, userId: number, form: T
         reference: `spam-test:${row.id}`,
       }).catch((error: unknown) => {
         // Another tab spent the credits between the check and now.
-        if (error instanceof InsufficientCreditsError)
-          throw limitError(error.message, {
-            title: SPAM_TEST_MESSAGES.noCreditsTitle,
-            confirmButtonText: 'Buy Credits',
-            cancelButtonText: 'Cancel',
-            confirmButtonColor: 'blue',
-            cancelButtonColor: 'gray',
-            link: '/settings/subscription',
-          });
+        if (error instanceof InsufficientCreditsError) throw noCreditsError(error.message);
         throw error;
       });
     }
