@@ -444,6 +444,26 @@ export const unsubscribeMember = async (
 };
 
 /**
+ * The members of one list with these addresses leave it (stay on it, unsubscribed), in one
+ * transaction, through the one way a member leaves (`subscriptions.service.ts`: webhooks,
+ * Mailgun, a waiting signup cancelled). Answers the members changed.
+ */
+const unsubscribeByEmail = async (
+  platform: TPlatform,
+  userId: number,
+  listId: number,
+  emails: string[],
+  source: TMemberEventSource,
+) => {
+  if (emails.length === 0) return [];
+  return platform.db.transaction().execute(async (trx) => {
+    const members = await repository.lockMembersByEmail(trx, listId, emails);
+    if (members.length === 0) return [];
+    return unsubscribeMembers(platform, trx, userId, { memberIds: members.map((member) => member.id) }, source);
+  });
+};
+
+/**
  * Generic Email Control (spec §5, `POST /api/mailing-lists/clear-generic-emails`): the
  * list's generic members (all of them, or those named that are generic) are unsubscribed,
  * not deleted: they stay on the list with their history and consent, get nothing more, and
@@ -459,20 +479,7 @@ export const unsubscribeGenericMembers = async (
   const generic = await findGenericEmails(platform, userId, listId);
   const wanted = only ? new Set(only.map((email) => email.toLowerCase())) : null;
   const emails = wanted ? generic.filter((email) => wanted.has(email.toLowerCase())) : generic;
-  if (emails.length === 0) return 0;
-  return platform.db.transaction().execute(async (trx) => {
-    const members = await repository.lockMembersByEmail(trx, list.id, emails);
-    if (members.length === 0) return 0;
-    // The one way a member leaves (`subscriptions.service.ts`): webhooks, Mailgun, a waiting signup cancelled.
-    const changed = await unsubscribeMembers(
-      platform,
-      trx,
-      userId,
-      { memberIds: members.map((member) => member.id) },
-      'app',
-    );
-    return changed.length;
-  });
+  return (await unsubscribeByEmail(platform, userId, list.id, emails, 'app')).length;
 };
 
 /**
@@ -488,18 +495,8 @@ export const unsubscribeFromList = async (
 ) => {
   if (emails.length === 0) return 0;
   const list = await requireList(platform.db, userId, listId);
-  return platform.db.transaction().execute(async (trx) => {
-    const members = await repository.lockMembersByEmail(trx, list.id, emails);
-    if (members.length === 0) return 0;
-    const changed = await unsubscribeMembers(
-      platform,
-      trx,
-      userId,
-      { memberIds: members.map((member) => member.id) },
-      source,
-    );
-    return changed.filter((member) => member.was_subscribed).length;
-  });
+  const changed = await unsubscribeByEmail(platform, userId, list.id, emails, source);
+  return changed.filter((member) => member.was_subscribed).length;
 };
 
 /** `POST /api/mailing-lists/{listId}/members/remove`: the address leaves the list (and its Mailgun list). */
