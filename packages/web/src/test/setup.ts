@@ -1,6 +1,7 @@
 import { notifications } from '@mantine/notifications';
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+import { stopQueryClients } from './render';
 
 // findBy… and waitFor give up after 1 s by default. On two cores shared with the server
 // tests, an accordion opening or a query settling passed that now and then with nothing
@@ -40,6 +41,7 @@ if (!('fonts' in document)) {
 
 afterEach(() => {
   cleanup();
+  stopQueryClients();
   // Mantine keeps its notifications in a store of its module, shared by the files of a worker.
   notifications.clean();
   window.localStorage.clear();

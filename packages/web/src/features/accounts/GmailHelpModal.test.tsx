@@ -62,8 +62,9 @@ describe('GmailHelpModal', () => {
     fireEvent.click(within(form).getByRole('radio', { name: 'Google' }));
 
     fireEvent.click(within(form).getByRole('button', { name: 'How do I get an app password?' }));
-    expect(screen.getByRole('dialog').textContent).toContain('Gmail Services');
-    fireEvent.click(screen.getByRole('button', { name: 'Close' }));
+    const help = screen.getByRole('dialog');
+    expect(help.textContent).toContain('Gmail Services');
+    fireEvent.click(within(help).getByRole('button', { name: 'Close' }));
 
     fireEvent.change(within(form).getByLabelText('Gmail address'), { target: { value: 'ada@gmail.com' } });
     fireEvent.change(within(form).getByLabelText('App password'), { target: { value: 'abcd efgh ijkl mnop' } });
