@@ -163,7 +163,7 @@ test('recipients from two files, one removed again, Skip while there is none, an
   );
   expect(recipients).toEqual([
     { email: 'ann@example.com', name: 'Ann Lee' },
-    { email: 'cat@example.com', name: '' },
+    { email: 'cat@example.com', name: 'Cat' },
     { email: 'dan@example.com', name: '' },
     { email: 'eve@example.com', name: '' },
   ]);

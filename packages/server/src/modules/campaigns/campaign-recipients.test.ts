@@ -74,6 +74,27 @@ const finishDraft = async (seeded: TSeeded, temporary: string, options: Record<s
 };
 
 describe('recipients from several files', () => {
+  it('keeps the last name given that is not empty: a later source without a name does not blank it', async () => {
+    const seeded = await signedIn();
+    const { id, temporary } = await startDraft(seeded, 'Names kept');
+    const save = (fileName: string, recipients: { email: string; name: string }[]) =>
+      seeded.agent.put('/api/campaigns/save-campaign/2', { temporary, fileName, recipients });
+    expect((await save('named.csv', [{ email: 'dee@example.com', name: 'Dee' }])).statusCode).toBe(200);
+    expect(
+      (
+        await save('unnamed.csv', [
+          { email: 'DEE@example.com', name: '' },
+          { email: 'eli@example.com', name: '' },
+        ])
+      ).statusCode,
+    ).toBe(200);
+    // The later row's address and fields; the name the earlier file gave.
+    expect(await recipientsOf(id)).toEqual([
+      ['DEE@example.com', 'Dee', {}],
+      ['eli@example.com', '', {}],
+    ]);
+  });
+
   it('adds a second file to the first, counts the addresses given twice, removes a file by its index, and skips when there is none', async () => {
     const seeded = await signedIn();
     const { id, temporary } = await startDraft(seeded);

@@ -112,9 +112,19 @@ export const remakeRecipients = async (trx: Executor, draft: TDraft) => {
              row_number() over (partition by lower(email) order by source_id desc, position desc) as from_last
         from given g
     ),
+    -- An address's name is the last one given that is not empty: a list member without a name
+    -- does not blank the name a file gave (as an import keeps a member's name over an empty cell).
+    named as (
+      select distinct on (lower(email)) lower(email) as address, name
+        from given
+       where name <> ''
+       order by lower(email), source_id desc, position desc
+    ),
     inserted as (
       insert into campaign_recipients (campaign_id, user_id, email, name, variables, source_id)
-      select ${draft.id}, ${draft.user_id}, email, name, variables, first_source from ranked where from_last = 1
+      select ${draft.id}, ${draft.user_id}, r.email, coalesce(n.name, r.name), r.variables, r.first_source
+        from ranked r left join named n on n.address = lower(r.email)
+       where r.from_last = 1
       returning 1
     )
     select source_id, count(*)::int as given,
