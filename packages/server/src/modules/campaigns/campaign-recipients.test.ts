@@ -74,23 +74,25 @@ const finishDraft = async (seeded: TSeeded, temporary: string, options: Record<s
 };
 
 describe('recipients from several files', () => {
-  it('keeps the last name given that is not empty: a later source without a name does not blank it', async () => {
+  it("keeps the last name given that is not empty and every source's fields, a later value over an earlier one", async () => {
     const seeded = await signedIn();
     const { id, temporary } = await startDraft(seeded, 'Names kept');
-    const save = (fileName: string, recipients: { email: string; name: string }[]) =>
-      seeded.agent.put('/api/campaigns/save-campaign/2', { temporary, fileName, recipients });
-    expect((await save('named.csv', [{ email: 'dee@example.com', name: 'Dee' }])).statusCode).toBe(200);
-    expect(
-      (
-        await save('unnamed.csv', [
-          { email: 'DEE@example.com', name: '' },
-          { email: 'eli@example.com', name: '' },
-        ])
-      ).statusCode,
-    ).toBe(200);
-    // The later row's address and fields; the name the earlier file gave.
+    const save = (
+      fileName: string,
+      recipients: { email: string; name: string; variables?: Record<string, string> }[],
+    ) => seeded.agent.put('/api/campaigns/save-campaign/2', { temporary, fileName, recipients });
+    const first = await save('named.csv', [
+      { email: 'dee@example.com', name: 'Dee', variables: { company: 'Initech', city: 'Oslo' } },
+    ]);
+    expect(first.statusCode, first.body).toBe(200);
+    const second = await save('unnamed.csv', [
+      { email: 'DEE@example.com', name: '', variables: { city: 'Bergen' } },
+      { email: 'eli@example.com', name: '' },
+    ]);
+    expect(second.statusCode, second.body).toBe(200);
+    // The later row's address; the name the earlier file gave; the company kept, the city the later one.
     expect(await recipientsOf(id)).toEqual([
-      ['DEE@example.com', 'Dee', {}],
+      ['DEE@example.com', 'Dee', { company: 'Initech', city: 'Bergen' }],
       ['eli@example.com', '', {}],
     ]);
   });
@@ -122,7 +124,7 @@ describe('recipients from several files', () => {
       temporary,
       fileName: 'more-leads.csv',
       recipients: [
-        // Ann again, in another case: one recipient, with the later file's name and fields.
+        // Ann again, in another case: one recipient, with the later file's name, and both files' fields.
         { email: 'ANN@example.com', name: 'Ann Lee', variables: { city: 'Oslo' } },
         { email: 'cat@example.com', name: 'Cat' },
         { email: 'cat@example.com', name: 'Cat again' },
@@ -146,12 +148,12 @@ describe('recipients from several files', () => {
       [1, 'more-leads.csv', 3, 1, 2],
     ]);
     expect(await recipientsOf(id)).toEqual([
-      ['ANN@example.com', 'Ann Lee', { city: 'Oslo' }],
+      ['ANN@example.com', 'Ann Lee', { company: 'Initech', city: 'Oslo' }],
       ['bob@example.com', 'Bob', {}],
       ['cat@example.com', 'Cat again', {}],
     ]);
     const draft = await draftOf(seeded, temporary);
-    expect(draft.recipients).toMatchObject({ count: 3, duplicates: 2, variables: ['city'] });
+    expect(draft.recipients).toMatchObject({ count: 3, duplicates: 2, variables: ['city', 'company'] });
     expect(draft.recipients.files).toHaveLength(2);
 
     // The first file taken away: Ann stays (the second file gives her too), Bob goes.

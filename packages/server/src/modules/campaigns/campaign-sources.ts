@@ -120,10 +120,20 @@ export const remakeRecipients = async (trx: Executor, draft: TDraft) => {
        where name <> ''
        order by lower(email), source_id desc, position desc
     ),
+    -- Its merge fields are every source's, a later source's value over an earlier one's (as an
+    -- import merges a row's fields over a member's).
+    merged as (
+      select lower(g.email) as address, jsonb_object_agg(f.key, f.value order by g.source_id, g.position) as variables
+        from given g cross join lateral jsonb_each(coalesce(g.variables, '{}'::jsonb)) f
+       group by lower(g.email)
+    ),
     inserted as (
       insert into campaign_recipients (campaign_id, user_id, email, name, variables, source_id)
-      select ${draft.id}, ${draft.user_id}, r.email, coalesce(n.name, r.name), r.variables, r.first_source
-        from ranked r left join named n on n.address = lower(r.email)
+      select ${draft.id}, ${draft.user_id}, r.email, coalesce(n.name, r.name),
+             coalesce(m.variables, '{}'::jsonb), r.first_source
+        from ranked r
+        left join named n on n.address = lower(r.email)
+        left join merged m on m.address = lower(r.email)
        where r.from_last = 1
       returning 1
     )
