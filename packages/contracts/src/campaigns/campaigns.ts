@@ -31,6 +31,11 @@ export const MANUAL_COLUMNS = [
   'industry',
 ] as const;
 export const RECIPIENTS_MAX = 100_000;
+/**
+ * Unsaved campaigns a user keeps at once: each holds the rows of its files until it is saved,
+ * at most RECIPIENTS_MAX of them, so what one account can store this way is bounded (R30).
+ */
+export const DRAFTS_MAX = 50;
 
 const line = (max: number) =>
   z

@@ -1,6 +1,7 @@
 import {
   CAMPAIGN_MESSAGES,
   isGenericEmail,
+  RECIPIENTS_MAX,
   readEmailCell,
   type TRecipientsSummary,
   type ZCampaignRecipientLists,
@@ -11,6 +12,7 @@ import type { TPlatform } from '../../platform/context';
 import { notFound, ValidationError } from '../../platform/errors';
 import { findListsByIds, genericNames, type TListUsageCheck } from '../lists/lists.service';
 import {
+  countSourceRows,
   deleteSources,
   draftsUsingList,
   insertListSource,
@@ -80,6 +82,14 @@ export const saveRecipients = async (
   if (rows.length === 0) throw new ValidationError({ recipients: ['No address in this file could be added.'] });
   const sourceId = await platform.db.transaction().execute(async (trx) => {
     if (input.replace) await deleteSources(trx, draft.id);
+    const held = await countSourceRows(trx, draft.id);
+    if (held + rows.length > RECIPIENTS_MAX) {
+      throw new ValidationError({
+        recipients: [
+          `A campaign takes at most ${RECIPIENTS_MAX.toLocaleString('en-US')} addresses from files; its files hold ${held.toLocaleString('en-US')} and this one ${rows.length.toLocaleString('en-US')}. Remove a file first.`,
+        ],
+      });
+    }
     const taken = input.replace ? [] : await sourcesOf(trx, draft.id);
     const id = await insertRowsSource(
       trx,

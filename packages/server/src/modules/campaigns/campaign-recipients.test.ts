@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CAMPAIGN_MESSAGES, defaultDailyPlan, nextAllowedTime, SEND_MESSAGES } from '@sendwell/contracts';
+import { CAMPAIGN_MESSAGES, DRAFTS_MAX, defaultDailyPlan, nextAllowedTime, SEND_MESSAGES } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, seedTestInboxAccount, seedUser, startTestApp, type TTestApp } from '../../../test/app';
@@ -182,6 +182,48 @@ describe('recipients from several files', () => {
     // Another user's draft is not found.
     const other = await signedIn();
     expect((await other.agent.post('/api/campaigns/remove-recipients', { temporary, index: 0 })).statusCode).toBe(404);
+  });
+
+  it('bounds what drafts hold (R30): files of one draft up to 100,000 addresses, and 50 unsaved campaigns a user', async () => {
+    const seeded = await signedIn();
+    const { temporary } = await startDraft(seeded, 'Bounded');
+    const file = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => ({ email: `p${from + index}@example.com`, name: '' }));
+    const first = await seeded.agent.put('/api/campaigns/save-campaign/2', {
+      temporary,
+      fileName: 'big.csv',
+      recipients: file(0, 60_000),
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    const over = await seeded.agent.put('/api/campaigns/save-campaign/2', {
+      temporary,
+      fileName: 'more.csv',
+      recipients: file(60_000, 40_001),
+    });
+    expect(over.statusCode).toBe(422);
+    expect(over.json().errors.recipients[0]).toContain('at most 100,000 addresses from files; its files hold 60,000');
+    // Nothing of the refused file was kept.
+    expect((await draftOf(seeded, temporary)).recipients).toMatchObject({ count: 60_000 });
+    expect((await draftOf(seeded, temporary)).recipients.files).toHaveLength(1);
+    // In place of the files (Replace), the same rows fit.
+    const replaced = await seeded.agent.put('/api/campaigns/save-campaign/2', {
+      temporary,
+      fileName: 'more.csv',
+      recipients: file(60_000, 40_001),
+      replace: true,
+    });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+
+    for (let index = 1; index < DRAFTS_MAX; index += 1) await startDraft(seeded, `Draft ${index}`);
+    const oneMore = await seeded.agent.put('/api/campaigns/save-campaign/1', {
+      accountId: seeded.accountId,
+      title: 'One too many',
+      senderName: 'Acme',
+    });
+    expect(oneMore.statusCode).toBe(409);
+    expect(oneMore.json().message).toBe(
+      `You have ${DRAFTS_MAX} unsaved campaigns. Finish or delete one of them to start another.`,
+    );
   });
 
   it('keeps the recipients of a draft saved before sources existed, as one source (the backfill migration)', async () => {

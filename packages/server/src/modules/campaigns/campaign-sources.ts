@@ -2,6 +2,7 @@ import type { TCampaignSource } from '@sendwell/contracts';
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db';
 import { HttpError } from '../../platform/errors';
+import { countRows } from '../../platform/queries';
 import { requireList, subscribedMembersOf } from '../lists/lists.service';
 import { notSuppressed } from '../suppression/suppression.service';
 
@@ -68,6 +69,17 @@ export const insertListSource = async (trx: Executor, draft: TDraft, list: { id:
       .returning('id')
       .executeTakeFirstOrThrow()
   ).id;
+
+/** The rows a draft's files and manual table hold now (a list's members are read, not kept). */
+export const countSourceRows = async (db: Executor, campaignId: number) =>
+  Number(
+    await countRows(
+      db
+        .selectFrom('campaign_source_rows')
+        .innerJoin('campaign_sources', 'campaign_sources.id', 'campaign_source_rows.source_id')
+        .where('campaign_sources.campaign_id', '=', campaignId),
+    ),
+  );
 
 export const deleteSources = async (trx: Executor, campaignId: number, ids?: number[]) => {
   let query = trx.deleteFrom('campaign_sources').where('campaign_id', '=', campaignId);

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import {
   CAMPAIGN_DEFAULTS,
+  DRAFTS_MAX,
   defaultDailyPlan,
   SEND_MESSAGES,
   type TCampaignAccount,
@@ -12,6 +13,7 @@ import {
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound, ValidationError } from '../../platform/errors';
+import { countRows } from '../../platform/queries';
 import { listAccountRows } from '../accounts/accounts.service';
 import { dailyCapOf } from '../delivery/delivery.service';
 import { planRulesOf } from '../plans/plans.service';
@@ -64,6 +66,16 @@ export const saveStart = async (platform: TPlatform, userId: number, input: z.ou
     await updateCampaign(platform.db, draft.id, values);
     await reachStep(platform.db, draft.id, 2);
     return { id: draft.id, temporaryKey: input.temporary };
+  }
+  const drafts = await countRows(
+    platform.db.selectFrom('campaigns').where('user_id', '=', userId).where('is_draft', '=', true),
+  );
+  if (Number(drafts) >= DRAFTS_MAX) {
+    throw new HttpError(
+      409,
+      `You have ${DRAFTS_MAX} unsaved campaigns. Finish or delete one of them to start another.`,
+      'DRAFTS_LIMIT',
+    );
   }
   const key = newKey();
   const row = await insertCampaign(platform.db, {
