@@ -150,7 +150,8 @@ export const ZFooterBlock = z.object({
   unsubscribeText: z.string().max(200),
 });
 
-export const ZContentBlock = z.discriminatedUnion('type', [
+/** The blocks a column holds: every block but a section and the footer. */
+const CONTENT_BLOCKS = [
   ZHeadingBlock,
   ZTextBlock,
   ZImageBlock,
@@ -159,7 +160,9 @@ export const ZContentBlock = z.discriminatedUnion('type', [
   ZSpacerBlock,
   ZSocialBlock,
   ZHtmlBlock,
-]);
+] as const;
+
+export const ZContentBlock = z.discriminatedUnion('type', CONTENT_BLOCKS);
 export type TContentBlock = z.infer<typeof ZContentBlock>;
 
 export const ZColumn = z.object({
@@ -176,18 +179,7 @@ export const ZSectionBlock = z.object({
   background: ZColor.nullable(),
 });
 
-export const ZBlock = z.discriminatedUnion('type', [
-  ZHeadingBlock,
-  ZTextBlock,
-  ZImageBlock,
-  ZButtonBlock,
-  ZDividerBlock,
-  ZSpacerBlock,
-  ZSocialBlock,
-  ZHtmlBlock,
-  ZSectionBlock,
-  ZFooterBlock,
-]);
+export const ZBlock = z.discriminatedUnion('type', [...CONTENT_BLOCKS, ZSectionBlock, ZFooterBlock]);
 export type TBlock = z.infer<typeof ZBlock>;
 export type TBlockType = TBlock['type'];
 export type TSectionBlock = z.infer<typeof ZSectionBlock>;
