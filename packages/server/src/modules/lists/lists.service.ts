@@ -16,6 +16,7 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { isUniqueViolation } from '../../platform/db';
 import { fieldError, HttpError, notFound } from '../../platform/errors';
+import { emitEvents } from '../../platform/outbound-events';
 import { paginate } from '../../platform/paging';
 import { TransportError } from '../../providers/mail';
 import type { TMailgunLists } from '../../providers/mailgun-lists';
@@ -388,27 +389,36 @@ export type TMemberEventSource =
   | 'suppression';
 
 /**
- * The webhook events of memberships that changed (issue 48 §3), ordered per member: by the
- * address, lower case, so a member's events on every list arrive in the order they happened.
+ * Emits the webhook events of memberships that changed (issue 48 §3) in the transaction that
+ * changed them, ordered per member: by the address, lower case, so a member's events on every
+ * list arrive in the order they happened.
  */
-export const memberEvents = (
+export const emitMemberEvents = (
+  platform: TPlatform,
+  trx: Executor,
   userId: number,
   type: 'member.subscribed' | 'member.confirmed' | 'member.unsubscribed',
   rows: { list_id: number; email: string; fullname?: string; fields?: Record<string, string> }[],
   source: TMemberEventSource,
-): TOutboundEvent[] =>
-  rows.map((row) => ({
-    userId,
-    type,
-    orderingKey: row.email.toLowerCase(),
-    data: {
-      list_id: row.list_id,
-      email: row.email,
-      ...(row.fullname !== undefined ? { fullname: row.fullname } : {}),
-      ...(row.fields !== undefined ? { fields: row.fields } : {}),
-      source,
-    },
-  }));
+) =>
+  emitEvents(
+    platform,
+    trx,
+    rows.map(
+      (row): TOutboundEvent => ({
+        userId,
+        type,
+        orderingKey: row.email.toLowerCase(),
+        data: {
+          list_id: row.list_id,
+          email: row.email,
+          ...(row.fullname !== undefined ? { fullname: row.fullname } : {}),
+          ...(row.fields !== undefined ? { fields: row.fields } : {}),
+          source,
+        },
+      }),
+    ),
+  );
 
 /** For other modules' set-based work (a send's snapshot, unsubscribing everywhere) and the Send Email page. */
 export {

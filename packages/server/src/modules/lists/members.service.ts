@@ -14,14 +14,13 @@ import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
 import { HttpError, notFound } from '../../platform/errors';
-import { emitEvents } from '../../platform/outbound-events';
 import { paginate } from '../../platform/paging';
 import { queueSearchIndexing } from './lists.jobs';
 import * as repository from './lists.repository';
 import {
+  emitMemberEvents,
   findGenericEmails,
   mailgunOfList,
-  memberEvents,
   removeAtProvider,
   requireList,
   type TMemberEventSource,
@@ -117,15 +116,13 @@ export const updateMember = async (
       .where('id', '=', memberId)
       .execute();
     if (!before[0]?.subscribed) {
-      await emitEvents(
+      await emitMemberEvents(
         platform,
         trx,
-        memberEvents(
-          userId,
-          'member.subscribed',
-          [{ list_id: list.id, email: member.email, fullname: request.fullname }],
-          'app',
-        ),
+        userId,
+        'member.subscribed',
+        [{ list_id: list.id, email: member.email, fullname: request.fullname }],
+        'app',
       );
     }
     await upsertAtProvider(mailgun, list, [{ email: member.email, fullname: request.fullname, subscribed: true }]);
@@ -162,15 +159,13 @@ export const addMember = async (
       { source: 'manual', detail: 'added by hand', ip, userAgent: null, text: '' },
     );
     if (request.subscribe === 1) {
-      await emitEvents(
+      await emitMemberEvents(
         platform,
         trx,
-        memberEvents(
-          userId,
-          'member.subscribed',
-          [{ list_id: list.id, email: request.email, fullname: request.fullname }],
-          'app',
-        ),
+        userId,
+        'member.subscribed',
+        [{ list_id: list.id, email: request.email, fullname: request.fullname }],
+        'app',
       );
     }
     await upsertAtProvider(mailgun, list, [
@@ -312,15 +307,13 @@ export const saveMembers = async (
         confirmations += 1;
       }
     } else {
-      await emitEvents(
+      await emitMemberEvents(
         platform,
         trx,
-        memberEvents(
-          userId,
-          'member.subscribed',
-          rows.filter((row) => row.subscribed && row.was_subscribed !== true),
-          source,
-        ),
+        userId,
+        'member.subscribed',
+        rows.filter((row) => row.subscribed && row.was_subscribed !== true),
+        source,
       );
     }
     await upsertAtProvider(

@@ -6,12 +6,11 @@ import {
 } from '@sendwell/contracts';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
-import { emitEvents } from '../../platform/outbound-events';
 import { hashToken, randomToken } from '../../platform/tokens';
 import type { TConsentInput, TLeaving } from './consent.repository';
 import * as consents from './consent.repository';
 import { findList, type TListRow } from './lists.repository';
-import { mailgunOfList, memberEvents, type TMemberEventSource, upsertAtProvider } from './lists.service';
+import { emitMemberEvents, mailgunOfList, type TMemberEventSource, upsertAtProvider } from './lists.service';
 
 /**
  * A member's subscription as the person changes it: a signup (a form, the API), the
@@ -73,15 +72,13 @@ export const subscribeMember = async (
   const outcome = await signUp(trx, list, signup, now);
   // On the list now: a `member.subscribed` webhook (a double opt-in signup waits for `member.confirmed`).
   if (outcome.kind === 'subscribed') {
-    await emitEvents(
+    await emitMemberEvents(
       platform,
       trx,
-      memberEvents(
-        list.user_id,
-        'member.subscribed',
-        [{ list_id: list.id, email: signup.email, fullname: signup.fullname }],
-        source,
-      ),
+      list.user_id,
+      'member.subscribed',
+      [{ list_id: list.id, email: signup.email, fullname: signup.fullname }],
+      source,
     );
   }
   return outcome;
@@ -192,15 +189,13 @@ export const confirmSubscription = async (
   const outcome = judgeConfirmation(found, now);
   if (outcome.kind !== 'pending' || !found) return outcome;
   await consents.markConfirmed(trx, found.id, found.member_id, ip);
-  await emitEvents(
+  await emitMemberEvents(
     platform,
     trx,
-    memberEvents(
-      found.user_id,
-      'member.confirmed',
-      [{ list_id: found.list_id, email: found.email, fullname: found.fullname }],
-      'form',
-    ),
+    found.user_id,
+    'member.confirmed',
+    [{ list_id: found.list_id, email: found.email, fullname: found.fullname }],
+    'form',
   );
   const listRow = await findList(trx, found.user_id, found.list_id);
   if (listRow) {
@@ -229,15 +224,13 @@ export const unsubscribeMembers = async (
 ) => {
   const changed = await consents.leaveLists(trx, userId, leaving);
   // Each membership left is a `member.unsubscribed` webhook (a waiting signup cancelled is none).
-  await emitEvents(
+  await emitMemberEvents(
     platform,
     trx,
-    memberEvents(
-      userId,
-      'member.unsubscribed',
-      changed.filter((member) => member.was_subscribed),
-      source,
-    ),
+    userId,
+    'member.unsubscribed',
+    changed.filter((member) => member.was_subscribed),
+    source,
   );
   if (!syncProvider) return changed;
   for (const listId of new Set(changed.map((member) => member.list_id))) {
