@@ -40,7 +40,7 @@ import {
   findRecipientOutcomes,
   findRecipientsByIdsOrTokens,
   findScheduledSendsOfList,
-  findSendLink,
+  findSendLinks,
   findUserSendRow,
   type TEventRecipient,
 } from './send-reads';
@@ -561,18 +561,44 @@ export const findRecipientsByRefs = async (
   return found;
 };
 
+type TClick = { trackingRef: string; linkId: number; sig: string };
+
 /**
- * The recipient and stored link a click-tracking address names, when its signature is the one
- * Sendwell gave that recipient's link (R16) and the link is a web address; null otherwise.
- * Nothing is recorded: the click route records the click, the spam test only reads the target.
+ * The recipient and stored link each click-tracking address names, when its signature is the
+ * one Sendwell gave that recipient's link (R16) and the link is a web address of that
+ * recipient's send; null otherwise. Two statements however many clicks: the recipients, then
+ * the links. Nothing is recorded: the click route records the click, the spam test only reads.
  */
-export const findTrackedLink = async (platform: TPlatform, trackingRef: string, linkId: number, sig: string) => {
-  const [recipient] = await findRecipientsByRefs(platform, platform.db, 'tracking', [trackingRef]);
-  if (!recipient || !isTrackingSignature(platform, recipient.token, linkId, sig)) return null;
-  const link = await findSendLink(platform.db, recipient.send_id, linkId);
-  if (!link || !/^https?:\/\//i.test(link.url)) return null;
-  return { recipient, link };
+const findTrackedLinks = async (platform: TPlatform, clicks: TClick[]) => {
+  const recipients = await findRecipientsByRefs(
+    platform,
+    platform.db,
+    'tracking',
+    clicks.map((click) => click.trackingRef),
+  );
+  const signed = clicks.map((click, index) => {
+    const recipient = recipients[index];
+    return recipient && isTrackingSignature(platform, recipient.token, click.linkId, click.sig) ? recipient : null;
+  });
+  const links = new Map(
+    (
+      await findSendLinks(
+        platform.db,
+        clicks.flatMap((click, index) => (signed[index] ? [click.linkId] : [])),
+      )
+    ).map((link) => [link.id, link]),
+  );
+  return clicks.map((click, index) => {
+    const recipient = signed[index];
+    const link = links.get(click.linkId);
+    if (!recipient || !link || link.send_id !== recipient.send_id || !/^https?:\/\//i.test(link.url)) return null;
+    return { recipient, link };
+  });
 };
+
+/** One click-tracking address's recipient and stored link (`findTrackedLinks`); null when it names none. */
+export const findTrackedLink = async (platform: TPlatform, trackingRef: string, linkId: number, sig: string) =>
+  (await findTrackedLinks(platform, [{ trackingRef, linkId, sig }]))[0] ?? null;
 
 /** How many tracked links of one message are looked up at most (a message has a few dozen). */
 const MAX_TRACKED_LINKS = 100;
@@ -589,13 +615,16 @@ export const trackedLinkTargets = async (
   userId: number,
   urls: string[],
 ): Promise<Record<string, string>> => {
-  const targets: Record<string, string> = {};
-  for (const url of [...new Set(urls)].slice(0, MAX_TRACKED_LINKS)) {
+  const tracked = [...new Set(urls)].slice(0, MAX_TRACKED_LINKS).flatMap((url) => {
     const parts = clickUrlParts(platform, url);
-    if (!parts) continue;
-    const found = await findTrackedLink(platform, parts.trackingRef, parts.linkId, parts.sig);
-    if (found && found.recipient.user_id === userId) targets[url] = found.link.url;
-  }
+    return parts ? [{ url, ...parts }] : [];
+  });
+  const found = await findTrackedLinks(platform, tracked);
+  const targets: Record<string, string> = {};
+  tracked.forEach(({ url }, index) => {
+    const link = found[index];
+    if (link && link.recipient.user_id === userId) targets[url] = link.link.url;
+  });
   return targets;
 };
 
@@ -661,7 +690,6 @@ export {
   findHandoverOf,
   findHardBouncedSends,
   findSendForFigures,
-  findSendLink,
   findSendRecipientsByEmails,
   findUserSend,
   firstClicksOf,

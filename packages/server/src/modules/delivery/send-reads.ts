@@ -128,13 +128,10 @@ export const findRecipientForPage = (db: Executor, by: { id: number } | { token:
     .executeTakeFirst();
 
 /** A stored link target of a send (a click may only ever go there, R16). */
-export const findSendLink = (db: Executor, sendId: number, linkId: number) =>
-  db
-    .selectFrom('send_links')
-    .select(['id', 'url'])
-    .where('id', '=', linkId)
-    .where('send_id', '=', sendId)
-    .executeTakeFirst();
+export const findSendLinks = (db: Executor, linkIds: number[]) =>
+  linkIds.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('send_links').select(['id', 'send_id', 'url']).where('id', 'in', linkIds).execute();
 
 /** A user's sends, for the history and scheduled tables. */
 export const selectUserSends = (db: Executor, userId: number) =>
