@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import XOAuth2 from 'nodemailer/lib/xoauth2';
@@ -15,6 +14,7 @@ import {
   TransportError,
   type TSendResult,
 } from './mail';
+import { buildMime } from './mime-build';
 
 export type TSmtpSettings = {
   host: string;
@@ -166,7 +166,7 @@ export const createSmtpTransport = async (settings: TSmtpSettings, options: TSmt
     mayHandOver: Promise<boolean> = Promise.resolve(true),
   ) => {
     const { variables: _variables, envelopeFrom: _envelopeFrom, ...mime } = message;
-    const raw = await new MailComposer(mime).compile().build();
+    const raw = await buildMime(mime);
     let isHandedOver = false;
     let isPushed = false;
     const body = new Readable({
