@@ -14,10 +14,8 @@ export const textPart = async (html: string) => (await import('./modules/deliver
 export const webHrefs = async (html: string) => (await import('./modules/delivery/tracking-links')).webHrefsOf(html);
 
 /** A composed message built into MIME as the SMTP transport builds it (the pre-send check reads it). */
-export const buildMime = async (message: TMessageContent) => {
-  const { default: MailComposer } = await import('nodemailer/lib/mail-composer');
-  return new Uint8Array(await new MailComposer(message).compile().build());
-};
+export const buildMime = async (message: TMessageContent) =>
+  new Uint8Array(await (await import('./providers/mime-build')).buildMime(message));
 
 const bufferOf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 

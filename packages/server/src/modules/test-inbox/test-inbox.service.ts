@@ -1,11 +1,11 @@
 import addressparser from 'nodemailer/lib/addressparser';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type { TPlatform } from '../../platform/context';
 import { CpuTaskError } from '../../platform/cpu-pool';
 import { notFound } from '../../platform/errors';
 import { publishToUser } from '../../platform/realtime';
 import { hmac, safeEqual } from '../../platform/tokens';
 import { HANDOVER_REFUSED, mayStart, type TMailTransport, type TSendResult } from '../../providers/mail';
+import { buildMime } from '../../providers/mime-build';
 import {
   deliverInProcess,
   LOCAL_REPORTS_ADDRESS,
@@ -228,7 +228,7 @@ export const createTestInboxTransport = (platform: TPlatform, userId: number): T
         results[index] = { to: message.to, accepted: false, error: HANDOVER_REFUSED, kind: 'temporary' };
       } else {
         const { variables: _variables, ...mime } = message;
-        const raw = await new MailComposer(mime).compile().build();
+        const raw = await buildMime(mime);
         const [sender] = addressparser(message.from, { flatten: true });
         try {
           const answer = await deliverInProcess(platform, {
