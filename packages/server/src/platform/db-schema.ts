@@ -11,28 +11,32 @@ import type { ColumnType, Generated } from 'kysely';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
-export type MediaFilesTable = {
+/** The columns most tables start with: a serial id, and the user the row belongs to. */
+type UserRow = { id: Generated<number>; user_id: number };
+/** When the row was made (never updated) and last changed: most tables have both. */
+type Timestamps = { created_at: CreatedAt; updated_at: Timestamp };
+/** A jsonb column read as `T` and written as JSON text (`JSON.stringify`). */
+type JsonColumn<T> = ColumnType<T, string | undefined, string>;
+/** The builder's document (issue 46), jsonb written as the value itself; null for HTML written by hand. */
+type BuilderDocument = ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
+
+export type MediaFilesTable = Timestamps & {
   hash: string;
   content_type: string;
   bytes: Buffer;
   size: number;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 };
 
-export type MediaTable = {
-  id: Generated<number>;
-  user_id: number;
-  hash: string;
-  name: string;
-  width: number;
-  height: number;
-  size: number;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type MediaTable = UserRow &
+  Timestamps & {
+    hash: string;
+    name: string;
+    width: number;
+    height: number;
+    size: number;
+  };
 
-export type PlansTable = {
+export type PlansTable = Timestamps & {
   id: Generated<number>;
   name: string;
   plan_name: string;
@@ -44,11 +48,9 @@ export type PlansTable = {
   monthly_credits: Generated<number>;
   trial_credits: Generated<number>;
   stripe_price_id: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 };
 
-export type UsersTable = {
+export type UsersTable = Timestamps & {
   id: Generated<number>;
   name: string;
   email: string;
@@ -64,35 +66,30 @@ export type UsersTable = {
   role: Generated<'user' | 'operator'>;
   /** A disabled user cannot sign in. */
   disabled_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 };
 
-export type VerificationJobsTable = {
-  id: Generated<number>;
-  user_id: number;
-  /** A list verification's list ("Verify Your List"); null for the tool's. */
-  list_id: number | null;
-  status: Generated<'draft' | 'queued' | 'running' | 'finished' | 'failed'>;
-  total: Generated<number>;
-  duplicates: Generated<number>;
-  already_checked: Generated<number>;
-  recheck: Generated<boolean>;
-  checked: Generated<number>;
-  valid: Generated<number>;
-  invalid: Generated<number>;
-  unknown: Generated<number>;
-  credits_charged: Generated<number>;
-  credits_refunded: Generated<number>;
-  error: string | null;
-  /** What the user must know about the verdicts beyond the counts (a broken resolver, R48). */
-  notice: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  finished_at: Date | null;
-  /** The storage id of the send waiting for this list's verification (the verify-lists upsell); null otherwise. */
-  storage_id: string | null;
-};
+export type VerificationJobsTable = UserRow &
+  Timestamps & {
+    /** A list verification's list ("Verify Your List"); null for the tool's. */
+    list_id: number | null;
+    status: Generated<'draft' | 'queued' | 'running' | 'finished' | 'failed'>;
+    total: Generated<number>;
+    duplicates: Generated<number>;
+    already_checked: Generated<number>;
+    recheck: Generated<boolean>;
+    checked: Generated<number>;
+    valid: Generated<number>;
+    invalid: Generated<number>;
+    unknown: Generated<number>;
+    credits_charged: Generated<number>;
+    credits_refunded: Generated<number>;
+    error: string | null;
+    /** What the user must know about the verdicts beyond the counts (a broken resolver, R48). */
+    notice: string | null;
+    finished_at: Date | null;
+    /** The storage id of the send waiting for this list's verification (the verify-lists upsell); null otherwise. */
+    storage_id: string | null;
+  };
 
 export type TVerificationVerdict = 'valid' | 'invalid' | 'unknown';
 
@@ -102,7 +99,7 @@ export type VerificationItemsTable = {
   email: string;
   verdict: TVerificationVerdict | null;
   reason: string | null;
-  flags: ColumnType<Record<string, boolean>, string | undefined, string>;
+  flags: JsonColumn<Record<string, boolean>>;
   suggestion: string | null;
   mx: string | null;
   from_cache: Generated<boolean>;
@@ -114,7 +111,7 @@ export type VerifiedAddressesTable = {
   email: string;
   verdict: TVerificationVerdict;
   reason: string | null;
-  flags: ColumnType<Record<string, boolean>, string | undefined, string>;
+  flags: JsonColumn<Record<string, boolean>>;
   suggestion: string | null;
   checked_at: Generated<Date>;
 };
@@ -140,14 +137,12 @@ export type TicketMessagesTable = {
   created_at: CreatedAt;
 };
 
-export type AnnouncementsTable = {
+export type AnnouncementsTable = Timestamps & {
   id: Generated<number>;
   title: string;
   body: string;
   published_at: Date | null;
   created_by: number | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 };
 
 export type AuditLogTable = {
@@ -157,7 +152,7 @@ export type AuditLogTable = {
   action: string;
   target_type: string;
   target_id: string | null;
-  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  details: JsonColumn<Record<string, unknown>>;
   created_at: CreatedAt;
 };
 
@@ -183,29 +178,23 @@ export type SessionsTable = {
   expires_at: Date;
 };
 
-export type PasswordResetsTable = {
-  id: Generated<number>;
-  user_id: number;
-  token_hash: Buffer;
-  expires_at: Date;
-  used_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type PasswordResetsTable = UserRow &
+  Timestamps & {
+    token_hash: Buffer;
+    expires_at: Date;
+    used_at: Date | null;
+  };
 
-export type EmailChangesTable = {
-  id: Generated<number>;
-  user_id: number;
-  new_email: string;
-  token_hash: Buffer | null;
-  expires_at: Date;
-  used_at: Date | null;
-  old_email: string | null;
-  confirmed_at: Date | null;
-  reverted_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type EmailChangesTable = UserRow &
+  Timestamps & {
+    new_email: string;
+    token_hash: Buffer | null;
+    expires_at: Date;
+    used_at: Date | null;
+    old_email: string | null;
+    confirmed_at: Date | null;
+    reverted_at: Date | null;
+  };
 
 export type RateLimitBucketsTable = {
   key: string;
@@ -213,16 +202,13 @@ export type RateLimitBucketsTable = {
   hits: number;
 };
 
-export type NotificationsTable = {
-  id: Generated<number>;
-  user_id: number;
-  title: string;
-  body: Generated<string>;
-  link: string | null;
-  read_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type NotificationsTable = UserRow &
+  Timestamps & {
+    title: string;
+    body: Generated<string>;
+    link: string | null;
+    read_at: Date | null;
+  };
 
 export type NotificationCountersTable = {
   user_id: number;
@@ -231,74 +217,63 @@ export type NotificationCountersTable = {
   updated_at: Timestamp;
 };
 
-export type CreditEntriesTable = {
-  id: Generated<number>;
-  user_id: number;
-  type: string;
-  quantity: number;
-  reference: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type CreditEntriesTable = UserRow &
+  Timestamps & {
+    type: string;
+    quantity: number;
+    reference: string | null;
+  };
 
-export type CreditBalancesTable = {
+export type CreditBalancesTable = Timestamps & {
   user_id: number;
   balance: Generated<number>;
   used: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 };
 
-export type SendingAccountsTable = {
-  id: Generated<number>;
-  user_id: number;
-  name: string;
-  provider: 'mailgun' | 'smtp' | 'google';
-  is_primary: Generated<boolean>;
-  domain: string | null;
-  region: 'us' | 'eu' | null;
-  api_key_encrypted: Buffer | null;
-  import_lists: Generated<boolean>;
-  driver: string | null;
-  username: string | null;
-  host: string | null;
-  port: number | null;
-  encryption: 'tls' | 'ssl' | null;
-  from_address: string | null;
-  mail_per_day: Generated<number>;
-  /** The operator's cap, replacing mail_per_day when set (1 to 10,000,000). */
-  operator_mail_per_day: number | null;
-  /** The circuit breaker's lines, in percent of the messages handed over (issue 31). */
-  breaker_bounce_percent: Generated<number>;
-  breaker_complaint_percent: Generated<number>;
-  password_encrypted: Buffer | null;
-  google_email: string | null;
-  oauth_refresh_token_encrypted: Buffer | null;
-  oauth_access_token_encrypted: Buffer | null;
-  oauth_expires_at: Date | null;
-  webhook_key_encrypted: Buffer | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  /** The DKIM selector an SMTP account signs with (issue 31), for the pre-send check. */
-  dkim_selector: Generated<string | null>;
-};
+export type SendingAccountsTable = UserRow &
+  Timestamps & {
+    name: string;
+    provider: 'mailgun' | 'smtp' | 'google';
+    is_primary: Generated<boolean>;
+    domain: string | null;
+    region: 'us' | 'eu' | null;
+    api_key_encrypted: Buffer | null;
+    import_lists: Generated<boolean>;
+    driver: string | null;
+    username: string | null;
+    host: string | null;
+    port: number | null;
+    encryption: 'tls' | 'ssl' | null;
+    from_address: string | null;
+    mail_per_day: Generated<number>;
+    /** The operator's cap, replacing mail_per_day when set (1 to 10,000,000). */
+    operator_mail_per_day: number | null;
+    /** The circuit breaker's lines, in percent of the messages handed over (issue 31). */
+    breaker_bounce_percent: Generated<number>;
+    breaker_complaint_percent: Generated<number>;
+    password_encrypted: Buffer | null;
+    google_email: string | null;
+    oauth_refresh_token_encrypted: Buffer | null;
+    oauth_access_token_encrypted: Buffer | null;
+    oauth_expires_at: Date | null;
+    webhook_key_encrypted: Buffer | null;
+    /** The DKIM selector an SMTP account signs with (issue 31), for the pre-send check. */
+    dkim_selector: Generated<string | null>;
+  };
 
-export type TestInboxMessagesTable = {
-  id: Generated<number>;
-  user_id: number;
-  mail_from: string;
-  rcpt_to: string[];
-  subject: Generated<string>;
-  text_body: string | null;
-  html_body: string | null;
-  size_bytes: number;
-  /** The message as it arrived (null for messages kept before it was stored). */
-  raw: Buffer | null;
-  /** The spam-test analysis of `raw`, computed when first asked for. */
-  analysis: unknown | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type TestInboxMessagesTable = UserRow &
+  Timestamps & {
+    mail_from: string;
+    rcpt_to: string[];
+    subject: Generated<string>;
+    text_body: string | null;
+    html_body: string | null;
+    size_bytes: number;
+    /** The message as it arrived (null for messages kept before it was stored). */
+    raw: Buffer | null;
+    /** The spam-test analysis of `raw`, computed when first asked for. */
+    analysis: unknown | null;
+  };
 
 export type VerificationProbeStatusTable = {
   id: Generated<number>;
@@ -319,39 +294,36 @@ export type ResolverStatusTable = {
   updated_at: Generated<Date>;
 };
 
-export type CampaignsTable = {
-  id: Generated<number>;
-  user_id: number;
-  account_id: number | null;
-  temporary_key: string | null;
-  is_draft: Generated<boolean>;
-  step: Generated<number>;
-  title: Generated<string>;
-  sender_name: Generated<string>;
-  alias: Generated<string>;
-  use_subdomain: Generated<boolean>;
-  from_address: Generated<string>;
-  signature: Generated<string>;
-  running: Generated<boolean>;
-  track_opens: Generated<boolean>;
-  track_clicks: Generated<boolean>;
-  schedule_at: Date | null;
-  accept_law: Generated<boolean>;
-  /** Spec §3's leadCatcher option: kept and answered. */
-  lead_catcher: Generated<boolean>;
-  mail_per_day: Generated<number>;
-  mail_per_delay: Generated<number>;
-  daily_plan: unknown;
-  variables: Generated<unknown>;
-  /** When the circuit breaker stopped the campaign, and why (issue 31); cleared when it starts again. */
-  breaker_tripped_at: Date | null;
-  breaker_reason: string | null;
-  /** Started again after the breaker stopped it, the campaign is judged on its messages after this one. */
-  breaker_after_message_id: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  signature_document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
-};
+export type CampaignsTable = UserRow &
+  Timestamps & {
+    account_id: number | null;
+    temporary_key: string | null;
+    is_draft: Generated<boolean>;
+    step: Generated<number>;
+    title: Generated<string>;
+    sender_name: Generated<string>;
+    alias: Generated<string>;
+    use_subdomain: Generated<boolean>;
+    from_address: Generated<string>;
+    signature: Generated<string>;
+    running: Generated<boolean>;
+    track_opens: Generated<boolean>;
+    track_clicks: Generated<boolean>;
+    schedule_at: Date | null;
+    accept_law: Generated<boolean>;
+    /** Spec §3's leadCatcher option: kept and answered. */
+    lead_catcher: Generated<boolean>;
+    mail_per_day: Generated<number>;
+    mail_per_delay: Generated<number>;
+    daily_plan: unknown;
+    variables: Generated<unknown>;
+    /** When the circuit breaker stopped the campaign, and why (issue 31); cleared when it starts again. */
+    breaker_tripped_at: Date | null;
+    breaker_reason: string | null;
+    /** Started again after the breaker stopped it, the campaign is judged on its messages after this one. */
+    breaker_after_message_id: Generated<number>;
+    signature_document: BuilderDocument;
+  };
 
 export type CampaignStepsTable = {
   id: Generated<number>;
@@ -370,7 +342,7 @@ export type CampaignStepsTable = {
   click_follow_up: unknown | null;
   deleted_at: Date | null;
   created_at: CreatedAt;
-  body_document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
+  body_document: BuilderDocument;
 };
 
 export type CampaignRecipientsTable = {
@@ -416,7 +388,7 @@ export type CampaignSourceRowsTable = {
   user_id: number;
   email: string;
   name: Generated<string>;
-  variables: ColumnType<Record<string, string>, string | undefined, string>;
+  variables: JsonColumn<Record<string, string>>;
 };
 
 export type CampaignMessagesTable = {
@@ -444,9 +416,7 @@ export type CampaignMessagesTable = {
   created_at: CreatedAt;
 };
 
-export type SpamTestsTable = {
-  id: Generated<number>;
-  user_id: number;
+export type SpamTestsTable = UserRow & {
   account_id: number | null;
   send_id: number | null;
   token: string;
@@ -478,78 +448,69 @@ export type ListMemberSearchTable = {
   terms: string;
 };
 
-export type MailingListsTable = {
-  id: Generated<number>;
-  user_id: number;
-  account_id: number;
-  alias: string;
-  domain: string;
-  address: string;
-  name: string;
-  description: Generated<string>;
-  provider_address: string | null;
-  /** The highest member id whose search terms are indexed (`list_member_search`). */
-  search_indexed_through: Generated<number>;
-  members_count: Generated<number>;
-  subscribed_count: Generated<number>;
-  verified_count: Generated<number>;
-  unverified_subscribers_count: Generated<number>;
-  verify_status: Generated<'unverified' | 'processing' | 'verified'>;
-  verified_at: Date | null;
-  /** Signups through the list's form wait for the confirmation link (issue 48). */
-  double_opt_in: Generated<boolean>;
-  /** The random key of the list's public form, `/subscribe/<form_key>`. */
-  form_key: Generated<string>;
-  /** Which fields the form asks for (contracts `ZSignupFields`). */
-  form_fields: ColumnType<unknown, string | undefined, string>;
-  consent_text: Generated<string>;
-  /** Empty: the built-in confirmation email. */
-  confirmation_subject: Generated<string>;
-  confirmation_html: Generated<string>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type MailingListsTable = UserRow &
+  Timestamps & {
+    account_id: number;
+    alias: string;
+    domain: string;
+    address: string;
+    name: string;
+    description: Generated<string>;
+    provider_address: string | null;
+    /** The highest member id whose search terms are indexed (`list_member_search`). */
+    search_indexed_through: Generated<number>;
+    members_count: Generated<number>;
+    subscribed_count: Generated<number>;
+    verified_count: Generated<number>;
+    unverified_subscribers_count: Generated<number>;
+    verify_status: Generated<'unverified' | 'processing' | 'verified'>;
+    verified_at: Date | null;
+    /** Signups through the list's form wait for the confirmation link (issue 48). */
+    double_opt_in: Generated<boolean>;
+    /** The random key of the list's public form, `/subscribe/<form_key>`. */
+    form_key: Generated<string>;
+    /** Which fields the form asks for (contracts `ZSignupFields`). */
+    form_fields: JsonColumn<unknown>;
+    consent_text: Generated<string>;
+    /** Empty: the built-in confirmation email. */
+    confirmation_subject: Generated<string>;
+    confirmation_html: Generated<string>;
+  };
 
-export type ListMembersTable = {
-  id: Generated<number>;
-  user_id: number;
-  list_id: number;
-  account_id: number;
-  email: string;
-  fullname: Generated<string>;
-  subscribed: Generated<boolean>;
-  verified: Generated<boolean>;
-  verified_at: Date | null;
-  fields: ColumnType<Record<string, string>, string | undefined, string>;
-  /** Signed up to a double opt-in list and not confirmed yet: never subscribed meanwhile. */
-  unconfirmed: Generated<boolean>;
-  /** The import that added the member (its consent record). */
-  import_id: number | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type ListMembersTable = UserRow &
+  Timestamps & {
+    list_id: number;
+    account_id: number;
+    email: string;
+    fullname: Generated<string>;
+    subscribed: Generated<boolean>;
+    verified: Generated<boolean>;
+    verified_at: Date | null;
+    fields: JsonColumn<Record<string, string>>;
+    /** Signed up to a double opt-in list and not confirmed yet: never subscribed meanwhile. */
+    unconfirmed: Generated<boolean>;
+    /** The import that added the member (its consent record). */
+    import_id: number | null;
+  };
 
 /** An act of consent of a member, and a double opt-in signup's confirmation (issue 48). */
-export type MemberConsentsTable = {
-  id: Generated<number>;
-  user_id: number;
-  list_id: number;
-  member_id: number;
-  source: 'form' | 'manual' | 'import' | 'provider' | 'api';
-  source_detail: Generated<string>;
-  ip: string | null;
-  user_agent: string | null;
-  consent_text: Generated<string>;
-  confirm_token_hash: Buffer | null;
-  confirm_expires_at: Date | null;
-  confirmation_sent_at: Date | null;
-  confirmations_sent: Generated<number>;
-  confirmation_send_id: number | null;
-  confirmed_at: Date | null;
-  confirmed_ip: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type MemberConsentsTable = UserRow &
+  Timestamps & {
+    list_id: number;
+    member_id: number;
+    source: 'form' | 'manual' | 'import' | 'provider' | 'api';
+    source_detail: Generated<string>;
+    ip: string | null;
+    user_agent: string | null;
+    consent_text: Generated<string>;
+    confirm_token_hash: Buffer | null;
+    confirm_expires_at: Date | null;
+    confirmation_sent_at: Date | null;
+    confirmations_sent: Generated<number>;
+    confirmation_send_id: number | null;
+    confirmed_at: Date | null;
+    confirmed_ip: string | null;
+  };
 
 /** An erased address, kept only as `erased_address_hash(user_id, email)` so it stays unmailed. */
 export type ErasedAddressesTable = {
@@ -558,31 +519,28 @@ export type ErasedAddressesTable = {
   created_at: CreatedAt;
 };
 
-export type ListImportsTable = {
-  id: Generated<number>;
-  user_id: number;
-  list_id: number;
-  file_name: string;
-  mapping: ColumnType<unknown, string, string>;
-  /** 'uploading': chunks still arriving; no page shows the row and no job reads it. */
-  status: Generated<'uploading' | 'queued' | 'running' | 'finished' | 'failed'>;
-  stage: Generated<'reading' | 'saving' | 'done'>;
-  bytes_total: Generated<number>;
-  bytes_read: Generated<number>;
-  rows_read: Generated<number>;
-  added: Generated<number>;
-  updated: Generated<number>;
-  skipped: Generated<number>;
-  duplicates: Generated<number>;
-  skipped_reasons: ColumnType<Record<string, number>, string | undefined, string>;
-  has_report: Generated<boolean>;
-  error: string | null;
-  /** Where the file was uploaded from (the consent record of the members it added). */
-  ip: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  finished_at: Date | null;
-};
+export type ListImportsTable = UserRow &
+  Timestamps & {
+    list_id: number;
+    file_name: string;
+    mapping: ColumnType<unknown, string, string>;
+    /** 'uploading': chunks still arriving; no page shows the row and no job reads it. */
+    status: Generated<'uploading' | 'queued' | 'running' | 'finished' | 'failed'>;
+    stage: Generated<'reading' | 'saving' | 'done'>;
+    bytes_total: Generated<number>;
+    bytes_read: Generated<number>;
+    rows_read: Generated<number>;
+    added: Generated<number>;
+    updated: Generated<number>;
+    skipped: Generated<number>;
+    duplicates: Generated<number>;
+    skipped_reasons: JsonColumn<Record<string, number>>;
+    has_report: Generated<boolean>;
+    error: string | null;
+    /** Where the file was uploaded from (the consent record of the members it added). */
+    ip: string | null;
+    finished_at: Date | null;
+  };
 
 export type ListImportFilesTable = {
   import_id: number;
@@ -591,44 +549,37 @@ export type ListImportFilesTable = {
   data: Buffer;
 };
 
-export type SuppressionsTable = {
-  id: Generated<number>;
-  user_id: number;
-  email: string;
-  type: 'bounce' | 'suppress-bounce' | 'complained' | 'unsubscribed' | 'temporary' | 'generic';
-  quantity: Generated<number>;
-  reason: string | null;
-  message: string | null;
-  description: string | null;
-  source: 'smtp' | 'mailgun' | 'user' | 'import' | null;
-  send_id: number | null;
-  /** The sending account it came through; null for a user's or an import's. */
-  account_id: number | null;
-  /** When a temporary suppression lifts; null for every other type. */
-  expires_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type SuppressionsTable = UserRow &
+  Timestamps & {
+    email: string;
+    type: 'bounce' | 'suppress-bounce' | 'complained' | 'unsubscribed' | 'temporary' | 'generic';
+    quantity: Generated<number>;
+    reason: string | null;
+    message: string | null;
+    description: string | null;
+    source: 'smtp' | 'mailgun' | 'user' | 'import' | null;
+    send_id: number | null;
+    /** The sending account it came through; null for a user's or an import's. */
+    account_id: number | null;
+    /** When a temporary suppression lifts; null for every other type. */
+    expires_at: Date | null;
+  };
 
 /** Soft bounces the temporary suppression rule counts (the suppression module's). */
-export type SoftBouncesTable = {
-  id: Generated<number>;
-  user_id: number;
+export type SoftBouncesTable = UserRow & {
   email: string;
   send_id: number | null;
   bounced_at: Generated<Date>;
 };
 
-export type TemplatesTable = {
+export type TemplatesTable = Timestamps & {
   id: Generated<number>;
   user_id: number | null;
   name: string;
   subject: Generated<string>;
   html: string;
   /** The builder's document the HTML was rendered from (issue 46); null for HTML written by hand. */
-  document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
+  document: BuilderDocument;
 };
 
 export type TSendStatus =
@@ -659,77 +610,71 @@ export type BreakerGroupsTable = {
   updated_at: Generated<Date>;
 };
 
-export type SendsTable = {
-  id: Generated<number>;
-  user_id: number;
-  account_id: number | null;
-  type: Generated<1 | 2>;
-  source: Generated<TSendSource>;
-  status: Generated<TSendStatus>;
-  from_name: Generated<string>;
-  from_address: string;
-  subject: string;
-  cc: Generated<string>;
-  bcc: Generated<string>;
-  reply_to: Generated<string>;
-  html: string;
-  list_ids: number[];
-  list_names: Generated<string>;
-  track_opens: Generated<boolean>;
-  track_clicks: Generated<boolean>;
-  deliver_at: Date | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  error: string | null;
-  recipients_count: Generated<number>;
-  sent_count: Generated<number>;
-  failed_count: Generated<number>;
-  unknown_count: Generated<number>;
-  delivered_count: Generated<number>;
-  opened_count: Generated<number>;
-  clicked_count: Generated<number>;
-  complained_count: Generated<number>;
-  unsubscribed_count: Generated<number>;
-  /** Why the send waits (the SMTP daily cap); shown with its progress and in the history. */
-  note: string | null;
-  /** Every recipient up to this id has been claimed once: new claims start above it (issue 33). */
-  claimed_to: Generated<number>;
-  waiting_until: Date | null;
-  /** When the circuit breaker paused the send, and why (issue 31); cleared when the user resumes it. */
-  breaker_tripped_at: Date | null;
-  breaker_reason: string | null;
-  /** Resumed after the breaker paused it: the messages since are judged again (issue 45 §3). */
-  breaker_judged_from: Date | null;
-  /** The breaker group the send is judged in (a drip campaign's messages: `campaign:<id>`), or null. */
-  breaker_group: string | null;
-  /** A re-send by engagement (issue 31): its audience is this send's recipients who did this. */
-  resend_of: Generated<number | null>;
-  resend_audience: Generated<'not-opened' | 'opened' | 'clicked' | null>;
-  resend_link_id: Generated<number | null>;
-  /** A split send (an A/B subject test, issue 31 §4): the lead part's id on every part, and the part (1–3 test subjects, 0 the rest). */
-  split_group: Generated<number | null>;
-  split_part: Generated<number | null>;
-  split_test_percent: Generated<number | null>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  /** The builder's document beside `html` (issue 46); the engine never reads it. */
-  document: ColumnType<unknown | null, unknown | null | undefined, unknown | null>;
-};
+export type SendsTable = UserRow &
+  Timestamps & {
+    account_id: number | null;
+    type: Generated<1 | 2>;
+    source: Generated<TSendSource>;
+    status: Generated<TSendStatus>;
+    from_name: Generated<string>;
+    from_address: string;
+    subject: string;
+    cc: Generated<string>;
+    bcc: Generated<string>;
+    reply_to: Generated<string>;
+    html: string;
+    list_ids: number[];
+    list_names: Generated<string>;
+    track_opens: Generated<boolean>;
+    track_clicks: Generated<boolean>;
+    deliver_at: Date | null;
+    started_at: Date | null;
+    finished_at: Date | null;
+    error: string | null;
+    recipients_count: Generated<number>;
+    sent_count: Generated<number>;
+    failed_count: Generated<number>;
+    unknown_count: Generated<number>;
+    delivered_count: Generated<number>;
+    opened_count: Generated<number>;
+    clicked_count: Generated<number>;
+    complained_count: Generated<number>;
+    unsubscribed_count: Generated<number>;
+    /** Why the send waits (the SMTP daily cap); shown with its progress and in the history. */
+    note: string | null;
+    /** Every recipient up to this id has been claimed once: new claims start above it (issue 33). */
+    claimed_to: Generated<number>;
+    waiting_until: Date | null;
+    /** When the circuit breaker paused the send, and why (issue 31); cleared when the user resumes it. */
+    breaker_tripped_at: Date | null;
+    breaker_reason: string | null;
+    /** Resumed after the breaker paused it: the messages since are judged again (issue 45 §3). */
+    breaker_judged_from: Date | null;
+    /** The breaker group the send is judged in (a drip campaign's messages: `campaign:<id>`), or null. */
+    breaker_group: string | null;
+    /** A re-send by engagement (issue 31): its audience is this send's recipients who did this. */
+    resend_of: Generated<number | null>;
+    resend_audience: Generated<'not-opened' | 'opened' | 'clicked' | null>;
+    resend_link_id: Generated<number | null>;
+    /** A split send (an A/B subject test, issue 31 §4): the lead part's id on every part, and the part (1–3 test subjects, 0 the rest). */
+    split_group: Generated<number | null>;
+    split_part: Generated<number | null>;
+    split_test_percent: Generated<number | null>;
+    /** The builder's document beside `html` (issue 46); the engine never reads it. */
+    document: BuilderDocument;
+  };
 
-export type AbTestsTable = {
-  id: Generated<number>;
-  user_id: number;
-  lead_send_id: number;
-  metric: 'opens' | 'clicks';
-  wait_minutes: number;
-  decide_at: Date;
-  status: Generated<'testing' | 'decided' | 'cancelled'>;
-  winner_part: number | null;
-  decided_at: Date | null;
-  decision: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type AbTestsTable = UserRow &
+  Timestamps & {
+    lead_send_id: number;
+    metric: 'opens' | 'clicks';
+    wait_minutes: number;
+    decide_at: Date;
+    status: Generated<'testing' | 'decided' | 'cancelled'>;
+    winner_part: number | null;
+    decided_at: Date | null;
+    decision: string | null;
+  };
 
 export type AccountDailyCountsTable = {
   account_id: number;
@@ -745,13 +690,13 @@ export type AccountCapReservationsTable = {
   created_at: CreatedAt;
 };
 
-export type SendRecipientsTable = {
+export type SendRecipientsTable = Timestamps & {
   id: Generated<number>;
   send_id: number;
   user_id: number;
   email: string;
   name: Generated<string>;
-  fields: ColumnType<Record<string, string>, string | undefined, string>;
+  fields: JsonColumn<Record<string, string>>;
   /** Headers of this recipient's message alone (a drip follow-up's In-Reply-To). */
   headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   token: string;
@@ -771,8 +716,6 @@ export type SendRecipientsTable = {
   clicked_at: Date | null;
   complained_at: Date | null;
   unsubscribed_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 };
 
 /**
@@ -807,9 +750,7 @@ export type TDeliveryEventType =
   | 'complained'
   | 'unsubscribed';
 
-export type DeliveryEventsTable = {
-  id: Generated<number>;
-  user_id: number;
+export type DeliveryEventsTable = UserRow & {
   account_id: number | null;
   send_id: number | null;
   recipient_id: number | null;
@@ -850,7 +791,7 @@ export type AccountDailyStatsTable = {
 export type ProviderEventsTable = {
   id: string;
   account_id: number | null;
-  payload: ColumnType<Record<string, unknown>, string | undefined, string>;
+  payload: JsonColumn<Record<string, unknown>>;
   applied_at: Date | null;
   created_at: CreatedAt;
 };
@@ -861,48 +802,39 @@ export type WebhookTokensTable = {
   created_at: CreatedAt;
 };
 
-export type ApiKeysTable = {
-  id: Generated<number>;
-  user_id: number;
-  name: string;
-  key_hash: Buffer;
-  key_prefix: string;
-  scopes: string[];
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type ApiKeysTable = UserRow &
+  Timestamps & {
+    name: string;
+    key_hash: Buffer;
+    key_prefix: string;
+    scopes: string[];
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  };
 
-export type WebhookEndpointsTable = {
-  id: Generated<number>;
-  user_id: number;
-  url: string;
-  description: Generated<string>;
-  event_types: string[];
-  secret: Buffer | null;
-  is_enabled: Generated<boolean>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type WebhookEndpointsTable = UserRow &
+  Timestamps & {
+    url: string;
+    description: Generated<string>;
+    event_types: string[];
+    secret: Buffer | null;
+    is_enabled: Generated<boolean>;
+  };
 
-export type WebhookDeliveriesTable = {
-  id: Generated<number>;
-  user_id: number;
-  endpoint_id: number;
-  event_id: string;
-  type: string;
-  ordering_key: string;
-  payload: ColumnType<unknown, string, string>;
-  status: Generated<'pending' | 'delivered' | 'failed'>;
-  attempts: Generated<number>;
-  next_attempt_at: Timestamp;
-  lease_token: string | null;
-  leased_until: Date | null;
-  delivered_at: Date | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type WebhookDeliveriesTable = UserRow &
+  Timestamps & {
+    endpoint_id: number;
+    event_id: string;
+    type: string;
+    ordering_key: string;
+    payload: ColumnType<unknown, string, string>;
+    status: Generated<'pending' | 'delivered' | 'failed'>;
+    attempts: Generated<number>;
+    next_attempt_at: Timestamp;
+    lease_token: string | null;
+    leased_until: Date | null;
+    delivered_at: Date | null;
+  };
 
 export type WebhookAttemptsTable = {
   id: Generated<number>;
@@ -914,32 +846,26 @@ export type WebhookAttemptsTable = {
   created_at: CreatedAt;
 };
 
-export type TransactionalRequestsTable = {
-  id: Generated<number>;
-  user_id: number;
-  idempotency_key: string;
-  request_hash: Buffer;
-  send_id: number;
-  queued: boolean;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type TransactionalRequestsTable = UserRow &
+  Timestamps & {
+    idempotency_key: string;
+    request_hash: Buffer;
+    send_id: number;
+    queued: boolean;
+  };
 
 /** A send waiting for its lists' verification (the verify-lists upsell, issue 47). */
-export type SendsAfterVerificationTable = {
-  id: Generated<number>;
-  user_id: number;
-  storage_id: string;
-  form: unknown;
-  list_ids: number[];
-  subject: string;
-  drop_invalid: Generated<boolean>;
-  status: Generated<'waiting' | 'starting' | 'started' | 'failed' | 'cancelled'>;
-  send_id: number | null;
-  error: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-};
+export type SendsAfterVerificationTable = UserRow &
+  Timestamps & {
+    storage_id: string;
+    form: unknown;
+    list_ids: number[];
+    subject: string;
+    drop_invalid: Generated<boolean>;
+    status: Generated<'waiting' | 'starting' | 'started' | 'failed' | 'cancelled'>;
+    send_id: number | null;
+    error: string | null;
+  };
 
 export type Database = {
   sends_after_verification: SendsAfterVerificationTable;
