@@ -5,6 +5,7 @@ import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedUser, startTestApp, type TTestApp } from '../../../test/app';
+import { CORPUS, type TExpectedOutcome } from '../../../test/bounce-reports/corpus';
 import { freePort } from '../../../test/cluster';
 import { PATIENCE_MS, waitFor } from '../../../test/wait';
 import { createLogger } from '../../platform/logging';
@@ -14,11 +15,10 @@ import { cleanUpSuppressions, notSuppressed } from '../suppression/suppression.s
 import { createTestInboxTransport } from '../test-inbox/test-inbox.service';
 import { parseReport } from './bounce-parser';
 import { bounceListener } from './bounces';
-import { CORPUS, type TExpectedOutcome } from './fixtures/reports/corpus';
 
 const DOMAIN = 'bounces.sendwell.test';
 const FEEDBACK = `fbl@${DOMAIN}`;
-const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'reports');
+const FIXTURES = path.join(import.meta.dirname, '..', '..', '..', 'test', 'bounce-reports');
 const logLines: string[] = [];
 let t: TTestApp;
 let receiver: Awaited<ReturnType<typeof startListener>>;

@@ -28,7 +28,7 @@ import { startListener } from '../inbound/receiver';
  */
 
 const DOMAIN = 'bounces.sendwell.test';
-const REPORTS = path.join(import.meta.dirname, '..', 'delivery-events', 'fixtures', 'reports');
+const REPORTS = path.join(import.meta.dirname, '..', '..', '..', 'test', 'bounce-reports');
 let t: TTestApp;
 let receiver: Awaited<ReturnType<typeof startListener>>;
 
