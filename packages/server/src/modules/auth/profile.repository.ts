@@ -52,11 +52,13 @@ export const insertEmailChange = async (
     .executeTakeFirstOrThrow();
 };
 
+/** Email changes with the user each belongs to. */
+const changesWithUser = (db: Executor) =>
+  db.selectFrom('email_changes').innerJoin('users', 'users.id', 'email_changes.user_id');
+
 /** A change still waiting for its link, with the name the notice to the old address greets. */
 export const findWaitingEmailChange = (db: Executor, changeId: number) =>
-  db
-    .selectFrom('email_changes')
-    .innerJoin('users', 'users.id', 'email_changes.user_id')
+  changesWithUser(db)
     .select(['email_changes.new_email', 'email_changes.old_email', 'email_changes.expires_at', 'users.name'])
     .where('email_changes.id', '=', changeId)
     .where(isUsableLink('email_changes'))
@@ -74,9 +76,7 @@ export const setEmailChangeToken = (db: Executor, changeId: number, tokenHash: B
 
 /** Locks a usable change by its link, so one link cannot be used twice at once. */
 export const findUsableEmailChangeForUpdate = (db: Executor, tokenHash: Buffer) =>
-  db
-    .selectFrom('email_changes')
-    .innerJoin('users', 'users.id', 'email_changes.user_id')
+  changesWithUser(db)
     .select(['email_changes.id', 'email_changes.user_id', 'email_changes.new_email', 'users.email as old_email'])
     .where('email_changes.token_hash', '=', tokenHash)
     .where(isUsableLink('email_changes'))
@@ -105,9 +105,7 @@ export const markEmailChangeConfirmed = (db: Executor, changeId: number, oldEmai
  * user's changes take turns on the user's row.
  */
 export const lockEmailChangeForUndo = (db: Executor, changeId: number) =>
-  db
-    .selectFrom('email_changes')
-    .innerJoin('users', 'users.id', 'email_changes.user_id')
+  changesWithUser(db)
     .select([
       'email_changes.user_id',
       'email_changes.old_email',

@@ -1,6 +1,6 @@
 import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db';
-import type { ListImportsTable, MailingListsTable } from '../../platform/db-schema';
+import type { ListImportsTable, ListMembersTable, MailingListsTable } from '../../platform/db-schema';
 import { countRows, isAddress } from '../../platform/queries';
 
 /** A list with the account it belongs to, for the tables and the modals. */
@@ -80,6 +80,15 @@ export const findMember = (db: Executor, userId: number, memberId: number) =>
     .executeTakeFirst();
 
 export type TMemberRow = NonNullable<Awaited<ReturnType<typeof findMember>>>;
+
+/** Changes one member of the user's (its `updated_at` with them). */
+export const updateMember = (db: Executor, userId: number, memberId: number, changes: Updateable<ListMembersTable>) =>
+  db
+    .updateTable('list_members')
+    .set({ ...changes, updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('id', '=', memberId)
+    .execute();
 
 export const findMembersByIds = (db: Executor, userId: number, listId: number, ids: number[]) =>
   db

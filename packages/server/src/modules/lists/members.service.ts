@@ -98,23 +98,13 @@ export const updateMember = async (
   const mailgun = await mailgunOfList(platform, platform.db, list);
   await platform.db.transaction().execute(async (trx) => {
     const before = await repository.lockMembersByEmail(trx, list.id, [member.email]);
-    await trx
-      .updateTable('list_members')
-      .set({ fullname: request.fullname, updated_at: new Date() })
-      .where('user_id', '=', userId)
-      .where('id', '=', memberId)
-      .execute();
+    await repository.updateMember(trx, userId, memberId, { fullname: request.fullname });
     if (member.unconfirmed) return;
     if (!isSubscribed) {
       if (member.subscribed) await unsubscribeMembers(platform, trx, userId, { memberIds: [memberId] }, 'app');
       return;
     }
-    await trx
-      .updateTable('list_members')
-      .set({ subscribed: true, updated_at: new Date() })
-      .where('user_id', '=', userId)
-      .where('id', '=', memberId)
-      .execute();
+    await repository.updateMember(trx, userId, memberId, { subscribed: true });
     if (!before[0]?.subscribed) {
       await emitMemberEvents(
         platform,
