@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../platform/db';
+import type { Database } from '../../platform/db-schema';
 import { deleteRows, isAddress } from '../../platform/queries';
 import type { TPersonalData } from '../module';
 
@@ -20,14 +22,20 @@ const recipientsOf = (db: Executor, userId: number, email: string) =>
 
 /**
  * The rows of a draft's files and manual table that give the address (kept until the
- * campaign is saved), through the user's sources: one probe of each source's rows.
+ * campaign is saved), through the user's sources: one probe of each source's rows. What
+ * the export reads is what the erase deletes.
  */
+const isSourceRowAbout = (userId: number, email: string) => (eb: ExpressionBuilder<Database, 'campaign_source_rows'>) =>
+  eb.and([
+    eb('source_id', 'in', eb.selectFrom('campaign_sources').select('id').where('user_id', '=', userId)),
+    isAddress(email),
+  ]);
+
 const sourceRowsOf = (db: Executor, userId: number, email: string) =>
   db
     .selectFrom('campaign_source_rows')
     .selectAll()
-    .where('source_id', 'in', (eb) => eb.selectFrom('campaign_sources').select('id').where('user_id', '=', userId))
-    .where(isAddress(email))
+    .where(isSourceRowAbout(userId, email))
     .orderBy('source_id')
     .orderBy('position')
     .execute();
@@ -59,8 +67,7 @@ export const campaignsPersonalData: TPersonalData = {
     // A draft's recipients are made again from its sources: the rows that gave the address go too.
     const sourceRows = await trx
       .deleteFrom('campaign_source_rows')
-      .where('source_id', 'in', (eb) => eb.selectFrom('campaign_sources').select('id').where('user_id', '=', userId))
-      .where(isAddress(email))
+      .where(isSourceRowAbout(userId, email))
       .executeTakeFirst();
     return {
       campaign_recipients: await deleteRows(trx, 'campaign_recipients', recipients),

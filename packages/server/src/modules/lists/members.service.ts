@@ -98,13 +98,16 @@ export const updateMember = async (
   const mailgun = await mailgunOfList(platform, platform.db, list);
   await platform.db.transaction().execute(async (trx) => {
     const before = await repository.lockMembersByEmail(trx, list.id, [member.email]);
-    await repository.updateMember(trx, userId, memberId, { fullname: request.fullname });
+    // Asked on, the member is not waiting for its confirmation (refused above): name and subscription in one write.
+    await repository.updateMember(trx, userId, memberId, {
+      fullname: request.fullname,
+      ...(isSubscribed ? { subscribed: true } : {}),
+    });
     if (member.unconfirmed) return;
     if (!isSubscribed) {
       if (member.subscribed) await unsubscribeMembers(platform, trx, userId, { memberIds: [memberId] }, 'app');
       return;
     }
-    await repository.updateMember(trx, userId, memberId, { subscribed: true });
     if (!before[0]?.subscribed) {
       await emitMemberEvents(
         platform,
