@@ -43,6 +43,13 @@ const toEndpoint = (row: repository.TEndpointRow): TWebhookEndpoint => ({
 export const listEndpoints = async (platform: TPlatform, userId: number) =>
   (await repository.listEndpoints(platform.db, userId)).map(toEndpoint);
 
+/** The user's endpoint (another user's, or none: 404). */
+const requireEndpoint = async (platform: TPlatform, userId: number, endpointId: number) => {
+  const endpoint = await repository.findEndpoint(platform.db, userId, endpointId);
+  if (!endpoint) throw notFound(WEBHOOK_MESSAGES.notFound);
+  return endpoint;
+};
+
 const endpointOf = async (platform: TPlatform, userId: number, endpointId: number) => {
   const found = (await repository.listEndpoints(platform.db, userId)).find((row) => row.id === endpointId);
   if (!found) throw notFound(WEBHOOK_MESSAGES.notFound);
@@ -102,8 +109,7 @@ export const updateEndpoint = async (
   endpointId: number,
   request: z.output<typeof ZSaveWebhookRequest>,
 ) => {
-  const existing = await repository.findEndpoint(platform.db, userId, endpointId);
-  if (!existing) throw notFound(WEBHOOK_MESSAGES.notFound);
+  await requireEndpoint(platform, userId, endpointId);
   await checkUrl(platform, request.url);
   await repository.updateEndpoint(platform.db, userId, endpointId, {
     url: request.url,
@@ -124,8 +130,7 @@ const secretOf = (platform: TPlatform, endpoint: { id: number; secret: Buffer | 
 };
 
 export const revealSecret = async (platform: TPlatform, userId: number, endpointId: number) => {
-  const endpoint = await repository.findEndpoint(platform.db, userId, endpointId);
-  if (!endpoint) throw notFound(WEBHOOK_MESSAGES.notFound);
+  const endpoint = await requireEndpoint(platform, userId, endpointId);
   return { data: await endpointOf(platform, userId, endpointId), secret: secretOf(platform, endpoint) };
 };
 
@@ -275,8 +280,7 @@ export const queueDueDeliveries = async (platform: TPlatform) => {
  * retried, ordered behind nothing); answers what the receiver said, and the log has it.
  */
 export const sendTestEvent = async (platform: TPlatform, userId: number, endpointId: number) => {
-  const endpoint = await repository.findEndpoint(platform.db, userId, endpointId);
-  if (!endpoint) throw notFound(WEBHOOK_MESSAGES.notFound);
+  const endpoint = await requireEndpoint(platform, userId, endpointId);
   const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
   const payload = bodyOf(eventId, WEBHOOK_TEST_EVENT, new Date(), {
     message: 'A test event from Sendwell. Check its signature as you would any event.',
@@ -323,8 +327,7 @@ export const listDeliveries = async (
   endpointId: number,
   query: { page: number; per_page: number },
 ): Promise<z.infer<typeof ZWebhookDeliveryPage>> => {
-  const endpoint = await repository.findEndpoint(platform.db, userId, endpointId);
-  if (!endpoint) throw notFound(WEBHOOK_MESSAGES.notFound);
+  await requireEndpoint(platform, userId, endpointId);
   const total = await repository.countDeliveries(platform.db, userId, endpointId);
   const rows = await repository.pageDeliveries(
     platform.db,
