@@ -12,24 +12,6 @@ export const findAccountRow = (db: Executor, userId: number, id: number) =>
 
 export type TAccountRow = NonNullable<Awaited<ReturnType<typeof findAccountRow>>>;
 
-/** The circuit breaker's lines of a user's account. */
-export const updateBreakerLines = (
-  db: Executor,
-  userId: number,
-  id: number,
-  lines: { breakerBouncePercent: number; breakerComplaintPercent: number },
-) =>
-  db
-    .updateTable('sending_accounts')
-    .set({
-      breaker_bounce_percent: lines.breakerBouncePercent,
-      breaker_complaint_percent: lines.breakerComplaintPercent,
-      updated_at: new Date(),
-    })
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-
 /** Any user's account by id: for the operator, who acts on every user's accounts. */
 export const findAnyAccountRow = (db: Executor, id: number) =>
   db.selectFrom('sending_accounts').selectAll().where('id', '=', id).executeTakeFirst();

@@ -78,6 +78,15 @@ const canCreateAccounts = async (platform: TPlatform, db: Executor, userId: numb
  * connecting any other account is refused, whatever the path (create, update, Google).
  */
 /** A user's sending accounts as stored, for the operator area. */
+const ACCOUNT_NOT_FOUND = 'This sending account does not exist.';
+
+/** The user's sending account (another user's, or none: 404); what other modules open an account by. */
+export const requireAccountRow = async (db: Executor, userId: number, accountId: number) => {
+  const row = await repository.findAccountRow(db, userId, accountId);
+  if (!row) throw notFound(ACCOUNT_NOT_FOUND);
+  return row;
+};
+
 export const accountRowsOfUser = (db: Executor, userId: number) => repository.listAccountRows(db, userId);
 
 /** Any user's account by id, for the operator area (and the admin CLI). */
@@ -189,8 +198,7 @@ export const saveAccount = async (
   id: number | undefined,
   form: TAccountFormParsed,
 ): Promise<TSendingAccount> => {
-  const existing = id === undefined ? undefined : await repository.findAccountRow(platform.db, userId, id);
-  if (id !== undefined && !existing) throw notFound('This sending account does not exist.');
+  const existing = id === undefined ? undefined : await requireAccountRow(platform.db, userId, id);
   const driver = form.provider === 'google' ? 'gmail' : form.provider === 'smtp' ? form.driver! : null;
   // Every save, not only the first: otherwise a free plan saves its test inbox again as
   // Mailgun or a real SMTP server (R23). Checked before the provider is contacted.
@@ -293,8 +301,7 @@ export const saveAccount = async (
 };
 
 export const getAccount = async (platform: TPlatform, userId: number, id: number) => {
-  const row = await repository.findAccountRow(platform.db, userId, id);
-  if (!row) throw notFound('This sending account does not exist.');
+  const row = await requireAccountRow(platform.db, userId, id);
   return toAccount(platform, row, await emailOf(platform, userId));
 };
 
@@ -305,14 +312,17 @@ export const saveBreakerLines = async (
   id: number,
   lines: { breakerBouncePercent: number; breakerComplaintPercent: number },
 ) => {
-  const updated = await repository.updateBreakerLines(platform.db, userId, id, lines);
-  if (Number(updated.numUpdatedRows) === 0) throw notFound('This sending account does not exist.');
+  const updated = await repository.updateAccountRow(platform.db, userId, id, {
+    breaker_bounce_percent: lines.breakerBouncePercent,
+    breaker_complaint_percent: lines.breakerComplaintPercent,
+  });
+  if (Number(updated.numUpdatedRows) === 0) throw notFound(ACCOUNT_NOT_FOUND);
   return getAccount(platform, userId, id);
 };
 
 export const deleteAccount = async (platform: TPlatform, userId: number, id: number) => {
   const deleted = await repository.deleteAccountRow(platform.db, userId, id);
-  if (Number(deleted.numDeletedRows) === 0) throw notFound('This sending account does not exist.');
+  if (Number(deleted.numDeletedRows) === 0) throw notFound(ACCOUNT_NOT_FOUND);
 };
 
 /**
@@ -328,8 +338,7 @@ export const sendTestSmtp = async (
   let password = inbox?.password ?? request.password;
   let oauth: { accessToken: string; host: string; port: number; username: string } | undefined;
   if (!password && request.accountId) {
-    const account = await repository.findAccountRow(platform.db, user.id, request.accountId);
-    if (!account) throw notFound('This sending account does not exist.');
+    const account = await requireAccountRow(platform.db, user.id, request.accountId);
     password = open(platform, account.id, 'password', account.password_encrypted) ?? '';
     if (password && !isSavedDestination(account, request)) {
       throw new HttpError(422, ACCOUNT_MESSAGES.passwordForChangedServer, 'PASSWORD_REQUIRED');
@@ -381,8 +390,7 @@ export const openAccountTransport = async (
   accountId: number,
   { connections = 1 }: { connections?: number } = {},
 ) => {
-  const row = await repository.findAccountRow(platform.db, userId, accountId);
-  if (!row) throw notFound('This sending account does not exist.');
+  const row = await requireAccountRow(platform.db, userId, accountId);
   // Every send goes through this door: an account kept from a paid period sends nothing
   // once the plan no longer allows accounts (R23).
   await requireAccountsAllowed(platform, platform.db, userId, row.driver);

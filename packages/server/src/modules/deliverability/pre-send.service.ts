@@ -13,8 +13,7 @@ import {
 } from '@sendwell/contracts';
 import type { z } from 'zod';
 import type { TPlatform } from '../../platform/context';
-import { notFound } from '../../platform/errors';
-import { findAccountRow } from '../accounts/accounts.service';
+import { findAccountRow, requireAccountRow } from '../accounts/accounts.service';
 import { findUserProfile } from '../auth/auth.service';
 import { campaignStartFacts } from '../campaigns/campaigns.service';
 import { composeSample, MessageComposeError, recentListFigures } from '../delivery/delivery.service';
@@ -311,8 +310,7 @@ export const resendPreSendCheck = async (
   id: number,
 ): Promise<TPreSendCheck> => {
   const content = await resendContentOf(platform, userId, accountId, id);
-  const account = await findAccountRow(platform.db, userId, accountId);
-  if (!account) throw notFound('This sending account does not exist.');
+  const account = await requireAccountRow(platform.db, userId, accountId);
   const lists = await listItems(platform, userId, account, content.listIds);
   return runCheck(platform, userId, {
     account,
@@ -368,8 +366,7 @@ export const campaignPreSendCheck = async (
   key: string,
 ): Promise<TPreSendCheck> => {
   const facts = await campaignStartFacts(platform, userId, key);
-  const account = await findAccountRow(platform.db, userId, facts.accountId);
-  if (!account) throw notFound('This sending account does not exist.');
+  const account = await requireAccountRow(platform.db, userId, facts.accountId);
   return runCheck(platform, userId, {
     account,
     fromName: facts.fromName,

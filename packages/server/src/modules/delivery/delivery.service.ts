@@ -12,7 +12,7 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import type { TSendSource, TSendStatus } from '../../platform/db-schema';
 import { DomainError, HttpError, isDomainError, notFound, ValidationError } from '../../platform/errors';
-import { findAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
+import { requireAccountRow, requireAccountsAllowed } from '../accounts/accounts.service';
 import { findListsByIds, type TListUsageCheck } from '../lists/lists.service';
 import { countEngagedRecipients, insertGivenRecipients } from './audience';
 import { dispatchSendJob, snapshotSendJob } from './delivery.jobs';
@@ -90,8 +90,7 @@ export const checkedContent = (
 
 /** The account of a new send, the user's own, and the plan allowing it to send (R23). */
 const sendingAccountOf = async (platform: TPlatform, executor: Executor, userId: number, accountId: number) => {
-  const account = await findAccountRow(executor, userId, accountId);
-  if (!account) throw notFound('This sending account does not exist.');
+  const account = await requireAccountRow(executor, userId, accountId);
   await requireAccountsAllowed(platform, executor, userId, account.driver).catch((error: unknown) => {
     throw isDomainError(error, 'upgrade-required') ? new DomainError('upgrade-required', PLAN_WITHOUT_ACCOUNTS) : error;
   });

@@ -24,7 +24,13 @@ import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';
 import { notFound, ValidationError } from '../../platform/errors';
 import { startAbTest } from '../ab-tests/ab-tests.service';
-import { accountDomain, findAccountRow, listAccountRows, type TAccountRow } from '../accounts/accounts.service';
+import {
+  accountDomain,
+  findAccountRow,
+  listAccountRows,
+  requireAccountRow,
+  type TAccountRow,
+} from '../accounts/accounts.service';
 import { findUserProfile } from '../auth/auth.service';
 import { getBalance } from '../credits/credits.service';
 import { createSend, dailyCapOf, sentInWindow } from '../delivery/delivery.service';
@@ -128,8 +134,7 @@ export const accountLists = async (
   userId: number,
   accountId: number,
 ): Promise<TAccountListsResponse> => {
-  const row = await findAccountRow(platform.db, userId, accountId);
-  if (!row) throw notFound('This sending account does not exist.');
+  const row = await requireAccountRow(platform.db, userId, accountId);
   return {
     status: true,
     listData: await listsOfAccount(platform.db, userId, accountId),
