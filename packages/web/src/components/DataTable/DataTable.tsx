@@ -20,7 +20,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type CSSProperties, Fragment, type ReactNode, useEffect, useEffectEvent, useState } from 'react';
 import { api } from '../../app/api';
 import { TableScroller } from '../TableScroller';
-import type { TDataTableColumn, TDataTableProps, TRowId } from './DataTable.types';
+import type { TDataTableColumn, TDataTableProps, TRowId, TTableRow } from './DataTable.types';
 import { DataTablePager } from './DataTablePager';
 import { RowActions } from './RowActions';
 import { SortableHeader } from './SortableHeader';
@@ -75,12 +75,11 @@ const defaultRowLabel = <Row,>(row: Row, columns: TDataTableColumn<Row>[], index
  * empties the table with the spec's 'No data found.' rather than an error dialog, says the
  * entries could not be loaded, and offers Try again.
  */
-export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
+export const DataTable = <Row extends TTableRow, Response extends TPaged<Row> = TPaged<Row>>({
   queryKey,
   url,
   fetcher,
   columns,
-  rowKey,
   defaultSort,
   defaultPerPage,
   filters,
@@ -126,7 +125,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
   const [selection, setSelection] = useState<{ viewKey: string; ids: TRowId[] }>({ viewKey: '', ids: [] });
   const [expanded, setExpanded] = useState<{ viewKey: string; ids: TRowId[] }>({ viewKey: '', ids: [] });
   const selectableIds = selectable
-    ? rows.filter((row) => isRowSelectable?.(row) ?? true).map((row) => rowKey(row))
+    ? rows.filter((row) => isRowSelectable?.(row) ?? true).map((row) => row.id)
     : [];
   // A selection belongs to the rows on screen: another page, sort, search or size starts over, and
   // rows gone after a refetch drop out of it.
@@ -280,7 +279,7 @@ export const DataTable = <Row, Response extends TPaged<Row> = TPaged<Row>>({
                 </Table.Tr>
               )}
               {rows.map((row, index) => {
-                const id = rowKey(row);
+                const id = row.id;
                 const isExpanded = expandedIds.includes(id);
                 const canExpand = renderExpanded && (isRowExpandable?.(row) ?? true);
                 const isSelected = selectedIds.includes(id);

@@ -5,6 +5,9 @@ import type { TQueryParams } from '../../app/api';
 
 export type TRowId = string | number;
 
+/** A row the server pages: its id keys it (React's key, the selection, the expanded rows). */
+export type TTableRow = { id: TRowId };
+
 export type TDataTableSort = { column: string; order: TSortOrder };
 
 export type TDataTableColumn<Row> = {
@@ -31,14 +34,13 @@ export type TDataTableContext<Row, Response extends TPaged<Row>> = {
   refetch: () => void;
 };
 
-export type TDataTableProps<Row, Response extends TPaged<Row> = TPaged<Row>> = {
+export type TDataTableProps<Row extends TTableRow, Response extends TPaged<Row> = TPaged<Row>> = {
   /** Prefix of the cache key; the page's query parameters are appended, so invalidating the prefix refreshes every page. */
   queryKey: QueryKey;
   /** A GET endpoint answering `{data, meta}`; or give `fetcher` instead. */
   url?: string;
   fetcher?: (params: TQueryParams, signal: AbortSignal) => Promise<Response>;
   columns: TDataTableColumn<Row>[];
-  rowKey: (row: Row) => TRowId;
   defaultSort?: TDataTableSort;
   /** Used when the user has not chosen a size yet (localStorage `per_page`). */
   defaultPerPage?: number;

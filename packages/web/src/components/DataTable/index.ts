@@ -1,2 +1,2 @@
 export { DataTable } from './DataTable';
-export type { TDataTableColumn, TDataTableContext, TDataTableProps, TDataTableSort, TRowId } from './DataTable.types';
+export type { TDataTableColumn, TDataTableContext, TDataTableProps, TDataTableSort, TRowId, TTableRow } from './DataTable.types';

@@ -299,7 +299,6 @@ export const CampaignsPage = () => {
           queryKey={campaignKeys.list}
           url={CAMPAIGNS_URL}
           columns={columns}
-          rowKey={(campaign) => campaign.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           defaultPerPage={20}
           searchDebounceMs={600}

@@ -40,7 +40,6 @@ export const ErrorsTab = ({ id }: { id: number }) => {
       queryKey={campaignKeys.errors(id)}
       url={errorsUrl(id)}
       columns={columns}
-      rowKey={(failure) => failure.id}
       defaultSort={{ column: 'failed_at', order: 'desc' }}
       defaultPerPage={20}
       emptyText="No email of this campaign has failed."

@@ -69,7 +69,6 @@ export const MembersListPage = () => {
         queryKey={campaignKeys.membersList(id)}
         url={membersListUrl(id)}
         columns={columns}
-        rowKey={(member) => member.id}
         defaultSort={{ column: 'email', order: 'asc' }}
         defaultPerPage={MEMBERS_LIST_PER_PAGE}
         searchable

@@ -75,7 +75,6 @@ export const RecipientsTab = ({ id, variables }: { id: number; variables: string
       queryKey={campaignKeys.members(id)}
       url={membersUrl(id)}
       columns={columns}
-      rowKey={(member) => member.id}
       defaultSort={{ column: 'email', order: 'asc' }}
       defaultPerPage={20}
       filters={{ filter }}

@@ -104,7 +104,6 @@ export const CreditLogPage = () => {
           queryKey={creditKeys.log}
           url={CREDIT_LOG_URL}
           columns={columns}
-          rowKey={(entry) => entry.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           defaultPerPage={CREDIT_LOG_DEFAULT_PER_PAGE}
           searchable={false}

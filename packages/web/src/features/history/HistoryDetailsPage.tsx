@@ -126,7 +126,6 @@ export const HistoryDetailsPage = () => {
             return page;
           }}
           columns={columns}
-          rowKey={(row) => row.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={{ event_type: eventType }}
           searchable

@@ -202,7 +202,6 @@ export const HistoryPage = () => {
           queryKey={historyKeys.list}
           url={HISTORY_URL}
           columns={columns}
-          rowKey={(send) => send.id}
           rowLabel={(send) => withFallbacks(send.subject)}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={{ type, ...dates }}

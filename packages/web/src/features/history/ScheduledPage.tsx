@@ -106,7 +106,6 @@ export const ScheduledPage = () => {
           queryKey={historyKeys.scheduled}
           url={SCHEDULED_URL}
           columns={columns}
-          rowKey={(email) => email.id}
           rowLabel={(email) => email.subject}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={applied}

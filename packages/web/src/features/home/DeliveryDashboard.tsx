@@ -252,7 +252,6 @@ export const DeliveryDashboard = () => {
           queryKey={['dashboard', 'events']}
           url={EVENTS_URL}
           columns={columns}
-          rowKey={(event) => event.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={{ event_type: eventType, ...dates }}
           // The drip document's debounce for this screen (its §9: 300 ms outside the campaign list).

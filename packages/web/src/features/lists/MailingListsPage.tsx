@@ -230,7 +230,6 @@ export const MailingListsPage = () => {
             queryKey={listKeys.table}
             url={LISTS_URL}
             columns={columns}
-            rowKey={(list) => list.id}
             filters={{ account_id: accountFilter || undefined }}
             onRowClick={(list) => navigate(listDetailPath(list))}
             emptyText={<NoLists onCreate={openCreate} />}

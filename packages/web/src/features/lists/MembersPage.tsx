@@ -215,7 +215,6 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
           queryKey={listKeys.members(list.id)}
           url={membersUrl(list.id)}
           columns={columns}
-          rowKey={(member) => member.id}
           defaultSort={{ column: 'email', order: 'asc' }}
           selectable
           toolbar={({ selectedIds, clearSelection }) => (

@@ -75,7 +75,6 @@ export const NotificationsPage = () => {
           queryKey={notificationKeys.list}
           url={NOTIFICATIONS_URL}
           columns={columns}
-          rowKey={(notification) => notification.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={{ unread: show === 'unread' ? 1 : undefined }}
           selectable

@@ -43,7 +43,6 @@ export const AuditTab = () => {
       queryKey={operatorKeys.audit}
       url={OPERATOR_AUDIT_URL}
       columns={columns}
-      rowKey={(entry) => entry.id}
       defaultSort={{ column: 'created_at', order: 'desc' }}
       searchable
       emptyText="No operator actions yet."

@@ -95,7 +95,6 @@ export const TicketsTab = () => {
         queryKey={operatorKeys.tickets}
         url={OPERATOR_TICKETS_URL}
         columns={columns}
-        rowKey={(ticket) => ticket.id}
         defaultSort={{ column: 'date_last_response', order: 'desc' }}
         filters={{ status }}
         searchable

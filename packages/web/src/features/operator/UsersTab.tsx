@@ -213,7 +213,6 @@ export const UsersTab = () => {
         queryKey={operatorKeys.users}
         url={OPERATOR_USERS_URL}
         columns={columns}
-        rowKey={(user) => user.id}
         defaultSort={{ column: 'created_at', order: 'desc' }}
         searchable
         emptyText="No users match."

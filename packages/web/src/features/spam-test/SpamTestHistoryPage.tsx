@@ -72,7 +72,6 @@ export const SpamTestHistoryPage = () => {
           queryKey={spamTestKeys.history}
           url={SPAM_TEST_HISTORY_URL}
           columns={columns}
-          rowKey={(test) => test.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           searchable={false}
           emptyText={

@@ -127,7 +127,6 @@ export const SupportPage = () => {
           queryKey={ticketKeys.list}
           url={TICKETS_URL}
           columns={columns}
-          rowKey={(ticket) => ticket.id}
           defaultSort={{ column: 'date_last_response', order: 'desc' }}
           onRowClick={open}
           // The support document's debounce (drip document §9: 300 ms outside the campaign list).

@@ -213,7 +213,6 @@ export const SuppressionPage = () => {
           queryKey={suppressionKeys.list}
           url={LIST_URL}
           columns={columns}
-          rowKey={(row) => row.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={filters}
           searchable

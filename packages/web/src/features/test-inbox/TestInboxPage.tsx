@@ -99,7 +99,6 @@ export const TestInboxPage = () => {
           queryKey={testInboxKeys.messages}
           url={TEST_INBOX_MESSAGES_URL}
           columns={columns}
-          rowKey={(message) => message.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           onRowClick={setOpened}
           toolbar={({ response }) => (

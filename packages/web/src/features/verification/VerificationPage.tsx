@@ -148,7 +148,6 @@ const Results = ({ job }: { job: TVerifyJob }) => {
       queryKey={keys.items(job.id)}
       url={routeUrl(verificationApi.items, { id: job.id })}
       columns={columns}
-      rowKey={(item) => item.id}
       defaultSort={{ column: 'email', order: 'asc' }}
       filters={{ verdict }}
       searchable
@@ -310,7 +309,6 @@ export const VerificationPage = () => {
           queryKey={keys.jobs}
           url={JOBS_URL}
           columns={columns}
-          rowKey={(job) => job.id}
           defaultSort={{ column: 'created_at', order: 'desc' }}
           emptyText="No verifications yet."
         />
