@@ -21,7 +21,7 @@ import {
   type TEmailStyle,
 } from '@sendwell/contracts';
 import { IconPhoto, IconPlus, IconTrash } from '@tabler/icons-react';
-import { useState } from 'react';
+import { type ChangeEvent, useState } from 'react';
 import { MediaPicker } from './MediaPicker';
 
 type TInsertTarget = (insert: (text: string) => void) => void;
@@ -59,6 +59,36 @@ const Color = ({ label, value, onChange }: { label: string; value: string; onCha
   />
 );
 
+/** The names of a block's fields that hold `Value` (a button's text, a spacer's height). */
+type TFieldOf<Block, Value> = { [Key in keyof Block]: Block[Key] extends Value ? Key : never }[keyof Block] & string;
+
+/**
+ * Binds an input to one field of the selected block: its value, and a change that patches that
+ * field alone. A number input left empty changes nothing; a text field the Personalise menu can
+ * insert into takes the insert while it has the focus.
+ */
+const blockFields = (onChange: (patch: Partial<TBlock>) => void, onFocusInsert: TInsertTarget) => {
+  // The field's name is checked by the binders' types; the patch object cannot name it statically.
+  const patch = (field: string, value: string | number) => onChange({ [field]: value } as Partial<TBlock>);
+  const text = <Block extends TBlock>(block: Block, field: TFieldOf<Block, string>) => ({
+    value: block[field] as string,
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => patch(field, event.currentTarget.value),
+  });
+  return {
+    text,
+    insertable: <Block extends TBlock>(block: Block, field: TFieldOf<Block, string>) => ({
+      ...text(block, field),
+      onFocus: () => onFocusInsert((inserted) => patch(field, `${block[field]}${inserted}`)),
+    }),
+    number: <Block extends TBlock>(block: Block, field: TFieldOf<Block, number>) => ({
+      value: block[field] as number,
+      onChange: (value: string | number) => {
+        if (typeof value === 'number') patch(field, value);
+      },
+    }),
+  };
+};
+
 /** The inputs of the selected block (the canvas shows it; these change it). */
 export const BlockSettings = ({
   block,
@@ -70,18 +100,12 @@ export const BlockSettings = ({
   onFocusInsert: TInsertTarget;
 }) => {
   const [isPicking, setIsPicking] = useState(false);
-  const focusInsert = (current: string, apply: (next: string) => void) => () =>
-    onFocusInsert((text) => apply(`${current}${text}`));
+  const field = blockFields(onChange, onFocusInsert);
   switch (block.type) {
     case 'heading':
       return (
         <Stack>
-          <TextInput
-            label="Heading text"
-            value={block.text}
-            onChange={(event) => onChange({ text: event.currentTarget.value })}
-            onFocus={focusInsert(block.text, (text) => onChange({ text }))}
-          />
+          <TextInput label="Heading text" {...field.insertable(block, 'text')} />
           <Select
             label="Level"
             data={[
@@ -120,24 +144,13 @@ export const BlockSettings = ({
           >
             Upload or choose an image
           </Button>
-          <TextInput
-            label="Image address (URL)"
-            placeholder="https://"
-            value={block.src}
-            onChange={(event) => onChange({ src: event.currentTarget.value })}
-          />
+          <TextInput label="Image address (URL)" placeholder="https://" {...field.text(block, 'src')} />
           <TextInput
             label="Alternative text"
             description="What the image shows, for screen readers and when images are off."
-            value={block.alt}
-            onChange={(event) => onChange({ alt: event.currentTarget.value })}
+            {...field.text(block, 'alt')}
           />
-          <TextInput
-            label="Link (optional)"
-            placeholder="https://"
-            value={block.href}
-            onChange={(event) => onChange({ href: event.currentTarget.value })}
-          />
+          <TextInput label="Link (optional)" placeholder="https://" {...field.text(block, 'href')} />
           <NumberInput
             label="Width in pixels (empty: the whole column)"
             min={16}
@@ -156,26 +169,11 @@ export const BlockSettings = ({
     case 'button':
       return (
         <Stack>
-          <TextInput
-            label="Button text"
-            value={block.text}
-            onChange={(event) => onChange({ text: event.currentTarget.value })}
-            onFocus={focusInsert(block.text, (text) => onChange({ text }))}
-          />
-          <TextInput
-            label="Link"
-            value={block.href}
-            onChange={(event) => onChange({ href: event.currentTarget.value })}
-          />
+          <TextInput label="Button text" {...field.insertable(block, 'text')} />
+          <TextInput label="Link" {...field.text(block, 'href')} />
           <Color label="Button colour" value={block.background} onChange={(background) => onChange({ background })} />
           <Color label="Text colour" value={block.color} onChange={(color) => onChange({ color })} />
-          <NumberInput
-            label="Corner radius (px)"
-            min={0}
-            max={40}
-            value={block.radius}
-            onChange={(radius) => typeof radius === 'number' && onChange({ radius })}
-          />
+          <NumberInput label="Corner radius (px)" min={0} max={40} {...field.number(block, 'radius')} />
           <Align value={block.align} onChange={(align) => onChange({ align })} />
         </Stack>
       );
@@ -183,25 +181,11 @@ export const BlockSettings = ({
       return (
         <Stack>
           <Color label="Line colour" value={block.color} onChange={(color) => onChange({ color })} />
-          <NumberInput
-            label="Thickness (px)"
-            min={1}
-            max={10}
-            value={block.thickness}
-            onChange={(thickness) => typeof thickness === 'number' && onChange({ thickness })}
-          />
+          <NumberInput label="Thickness (px)" min={1} max={10} {...field.number(block, 'thickness')} />
         </Stack>
       );
     case 'spacer':
-      return (
-        <NumberInput
-          label="Height (px)"
-          min={4}
-          max={200}
-          value={block.height}
-          onChange={(height) => typeof height === 'number' && onChange({ height })}
-        />
-      );
+      return <NumberInput label="Height (px)" min={4} max={200} {...field.number(block, 'height')} />;
     case 'social':
       return (
         <Stack>
@@ -266,31 +250,19 @@ export const BlockSettings = ({
           maxRows={20}
           spellCheck={false}
           styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } }}
-          value={block.html}
-          onChange={(event) => onChange({ html: event.currentTarget.value })}
-          onFocus={focusInsert(block.html, (html) => onChange({ html }))}
+          {...field.insertable(block, 'html')}
         />
       );
     case 'footer':
       return (
         <Stack>
-          <Textarea
-            label="Why they get this email"
-            autosize
-            value={block.text}
-            onChange={(event) => onChange({ text: event.currentTarget.value })}
-          />
+          <Textarea label="Why they get this email" autosize {...field.text(block, 'text')} />
           <TextInput
             label="Your postal address"
             description="CAN-SPAM and Gmail's and Yahoo's bulk-sender rules ask for it."
-            value={block.address}
-            onChange={(event) => onChange({ address: event.currentTarget.value })}
+            {...field.text(block, 'address')}
           />
-          <TextInput
-            label="Unsubscribe link text"
-            value={block.unsubscribeText}
-            onChange={(event) => onChange({ unsubscribeText: event.currentTarget.value })}
-          />
+          <TextInput label="Unsubscribe link text" {...field.text(block, 'unsubscribeText')} />
         </Stack>
       );
     case 'section':

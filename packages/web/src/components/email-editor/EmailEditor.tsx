@@ -79,6 +79,25 @@ const initialMode = (value: TEmailContent): TMode =>
 
 const isHtmlFile = (file: File) => /\.html?$/i.test(file.name) || file.type === 'text/html';
 
+/** Undo or Redo: an icon named by its tooltip's words. */
+const HistoryButton = ({
+  label,
+  icon: Icon,
+  onClick,
+  disabled,
+}: {
+  label: string;
+  icon: typeof IconArrowBackUp;
+  onClick: () => void;
+  disabled: boolean;
+}) => (
+  <Tooltip label={label}>
+    <ActionIcon variant="default" size="lg" aria-label={label} onClick={onClick} disabled={disabled}>
+      <Icon size={16} aria-hidden />
+    </ActionIcon>
+  </Tooltip>
+);
+
 /** Changes kept for Undo; typing in one block within this long is one step. */
 const HISTORY_LIMIT = 100;
 const COALESCE_MS = 1000;
@@ -340,28 +359,18 @@ export const EmailEditor = ({
         <Group gap={6}>
           {mode === 'visual' && (
             <>
-              <Tooltip label="Undo">
-                <ActionIcon
-                  variant="default"
-                  size="lg"
-                  aria-label="Undo"
-                  onClick={undo}
-                  disabled={history.current.past.length === 0}
-                >
-                  <IconArrowBackUp size={16} aria-hidden />
-                </ActionIcon>
-              </Tooltip>
-              <Tooltip label="Redo">
-                <ActionIcon
-                  variant="default"
-                  size="lg"
-                  aria-label="Redo"
-                  onClick={redo}
-                  disabled={history.current.future.length === 0}
-                >
-                  <IconArrowForwardUp size={16} aria-hidden />
-                </ActionIcon>
-              </Tooltip>
+              <HistoryButton
+                label="Undo"
+                icon={IconArrowBackUp}
+                onClick={undo}
+                disabled={history.current.past.length === 0}
+              />
+              <HistoryButton
+                label="Redo"
+                icon={IconArrowForwardUp}
+                onClick={redo}
+                disabled={history.current.future.length === 0}
+              />
             </>
           )}
           <Menu closeOnItemClick withinPortal position="bottom-end">
