@@ -25,9 +25,7 @@ const serveRows = (total: number) =>
   });
 
 const renderTable = (props: Partial<TDataTableProps<TRow>> = {}) =>
-  renderWithApp(
-    <DataTable<TRow> queryKey={['rows']} url="/api/rows" columns={columns} {...props} />,
-  );
+  renderWithApp(<DataTable<TRow> queryKey={['rows']} url="/api/rows" columns={columns} {...props} />);
 
 const lastUrl = (fetchMock: ReturnType<typeof serveRows>) => requestedUrls(fetchMock).at(-1);
 

@@ -124,9 +124,7 @@ export const DataTable = <Row extends TTableRow, Response extends TPaged<Row> = 
 
   const [selection, setSelection] = useState<{ viewKey: string; ids: TRowId[] }>({ viewKey: '', ids: [] });
   const [expanded, setExpanded] = useState<{ viewKey: string; ids: TRowId[] }>({ viewKey: '', ids: [] });
-  const selectableIds = selectable
-    ? rows.filter((row) => isRowSelectable?.(row) ?? true).map((row) => row.id)
-    : [];
+  const selectableIds = selectable ? rows.filter((row) => isRowSelectable?.(row) ?? true).map((row) => row.id) : [];
   // A selection belongs to the rows on screen: another page, sort, search or size starts over, and
   // rows gone after a refetch drop out of it.
   const selectedIds =

@@ -1,2 +1,9 @@
 export { DataTable } from './DataTable';
-export type { TDataTableColumn, TDataTableContext, TDataTableProps, TDataTableSort, TRowId, TTableRow } from './DataTable.types';
+export type {
+  TDataTableColumn,
+  TDataTableContext,
+  TDataTableProps,
+  TDataTableSort,
+  TRowId,
+  TTableRow,
+} from './DataTable.types';
