@@ -1,5 +1,6 @@
-import { Group, Paper, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import type { FormEvent, ReactNode } from 'react';
+import { FormStack } from './FormStack';
 
 type TProps = {
   icon?: ReactNode;
@@ -35,3 +36,37 @@ export const SettingsSection = ({ icon, title, description, children }: TProps) 
     </Paper>
   );
 };
+
+type TFormProps = Omit<TProps, 'children'> & {
+  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
+  /** The submit button's words; it spins while `isPending`. */
+  submitLabel: string;
+  isPending: boolean;
+  /** The submit button's icon, left of its words. */
+  submitIcon?: ReactNode;
+  /** Nothing to save yet (the time zone chosen is the one saved). */
+  isSubmitDisabled?: boolean;
+  children: ReactNode;
+};
+
+/** A section that is one form: named by the section's heading, its fields, then its submit button at the right. */
+export const SettingsForm = ({
+  onSubmit,
+  submitLabel,
+  isPending,
+  submitIcon,
+  isSubmitDisabled,
+  children,
+  ...section
+}: TFormProps) => (
+  <SettingsSection {...section}>
+    <FormStack onSubmit={onSubmit} aria-labelledby={settingsSectionId(section.title)}>
+      {children}
+      <Group justify="flex-end">
+        <Button type="submit" loading={isPending} leftSection={submitIcon} disabled={isSubmitDisabled}>
+          {submitLabel}
+        </Button>
+      </Group>
+    </FormStack>
+  </SettingsSection>
+);

@@ -25,10 +25,9 @@ import { useFormatDateTime } from '../../app/dates';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { ActionsHeader } from '../../components/ActionsHeader';
-import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
-import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
+import { SettingsForm, SettingsSection } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './integrations.queries';
 import { SecretOnce } from './SecretOnce';
@@ -47,38 +46,37 @@ const CreateKeyForm = ({ onCreated }: { onCreated: (key: string) => void }) => {
       }),
   });
   return (
-    <SettingsSection title="New API key">
-      <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('New API key')}>
-        <TextInput
-          label="Name"
-          description="Where the key is used, e.g. “Shop” or “CRM sync”."
-          inputWrapperOrder={['label', 'input', 'description', 'error']}
-          {...form.inputProps('name')}
-        />
-        <Checkbox.Group
-          label="What it may do"
-          value={form.values.scopes as string[]}
-          onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
-          error={form.errors.scopes}
-        >
-          <Stack gap="xs" mt="xs">
-            {API_KEY_SCOPES.map((scope) => (
-              <Checkbox
-                key={scope}
-                value={scope}
-                label={<Code>{scope}</Code>}
-                description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
-              />
-            ))}
-          </Stack>
-        </Checkbox.Group>
-        <Group justify="flex-end">
-          <Button type="submit" loading={create.isPending} leftSection={<IconKey size={16} />}>
-            Create key
-          </Button>
-        </Group>
-      </FormStack>
-    </SettingsSection>
+    <SettingsForm
+      title="New API key"
+      onSubmit={form.onSubmit}
+      submitLabel="Create key"
+      isPending={create.isPending}
+      submitIcon={<IconKey size={16} />}
+    >
+      <TextInput
+        label="Name"
+        description="Where the key is used, e.g. “Shop” or “CRM sync”."
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
+        {...form.inputProps('name')}
+      />
+      <Checkbox.Group
+        label="What it may do"
+        value={form.values.scopes as string[]}
+        onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
+        error={form.errors.scopes}
+      >
+        <Stack gap="xs" mt="xs">
+          {API_KEY_SCOPES.map((scope) => (
+            <Checkbox
+              key={scope}
+              value={scope}
+              label={<Code>{scope}</Code>}
+              description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
+            />
+          ))}
+        </Stack>
+      </Checkbox.Group>
+    </SettingsForm>
   );
 };
 

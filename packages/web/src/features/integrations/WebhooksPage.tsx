@@ -32,11 +32,10 @@ import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
-import { FormStack } from '../../components/FormStack';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
-import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
+import { SettingsForm } from '../../components/SettingsSection';
 import { TableScroller } from '../../components/TableScroller';
 import {
   useCreateWebhook,
@@ -87,24 +86,23 @@ const CreateWebhookForm = ({ onCreated }: { onCreated: (secret: string) => void 
       }),
   });
   return (
-    <SettingsSection title="New webhook">
-      <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('New webhook')}>
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
-          <TextInput label="Description (optional)" {...form.inputProps('description')} />
-        </SimpleGrid>
-        <EventChoices
-          value={form.values.events as string[]}
-          onChange={(events) => form.setValue('events', events)}
-          error={form.errors.events}
-        />
-        <Group justify="flex-end">
-          <Button type="submit" loading={create.isPending} leftSection={<IconPlus size={16} />}>
-            Add webhook
-          </Button>
-        </Group>
-      </FormStack>
-    </SettingsSection>
+    <SettingsForm
+      title="New webhook"
+      onSubmit={form.onSubmit}
+      submitLabel="Add webhook"
+      isPending={create.isPending}
+      submitIcon={<IconPlus size={16} />}
+    >
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
+        <TextInput label="Description (optional)" {...form.inputProps('description')} />
+      </SimpleGrid>
+      <EventChoices
+        value={form.values.events as string[]}
+        onChange={(events) => form.setValue('events', events)}
+        error={form.errors.events}
+      />
+    </SettingsForm>
   );
 };
 

@@ -6,11 +6,10 @@ import { z } from 'zod';
 import { checkPasswordConfirmation } from '../../app/forms';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
-import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
 import { PasswordField } from '../../components/PasswordField';
 import { QueryStatus } from '../../components/QueryStatus';
-import { SettingsSection, settingsSectionId } from '../../components/SettingsSection';
+import { SettingsForm, SettingsSection } from '../../components/SettingsSection';
 import { TimeZoneSelect } from '../../components/TimeZoneSelect';
 import {
   useCancelEmailChange,
@@ -31,14 +30,16 @@ const NameForm = ({ profile }: { profile: TProfile }) => {
       update.mutate({ name }, { onSuccess: ({ message }) => showSuccess(message), onError: fail }),
   });
   return (
-    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Name')}>
+    <SettingsForm
+      icon={<IconUser size={18} aria-hidden />}
+      title="Name"
+      description="How Sendwell greets you."
+      onSubmit={form.onSubmit}
+      submitLabel="Save name"
+      isPending={update.isPending}
+    >
       <TextInput label="Full Name" autoComplete="name" {...form.inputProps('name')} />
-      <Group justify="flex-end">
-        <Button type="submit" loading={update.isPending}>
-          Save name
-        </Button>
-      </Group>
-    </FormStack>
+    </SettingsForm>
   );
 };
 
@@ -51,7 +52,15 @@ const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
   });
   const chosen = form.values.time_zone;
   return (
-    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Time zone')}>
+    <SettingsForm
+      icon={<IconClock size={18} aria-hidden />}
+      title="Time zone"
+      description="Scheduled emails, drip windows, History, the dashboard’s days, the credit log and notifications all use it."
+      onSubmit={form.onSubmit}
+      submitLabel="Save time zone"
+      isPending={update.isPending}
+      isSubmitDisabled={chosen === profile.time_zone}
+    >
       <TimeZoneSelect
         label="Time zone"
         value={chosen}
@@ -60,12 +69,7 @@ const TimeZoneForm = ({ profile }: { profile: TProfile }) => {
         description={`It is ${formatDateTime(new Date(), chosen)} there now.`}
         inputWrapperOrder={['label', 'input', 'description', 'error']}
       />
-      <Group justify="flex-end">
-        <Button type="submit" loading={update.isPending} disabled={chosen === profile.time_zone}>
-          Save time zone
-        </Button>
-      </Group>
-    </FormStack>
+    </SettingsForm>
   );
 };
 
@@ -110,7 +114,14 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
       }),
   });
   return (
-    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Email')}>
+    <SettingsForm
+      icon={<IconMail size={18} aria-hidden />}
+      title="Email"
+      description="A new email takes effect once you open the link we mail to it; your current email keeps working until then."
+      onSubmit={form.onSubmit}
+      submitLabel="Send confirmation link"
+      isPending={change.isPending}
+    >
       <Text size="sm">
         You sign in with{' '}
         <strong data-testid="profile-email" style={{ overflowWrap: 'anywhere' }}>
@@ -127,12 +138,7 @@ const EmailForm = ({ profile }: { profile: TProfile }) => {
           {...form.inputProps('current_password')}
         />
       </SimpleGrid>
-      <Group justify="flex-end">
-        <Button type="submit" loading={change.isPending}>
-          Send confirmation link
-        </Button>
-      </Group>
-    </FormStack>
+    </SettingsForm>
   );
 };
 
@@ -160,7 +166,14 @@ const PasswordForm = () => {
       ),
   });
   return (
-    <FormStack onSubmit={form.onSubmit} aria-labelledby={settingsSectionId('Password')}>
+    <SettingsForm
+      icon={<IconKey size={18} aria-hidden />}
+      title="Password"
+      description="Changing it signs out every other device; this one stays signed in."
+      onSubmit={form.onSubmit}
+      submitLabel="Change password"
+      isPending={change.isPending}
+    >
       <PasswordField
         label="Current password"
         autoComplete="current-password"
@@ -176,12 +189,7 @@ const PasswordForm = () => {
         />
         <PasswordField label="Confirm new password" autoComplete="new-password" {...form.inputProps('confirmation')} />
       </SimpleGrid>
-      <Group justify="flex-end">
-        <Button type="submit" loading={change.isPending}>
-          Change password
-        </Button>
-      </Group>
-    </FormStack>
+    </SettingsForm>
   );
 };
 
@@ -225,34 +233,10 @@ export const ProfilePage = () => {
       <QueryStatus query={profile} label="Loading your profile" failed="Your profile could not be loaded" py="xl" />
       {profile.data && (
         <Stack gap="lg" maw={760}>
-          <SettingsSection
-            icon={<IconUser size={18} aria-hidden />}
-            title="Name"
-            description="How Sendwell greets you."
-          >
-            <NameForm profile={profile.data} />
-          </SettingsSection>
-          <SettingsSection
-            icon={<IconClock size={18} aria-hidden />}
-            title="Time zone"
-            description="Scheduled emails, drip windows, History, the dashboard’s days, the credit log and notifications all use it."
-          >
-            <TimeZoneForm profile={profile.data} />
-          </SettingsSection>
-          <SettingsSection
-            icon={<IconMail size={18} aria-hidden />}
-            title="Email"
-            description="A new email takes effect once you open the link we mail to it; your current email keeps working until then."
-          >
-            <EmailForm profile={profile.data} />
-          </SettingsSection>
-          <SettingsSection
-            icon={<IconKey size={18} aria-hidden />}
-            title="Password"
-            description="Changing it signs out every other device; this one stays signed in."
-          >
-            <PasswordForm />
-          </SettingsSection>
+          <NameForm profile={profile.data} />
+          <TimeZoneForm profile={profile.data} />
+          <EmailForm profile={profile.data} />
+          <PasswordForm />
           <SettingsSection
             icon={<IconDeviceDesktopOff size={18} aria-hidden />}
             title="Devices"
