@@ -32,51 +32,64 @@ import { TableScroller } from '../../components/TableScroller';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './integrations.queries';
 import { SecretOnce } from './SecretOnce';
 
-const CreateKeyForm = ({ onCreated }: { onCreated: (key: string) => void }) => {
+/** The form for a new key, and above it the key it made, shown this once. */
+const CreateKeyForm = () => {
   const create = useCreateApiKey();
+  const [created, setCreated] = useState<string | null>(null);
   const form = useZodForm(ZCreateApiKeyRequest, {
     initialValues: { name: '', scopes: ['lists:read'] },
     onSubmit: (request, { fail }) =>
       create.mutate(request, {
         onSuccess: ({ key }) => {
-          onCreated(key);
+          setCreated(key);
           form.setValue('name', '');
         },
         onError: fail,
       }),
   });
   return (
-    <SettingsForm
-      title="New API key"
-      onSubmit={form.onSubmit}
-      submitLabel="Create key"
-      isPending={create.isPending}
-      submitIcon={<IconKey size={16} />}
-    >
-      <TextInput
-        label="Name"
-        description="Where the key is used, e.g. “Shop” or “CRM sync”."
-        inputWrapperOrder={['label', 'input', 'description', 'error']}
-        {...form.inputProps('name')}
-      />
-      <Checkbox.Group
-        label="What it may do"
-        value={form.values.scopes as string[]}
-        onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
-        error={form.errors.scopes}
+    <>
+      {created && (
+        <SecretOnce
+          title="Your new API key"
+          value={created}
+          note="Copy it now and keep it somewhere safe: Sendwell stores only a fingerprint of it and cannot show it again."
+          onDone={() => setCreated(null)}
+          testId="new-api-key-value"
+        />
+      )}
+      <SettingsForm
+        title="New API key"
+        onSubmit={form.onSubmit}
+        submitLabel="Create key"
+        isPending={create.isPending}
+        submitIcon={<IconKey size={16} />}
       >
-        <Stack gap="xs" mt="xs">
-          {API_KEY_SCOPES.map((scope) => (
-            <Checkbox
-              key={scope}
-              value={scope}
-              label={<Code>{scope}</Code>}
-              description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
-            />
-          ))}
-        </Stack>
-      </Checkbox.Group>
-    </SettingsForm>
+        <TextInput
+          label="Name"
+          description="Where the key is used, e.g. “Shop” or “CRM sync”."
+          inputWrapperOrder={['label', 'input', 'description', 'error']}
+          {...form.inputProps('name')}
+        />
+        <Checkbox.Group
+          label="What it may do"
+          value={form.values.scopes as string[]}
+          onChange={(scopes) => form.setValue('scopes', scopes as TApiKeyScope[])}
+          error={form.errors.scopes}
+        >
+          <Stack gap="xs" mt="xs">
+            {API_KEY_SCOPES.map((scope) => (
+              <Checkbox
+                key={scope}
+                value={scope}
+                label={<Code>{scope}</Code>}
+                description={API_KEY_SCOPE_DESCRIPTIONS[scope]}
+              />
+            ))}
+          </Stack>
+        </Checkbox.Group>
+      </SettingsForm>
+    </>
   );
 };
 
@@ -150,7 +163,6 @@ const KeysTable = ({ keys }: { keys: TApiKey[] }) => {
 /** Settings → API keys (issue 48 §2): make, see and revoke the keys integrations call `/api` with. */
 export const ApiKeysPage = () => {
   const keys = useApiKeys();
-  const [created, setCreated] = useState<string | null>(null);
   return (
     <Stack>
       <PageHeader
@@ -162,16 +174,7 @@ export const ApiKeysPage = () => {
           </>
         }
       />
-      {created && (
-        <SecretOnce
-          title="Your new API key"
-          value={created}
-          note="Copy it now and keep it somewhere safe: Sendwell stores only a fingerprint of it and cannot show it again."
-          onDone={() => setCreated(null)}
-          testId="new-api-key-value"
-        />
-      )}
-      <CreateKeyForm onCreated={setCreated} />
+      <CreateKeyForm />
       <SettingsSection title="Your keys">
         {keys.isPending || keys.isError ? (
           <QueryStatus query={keys} label="Loading API keys" failed="Your API keys could not be loaded." />

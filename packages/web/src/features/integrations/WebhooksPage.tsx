@@ -71,14 +71,16 @@ const EventChoices = ({
   </Checkbox.Group>
 );
 
-const CreateWebhookForm = ({ onCreated }: { onCreated: (secret: string) => void }) => {
+/** The form for a new webhook, and above it the signing secret it made. */
+const CreateWebhookForm = () => {
   const create = useCreateWebhook();
+  const [created, setCreated] = useState<string | null>(null);
   const form = useZodForm(ZSaveWebhookRequest, {
     initialValues: { url: '', description: '', events: ['member.subscribed', 'member.unsubscribed'] },
     onSubmit: (request, { fail }) =>
       create.mutate(request, {
         onSuccess: ({ secret }) => {
-          onCreated(secret);
+          setCreated(secret);
           form.setValue('url', '');
           form.setValue('description', '');
         },
@@ -86,23 +88,34 @@ const CreateWebhookForm = ({ onCreated }: { onCreated: (secret: string) => void 
       }),
   });
   return (
-    <SettingsForm
-      title="New webhook"
-      onSubmit={form.onSubmit}
-      submitLabel="Add webhook"
-      isPending={create.isPending}
-      submitIcon={<IconPlus size={16} />}
-    >
-      <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
-        <TextInput label="Description (optional)" {...form.inputProps('description')} />
-      </SimpleGrid>
-      <EventChoices
-        value={form.values.events as string[]}
-        onChange={(events) => form.setValue('events', events)}
-        error={form.errors.events}
-      />
-    </SettingsForm>
+    <>
+      {created && (
+        <SecretOnce
+          title="Your webhook's signing secret"
+          value={created}
+          note="Check each delivery's Sendwell-Signature header with it. You can show it again on the webhook."
+          onDone={() => setCreated(null)}
+          testId="new-webhook-secret"
+        />
+      )}
+      <SettingsForm
+        title="New webhook"
+        onSubmit={form.onSubmit}
+        submitLabel="Add webhook"
+        isPending={create.isPending}
+        submitIcon={<IconPlus size={16} />}
+      >
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput label="URL" placeholder="https://example.com/hooks/sendwell" {...form.inputProps('url')} />
+          <TextInput label="Description (optional)" {...form.inputProps('description')} />
+        </SimpleGrid>
+        <EventChoices
+          value={form.values.events as string[]}
+          onChange={(events) => form.setValue('events', events)}
+          error={form.errors.events}
+        />
+      </SettingsForm>
+    </>
   );
 };
 
@@ -291,7 +304,6 @@ const EndpointCard = ({ endpoint }: { endpoint: TWebhookEndpoint }) => {
 /** Settings → Webhooks (issue 48 §3): URLs told of events, signed and retried, each with its log. */
 export const WebhooksPage = () => {
   const webhooks = useWebhooks();
-  const [created, setCreated] = useState<string | null>(null);
   return (
     <Stack>
       <PageHeader
@@ -305,16 +317,7 @@ export const WebhooksPage = () => {
           </>
         }
       />
-      {created && (
-        <SecretOnce
-          title="Your webhook's signing secret"
-          value={created}
-          note="Check each delivery's Sendwell-Signature header with it. You can show it again on the webhook."
-          onDone={() => setCreated(null)}
-          testId="new-webhook-secret"
-        />
-      )}
-      <CreateWebhookForm onCreated={setCreated} />
+      <CreateWebhookForm />
       <Title order={2} fz="lg">
         Your webhooks
       </Title>
