@@ -1,4 +1,4 @@
-import { Box, Button, Grid, Group, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { Button, Group, Text } from '@mantine/core';
 import {
   dailyLimitWarning,
   SEND_MESSAGES,
@@ -19,13 +19,14 @@ import {
   IconUsers,
 } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type ReactNode, useCallback, useMemo, useState } from 'react';
+import { type FormEvent, useCallback, useMemo, useState } from 'react';
 import { ApiError } from '../../app/api';
 import { fieldErrors, showError } from '../../app/errors';
 import { showSuccess } from '../../app/toasts';
 import { useSpamTestFlow } from '../spam-test/SpamTestFlow';
 import { spamTestFieldErrors, validateSpamTestForm } from '../spam-test/spam-test.form';
 import { AbTestFields } from './AbTestFields';
+import { ComposeForm, ComposeSection } from './ComposeLayout';
 import { DeliveryTimePicker, type TDeliveryValue } from './DeliveryTimePicker';
 import { EmailPreview } from './EmailPreview';
 import { ListsField } from './ListsField';
@@ -57,22 +58,6 @@ type TFlow =
   | { step: 'duplicates'; check: TDuplicatesResponse }
   | { step: 'dailyLimit'; check: TDuplicatesResponse; warning: Exclude<TDailyLimitWarning, { kind: 'none' }> }
   | { step: 'confirm'; check: TDuplicatesResponse; isSendLater: boolean };
-
-const sectionId = (title: string) => `send-email-section-${title.toLowerCase().replace(/\W+/g, '-')}`;
-
-const Section = ({ icon, title, children }: { icon: ReactNode; title: string; children: ReactNode }) => (
-  <Paper withBorder p="md" radius="md" component="section" aria-labelledby={sectionId(title)}>
-    <Group gap="xs" mb="sm">
-      <ThemeIcon variant="light" size="md" radius="md" aria-hidden>
-        {icon}
-      </ThemeIcon>
-      <Title order={2} fz="md" id={sectionId(title)}>
-        {title}
-      </Title>
-    </Group>
-    {children}
-  </Paper>
-);
 
 /** The fields a change clears the error of; the picker's two inputs share the delivery time's. */
 const fieldsOf = (patch: Partial<TSendFormValues>): TSendField[] =>
@@ -317,108 +302,98 @@ export const SendEmailForm = ({ content, onStarted, initial, edit }: TProps) => 
 
   return (
     <>
-      <form onSubmit={submit} noValidate aria-label="Send Email">
-        <Grid gap="lg">
-          <Grid.Col span={{ base: 12, lg: 7 }}>
-            <Stack gap="md">
-              <Section icon={<IconUser size={16} />} title="From">
-                <SenderFields
-                  values={values}
-                  errors={errors}
-                  accounts={content.accounts}
-                  account={account}
-                  onChange={update}
-                  onAccountChange={changeAccount}
-                />
-              </Section>
-              <Section icon={<IconUsers size={16} />} title="To">
-                <ListsField
-                  lists={audience?.lists ?? null}
-                  value={values.to}
-                  error={errors.to}
-                  onChange={changeLists}
-                />
-              </Section>
-              <Section icon={<IconMail size={16} />} title="Message">
-                <MessageFields values={values} errors={errors} templates={content.templates} onChange={update} />
-              </Section>
-              {!edit && (
-                <Section icon={<IconArrowsSplit size={16} />} title="A/B test">
-                  <AbTestFields values={values} errors={errors} audience={listAudience} onChange={update} />
-                </Section>
-              )}
-              <Section icon={<IconClock size={16} />} title={edit ? 'Delivery time' : 'Send later'}>
-                {values.abTest ? (
-                  // An A/B test is sent now (its decision waits for the test parts): no time to pick.
-                  <Text size="sm" c="dimmed" data-testid="ab-test-sends-now">
-                    An A/B test goes out now: the winner goes to the rest after the wait.
-                  </Text>
+      <ComposeForm
+        label="Send Email"
+        onSubmit={submit}
+        preview={
+          <EmailPreview
+            html={values.message}
+            subject={values.subject}
+            from={fromLine(values, account)}
+            to={listNames}
+            listIds={listIds}
+          />
+        }
+      >
+        <ComposeSection icon={<IconUser size={16} />} title="From">
+          <SenderFields
+            values={values}
+            errors={errors}
+            accounts={content.accounts}
+            account={account}
+            onChange={update}
+            onAccountChange={changeAccount}
+          />
+        </ComposeSection>
+        <ComposeSection icon={<IconUsers size={16} />} title="To">
+          <ListsField lists={audience?.lists ?? null} value={values.to} error={errors.to} onChange={changeLists} />
+        </ComposeSection>
+        <ComposeSection icon={<IconMail size={16} />} title="Message">
+          <MessageFields values={values} errors={errors} templates={content.templates} onChange={update} />
+        </ComposeSection>
+        {!edit && (
+          <ComposeSection icon={<IconArrowsSplit size={16} />} title="A/B test">
+            <AbTestFields values={values} errors={errors} audience={listAudience} onChange={update} />
+          </ComposeSection>
+        )}
+        <ComposeSection icon={<IconClock size={16} />} title={edit ? 'Delivery time' : 'Send later'}>
+          {values.abTest ? (
+            // An A/B test is sent now (its decision waits for the test parts): no time to pick.
+            <Text size="sm" c="dimmed" data-testid="ab-test-sends-now">
+              An A/B test goes out now: the winner goes to the rest after the wait.
+            </Text>
+          ) : (
+            <DeliveryTimePicker
+              id={fieldId('delivery')}
+              value={delivery}
+              onChange={update}
+              timeZone={content.timeZone}
+              allowsScheduling={content.allowsScheduling}
+              isRequired={edit !== undefined}
+              error={flow ? undefined : errors.delivery}
+            />
+          )}
+        </ComposeSection>
+        <Group justify="space-between">
+          <Text size="sm" c="dimmed">
+            {edit
+              ? 'The recipients are taken from the lists when it goes out.'
+              : 'You confirm the recipients before anything goes out.'}
+          </Text>
+          <Group gap="sm">
+            {/* Spec §5: offered only from the test's price in usable credits (0 with BILLING=off). */}
+            {usableCredits >= content.spamTestCredits && (
+              <Button
+                variant="default"
+                size="md"
+                leftSection={<IconFlame size={18} aria-hidden />}
+                onClick={testMyMail}
+                loading={spamTest.isBusy}
+                disabled={!account}
+              >
+                Test My Mail
+              </Button>
+            )}
+            <Button
+              type="submit"
+              size="md"
+              leftSection={
+                edit ? (
+                  <IconDeviceFloppy size={18} aria-hidden />
+                ) : isScheduling ? (
+                  <IconCalendarTime size={18} aria-hidden />
                 ) : (
-                  <DeliveryTimePicker
-                    id={fieldId('delivery')}
-                    value={delivery}
-                    onChange={update}
-                    timeZone={content.timeZone}
-                    allowsScheduling={content.allowsScheduling}
-                    isRequired={edit !== undefined}
-                    error={flow ? undefined : errors.delivery}
-                  />
-                )}
-              </Section>
-              <Group justify="space-between">
-                <Text size="sm" c="dimmed">
-                  {edit
-                    ? 'The recipients are taken from the lists when it goes out.'
-                    : 'You confirm the recipients before anything goes out.'}
-                </Text>
-                <Group gap="sm">
-                  {/* Spec §5: offered only from the test's price in usable credits (0 with BILLING=off). */}
-                  {usableCredits >= content.spamTestCredits && (
-                    <Button
-                      variant="default"
-                      size="md"
-                      leftSection={<IconFlame size={18} aria-hidden />}
-                      onClick={testMyMail}
-                      loading={spamTest.isBusy}
-                      disabled={!account}
-                    >
-                      Test My Mail
-                    </Button>
-                  )}
-                  <Button
-                    type="submit"
-                    size="md"
-                    leftSection={
-                      edit ? (
-                        <IconDeviceFloppy size={18} aria-hidden />
-                      ) : isScheduling ? (
-                        <IconCalendarTime size={18} aria-hidden />
-                      ) : (
-                        <IconSend size={18} aria-hidden />
-                      )
-                    }
-                    loading={edit ? edit.isSaving : checkDuplicates.isPending}
-                    disabled={!account}
-                  >
-                    {edit ? 'Save changes' : isScheduling ? 'Schedule' : 'Send'}
-                  </Button>
-                </Group>
-              </Group>
-            </Stack>
-          </Grid.Col>
-          <Grid.Col span={{ base: 12, lg: 5 }}>
-            <Box pos={{ lg: 'sticky' }} top={16}>
-              <EmailPreview
-                html={values.message}
-                subject={values.subject}
-                from={fromLine(values, account)}
-                to={listNames}
-                listIds={listIds}
-              />
-            </Box>
-          </Grid.Col>
-        </Grid>
-      </form>
+                  <IconSend size={18} aria-hidden />
+                )
+              }
+              loading={edit ? edit.isSaving : checkDuplicates.isPending}
+              disabled={!account}
+            >
+              {edit ? 'Save changes' : isScheduling ? 'Schedule' : 'Send'}
+            </Button>
+          </Group>
+        </Group>
+      </ComposeForm>
       {/* Outside the form: Enter in a dialog's input must not submit the form again. */}
       {spamTest.modals}
       <DuplicatesModal

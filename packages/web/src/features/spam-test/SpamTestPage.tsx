@@ -1,4 +1,4 @@
-import { Alert, Anchor, Box, Button, Grid, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Text } from '@mantine/core';
 import type { TSendEmailContent } from '@sendwell/contracts';
 import { IconFlame, IconHistory } from '@tabler/icons-react';
 import { type FormEvent, useCallback, useState } from 'react';
@@ -6,6 +6,7 @@ import { Link } from 'react-router';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryStatus } from '../../components/QueryStatus';
 import { NoAccounts } from '../accounts/NoAccounts';
+import { ComposeForm, ComposeSection } from '../send-email/ComposeLayout';
 import { EmailPreview } from '../send-email/EmailPreview';
 import { MessageFields } from '../send-email/MessageFields';
 import { SenderFields } from '../send-email/SenderFields';
@@ -92,62 +93,46 @@ const SpamTestForm = ({ content }: { content: TSendEmailContent }) => {
 
   return (
     <>
-      <form onSubmit={submit} noValidate aria-label="Spam test">
-        <Grid gap="lg">
-          <Grid.Col span={{ base: 12, lg: 7 }}>
-            <Stack gap="md">
-              <Paper withBorder p="md" radius="md" component="section" aria-labelledby="spam-test-from">
-                <Title order={2} fz="md" mb="sm" id="spam-test-from">
-                  From
-                </Title>
-                <SenderFields
-                  values={values}
-                  errors={errors}
-                  accounts={content.accounts}
-                  account={account}
-                  onChange={update}
-                  onAccountChange={changeAccount}
-                />
-              </Paper>
-              <Paper withBorder p="md" radius="md" component="section" aria-labelledby="spam-test-message">
-                <Title order={2} fz="md" mb="sm" id="spam-test-message">
-                  Message
-                </Title>
-                <MessageFields values={values} errors={errors} templates={content.templates} onChange={update} isTest />
-              </Paper>
-              {usable >= credits ? (
-                <Group justify={isFree ? 'flex-end' : 'space-between'}>
-                  {!isFree && (
-                    <Text size="sm" c="dimmed">
-                      {creditsText(credits)} a test; you have {usable.toLocaleString('en-US')}.
-                    </Text>
-                  )}
-                  <Button
-                    type="submit"
-                    size="md"
-                    leftSection={<IconFlame size={18} aria-hidden />}
-                    loading={flow.isBusy}
-                  >
-                    Test Email
-                  </Button>
-                </Group>
-              ) : (
-                <NotEnoughCredits usable={usable} credits={credits} />
-              )}
-            </Stack>
-          </Grid.Col>
-          <Grid.Col span={{ base: 12, lg: 5 }}>
-            <Box pos={{ lg: 'sticky' }} top={16}>
-              <EmailPreview
-                html={values.message}
-                subject={values.subject}
-                from={fromLine(values, account)}
-                to={TEST_MAILBOX}
-              />
-            </Box>
-          </Grid.Col>
-        </Grid>
-      </form>
+      <ComposeForm
+        label="Spam test"
+        onSubmit={submit}
+        preview={
+          <EmailPreview
+            html={values.message}
+            subject={values.subject}
+            from={fromLine(values, account)}
+            to={TEST_MAILBOX}
+          />
+        }
+      >
+        <ComposeSection title="From">
+          <SenderFields
+            values={values}
+            errors={errors}
+            accounts={content.accounts}
+            account={account}
+            onChange={update}
+            onAccountChange={changeAccount}
+          />
+        </ComposeSection>
+        <ComposeSection title="Message">
+          <MessageFields values={values} errors={errors} templates={content.templates} onChange={update} isTest />
+        </ComposeSection>
+        {usable >= credits ? (
+          <Group justify={isFree ? 'flex-end' : 'space-between'}>
+            {!isFree && (
+              <Text size="sm" c="dimmed">
+                {creditsText(credits)} a test; you have {usable.toLocaleString('en-US')}.
+              </Text>
+            )}
+            <Button type="submit" size="md" leftSection={<IconFlame size={18} aria-hidden />} loading={flow.isBusy}>
+              Test Email
+            </Button>
+          </Group>
+        ) : (
+          <NotEnoughCredits usable={usable} credits={credits} />
+        )}
+      </ComposeForm>
       {flow.modals}
     </>
   );
