@@ -1,4 +1,16 @@
-import { Alert, Group, Input, Loader, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Checkbox,
+  Group,
+  Input,
+  Loader,
+  NativeSelect,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { hasCsvExtension, LIST_MESSAGES } from '@sendwell/contracts';
 import { IconAlertCircle, IconLock } from '@tabler/icons-react';
 import { type ChangeEvent, useId, useRef, useState } from 'react';
@@ -6,12 +18,14 @@ import { TableScroller } from '../../components/TableScroller';
 import { formatSize } from '../test-inbox/test-inbox.format';
 import {
   COLUMN_ROLES,
+  CSV_SAMPLE_BYTES,
   chooseRole,
   columnsOf,
   dataRowsOf,
   defaultChoices,
   hasHeaderRow,
   parseCsvSample,
+  previewRows,
   readCsvSample,
   type TColumnChoice,
   type TColumnRole,
@@ -297,6 +311,35 @@ export const CsvFileSummary = ({ csv, sampleBytes }: { csv: TCsvMapping; sampleB
         ? `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}.`
         : `The preview reads the first ${formatSize(sampleBytes)}; the whole file is imported.`}
     </Text>
+  );
+};
+
+/**
+ * A read file and how it will be read: its name and size, whether its first row is headers,
+ * each column's use, and the first rows as mapped. Nothing before a file is read.
+ */
+export const CsvMappingFields = ({
+  csv,
+  roles,
+  withName,
+}: {
+  csv: TCsvMapping;
+  roles?: readonly { value: TColumnRole; label: string }[];
+  withName?: boolean;
+}) => {
+  const { sample, file, mapping } = csv;
+  if (!sample || !file) return null;
+  return (
+    <>
+      <CsvFileSummary csv={csv} sampleBytes={CSV_SAMPLE_BYTES} />
+      <Checkbox
+        label="My file has headers"
+        checked={mapping.hasHeaders}
+        onChange={(event) => csv.changeHeaders(event.currentTarget.checked)}
+      />
+      <CsvColumnsTable csv={csv} roles={roles} />
+      <CsvPreviewTable rows={previewRows(sample, mapping.hasHeaders, mapping.choices)} withName={withName} />
+    </>
   );
 };
 

@@ -17,22 +17,8 @@ import { firstFieldMessages, showError } from '../../app/errors';
 import { useUserQuery } from '../../app/session';
 import { DialogActions } from '../../components/DialogActions';
 import { formatSize } from '../test-inbox/test-inbox.format';
-import {
-  CsvColumnsTable,
-  CsvFileField,
-  CsvFileSummary,
-  CsvPreviewTable,
-  CsvProblems,
-  useCsvMapping,
-} from './CsvMapping';
-import {
-  CSV_SAMPLE_BYTES,
-  emailColumnOf,
-  genericSummary,
-  importProblem,
-  previewRows,
-  toImportMapping,
-} from './csv-preview';
+import { CsvFileField, CsvMappingFields, CsvProblems, useCsvMapping } from './CsvMapping';
+import { emailColumnOf, genericSummary, importProblem, toImportMapping } from './csv-preview';
 import { ImportProgress } from './ImportProgressCard';
 import { useImportOptions, useStartImport } from './lists.queries';
 import { useRetained } from './useRetained';
@@ -125,14 +111,7 @@ const ImportCsvForm = ({ list, onClose }: { list: TImportTarget; onClose: () => 
 
       {sample && file && (
         <>
-          <CsvFileSummary csv={csv} sampleBytes={CSV_SAMPLE_BYTES} />
-          <Checkbox
-            label="My file has headers"
-            checked={mapping.hasHeaders}
-            onChange={(event) => csv.changeHeaders(event.currentTarget.checked)}
-          />
-          <CsvColumnsTable csv={csv} />
-          <CsvPreviewTable rows={previewRows(sample, mapping.hasHeaders, mapping.choices)} />
+          <CsvMappingFields csv={csv} />
 
           {generic && generic.generic.length > 0 && (
             <Alert color="orange" icon={<IconAlertTriangle size={18} />} data-testid="generic-warning">

@@ -1,4 +1,4 @@
-import { Button, Checkbox, Modal, Stack, Text } from '@mantine/core';
+import { Button, Modal, Stack, Text } from '@mantine/core';
 import {
   distinctEntries,
   firstRowProblem,
@@ -13,15 +13,8 @@ import { useState } from 'react';
 import { ApiError, callRoute } from '../../app/api';
 import { firstFieldMessages, showError } from '../../app/errors';
 import { DialogActions } from '../../components/DialogActions';
-import {
-  CsvColumnsTable,
-  CsvFileField,
-  CsvFileSummary,
-  CsvPreviewTable,
-  CsvProblems,
-  useCsvMapping,
-} from '../lists/CsvMapping';
-import { CSV_SAMPLE_BYTES, dataRowsOf, emailColumnOf, previewRows } from '../lists/csv-preview';
+import { CsvFileField, CsvMappingFields, CsvProblems, useCsvMapping } from '../lists/CsvMapping';
+import { dataRowsOf, emailColumnOf } from '../lists/csv-preview';
 import { formatCount } from '../lists/lists.format';
 
 /** A verification file is read whole in the browser (it holds at most 10,000 addresses). */
@@ -87,14 +80,7 @@ const VerifyCsvForm = ({
       <CsvFileField csv={csv} description="A .csv or .txt file. Choose the column that holds the email addresses." />
       {sample && file && (
         <>
-          <CsvFileSummary csv={csv} sampleBytes={CSV_SAMPLE_BYTES} />
-          <Checkbox
-            label="My file has headers"
-            checked={mapping.hasHeaders}
-            onChange={(event) => csv.changeHeaders(event.currentTarget.checked)}
-          />
-          <CsvColumnsTable csv={csv} roles={VERIFY_ROLES} />
-          <CsvPreviewTable rows={previewRows(sample, mapping.hasHeaders, mapping.choices)} withName={false} />
+          <CsvMappingFields csv={csv} roles={VERIFY_ROLES} withName={false} />
           {counts && read && (
             <Text size="sm" data-testid="verify-csv-counts">
               {formatCount(counts.addresses.length)} distinct {counts.addresses.length === 1 ? 'address' : 'addresses'}
