@@ -1,5 +1,5 @@
-import { Anchor, TextInput } from '@mantine/core';
-import type { ComponentProps } from 'react';
+import { Anchor, Button, Text, TextInput } from '@mantine/core';
+import type { ComponentProps, ReactNode } from 'react';
 import { Link } from 'react-router';
 import { PasswordField } from '../../components/PasswordField';
 
@@ -25,4 +25,24 @@ export const BackToSignIn = () => (
   <Anchor component={Link} to="/login">
     Back to sign in
   </Anchor>
+);
+
+/** The foot of a signed-out form: its submit button across the form, and under it where else to go. */
+export const AuthSubmit = ({
+  isPending,
+  children,
+  next,
+}: {
+  isPending: boolean;
+  children: ReactNode;
+  next: ReactNode;
+}) => (
+  <>
+    <Button type="submit" fullWidth loading={isPending}>
+      {children}
+    </Button>
+    <Text size="sm" ta="center">
+      {next}
+    </Text>
+  </>
 );

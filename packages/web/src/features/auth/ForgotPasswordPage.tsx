@@ -1,11 +1,11 @@
-import { Alert, Button, Text } from '@mantine/core';
+import { Alert } from '@mantine/core';
 import { ZForgotPasswordRequest } from '@sendwell/contracts';
 import { IconMailCheck } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { useAutofocus } from '../../app/forms';
 import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
-import { BackToSignIn, EmailField } from './AuthFields';
+import { AuthSubmit, BackToSignIn, EmailField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useForgotPassword } from './auth.queries';
 
@@ -41,12 +41,9 @@ export const ForgotPasswordPage = () => {
           // The only field: a refusal that names no field is about it too.
           error={form.errors.email ?? form.formError}
         />
-        <Button type="submit" fullWidth loading={forgotPassword.isPending}>
+        <AuthSubmit isPending={forgotPassword.isPending} next={<BackToSignIn />}>
           {sentMessage ? 'Send the link again' : 'Send reset link'}
-        </Button>
-        <Text size="sm" ta="center">
-          <BackToSignIn />
-        </Text>
+        </AuthSubmit>
       </FormStack>
     </AuthLayout>
   );

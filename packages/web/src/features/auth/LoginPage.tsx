@@ -1,10 +1,10 @@
-import { Anchor, Button, Group, Text } from '@mantine/core';
+import { Anchor, Group } from '@mantine/core';
 import { ZLoginRequest } from '@sendwell/contracts';
 import { Link } from 'react-router';
 import { useAutofocus } from '../../app/forms';
 import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
-import { EmailField, RequiredPasswordField } from './AuthFields';
+import { AuthSubmit, EmailField, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useLogin } from './auth.queries';
 
@@ -28,15 +28,19 @@ export const LoginPage = () => {
             Forgot your password?
           </Anchor>
         </Group>
-        <Button type="submit" fullWidth loading={login.isPending}>
+        <AuthSubmit
+          isPending={login.isPending}
+          next={
+            <>
+              New to Sendwell?{' '}
+              <Anchor component={Link} to="/register">
+                Create an account
+              </Anchor>
+            </>
+          }
+        >
           Sign in
-        </Button>
-        <Text size="sm" ta="center">
-          New to Sendwell?{' '}
-          <Anchor component={Link} to="/register">
-            Create an account
-          </Anchor>
-        </Text>
+        </AuthSubmit>
       </FormStack>
     </AuthLayout>
   );

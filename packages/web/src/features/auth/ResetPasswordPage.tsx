@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Text } from '@mantine/core';
+import { Alert, Anchor } from '@mantine/core';
 import { ZNewPassword } from '@sendwell/contracts';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -7,7 +7,7 @@ import { checkPasswordConfirmation, useAutofocus } from '../../app/forms';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
 import { FormStack } from '../../components/FormStack';
-import { BackToSignIn, RequiredPasswordField } from './AuthFields';
+import { AuthSubmit, BackToSignIn, RequiredPasswordField } from './AuthFields';
 import { AuthLayout } from './AuthLayout';
 import { useResetPassword } from './auth.queries';
 
@@ -61,12 +61,9 @@ export const ResetPasswordPage = () => {
           {...form.inputProps('confirmation')}
           name="password_confirmation"
         />
-        <Button type="submit" fullWidth loading={resetPassword.isPending}>
+        <AuthSubmit isPending={resetPassword.isPending} next={<BackToSignIn />}>
           Reset password
-        </Button>
-        <Text size="sm" ta="center">
-          <BackToSignIn />
-        </Text>
+        </AuthSubmit>
       </FormStack>
     </AuthLayout>
   );

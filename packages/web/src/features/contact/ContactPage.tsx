@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Text, Textarea } from '@mantine/core';
+import { Alert, Anchor, Textarea } from '@mantine/core';
 import { ZContactRequest } from '@sendwell/contracts';
 import { IconMailCheck } from '@tabler/icons-react';
 import { type FormEvent, useEffect, useState } from 'react';
@@ -7,7 +7,7 @@ import { useUserQuery } from '../../app/session';
 import { useZodForm } from '../../app/useZodForm';
 import { FormError } from '../../components/FormError';
 import { FormStack } from '../../components/FormStack';
-import { BackToSignIn, EmailField, RequiredTextInput } from '../auth/AuthFields';
+import { AuthSubmit, BackToSignIn, EmailField, RequiredTextInput } from '../auth/AuthFields';
 import { AuthLayout } from '../auth/AuthLayout';
 import { useContactUs } from './contact.queries';
 
@@ -56,18 +56,20 @@ export const ContactPage = () => {
         <EmailField {...form.inputProps('email')} />
         <RequiredTextInput label="Subject" {...form.inputProps('subject')} />
         <Textarea label="Message" required withAsterisk={false} rows={6} {...form.inputProps('message')} />
-        <Button type="submit" fullWidth loading={contactUs.isPending}>
+        <AuthSubmit
+          isPending={contactUs.isPending}
+          next={
+            user ? (
+              <Anchor component={Link} to="/">
+                Back to Sendwell
+              </Anchor>
+            ) : (
+              <BackToSignIn />
+            )
+          }
+        >
           Send
-        </Button>
-        <Text size="sm" ta="center">
-          {user ? (
-            <Anchor component={Link} to="/">
-              Back to Sendwell
-            </Anchor>
-          ) : (
-            <BackToSignIn />
-          )}
-        </Text>
+        </AuthSubmit>
       </FormStack>
     </AuthLayout>
   );
