@@ -7,6 +7,7 @@ import { openSuccessDialog } from '../../app/dialogs';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
+import { FilterForm } from '../../components/FilterForm';
 import { PageHeader } from '../../components/PageHeader';
 import { historyKeys, SCHEDULED_URL, useLiveHistory, useScheduledAction } from './history.queries';
 import { SCHEDULED_ACTIONS, STATUS_LABELS, type TScheduledAction } from './scheduled-actions';
@@ -110,20 +111,9 @@ export const ScheduledPage = () => {
           defaultSort={{ column: 'created_at', order: 'desc' }}
           filters={applied}
           toolbar={
-            <form
-              aria-label="Filter scheduled emails"
-              onSubmit={(event) => {
-                event.preventDefault();
-                setApplied(dates);
-              }}
-            >
-              <Group gap="xs" align="flex-end">
-                <DateRangeFilter size="xs" value={dates} onChange={setDates} />
-                <Button size="xs" type="submit" variant="default">
-                  Filter
-                </Button>
-              </Group>
-            </form>
+            <FilterForm label="Filter scheduled emails" onApply={() => setApplied(dates)}>
+              <DateRangeFilter size="xs" value={dates} onChange={setDates} />
+            </FilterForm>
           }
           emptyText={
             <Stack gap={4} align="center" py="md">

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Modal, NativeSelect, Paper, Stack, Switch, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Paper, Stack, Switch, Text } from '@mantine/core';
 import {
   routeUrl,
   SUPPRESSION_TYPES,
@@ -17,6 +17,7 @@ import { showSuccess } from '../../app/toasts';
 import { DataTable, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
+import { FilterForm } from '../../components/FilterForm';
 import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 
@@ -221,35 +222,23 @@ export const SuppressionPage = () => {
           renderExpanded={(row) => <Details row={row} onRemove={() => setRemoving(row)} />}
           toolbar={({ selectedIds, clearSelection }) => (
             <Group gap="xs" align="flex-end">
-              <form
-                aria-label="Filter suppressions"
-                onSubmit={(event) => {
-                  event.preventDefault();
-                  setApplied(draft);
-                }}
-              >
-                <Group gap="xs" align="flex-end">
-                  <NativeSelect
-                    size="xs"
-                    label="Type"
-                    value={draft.type}
-                    onChange={(event) => setDraft({ ...draft, type: event.currentTarget.value })}
-                    data={[
-                      { value: '', label: 'All types' },
-                      ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
-                    ]}
-                  />
-                  <DateRangeFilter
-                    size="xs"
-                    withTime
-                    value={draft.dates}
-                    onChange={(dates) => setDraft({ ...draft, dates })}
-                  />
-                  <Button size="xs" type="submit" variant="default">
-                    Filter
-                  </Button>
-                </Group>
-              </form>
+              <FilterForm label="Filter suppressions" onApply={() => setApplied(draft)}>
+                <FilterSelect
+                  label="Type"
+                  value={draft.type}
+                  onChange={(type) => setDraft({ ...draft, type })}
+                  data={[
+                    { value: '', label: 'All types' },
+                    ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
+                  ]}
+                />
+                <DateRangeFilter
+                  size="xs"
+                  withTime
+                  value={draft.dates}
+                  onChange={(dates) => setDraft({ ...draft, dates })}
+                />
+              </FilterForm>
               <Switch
                 size="sm"
                 label="Show hidden"
