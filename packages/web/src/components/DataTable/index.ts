@@ -7,3 +7,4 @@ export type {
   TRowId,
   TTableRow,
 } from './DataTable.types';
+export { DataTableCard } from './DataTableCard';

@@ -29,7 +29,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { showError } from '../../app/errors';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { LineChart } from '../../components/LineChart';
 import { PageHeader } from '../../components/PageHeader';
 import { STATUS_LOOK } from './campaign-status';
@@ -293,32 +293,30 @@ export const CampaignsPage = () => {
         </Card>
       )}
       <Drafts />
-      <Paper withBorder p="md">
-        <DataTable<TCampaignRow>
-          label="Campaigns"
-          queryKey={campaignKeys.list}
-          url={CAMPAIGNS_URL}
-          columns={columns}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          defaultPerPage={20}
-          searchDebounceMs={600}
-          selectable
-          toolbar={({ selectedIds, clearSelection, response }) => (
-            <BulkActions
-              selected={(response?.data ?? []).filter((campaign) => selectedIds.includes(campaign.id))}
-              clearSelection={clearSelection}
-            />
-          )}
-          emptyText={
-            <Stack align="center" gap="xs" py="lg">
-              <Text>{CAMPAIGN_MESSAGES.empty}</Text>
-              <Anchor component={Link} to="/campaigns/new">
-                New Campaign
-              </Anchor>
-            </Stack>
-          }
-        />
-      </Paper>
+      <DataTableCard<TCampaignRow>
+        label="Campaigns"
+        queryKey={campaignKeys.list}
+        url={CAMPAIGNS_URL}
+        columns={columns}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        defaultPerPage={20}
+        searchDebounceMs={600}
+        selectable
+        toolbar={({ selectedIds, clearSelection, response }) => (
+          <BulkActions
+            selected={(response?.data ?? []).filter((campaign) => selectedIds.includes(campaign.id))}
+            clearSelection={clearSelection}
+          />
+        )}
+        emptyText={
+          <Stack align="center" gap="xs" py="lg">
+            <Text>{CAMPAIGN_MESSAGES.empty}</Text>
+            <Anchor component={Link} to="/campaigns/new">
+              New Campaign
+            </Anchor>
+          </Stack>
+        }
+      />
     </>
   );
 };

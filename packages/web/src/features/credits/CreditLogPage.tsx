@@ -10,7 +10,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { useRealtimeEvent } from '../../app/realtime';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { PageHeader } from '../../components/PageHeader';
 import { CreditQuantity } from './CreditQuantity';
@@ -98,36 +98,34 @@ export const CreditLogPage = () => {
           <BalanceStat label="Total" value={balance?.totalCredit} testId="credit-log-total" />
         </Group>
       </Paper>
-      <Paper withBorder p="md">
-        <DataTable<TCreditLogEntry>
-          label="Credit log"
-          queryKey={creditKeys.log}
-          url={CREDIT_LOG_URL}
-          columns={columns}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          defaultPerPage={CREDIT_LOG_DEFAULT_PER_PAGE}
-          searchable={false}
-          filters={{
-            ...dates,
-            type: type ?? undefined,
-          }}
-          toolbar={
-            <Group gap="sm" align="flex-end" wrap="wrap">
-              <DateRangeFilter value={dates} onChange={setDates} />
-              <NativeSelect
-                label="Type"
-                data={typeOptions}
-                w={{ base: '100%', xs: 220 }}
-                value={type ?? ALL_TYPES}
-                onChange={(event) => {
-                  const { value } = event.currentTarget;
-                  setType(isCreditType(value) ? value : null);
-                }}
-              />
-            </Group>
-          }
-        />
-      </Paper>
+      <DataTableCard<TCreditLogEntry>
+        label="Credit log"
+        queryKey={creditKeys.log}
+        url={CREDIT_LOG_URL}
+        columns={columns}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        defaultPerPage={CREDIT_LOG_DEFAULT_PER_PAGE}
+        searchable={false}
+        filters={{
+          ...dates,
+          type: type ?? undefined,
+        }}
+        toolbar={
+          <Group gap="sm" align="flex-end" wrap="wrap">
+            <DateRangeFilter value={dates} onChange={setDates} />
+            <NativeSelect
+              label="Type"
+              data={typeOptions}
+              w={{ base: '100%', xs: 220 }}
+              value={type ?? ALL_TYPES}
+              onChange={(event) => {
+                const { value } = event.currentTarget;
+                setType(isCreditType(value) ? value : null);
+              }}
+            />
+          </Group>
+        }
+      />
     </>
   );
 };

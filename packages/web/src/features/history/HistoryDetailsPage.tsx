@@ -14,7 +14,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { FilterSelect } from '../../components/FilterSelect';
 import { PageHeader } from '../../components/PageHeader';
 import { SendProgressCard } from '../send-email/SendProgressCard';
@@ -110,39 +110,37 @@ export const HistoryDetailsPage = () => {
           Each figure counts a recipient once. Every open and click is listed below; only a recipient’s first counts.
         </Text>
       </Paper>
-      <Paper withBorder p="md">
-        <DataTable<THistoryDetail>
-          label="Delivery events"
-          queryKey={historyKeys.details(id)}
-          fetcher={async (query, signal) => {
-            const page = await callRoute(historyApi.details, {
-              params: { accountId, id },
-              query: query as never,
-              signal,
-            });
-            setSend(page.send);
-            setCounts(page.counts);
-            setAbTest(page.abTest ?? null);
-            return page;
-          }}
-          columns={columns}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ event_type: eventType }}
-          searchable
-          toolbar={
-            <FilterSelect
-              aria-label="Event type"
-              value={eventType}
-              onChange={setEventType}
-              data={[
-                { value: '', label: 'All events' },
-                ...HISTORY_EVENT_TYPES.map((type) => ({ value: type, label: eventLabel(type) })),
-              ]}
-            />
-          }
-          emptyText="No data found."
-        />
-      </Paper>
+      <DataTableCard<THistoryDetail>
+        label="Delivery events"
+        queryKey={historyKeys.details(id)}
+        fetcher={async (query, signal) => {
+          const page = await callRoute(historyApi.details, {
+            params: { accountId, id },
+            query: query as never,
+            signal,
+          });
+          setSend(page.send);
+          setCounts(page.counts);
+          setAbTest(page.abTest ?? null);
+          return page;
+        }}
+        columns={columns}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        filters={{ event_type: eventType }}
+        searchable
+        toolbar={
+          <FilterSelect
+            aria-label="Event type"
+            value={eventType}
+            onChange={setEventType}
+            data={[
+              { value: '', label: 'All events' },
+              ...HISTORY_EVENT_TYPES.map((type) => ({ value: type, label: eventLabel(type) })),
+            ]}
+          />
+        }
+        emptyText="No data found."
+      />
     </>
   );
 };

@@ -1,11 +1,11 @@
-import { Anchor, Badge, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { type THistoryRecord, withFallbacks } from '@sendwell/contracts';
 import { IconRepeat } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
 import { EmailAddress } from '../../components/EmailAddress';
@@ -196,35 +196,33 @@ export const HistoryPage = () => {
   return (
     <>
       <PageHeader title="History" description="Everything you sent, with what happened to it." />
-      <Paper withBorder p="md">
-        <DataTable<THistoryRecord>
-          label="Send history"
-          queryKey={historyKeys.list}
-          url={HISTORY_URL}
-          columns={columns}
-          rowLabel={(send) => withFallbacks(send.subject)}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ type, ...dates }}
-          searchable
-          renderExpanded={(send) => <SendStatistics send={send} />}
-          toolbar={
-            <Group gap="xs" align="flex-end">
-              <FilterSelect
-                label="Type"
-                value={type}
-                onChange={setType}
-                data={[
-                  { value: '', label: 'All' },
-                  { value: '1', label: 'Standard' },
-                  { value: '2', label: 'Scheduled Mail' },
-                ]}
-              />
-              <DateRangeFilter size="xs" withTime value={dates} onChange={setDates} />
-            </Group>
-          }
-          emptyText="No data found."
-        />
-      </Paper>
+      <DataTableCard<THistoryRecord>
+        label="Send history"
+        queryKey={historyKeys.list}
+        url={HISTORY_URL}
+        columns={columns}
+        rowLabel={(send) => withFallbacks(send.subject)}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        filters={{ type, ...dates }}
+        searchable
+        renderExpanded={(send) => <SendStatistics send={send} />}
+        toolbar={
+          <Group gap="xs" align="flex-end">
+            <FilterSelect
+              label="Type"
+              value={type}
+              onChange={setType}
+              data={[
+                { value: '', label: 'All' },
+                { value: '1', label: 'Standard' },
+                { value: '2', label: 'Scheduled Mail' },
+              ]}
+            />
+            <DateRangeFilter size="xs" withTime value={dates} onChange={setDates} />
+          </Group>
+        }
+        emptyText="No data found."
+      />
       <SendAgainModal send={again} onClose={() => setAgain(null)} />
     </>
   );

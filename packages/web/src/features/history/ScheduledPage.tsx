@@ -1,10 +1,10 @@
-import { Badge, Button, Group, Modal, Paper, Stack, Text } from '@mantine/core';
+import { Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { TScheduledEmail } from '@sendwell/contracts';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
 import { FilterForm } from '../../components/FilterForm';
@@ -101,30 +101,28 @@ export const ScheduledPage = () => {
         title="Scheduled Emails"
         description="Emails waiting for their delivery time, and those already sent or cancelled."
       />
-      <Paper withBorder p="md">
-        <DataTable<TScheduledEmail>
-          label="Scheduled emails"
-          queryKey={historyKeys.scheduled}
-          url={SCHEDULED_URL}
-          columns={columns}
-          rowLabel={(email) => email.subject}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={applied}
-          toolbar={
-            <FilterForm label="Filter scheduled emails" onApply={() => setApplied(dates)}>
-              <DateRangeFilter size="xs" value={dates} onChange={setDates} />
-            </FilterForm>
-          }
-          emptyText={
-            <Stack gap={4} align="center" py="md">
-              <Text fw={600}>No data found.</Text>
-              <Text size="sm" c="dimmed">
-                Choose a delivery time on Send Email to schedule one.
-              </Text>
-            </Stack>
-          }
-        />
-      </Paper>
+      <DataTableCard<TScheduledEmail>
+        label="Scheduled emails"
+        queryKey={historyKeys.scheduled}
+        url={SCHEDULED_URL}
+        columns={columns}
+        rowLabel={(email) => email.subject}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        filters={applied}
+        toolbar={
+          <FilterForm label="Filter scheduled emails" onApply={() => setApplied(dates)}>
+            <DateRangeFilter size="xs" value={dates} onChange={setDates} />
+          </FilterForm>
+        }
+        emptyText={
+          <Stack gap={4} align="center" py="md">
+            <Text fw={600}>No data found.</Text>
+            <Text size="sm" c="dimmed">
+              Choose a delivery time on Send Email to schedule one.
+            </Text>
+          </Stack>
+        }
+      />
       <Modal
         opened={confirm !== null}
         onClose={() => setConfirm(null)}

@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Box, Button, Menu, NativeSelect, Paper, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Box, Button, Menu, NativeSelect, Text } from '@mantine/core';
 import type { TMailingList, TSendingAccount } from '@sendwell/contracts';
 import {
   IconAddressBook,
@@ -16,7 +16,7 @@ import {
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { showSuccess } from '../../app/toasts';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { addressStyle, breakBeforeAt } from '../../components/EmailAddress';
 import { PageHeader } from '../../components/PageHeader';
 import { useAccounts } from '../accounts/accounts.queries';
@@ -224,30 +224,28 @@ export const MailingListsPage = () => {
           why="A mailing list belongs to one of your sending accounts; its address is an alias at the account's domain."
         />
       ) : (
-        <Paper withBorder p="md">
-          <DataTable<TMailingList>
-            label="Mailing lists"
-            queryKey={listKeys.table}
-            url={LISTS_URL}
-            columns={columns}
-            filters={{ account_id: accountFilter || undefined }}
-            onRowClick={(list) => navigate(listDetailPath(list))}
-            emptyText={<NoLists onCreate={openCreate} />}
-            toolbar={
-              accountList.length > 0 && (
-                <NativeSelect
-                  aria-label="Filter by account"
-                  value={accountFilter}
-                  onChange={(event) => setAccountFilter(event.currentTarget.value)}
-                  data={[
-                    { value: '', label: 'All accounts' },
-                    ...accountList.map((account) => ({ value: String(account.id), label: account.name })),
-                  ]}
-                />
-              )
-            }
-          />
-        </Paper>
+        <DataTableCard<TMailingList>
+          label="Mailing lists"
+          queryKey={listKeys.table}
+          url={LISTS_URL}
+          columns={columns}
+          filters={{ account_id: accountFilter || undefined }}
+          onRowClick={(list) => navigate(listDetailPath(list))}
+          emptyText={<NoLists onCreate={openCreate} />}
+          toolbar={
+            accountList.length > 0 && (
+              <NativeSelect
+                aria-label="Filter by account"
+                value={accountFilter}
+                onChange={(event) => setAccountFilter(event.currentTarget.value)}
+                data={[
+                  { value: '', label: 'All accounts' },
+                  ...accountList.map((account) => ({ value: String(account.id), label: account.name })),
+                ]}
+              />
+            )
+          }
+        />
       )}
 
       <ListFormModal state={formState} accounts={accountList} onClose={() => setFormState(null)} />

@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Button, Group, Menu, Paper, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Group, Menu, Text } from '@mantine/core';
 import type { TMailingList, TMember } from '@sendwell/contracts';
 import {
   IconAddressBook,
@@ -18,7 +18,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { EmailAddress } from '../../components/EmailAddress';
 import { EmptyState } from '../../components/EmptyState';
 import { LoadFailedAlert } from '../../components/LoadFailedAlert';
@@ -209,27 +209,25 @@ const MembersScreen = ({ list }: { list: TMailingList }) => {
 
       <ActiveImports listId={list.id} />
 
-      <Paper withBorder p="md">
-        <DataTable<TMember>
-          label={`Members of ${list.address}`}
-          queryKey={listKeys.members(list.id)}
-          url={membersUrl(list.id)}
-          columns={columns}
-          defaultSort={{ column: 'email', order: 'asc' }}
-          selectable
-          toolbar={({ selectedIds, clearSelection }) => (
-            <Button
-              color="red"
-              variant="light"
-              leftSection={<IconTrash size={16} aria-hidden />}
-              disabled={selectedIds.length === 0}
-              onClick={() => setBulkDelete({ ids: selectedIds.map(Number), clearSelection })}
-            >
-              Delete selected ({selectedIds.length})
-            </Button>
-          )}
-        />
-      </Paper>
+      <DataTableCard<TMember>
+        label={`Members of ${list.address}`}
+        queryKey={listKeys.members(list.id)}
+        url={membersUrl(list.id)}
+        columns={columns}
+        defaultSort={{ column: 'email', order: 'asc' }}
+        selectable
+        toolbar={({ selectedIds, clearSelection }) => (
+          <Button
+            color="red"
+            variant="light"
+            leftSection={<IconTrash size={16} aria-hidden />}
+            disabled={selectedIds.length === 0}
+            onClick={() => setBulkDelete({ ids: selectedIds.map(Number), clearSelection })}
+          >
+            Delete selected ({selectedIds.length})
+          </Button>
+        )}
+      />
 
       <AddMemberModal list={list} opened={isAdding} onClose={() => setIsAdding(false)} />
       <ImportCsvModal list={importing} onClose={() => setImporting(null)} />

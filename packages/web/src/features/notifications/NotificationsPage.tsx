@@ -1,9 +1,9 @@
-import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
+import { Badge, Button, Group, SegmentedControl, Stack, Text } from '@mantine/core';
 import type { TNotification, TNotificationPage } from '@sendwell/contracts';
 import { IconCheck, IconChecks } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
 import { NotificationLink } from './NotificationLink';
 import { NOTIFICATIONS_URL, notificationKeys, useMarkNotificationsRead } from './notifications.queries';
@@ -69,57 +69,55 @@ export const NotificationsPage = () => {
   return (
     <>
       <PageHeader title="Notifications" description="Messages from Sendwell about your sends, lists and account." />
-      <Paper withBorder p="md">
-        <DataTable<TNotification, TNotificationPage>
-          label="Notifications"
-          queryKey={notificationKeys.list}
-          url={NOTIFICATIONS_URL}
-          columns={columns}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={{ unread: show === 'unread' ? 1 : undefined }}
-          selectable
-          renderExpanded={(notification) => <NotificationDetails notification={notification} />}
-          toolbar={({ selectedIds, clearSelection, response }) => (
-            <Group gap="xs">
-              <SegmentedControl
-                size="xs"
-                aria-label="Show"
-                value={show}
-                onChange={(value) => setShow(value as TShow)}
-                data={[
-                  { label: 'All', value: 'all' },
-                  { label: 'Unread', value: 'unread' },
-                ]}
-              />
-              <Button
-                size="xs"
-                variant="default"
-                leftSection={<IconCheck size={14} />}
-                disabled={selectedIds.length === 0}
-                loading={markRead.isPending && markRead.variables !== undefined}
-                onClick={() => markRead.mutate(selectedIds.map(Number), { onSuccess: clearSelection })}
-              >
-                Mark as read
-              </Button>
-              <Button
-                size="xs"
-                variant="default"
-                leftSection={<IconChecks size={14} />}
-                disabled={(response?.unread ?? 0) === 0}
-                loading={markRead.isPending && markRead.variables === undefined}
-                onClick={() => markRead.mutate(undefined)}
-              >
-                Mark all as read
-              </Button>
-              {selectedIds.length > 0 && (
-                <Text size="sm" c="dimmed">
-                  {selectedIds.length} selected
-                </Text>
-              )}
-            </Group>
-          )}
-        />
-      </Paper>
+      <DataTableCard<TNotification, TNotificationPage>
+        label="Notifications"
+        queryKey={notificationKeys.list}
+        url={NOTIFICATIONS_URL}
+        columns={columns}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        filters={{ unread: show === 'unread' ? 1 : undefined }}
+        selectable
+        renderExpanded={(notification) => <NotificationDetails notification={notification} />}
+        toolbar={({ selectedIds, clearSelection, response }) => (
+          <Group gap="xs">
+            <SegmentedControl
+              size="xs"
+              aria-label="Show"
+              value={show}
+              onChange={(value) => setShow(value as TShow)}
+              data={[
+                { label: 'All', value: 'all' },
+                { label: 'Unread', value: 'unread' },
+              ]}
+            />
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconCheck size={14} />}
+              disabled={selectedIds.length === 0}
+              loading={markRead.isPending && markRead.variables !== undefined}
+              onClick={() => markRead.mutate(selectedIds.map(Number), { onSuccess: clearSelection })}
+            >
+              Mark as read
+            </Button>
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconChecks size={14} />}
+              disabled={(response?.unread ?? 0) === 0}
+              loading={markRead.isPending && markRead.variables === undefined}
+              onClick={() => markRead.mutate(undefined)}
+            >
+              Mark all as read
+            </Button>
+            {selectedIds.length > 0 && (
+              <Text size="sm" c="dimmed">
+                {selectedIds.length} selected
+              </Text>
+            )}
+          </Group>
+        )}
+      />
     </>
   );
 };

@@ -1,9 +1,9 @@
-import { Anchor, Badge, Button, Paper, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Text } from '@mantine/core';
 import { formatSpamScore, type TSpamTest } from '@sendwell/contracts';
 import { IconFlame } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useFormatDateTime } from '../../app/dates';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
 import { scoreColor } from './ScoreGauge';
 import { resultPath, SPAM_TEST_HISTORY_URL, spamTestKeys, useSpamTestEvents } from './spam-test.queries';
@@ -66,25 +66,23 @@ export const SpamTestHistoryPage = () => {
           </Button>
         }
       />
-      <Paper withBorder p="md">
-        <DataTable<TSpamTest>
-          label="Spam test history"
-          queryKey={spamTestKeys.history}
-          url={SPAM_TEST_HISTORY_URL}
-          columns={columns}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          searchable={false}
-          emptyText={
-            <Text c="dimmed" ta="center" py="lg">
-              No spam tests yet.{' '}
-              <Anchor component={Link} to="/tools/mail-testing">
-                Test an email
-              </Anchor>{' '}
-              to see how receivers will take it.
-            </Text>
-          }
-        />
-      </Paper>
+      <DataTableCard<TSpamTest>
+        label="Spam test history"
+        queryKey={spamTestKeys.history}
+        url={SPAM_TEST_HISTORY_URL}
+        columns={columns}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        searchable={false}
+        emptyText={
+          <Text c="dimmed" ta="center" py="lg">
+            No spam tests yet.{' '}
+            <Anchor component={Link} to="/tools/mail-testing">
+              Test an email
+            </Anchor>{' '}
+            to see how receivers will take it.
+          </Text>
+        }
+      />
     </>
   );
 };

@@ -1,11 +1,11 @@
-import { Badge, Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { SEARCH_DEBOUNCE_SHORT_MS, type TTicket, type TTicketPage, ZNewTicket } from '@sendwell/contracts';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useFormatDateTime } from '../../app/dates';
 import { showSuccess } from '../../app/toasts';
 import { useZodForm } from '../../app/useZodForm';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { DialogActions } from '../../components/DialogActions';
 import { FormStack } from '../../components/FormStack';
 import { PageHeader } from '../../components/PageHeader';
@@ -121,26 +121,24 @@ export const SupportPage = () => {
           </Button>
         }
       />
-      <Paper withBorder p="md">
-        <DataTable<TTicket, TTicketPage>
-          label="Support tickets"
-          queryKey={ticketKeys.list}
-          url={TICKETS_URL}
-          columns={columns}
-          defaultSort={{ column: 'date_last_response', order: 'desc' }}
-          onRowClick={open}
-          // The support document's debounce (drip document §9: 300 ms outside the campaign list).
-          searchDebounceMs={SEARCH_DEBOUNCE_SHORT_MS}
-          emptyText={
-            <Stack gap={4} align="center" py="md">
-              <Text fw={600}>No data found.</Text>
-              <Text size="sm" c="dimmed">
-                Create one and our team will answer you here.
-              </Text>
-            </Stack>
-          }
-        />
-      </Paper>
+      <DataTableCard<TTicket, TTicketPage>
+        label="Support tickets"
+        queryKey={ticketKeys.list}
+        url={TICKETS_URL}
+        columns={columns}
+        defaultSort={{ column: 'date_last_response', order: 'desc' }}
+        onRowClick={open}
+        // The support document's debounce (drip document §9: 300 ms outside the campaign list).
+        searchDebounceMs={SEARCH_DEBOUNCE_SHORT_MS}
+        emptyText={
+          <Stack gap={4} align="center" py="md">
+            <Text fw={600}>No data found.</Text>
+            <Text size="sm" c="dimmed">
+              Create one and our team will answer you here.
+            </Text>
+          </Stack>
+        }
+      />
       <Modal opened={isCreating} onClose={() => setCreating(false)} title="Create New Ticket" size="lg">
         <NewTicketForm onClose={() => setCreating(false)} />
       </Modal>

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Modal, Paper, Stack, Switch, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Stack, Switch, Text } from '@mantine/core';
 import {
   routeUrl,
   SUPPRESSION_TYPES,
@@ -14,7 +14,7 @@ import { callRoute, toSearchParams } from '../../app/api';
 import { useFormatDateTime } from '../../app/dates';
 import { openSuccessDialog } from '../../app/dialogs';
 import { showSuccess } from '../../app/toasts';
-import { DataTable, type TDataTableColumn } from '../../components/DataTable';
+import { DataTableCard, type TDataTableColumn } from '../../components/DataTable';
 import { DateRangeFilter, type TDateRange } from '../../components/DateRangeFilter';
 import { DialogActions } from '../../components/DialogActions';
 import { FilterForm } from '../../components/FilterForm';
@@ -208,66 +208,64 @@ export const SuppressionPage = () => {
       <Text size="sm" c="dark.4" mb="sm" data-testid="temporary-rule">
         <b>Temporary suppressions:</b> {TEMPORARY_SUPPRESSION_RULE}
       </Text>
-      <Paper withBorder p="md">
-        <DataTable<TSuppression>
-          label="Suppressions"
-          queryKey={suppressionKeys.list}
-          url={LIST_URL}
-          columns={columns}
-          defaultSort={{ column: 'created_at', order: 'desc' }}
-          filters={filters}
-          searchable
-          selectable
-          isRowSelectable={(row) => row.status === 'On List'}
-          renderExpanded={(row) => <Details row={row} onRemove={() => setRemoving(row)} />}
-          toolbar={({ selectedIds, clearSelection }) => (
-            <Group gap="xs" align="flex-end">
-              <FilterForm label="Filter suppressions" onApply={() => setApplied(draft)}>
-                <FilterSelect
-                  label="Type"
-                  value={draft.type}
-                  onChange={(type) => setDraft({ ...draft, type })}
-                  data={[
-                    { value: '', label: 'All types' },
-                    ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
-                  ]}
-                />
-                <DateRangeFilter
-                  size="xs"
-                  withTime
-                  value={draft.dates}
-                  onChange={(dates) => setDraft({ ...draft, dates })}
-                />
-              </FilterForm>
-              <Switch
-                size="sm"
-                label="Show hidden"
-                checked={seeHidden}
-                onChange={(event) => setSeeHidden(event.currentTarget.checked)}
+      <DataTableCard<TSuppression>
+        label="Suppressions"
+        queryKey={suppressionKeys.list}
+        url={LIST_URL}
+        columns={columns}
+        defaultSort={{ column: 'created_at', order: 'desc' }}
+        filters={filters}
+        searchable
+        selectable
+        isRowSelectable={(row) => row.status === 'On List'}
+        renderExpanded={(row) => <Details row={row} onRemove={() => setRemoving(row)} />}
+        toolbar={({ selectedIds, clearSelection }) => (
+          <Group gap="xs" align="flex-end">
+            <FilterForm label="Filter suppressions" onApply={() => setApplied(draft)}>
+              <FilterSelect
+                label="Type"
+                value={draft.type}
+                onChange={(type) => setDraft({ ...draft, type })}
+                data={[
+                  { value: '', label: 'All types' },
+                  ...SUPPRESSION_TYPES.map((value) => ({ value, label: value })),
+                ]}
               />
-              <Button
+              <DateRangeFilter
                 size="xs"
-                variant="default"
-                disabled={selectedIds.length === 0}
-                onClick={() =>
-                  setConfirm({
-                    kind: 'rows',
-                    ids: selectedIds.map(Number),
-                    label: `${selectedIds.length} selected address${selectedIds.length === 1 ? '' : 'es'}`,
-                    onDone: clearSelection,
-                  })
-                }
-              >
-                Unsubscribe Selected
-              </Button>
-              <Button size="xs" variant="default" color="red" onClick={() => setConfirm({ kind: 'all' })}>
-                Unsubscribe All
-              </Button>
-            </Group>
-          )}
-          emptyText="No data found."
-        />
-      </Paper>
+                withTime
+                value={draft.dates}
+                onChange={(dates) => setDraft({ ...draft, dates })}
+              />
+            </FilterForm>
+            <Switch
+              size="sm"
+              label="Show hidden"
+              checked={seeHidden}
+              onChange={(event) => setSeeHidden(event.currentTarget.checked)}
+            />
+            <Button
+              size="xs"
+              variant="default"
+              disabled={selectedIds.length === 0}
+              onClick={() =>
+                setConfirm({
+                  kind: 'rows',
+                  ids: selectedIds.map(Number),
+                  label: `${selectedIds.length} selected address${selectedIds.length === 1 ? '' : 'es'}`,
+                  onDone: clearSelection,
+                })
+              }
+            >
+              Unsubscribe Selected
+            </Button>
+            <Button size="xs" variant="default" color="red" onClick={() => setConfirm({ kind: 'all' })}>
+              Unsubscribe All
+            </Button>
+          </Group>
+        )}
+        emptyText="No data found."
+      />
       <Modal
         opened={confirm !== null}
         onClose={() => setConfirm(null)}
