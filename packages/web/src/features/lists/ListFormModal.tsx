@@ -21,50 +21,6 @@ export type TListFormState = { mode: 'create' } | { mode: 'edit'; list: TMailing
 
 type TValues = { alias: string; name: string; description: string };
 
-const ListFields = ({
-  values,
-  errors,
-  onChange,
-  domain,
-  account,
-}: {
-  values: TValues;
-  errors: Record<string, string>;
-  onChange: (patch: Partial<TValues>) => void;
-  domain: string;
-  /** The account picker on create, the account's name (read-only) on edit. */
-  account: ReactNode;
-}) => (
-  <>
-    {account}
-    <Group align="flex-start" gap="xs" grow wrap="nowrap">
-      <TextInput
-        label="Alias"
-        required
-        data-autofocus
-        value={values.alias}
-        error={errors.alias}
-        onChange={(event) => onChange({ alias: event.currentTarget.value })}
-      />
-      <TextInput label="Domain" value={domain} readOnly variant="filled" leftSection="@" />
-    </Group>
-    <TextInput
-      label="Name"
-      required
-      value={values.name}
-      error={errors.name}
-      onChange={(event) => onChange({ name: event.currentTarget.value })}
-    />
-    <Textarea
-      label="Description"
-      rows={3}
-      value={values.description}
-      error={errors.description}
-      onChange={(event) => onChange({ description: event.currentTarget.value })}
-    />
-  </>
-);
-
 type TSave<TRequest> = (request: TRequest, options: ReturnType<typeof saveOptions>) => void;
 
 const useFormState = (initial: TValues, onClose: () => void) => {
@@ -92,6 +48,49 @@ const useFormState = (initial: TValues, onClose: () => void) => {
   };
 };
 
+type TListForm = ReturnType<typeof useFormState>;
+
+/** The list's own fields, bound to the form's values and each field's problem. */
+const ListFields = ({
+  form: { values, failure, update },
+  domain,
+  account,
+}: {
+  form: TListForm;
+  domain: string;
+  /** The account picker on create, the account's name (read-only) on edit. */
+  account: ReactNode;
+}) => (
+  <>
+    {account}
+    <Group align="flex-start" gap="xs" grow wrap="nowrap">
+      <TextInput
+        label="Alias"
+        required
+        data-autofocus
+        value={values.alias}
+        error={failure.fields.alias}
+        onChange={(event) => update({ alias: event.currentTarget.value })}
+      />
+      <TextInput label="Domain" value={domain} readOnly variant="filled" leftSection="@" />
+    </Group>
+    <TextInput
+      label="Name"
+      required
+      value={values.name}
+      error={failure.fields.name}
+      onChange={(event) => update({ name: event.currentTarget.value })}
+    />
+    <Textarea
+      label="Description"
+      rows={3}
+      value={values.description}
+      error={failure.fields.description}
+      onChange={(event) => update({ description: event.currentTarget.value })}
+    />
+  </>
+);
+
 const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; onClose: () => void }) => {
   const create = useCreateList();
   const [accountId, setAccountId] = useState(() => defaultAccountOf(accounts)?.id ?? 0);
@@ -107,9 +106,7 @@ const CreateListForm = ({ accounts, onClose }: { accounts: TSendingAccount[]; on
   return (
     <FormStack onSubmit={submit} error={form.failure.message}>
       <ListFields
-        values={form.values}
-        errors={form.failure.fields}
-        onChange={form.update}
+        form={form}
         domain={account ? listDomainOf(account) : ''}
         account={
           <NativeSelect
@@ -140,9 +137,7 @@ const EditListForm = ({ list, onClose }: { list: TMailingList; onClose: () => vo
   return (
     <FormStack onSubmit={submit} error={form.failure.message}>
       <ListFields
-        values={form.values}
-        errors={form.failure.fields}
-        onChange={form.update}
+        form={form}
         domain={list.domain}
         account={<TextInput label="Account" value={list.account_name} readOnly variant="filled" />}
       />
