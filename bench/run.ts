@@ -47,7 +47,8 @@ const benchmarks: Record<string, () => Promise<TFigure>> = {
 };
 
 const wanted = process.argv.slice(2).map((id) => id.toUpperCase());
-const ids = wanted.length > 0 ? wanted : Object.keys(benchmarks);
+// `--table`: no benchmark runs; RESULTS.md is rebuilt from the stored results and NOTES.md.
+const ids = wanted.includes('--TABLE') ? [] : wanted.length > 0 ? wanted : Object.keys(benchmarks);
 const resultsDir = path.join(import.meta.dirname, 'results');
 fs.mkdirSync(resultsDir, { recursive: true });
 
