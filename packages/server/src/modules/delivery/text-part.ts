@@ -1,4 +1,4 @@
-import { htmlProblemOf } from '@sendwell/contracts';
+import { htmlProblemOf } from '@sendwell/contracts/html/html-bounds';
 import { convert as htmlToText } from 'html-to-text';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { OPEN_PIXEL_PATH } from '@sendwell/contracts';
+import { OPEN_PIXEL_PATH } from '@sendwell/contracts/sending/figures';
 import { QuoteType, Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 import type { TPlatform } from '../../platform/context';
 import type { Executor } from '../../platform/db';

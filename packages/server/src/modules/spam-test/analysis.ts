@@ -4,7 +4,7 @@ import {
   type TSpamEngine,
   type TSpamReport,
   type TSpamScoreBand,
-} from '@sendwell/contracts';
+} from '@sendwell/contracts/spam-test/spam-test';
 import type { ParsedMail } from 'mailparser';
 import { askRspamd, askSpamAssassin, ENGINE_TIMEOUT_MS, isAuthenticationRule } from './engines';
 import { check, contentChecks, headerChecks, headersOf, type TMessageContext } from './message-checks';
