@@ -117,6 +117,48 @@ describe('link tracking', () => {
   });
 });
 
+describe('where a message is composed (R40, B9)', () => {
+  /** A message of `html` for the recipient, and the pool's tasks that ran while it was composed. */
+  const composed = async (html: string) => {
+    const poolRuns: string[] = [];
+    const run = platform.cpu.run;
+    platform.cpu.run = ((name, input, options) => {
+      poolRuns.push(name);
+      return run(name, input, options);
+    }) as typeof run;
+    try {
+      const message = await buildMessage(platform, sendOf(html), recipient, new Map([['https://acme.test/read', 1]]));
+      return { html: message.html ?? '', text: message.text ?? '', poolRuns };
+    } finally {
+      platform.cpu.run = run;
+    }
+  };
+
+  it('makes a small message on the loop and a large one on a pool thread, with the same parts', async () => {
+    const paragraph = '<p>A paragraph with <a href="https://acme.test/read">a link</a> for {{name}}.</p>';
+    const small = await composed(paragraph.repeat(20));
+    const large = await composed(paragraph.repeat(400));
+    expect(paragraph.repeat(20).length).toBeLessThan(16_384);
+    expect(paragraph.repeat(400).length).toBeGreaterThan(16_384);
+    expect(small.poolRuns).toEqual([]);
+    expect(large.poolRuns).toEqual(['textPart', 'webHrefs']);
+    // The same text and tracking either way: the large message is the small one's paragraphs repeated.
+    const [line] = small.text.split('\n');
+    expect(line).toContain('A paragraph with a link');
+    expect(large.text.split('\n')[0]).toBe(line);
+    expect(small.html.split('/api/t/c/').length).toBe(21);
+    expect(large.html.split('/api/t/c/').length).toBe(401);
+  });
+
+  it('refuses a small message nested past the bound on the loop as the pool would: uncomposable, with the reason', async () => {
+    const nested = `${'<div>'.repeat(300)}deep${'</div>'.repeat(300)}`;
+    expect(nested.length).toBeLessThan(16_384);
+    const error = await buildMessage(platform, sendOf(nested), recipient).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'MessageComposeError', reason: 'uncomposable' });
+    expect((error as Error).message).toMatch(/more than 256 levels deep/);
+  });
+});
+
 describe('composing a message', () => {
   it('composes merge fields named like Object.prototype members as missing, instead of throwing', async () => {
     const send = sendOf('<p>{{constructor}}{{__proto__::x}}{{toString}}</p>', { subject: '{{hasOwnProperty::Hi}}' });
