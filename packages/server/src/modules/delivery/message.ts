@@ -136,21 +136,27 @@ const onCpu = async <K extends TComposeTask>(
   html: string,
   what: string,
 ): Promise<TTaskResult<K>> => {
+  const cannotMake = (reason: string) =>
+    new MessageComposeError(
+      'uncomposable',
+      `${what} could not be made (${reason}). Simplify the HTML and send it again.`,
+    );
+  if (html.length <= ON_LOOP_HTML_CHARS) {
+    try {
+      return onLoop[name](html);
+    } catch (error) {
+      throw cannotMake((error as Error).message);
+    }
+  }
   const { timeoutMs } = platform.config.messageWork;
   try {
-    if (html.length <= ON_LOOP_HTML_CHARS) return onLoop[name](html);
     return await platform.cpu.run(name, html, { timeoutMs });
   } catch (error) {
-    if (!(error instanceof CpuTaskError)) {
-      if (html.length > ON_LOOP_HTML_CHARS) throw error;
-      throw new MessageComposeError('uncomposable', `${what} could not be made (${(error as Error).message}).`);
-    }
-    if (error.kind === 'busy') throw error;
+    if (!(error instanceof CpuTaskError) || error.kind === 'busy') throw error;
+    if (error.kind !== 'timeout') throw cannotMake(error.message);
     throw new MessageComposeError(
       'uncomposable',
-      error.kind === 'timeout'
-        ? `${what} took longer than ${Math.round(timeoutMs / 1000)} s to make: the HTML is too large or complex. Simplify it and send it again.`
-        : `${what} could not be made (${error.message}). Simplify the HTML and send it again.`,
+      `${what} took longer than ${Math.round(timeoutMs / 1000)} s to make: the HTML is too large or complex. Simplify it and send it again.`,
     );
   }
 };
