@@ -156,9 +156,14 @@ describe.skipIf(!fs.existsSync(BUILT_MAIN) || !fs.existsSync(BUILT_WEB_INDEX))(
           PORT: String(port),
           HOST: '127.0.0.1',
         };
-        const server = startServerProcess(env, [], BUILT_MAIN);
+        const server = startServerProcess(env, [], BUILT_MAIN, {
+          nodeFlags: ['--require', path.join(import.meta.dirname, 'stack-watch.cjs')],
+        });
         try {
           await server.waitForOutput('Sendwell is running at');
+          // No stack formatted on the way up: the first would parse dist's whole source map
+          // and keep it (fastify-plugin made one to name an unnamed plugin).
+          expect(server.output()).not.toContain('error stack formatted');
           const migrations = fs
             .readdirSync(path.join(SERVER_ROOT, 'migrations'))
             .filter((file) => file.endsWith('.sql'));
