@@ -111,3 +111,5 @@ app.post<{ Body: TPost }>('/hook', async (request, reply) => {
 
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 console.log('bare fastify with pg listening');
+// A stop (SIGINT, as the harness sends) exits normally, so a --cpu-prof profile is written.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));

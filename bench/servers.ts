@@ -68,6 +68,8 @@ export const startBareFastifyPg = async (
     { PORT: String(port), DATABASE_URL: databaseUrl, WEBHOOK_KEY: webhookKey, ACCOUNT_ID: String(accountId) },
     [],
     path.join(import.meta.dirname, 'bare-fastify-pg.ts'),
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the baseline too, beside the server's.
+    { nodeFlags: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [] },
   );
   await bare.waitForOutput('bare fastify with pg listening');
   return bare;

@@ -8,6 +8,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import { REALTIME_PATH, type TErrorBody, UPLOAD_MESSAGES } from '@sendwell/contracts';
 import Fastify, {
+  type FastifyBaseLogger,
   type FastifyContextConfig,
   type FastifyInstance,
   type FastifyReply,
@@ -79,15 +80,33 @@ const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(36)
  * One log line per request, when it completes: method, URL (redacted, R29), status and time
  * together, where Fastify writes two (an "incoming request" line first). Each line costs a
  * serialisation, redaction and a write on every request (~9% of B7's rate for two).
+ *
+ * A completed request's line holds only what the serializers keep (the request's method,
+ * redacted URL, host and address; the status), never a header, so it goes through a child
+ * without the logger's header redaction: walking those paths was 60 % of the line's cost
+ * (2.7 of 4.5 µs). An error line keeps it, since an error may carry a request's headers.
  */
+const LEVELS_WITH_INFO = new Set(['trace', 'debug', 'info']);
+
 class RequestLog extends LogController {
+  readonly #completed: FastifyBaseLogger;
+
+  constructor(log: FastifyBaseLogger) {
+    super();
+    this.#completed = log.child({}, { redact: [] });
+  }
+
   override incomingRequest() {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
     if (this.isLogDisabled(request)) return;
     const line = { req: request, res: reply, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    // The request's own logger carries its route's level (machine traffic logs at warn); the
+    // response as Fastify's own `res` serializer writes it, which this child lacks.
+    else if (LEVELS_WITH_INFO.has(reply.log.level)) {
+      this.#completed.info({ reqId: request.id, ...line, res: { statusCode: reply.statusCode } }, 'request completed');
+    }
   }
 }
 
@@ -129,7 +148,7 @@ export const buildApp = async ({ platform, hub }: TBuildOptions): Promise<Fastif
     // Only the listed proxies' X-Forwarded-* count; anyone else's would pick their own IP (R26).
     trustProxy: config.trustProxy,
     genReqId: nextRequestId,
-    logController: new RequestLog(),
+    logController: new RequestLog(platform.log),
     bodyLimit: 10 * 1024 * 1024,
     // Slow clients cost a socket, never forever (R25): the headers must come quickly, a
     // socket silent in both directions is closed, and the whole request has a generous

@@ -49,17 +49,16 @@ type PageQueryOptions<C extends string> = {
  * The query every table sends: `?page&column&order&per_page&search`. Screens extend it
  * with their own filters (`.extend({type: …})`).
  */
-export const pageQuery = <C extends string>(options: PageQueryOptions<C>) =>
-  z.object({
+export const pageQuery = <C extends string>(options: PageQueryOptions<C>) => {
+  // The sizes every table offers, and the one this table starts with (the spec's members
+  // list starts at 2, below the offered sizes): worked out once, not on every request.
+  const sizes = pageSizesOf(options.defaultPerPage);
+  return z.object({
     page: z.coerce.number().int().min(1).max(1_000_000).default(1),
     per_page: z.coerce
       .number()
       .int()
-      // The sizes every table offers, and the one this table starts with (the spec's members
-      // list starts at 2, below the offered sizes).
-      .refine((size) => pageSizesOf(options.defaultPerPage).includes(size), {
-        message: `per_page must be one of ${pageSizesOf(options.defaultPerPage).join(', ')}.`,
-      })
+      .refine((size) => sizes.includes(size), { message: `per_page must be one of ${sizes.join(', ')}.` })
       .default(options.defaultPerPage ?? DEFAULT_PER_PAGE),
     column: z
       .enum(options.columns, { message: `column must be one of ${options.columns.join(', ')}.` })
@@ -67,6 +66,7 @@ export const pageQuery = <C extends string>(options: PageQueryOptions<C>) =>
     order: z.enum(['asc', 'desc'], { message: 'order must be asc or desc.' }).default(options.defaultOrder),
     search: z.string().trim().max(200).optional(),
   });
+};
 
 /** `from`, `to` and `last_page` the way the spec's tables show them. */
 export const pageMeta = (total: number, page: number, perPage: number): TPageMeta => {
