@@ -205,12 +205,15 @@ const normalizedPath = (url: string): string => {
  * The sign-in baseline every /api route gets without asking: CSRF on state-changing
  * methods (403), a session unless the route is public (401), and per-route rate limits
  * (429) counted in PostgreSQL so all web processes share them. Which routes get it is
- * decided on the matched route, so no spelling of a path walks around it (R22). Named, so
- * fastify-plugin need not throw an Error to read a name from its stack: under
+ * decided on the matched route, so no spelling of a path walks around it (R22). A named
+ * function, so fastify-plugin need not throw an Error to read a name from its stack: under
  * `--enable-source-maps` the first stack formatted parses dist's whole source map, which a
  * process then holds (B9: ~10 MB of a worker's heap, for one name at start).
  */
-export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { platform: TPlatform }) => {
+export const httpSecurity = fp(async function httpSecurity(
+  app: FastifyInstance,
+  { platform }: { platform: TPlatform },
+) {
   app.decorateRequest('session', null);
   app.decorateRequest('apiKey', null);
   const consumeInMemory = createMemoryRateLimiter();
@@ -254,7 +257,7 @@ export const httpSecurity = fp(async (app: FastifyInstance, { platform }: { plat
       if (!result.isAllowed) throw tooManyRequests(result.retryAfterSeconds);
     }
   });
-}, { name: 'http-security' });
+});
 
 export const tooManyRequests = (retryAfterSeconds: number) => {
   const minutes = Math.ceil(retryAfterSeconds / 60);
