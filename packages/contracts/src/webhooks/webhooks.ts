@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.clicked',
   'send.finished',
   'send.paused',
+  'campaign.stopped',
 ] as const;
 export type TWebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** What the "Send a test event" button sends: never retried, never ordered behind anything. */
@@ -33,6 +34,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<TWebhookEventType, string> = {
   'message.clicked': 'The recipient clicked a tracked link (every click; `first` says whether it was the first).',
   'send.finished': 'A send went to all its recipients; its figures are in the event.',
   'send.paused': 'A send was paused by the circuit breaker (too many bounces or complaints).',
+  'campaign.stopped':
+    'A drip campaign was stopped by the circuit breaker (too many bounces or complaints); no step goes until it is started again.',
 };
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { TPlatform } from '../../platform/context';
+import { emitEvents } from '../../platform/outbound-events';
 import { findUserProfile } from '../auth/auth.service';
 import type { TBreakerGroupTripped } from '../module';
 import { notifyUser } from '../notifications/notifications.service';
@@ -12,8 +13,8 @@ import { campaignBreakerEmailJob } from './campaign-breaker.jobs';
  * lines it judges a send by: its messages handed over (accepted or refused), their hard
  * bounces and complaints, after 200 messages. When the group trips, the engine hands the
  * stop here (`stopTrippedCampaign`, the `breakerGroupTripped` hook): the campaign stops
- * (`running` false, as Stop does), says why on its page, and its user gets a notification and
- * an email. Started again, the group is judged anew on the messages sent from then on
+ * (`running` false, as Stop does), says why on its page, and its user gets a notification,
+ * an email and, where they registered for it, the `campaign.stopped` webhook. Started again, the group is judged anew on the messages sent from then on
  * (`resumeBreakerGroup`): the user looked at the figures and chose to go on, and a later run
  * of bounces stops it again.
  */
@@ -44,6 +45,15 @@ export const stopTrippedCampaign: TBreakerGroupTripped = async (platform, trx, {
     trx,
   );
   await platform.queue.enqueue(campaignBreakerEmailJob, { campaignId: id }, { executor: trx });
+  // Webhooks out (issue 48 §3), as a send's pause emits `send.paused`: in the stop's transaction.
+  await emitEvents(platform, trx, [
+    {
+      userId,
+      type: 'campaign.stopped',
+      orderingKey: `campaign:${id}`,
+      data: { campaign_id: id, title: campaign.title, reason },
+    },
+  ]);
 };
 
 /** The email its user gets when the breaker stopped a campaign (queued with the stop). */

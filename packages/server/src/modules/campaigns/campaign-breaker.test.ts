@@ -150,12 +150,24 @@ describe("a drip campaign's circuit breaker", () => {
         (index + 1) % 10 === 0 ? `p${index + 1}@nx.example.com` : `p${index + 1}@example.com`,
       );
       const { user, agent, id } = await seedCampaign(emails);
+      // A webhook registered for the stop (its deliveries are queued with it; sending them is webhooks.test's).
+      await t.platform.db
+        .insertInto('webhook_endpoints')
+        .values({ user_id: user.id, url: 'https://crm.example.com/hooks', event_types: ['campaign.stopped'] })
+        .execute();
+      const stopEvents = () =>
+        t.platform.db
+          .selectFrom('webhook_deliveries')
+          .select(['type', 'ordering_key', 'payload'])
+          .where('user_id', '=', user.id)
+          .execute();
 
       // 150 messages, 10 % bounced: too few to judge.
       expect(await handOver(150)).toBe(150);
       await settleMessages(id);
       await syncMessages(t.platform, 1000);
       expect((await campaignRow(id)).running).toBe(true);
+      expect(await stopEvents()).toEqual([]);
 
       // 60 more: past 200, the campaign stops.
       expect(await handOver(60)).toBe(60);
@@ -164,6 +176,17 @@ describe("a drip campaign's circuit breaker", () => {
       const stopped = await campaignRow(id);
       expect(stopped.running).toBe(false);
       expect(stopped.breaker_reason).toMatch(/^Hard bounces reached 10% \(21 of the first 210 messages\)/);
+      // The webhook's event, queued in the stop's transaction.
+      expect(await stopEvents()).toEqual([
+        {
+          type: 'campaign.stopped',
+          ordering_key: `campaign:${id}`,
+          payload: expect.objectContaining({
+            type: 'campaign.stopped',
+            data: { campaign_id: id, title: 'Cold outreach', reason: stopped.breaker_reason },
+          }),
+        },
+      ]);
 
       // Its page says why; the user is notified and mailed.
       const general = (await agent.get(`/api/campaigns/get-data/general/${id}`)).json().campaign;
