@@ -14,9 +14,9 @@ import { campaignBreakerEmailJob } from './campaign-breaker.jobs';
  * bounces and complaints, after 200 messages. When the group trips, the engine hands the
  * stop here (`stopTrippedCampaign`, the `breakerGroupTripped` hook): the campaign stops
  * (`running` false, as Stop does), says why on its page, and its user gets a notification,
- * an email and, where they registered for it, the `campaign.stopped` webhook. Started again, the group is judged anew on the messages sent from then on
- * (`resumeBreakerGroup`): the user looked at the figures and chose to go on, and a later run
- * of bounces stops it again.
+ * an email and, where they registered for it, the `campaign.stopped` webhook. Started again,
+ * the group is judged anew on the messages sent from then on (`resumeBreakerGroup`): the user
+ * looked at the figures and chose to go on, and a later run of bounces stops it again.
  */
 
 /** The breaker group of a campaign's messages. */
